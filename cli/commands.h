@@ -1,0 +1,34 @@
+// The CLI's commands. Argument parsing lives in main.cpp; each command only wires loaders,
+// analyses and reports together (no analysis logic here).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "loaders/run_loader.h"
+
+namespace npu::cli {
+
+enum ExitCode { kOk = 0, kGated = 1, kBadInput = 2, kInternal = 3 };
+
+struct CommonOptions {
+  int threads = 0;
+  bool quiet = false;
+};
+
+struct OutputOptions {
+  std::string out_file;  // empty: terminal
+  std::string format;    // text | json | md; empty: from the file extension, else text
+};
+
+// Loads PATH (a run, a trace or a cluster) and returns its summary document; member load
+// errors of a cluster are kept in the document. Throws LoadError for a bad single input.
+nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
+
+int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
+int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out);
+
+// Writes `text` to the file or stdout; returns false (after printing why) on failure.
+bool write_output(const std::string& file, const std::string& text);
+bool stdout_is_color_terminal();
+
+}  // namespace npu::cli

@@ -1,0 +1,60 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "cli/commands.h"
+#include "loaders/load_error.h"
+#include "reports/run_summary.h"
+
+namespace npu::cli {
+
+nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed) {
+  LoadOptions opt;
+  opt.trace.threads = common.threads;
+  Detection d = detect_input(path);
+  *any_member_failed = false;
+  if (d.kind != InputKind::Cluster) {
+    RunModel m = load_run(d, opt);
+    return summarize_run(m, d);
+  }
+  // Cluster: each rank is loaded, summarised and dropped before the next, so memory stays
+  // at one rank's worth. (The cluster analysis proper comes with the cluster issue.)
+  std::vector<nlohmann::json> members;
+  for (const auto& member : d.members) {
+    try {
+      Detection md = detect_input(member);
+      RunModel m = load_run(md, opt);
+      members.push_back(summarize_run(m, md));
+    } catch (const LoadError& e) {
+      *any_member_failed = true;
+      members.push_back({{"input", {{"path", member}}}, {"error", e.what()}});
+    }
+  }
+  return summarize_cluster(d, members);
+}
+
+bool write_output(const std::string& file, const std::string& text) {
+  if (file.empty() || file == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  std::ofstream f(file, std::ios::binary);
+  f << text;
+  if (!f) {
+    std::fprintf(stderr, "error: cannot write %s\n", file.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool stdout_is_color_terminal() {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+}  // namespace npu::cli

@@ -1,0 +1,66 @@
+// npu-advisor: argument parsing and dispatch only.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "loaders/load_error.h"
+
+#ifndef NPU_ADVISOR_VERSION
+#define NPU_ADVISOR_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace npu::cli;
+  CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", NPU_ADVISOR_VERSION);
+
+  CommonOptions common;
+  auto add_common = [&](CLI::App* sub) {
+    sub->add_option("--threads", common.threads, "Parser threads (0: up to 2)")->check(CLI::Range(0, 64));
+    sub->add_flag("-q,--quiet", common.quiet, "No progress or status lines on stderr");
+  };
+
+  std::string inspect_path;
+  bool inspect_json = false;
+  auto* inspect = app.add_subcommand("inspect", "Show what a profiler output contains: files, ranks, steps, counts, "
+                                                "and what is missing");
+  inspect->add_option("PATH", inspect_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
+                                            "or a parent folder of several ranks")
+      ->required();
+  inspect->add_flag("--json", inspect_json, "Print the summary as JSON");
+  add_common(inspect);
+
+  std::string analyze_path;
+  OutputOptions out;
+  auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown or JSON)");
+  analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
+                                            "or a parent folder of several ranks")
+      ->required();
+  analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
+  analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md"}));
+  add_common(analyze);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kBadInput;
+  }
+
+  try {
+    if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
+    if (*analyze) return cmd_analyze(analyze_path, common, out);
+  } catch (const npu::LoadError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return kInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return kInternal;
+  }
+  return kBadInput;
+}

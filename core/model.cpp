@@ -1,0 +1,164 @@
+#include "core/model.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace npu {
+
+const char* to_string(TrackKind k) {
+  switch (k) {
+    case TrackKind::HostPython: return "host-python";
+    case TrackKind::HostGC: return "host-gc";
+    case TrackKind::HostCANN: return "host-cann";
+    case TrackKind::HostOther: return "host";
+    case TrackKind::Device: return "device";
+    case TrackKind::Communication: return "communication";
+    case TrackKind::Overlap: return "overlap-analysis";
+    case TrackKind::Counter: return "counter";
+    case TrackKind::Unknown: break;
+  }
+  return "unknown";
+}
+
+const char* to_string(FlowKind k) {
+  switch (k) {
+    case FlowKind::HostToDevice: return "HostToDevice";
+    case FlowKind::AsyncNpu: return "async_npu";
+    case FlowKind::AsyncTaskQueue: return "async_task_queue";
+    case FlowKind::FwdBwd: return "fwdbwd";
+    case FlowKind::Ac2g: return "ac2g";
+    case FlowKind::Other: break;
+  }
+  return "other";
+}
+
+FlowKind flow_kind_from_category(std::string_view cat) {
+  if (cat == "HostToDevice") return FlowKind::HostToDevice;
+  if (cat == "async_npu") return FlowKind::AsyncNpu;
+  if (cat == "async_task_queue") return FlowKind::AsyncTaskQueue;
+  if (cat == "fwdbwd") return FlowKind::FwdBwd;
+  if (cat == "ac2g") return FlowKind::Ac2g;
+  return FlowKind::Other;
+}
+
+const char* to_string(InputFile::Status s) {
+  switch (s) {
+    case InputFile::Status::Loaded: return "loaded";
+    case InputFile::Status::Empty: return "empty";
+    case InputFile::Status::Missing: break;
+  }
+  return "missing";
+}
+
+TrackKind classify_process(std::string_view n) {
+  if (n == "Python") return TrackKind::HostPython;
+  if (n == "Python GC") return TrackKind::HostGC;
+  if (n == "CANN") return TrackKind::HostCANN;
+  if (n == "Ascend Hardware") return TrackKind::Device;
+  if (n == "HCCL" || n == "Communication") return TrackKind::Communication;
+  if (n == "Overlap Analysis") return TrackKind::Overlap;
+  if (n == "AI Core Freq" || n == "AI Core Utilization") return TrackKind::Counter;
+  return TrackKind::Unknown;
+}
+
+uint16_t RunModel::add_file(InputFile f) {
+  files.push_back(std::move(f));
+  return static_cast<uint16_t>(files.size() - 1);
+}
+
+const InputFile* RunModel::file(std::string_view role) const {
+  for (const auto& f : files)
+    if (f.role == role) return &f;
+  return nullptr;
+}
+
+namespace {
+
+int32_t device_from_label(std::string_view label) {
+  // "NPU 3" -> 3; "NPU" -> -1.
+  auto sp = label.rfind(' ');
+  if (sp == std::string_view::npos) return -1;
+  int32_t v = -1;
+  auto tail = label.substr(sp + 1);
+  auto [p, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), v);
+  return (ec == std::errc() && p == tail.data() + tail.size()) ? v : -1;
+}
+
+bool parse_profiler_step(std::string_view name, int64_t* id) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  auto tail = name.substr(kPrefix.size());
+  auto [p, ec] = std::from_chars(tail.data(), tail.data() + tail.size(), *id);
+  return ec == std::errc() && p == tail.data() + tail.size();
+}
+
+}  // namespace
+
+void RunModel::finalize() {
+  for (auto& t : tracks) {
+    if (t.kind == TrackKind::Unknown) t.kind = classify_process(str(t.process_name));
+    int32_t dev = device_from_label(str(t.process_label));
+    if (dev >= 0) {
+      t.device = dev;
+      if (meta.device < 0 && (t.kind == TrackKind::Device || t.kind == TrackKind::Overlap)) meta.device = dev;
+    }
+  }
+
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    if (a.track != b.track) return a.track < b.track;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.dur > b.dur;  // parents before children
+  });
+  track_slices.assign(tracks.size(), Range{});
+  for (uint32_t i = 0; i < slices.size();) {
+    uint32_t t = slices[i].track, j = i;
+    while (j < slices.size() && slices[j].track == t) ++j;
+    if (t < track_slices.size()) track_slices[t] = Range{i, j};
+    i = j;
+  }
+
+  steps.clear();
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    TrackKind k = tracks[t].kind;
+    if (k != TrackKind::HostPython && k != TrackKind::HostOther && k != TrackKind::Unknown) continue;
+    for (uint32_t i = track_slices[t].begin; i < track_slices[t].end; ++i) {
+      int64_t id = 0;
+      if (!parse_profiler_step(str(slices[i].name), &id)) continue;
+      auto dup = std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == id; });
+      if (dup != steps.end()) {
+        // The same step on two host threads: keep the span that covers both.
+        Ns end = std::max(dup->end, slices[i].end());
+        dup->start = std::min(dup->start, slices[i].ts);
+        dup->end = end;
+        continue;
+      }
+      steps.push_back(Step{id, slices[i].ts, slices[i].end(), SourceRef{slices[i].loc, 0}});
+    }
+  }
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
+
+  for (auto& f : flows) {
+    f.start_slice = enclosing_slice(f.start_track, f.start_ts);
+    f.end_slice = enclosing_slice(f.end_track, f.end_ts);
+  }
+}
+
+uint32_t RunModel::enclosing_slice(uint32_t track, Ns ts) const {
+  if (track >= track_slices.size()) return kNone32;
+  Range r = track_slices[track];
+  if (r.begin == r.end) return kNone32;
+  // Last slice that starts at or before ts.
+  auto first = slices.begin() + r.begin, last = slices.begin() + r.end;
+  auto it = std::upper_bound(first, last, ts, [](Ns v, const Slice& s) { return v < s.ts; });
+  if (it == first) return kNone32;
+  // Walk back to the innermost slice that still covers ts. Nesting is shallow in practice,
+  // so the walk is bounded to keep a pathological track from turning this quadratic.
+  int budget = 256;
+  for (auto p = it; p != first && budget-- > 0;) {
+    --p;
+    if (p->end() >= ts) return static_cast<uint32_t>(p - slices.begin());
+  }
+  return kNone32;
+}
+
+}  // namespace npu

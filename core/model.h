@@ -1,0 +1,239 @@
+// The one data model every loader feeds and every analysis reads (importers -> storage ->
+// analyses, as in Perfetto's trace_processor). Tables are plain vectors of small records;
+// names are interned; every record keeps where it came from (SourceRef or a line number).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/string_pool.h"
+#include "core/types.h"
+
+namespace npu {
+
+// What kind of timeline a track is, decided from its process *name* (pids are synthetic).
+enum class TrackKind : uint8_t {
+  Unknown,
+  HostPython,     // torch_npu "Python" process: cpu_op, python_function, enqueue/dequeue
+  HostGC,         // "Python GC"
+  HostCANN,       // "CANN": AscendCL@, Runtime@, Node@launch
+  HostOther,      // other host processes (Kineto host threads)
+  Device,         // "Ascend Hardware" (one thread per stream) or a GPU stream
+  Communication,  // "HCCL" (older) / "Communication" (newer): op and plane threads
+  Overlap,        // "Overlap Analysis": the profiler's own Computing/Communication/Free
+  Counter,        // counters such as "AI Core Freq"
+};
+const char* to_string(TrackKind k);
+
+struct Track {
+  int64_t pid = 0;  // as written; synthetic, only kept for reference
+  int64_t tid = 0;
+  StrId process_name = kEmptyStr;
+  StrId thread_name = kEmptyStr;
+  StrId process_label = kEmptyStr;  // "CPU", "NPU", "NPU 0"
+  TrackKind kind = TrackKind::Unknown;
+  int32_t device = -1;  // from process_labels "NPU k"
+};
+
+// A complete event ("X"), an instant ("i", dur 0) or a B/E pair joined into one slice.
+struct Slice {
+  Ns ts = 0;
+  Ns dur = 0;
+  int64_t corr = kNoId;  // connection_id / correlation_id / correlation arg, when present
+  uint64_t loc = 0;      // byte offset of the event in the trace file
+  StrId name = kEmptyStr;
+  StrId cat = kEmptyStr;
+  StrId task_type = kEmptyStr;  // "Task Type" arg of device tasks (AI_CORE, HCCL, ...)
+  uint32_t track = 0;
+  Ns end() const { return ts + dur; }
+};
+
+enum class FlowKind : uint8_t { HostToDevice, AsyncNpu, AsyncTaskQueue, FwdBwd, Ac2g, Other };
+const char* to_string(FlowKind k);
+FlowKind flow_kind_from_category(std::string_view cat);
+
+// A flow arrow joined from its "s" and "f" events.
+struct Flow {
+  int64_t id = 0;
+  Ns start_ts = 0;
+  Ns end_ts = 0;
+  uint64_t start_loc = 0;
+  uint64_t end_loc = 0;
+  uint32_t start_track = 0;
+  uint32_t end_track = 0;
+  uint32_t start_slice = kNone32;  // the slice that encloses the start/end point, if any
+  uint32_t end_slice = kNone32;
+  StrId cat = kEmptyStr;
+  StrId name = kEmptyStr;
+  FlowKind kind = FlowKind::Other;
+};
+
+struct CounterSample {
+  Ns ts = 0;
+  double value = 0;
+  uint64_t loc = 0;
+  StrId name = kEmptyStr;
+  uint32_t track = 0;
+};
+
+// A training/inference step: ProfilerStep#N on the host timeline.
+struct Step {
+  int64_t id = 0;
+  Ns start = 0;
+  Ns end = 0;
+  SourceRef src;
+};
+
+// One row of kernel_details.csv / op_summary: a device task as the profiler summarised it.
+struct Kernel {
+  Ns start = 0;
+  Ns dur = 0;
+  Ns wait = kNoId;
+  int64_t step_id = kNoId;
+  int64_t model_id = kNoId;
+  int64_t task_id = kNoId;
+  int64_t stream_id = kNoId;
+  int32_t device = -1;
+  int32_t block_dim = -1;      // "Block Dim" or its newer name "Block Num"
+  int32_t mix_block_dim = -1;  // "Mix Block Dim" / "Mix Block Num"
+  uint32_t line = 0;
+  StrId name = kEmptyStr;
+  StrId type = kEmptyStr;
+  StrId accel_core = kEmptyStr;  // Accelerator Core / Task Type: AI_CORE, AI_CPU, HCCL, ...
+  StrId op_state = kEmptyStr;    // dynamic / static / N/A
+  StrId hf32 = kEmptyStr;
+  StrId input_shapes = kEmptyStr;
+  StrId input_dtypes = kEmptyStr;
+  StrId input_formats = kEmptyStr;
+  StrId output_shapes = kEmptyStr;
+  StrId output_dtypes = kEmptyStr;
+  StrId output_formats = kEmptyStr;
+};
+
+// One row of op_statistic.csv.
+struct OpStatistic {
+  StrId op_type = kEmptyStr;
+  StrId core_type = kEmptyStr;
+  int64_t count = 0;
+  Ns total = 0, min = 0, avg = 0, max = 0;
+  double ratio_percent = 0;
+  int32_t device = -1;
+  uint32_t line = 0;
+};
+
+// One row of step_trace_time.csv: the profiler's own per-step breakdown.
+struct StepTraceRow {
+  int32_t device = -1;
+  int64_t step = kNoId;  // empty Step column (no schedule) -> kNoId
+  Ns computing = 0, comm_not_overlapped = 0, overlapped = 0, communication = 0, free = 0;
+  Ns stage = kNoId, bubble = kNoId, comm_not_overlapped_excl_receive = kNoId, preparing = kNoId;
+  uint32_t line = 0;
+};
+
+struct MemoryRecord {  // memory_record.csv
+  Ns ts = 0;
+  double allocated_mb = 0, reserved_mb = 0, active_mb = -1;
+  StrId component = kEmptyStr;
+  StrId device_type = kEmptyStr;
+  uint32_t line = 0;
+};
+
+struct OperatorMemory {  // operator_memory.csv
+  double size_kb = 0;
+  Ns alloc_ts = kNoId, release_ts = kNoId, duration = kNoId;
+  double alloc_total_allocated_mb = -1, alloc_total_reserved_mb = -1;
+  StrId name = kEmptyStr;
+  StrId device_type = kEmptyStr;
+  uint32_t line = 0;
+};
+
+struct ModuleMemory {  // npu_module_mem.csv
+  Ns ts = 0;
+  double reserved_kb = 0;
+  int32_t device = -1;
+  StrId component = kEmptyStr;
+  uint32_t line = 0;
+};
+
+// What the run says about itself: profiler_info*.json, profiler_metadata.json, trace labels.
+struct RunMetadata {
+  std::string framework;       // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
+  std::string source_format;   // "ascend_pt text export", "trace file", ...
+  int32_t rank = -1;           // from profiler_info_{rank}.json; -1 when unknown
+  int32_t device = -1;         // from process_labels "NPU k"
+  std::string profiler_level;  // Level0/Level1/Level2
+  std::string aic_metrics;
+  std::string worker_name;
+  std::map<std::string, std::string> versions;       // torch_npu, cann, torch, ...
+  std::map<std::string, std::string> env;            // ENV_VARIABLES
+  std::map<std::string, std::string> config;         // record_shapes, with_stack, ...
+  std::map<std::string, std::string> distributed;    // distributed_args
+};
+
+// An input file the loader looked for, and what became of it.
+struct InputFile {
+  std::string role;  // "trace_view.json", "kernel_details.csv", ...
+  std::string path;  // empty when missing
+  enum class Status : uint8_t { Loaded, Missing, Empty } status = Status::Missing;
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+  std::string note;  // why it matters when missing, or a load remark
+};
+const char* to_string(InputFile::Status s);
+
+// Counters the loaders keep about what they saw and skipped, for `inspect` and honesty.
+struct LoadStats {
+  uint64_t trace_events = 0;       // every element of the trace array
+  std::map<std::string, uint64_t> events_by_phase;
+  uint64_t dangling_flow_points = 0;  // s without f, or f without s
+  uint64_t unmatched_begin_end = 0;
+  double trace_seconds = 0;
+  uint64_t trace_bytes = 0;
+  std::vector<std::string> warnings;
+};
+
+struct RunModel {
+  StringPool strings;
+  RunMetadata meta;
+  std::vector<InputFile> files;  // SourceRef::file indexes this
+
+  uint16_t trace_file = 0;  // the file Slice::loc and Flow::*_loc point into
+  std::vector<Track> tracks;
+  std::vector<Slice> slices;  // sorted by (track, ts, -dur) after finalize()
+  std::vector<Flow> flows;
+  std::vector<CounterSample> counters;
+  std::vector<Step> steps;    // sorted by start
+
+  std::vector<Kernel> kernels;
+  std::vector<StrId> pmu_columns;  // PMU column names of kernel_details, in file order
+  std::vector<double> pmu_values;  // kernels.size() x pmu_columns.size(); NaN = N/A
+
+  std::vector<OpStatistic> op_statistics;
+  std::vector<StepTraceRow> step_trace;
+  std::vector<MemoryRecord> memory_records;
+  std::vector<OperatorMemory> operator_memory;
+  std::vector<ModuleMemory> module_memory;
+
+  LoadStats stats;
+
+  std::string_view str(StrId id) const { return strings.str(id); }
+  uint16_t add_file(InputFile f);
+  const InputFile* file(std::string_view role) const;
+
+  // Per-track [begin, end) ranges into `slices`, valid after finalize().
+  struct Range {
+    uint32_t begin = 0, end = 0;
+  };
+  std::vector<Range> track_slices;
+
+  // Sorts tables, classifies tracks by name, binds flows to their enclosing slices and
+  // derives steps from ProfilerStep#N. Called once by the loaders when everything is in.
+  void finalize();
+
+  // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.
+  uint32_t enclosing_slice(uint32_t track, Ns ts) const;
+};
+
+TrackKind classify_process(std::string_view process_name);
+
+}  // namespace npu

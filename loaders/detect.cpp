@@ -1,0 +1,172 @@
+#include "loaders/detect.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "loaders/load_error.h"
+
+namespace npu {
+namespace fs = std::filesystem;
+
+const char* to_string(InputKind k) {
+  switch (k) {
+    case InputKind::AscendRun: return "ascend run folder";
+    case InputKind::TraceFile: return "trace file";
+    case InputKind::Cluster: return "cluster (several ranks)";
+    case InputKind::AscendDb: return "SQLite export";
+    case InputKind::MsprofFolder: return "msprof PROF_ folder";
+  }
+  return "?";
+}
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+constexpr const char* kOutput = "ASCEND_PROFILER_OUTPUT";
+
+// Files that mark a folder as holding a torch_npu / MindSpore text export.
+bool has_export_files(const fs::path& dir) {
+  for (const char* f : {"trace_view.json", "kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
+    if (fs::is_regular_file(dir / f)) return true;
+  return false;
+}
+
+bool has_profiler_info(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (starts_with(n, "profiler_info") && ends_with(n, ".json")) return true;
+  }
+  return false;
+}
+
+bool has_db_export(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (ends_with(n, ".db") &&
+        (starts_with(n, "ascend_pytorch_profiler") || starts_with(n, "ascend_mindspore_profiler") || n == "analysis.db"))
+      return true;
+  }
+  return false;
+}
+
+std::string framework_of(const fs::path& run_dir) {
+  std::string n = run_dir.filename().string();
+  if (ends_with(n, "_ascend_ms")) return "mindspore";
+  if (ends_with(n, "_ascend_pt")) return "torch_npu";
+  return "";
+}
+
+// A rank folder: something that is itself a run.
+bool is_run_folder(const fs::path& dir) {
+  return fs::is_directory(dir / kOutput) || ends_with(dir.filename().string(), "_ascend_pt") ||
+         ends_with(dir.filename().string(), "_ascend_ms");
+}
+
+bool is_trace_name(const std::string& n) {
+  return ends_with(n, ".pt.trace.json") || ends_with(n, ".pt.trace.json.gz") || ends_with(n, ".json.gz") ||
+         ends_with(n, ".json");
+}
+
+}  // namespace
+
+Detection detect_input(const std::string& path) {
+  Detection d;
+  d.path = path;
+  std::error_code ec;
+  fs::path p(path);
+  if (!fs::exists(p, ec)) throw LoadError::whole_file(path, "no such file or folder");
+
+  if (fs::is_regular_file(p)) {
+    std::string n = p.filename().string();
+    if (ends_with(n, ".db")) {
+      d.kind = InputKind::AscendDb;
+      d.description = "SQLite profiler export " + n;
+      return d;
+    }
+    if (ends_with(n, ".csv"))
+      throw LoadError::whole_file(path, "a lone CSV file is not a run: point at the *_ascend_pt folder "
+                                        "(or its ASCEND_PROFILER_OUTPUT/) that holds it");
+    d.kind = InputKind::TraceFile;
+    d.trace_file = path;
+    d.description = "trace file " + n;
+    return d;
+  }
+  if (!fs::is_directory(p)) throw LoadError::whole_file(path, "neither a regular file nor a folder");
+
+  // A run folder, or the ASCEND_PROFILER_OUTPUT inside one.
+  fs::path run, out;
+  if (fs::is_directory(p / kOutput)) {
+    run = p;
+    out = p / kOutput;
+  } else if (p.filename() == kOutput || has_export_files(p)) {
+    out = p;
+    fs::path parent = fs::absolute(p, ec).parent_path();
+    if (p.filename() == kOutput || has_profiler_info(parent)) run = parent;
+  }
+  if (!out.empty()) {
+    if (!has_export_files(out) && has_db_export(out)) {
+      d.kind = InputKind::AscendDb;
+      d.run_dir = run.string();
+      d.output_dir = out.string();
+      d.description = "torch_npu/MindSpore SQLite export in " + out.string();
+      return d;
+    }
+    d.kind = InputKind::AscendRun;
+    d.run_dir = run.string();
+    d.output_dir = out.string();
+    d.framework = run.empty() ? "" : framework_of(run);
+    if (d.framework.empty()) d.framework = "torch_npu";
+    d.description = (d.framework == "mindspore" ? "MindSpore" : "torch_npu") + std::string(" run folder ") +
+                    (run.empty() ? out.string() : run.string());
+    return d;
+  }
+
+  // A parent of several runs (a cluster), PROF_ folders, or Kineto traces.
+  std::vector<std::string> runs, profs, traces;
+  for (const auto& e : fs::directory_iterator(p, ec)) {
+    std::string n = e.path().filename().string();
+    if (e.is_directory()) {
+      if (is_run_folder(e.path())) runs.push_back(e.path().string());
+      else if (starts_with(n, "PROF_")) profs.push_back(e.path().string());
+    } else if (e.is_regular_file() && is_trace_name(n)) {
+      traces.push_back(e.path().string());
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  std::sort(profs.begin(), profs.end());
+  std::sort(traces.begin(), traces.end());
+  if (runs.size() >= 2) {
+    d.kind = InputKind::Cluster;
+    d.members = runs;
+    d.description = "cluster of " + std::to_string(runs.size()) + " rank folders";
+    return d;
+  }
+  if (runs.size() == 1) return detect_input(runs[0]);
+  if (!profs.empty() || starts_with(p.filename().string(), "PROF_")) {
+    d.kind = InputKind::MsprofFolder;
+    d.members = profs;
+    d.description = "msprof PROF_ folder(s)";
+    return d;
+  }
+  if (traces.size() == 1) return detect_input(traces[0]);
+  if (traces.size() >= 2) {
+    d.kind = InputKind::Cluster;
+    d.members = traces;
+    d.description = "cluster of " + std::to_string(traces.size()) + " trace files";
+    return d;
+  }
+  throw LoadError::whole_file(path,
+                              "not a profiler output: looked for ASCEND_PROFILER_OUTPUT/, trace_view.json, "
+                              "kernel_details.csv, step_trace_time.csv, *_ascend_pt / *_ascend_ms rank folders, "
+                              "PROF_* folders, *.db exports and *.json / *.pt.trace.json[.gz] traces");
+}
+
+}  // namespace npu

@@ -1,0 +1,33 @@
+// Decides what an input path is, or says what it looked for. The one place that knows the
+// on-disk layouts of the supported profilers.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace npu {
+
+enum class InputKind {
+  AscendRun,      // a *_ascend_pt / *_ascend_ms folder (or its ASCEND_PROFILER_OUTPUT/)
+  TraceFile,      // one Chrome-format trace: trace_view.json, msprof_*.json, *.pt.trace.json[.gz]
+  Cluster,        // a parent folder of several rank folders
+  AscendDb,       // SQLite export (*.db): recognised, not loaded yet
+  MsprofFolder,   // msprof PROF_* folder: recognised, not loaded yet
+};
+const char* to_string(InputKind k);
+
+struct Detection {
+  InputKind kind = InputKind::AscendRun;
+  std::string path;        // as given
+  std::string run_dir;     // AscendRun: the run folder (holds profiler_info*.json), may be empty
+  std::string output_dir;  // AscendRun: ASCEND_PROFILER_OUTPUT (or the folder holding the files)
+  std::string trace_file;  // TraceFile
+  std::string framework;   // "torch_npu", "mindspore", "" when unknown
+  std::vector<std::string> members;  // Cluster: the rank folders/files, sorted
+  std::string description;           // one line for `inspect`
+};
+
+// Throws LoadError (whole file) when the path is missing or is none of the above; the
+// message lists what was looked for.
+Detection detect_input(const std::string& path);
+
+}  // namespace npu

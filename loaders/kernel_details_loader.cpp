@@ -1,0 +1,93 @@
+// kernel_details.csv (torch_npu) and op_summary_*.csv (msprof): one row per device task.
+#include <cmath>
+#include <set>
+
+#include "loaders/ascend_files.h"
+#include "loaders/csv_table.h"
+#include "core/decimal.h"
+
+namespace npu {
+
+uint64_t load_kernel_details(const std::string& path, RunModel& model) {
+  CsvTable t(path);
+  if (t.header().empty()) return 0;
+  // Column names drift between versions; every alias we know is listed here and only here.
+  const int c_step = t.col({"Step Id", "Step ID"});
+  const int c_device = t.col({"Device_id", "Device Id"});
+  const int c_model = t.col({"Model ID"});
+  const int c_task = t.col({"Task ID"});
+  const int c_stream = t.col({"Stream ID"});
+  const int c_name = t.require({"Name", "Op Name"});
+  const int c_type = t.col({"Type", "OP Type"});
+  const int c_state = t.col({"OP State"});
+  const int c_core = t.col({"Accelerator Core", "Task Type"});
+  const int c_start = t.require({"Start Time(us)", "Task Start Time(us)"});
+  const int c_dur = t.require({"Duration(us)", "Task Duration(us)"});
+  const int c_wait = t.col({"Wait Time(us)", "Task Wait Time(us)"});
+  const int c_block = t.col({"Block Dim", "Block Num"});
+  const int c_mix = t.col({"Mix Block Dim", "Mix Block Num"});
+  const int c_hf32 = t.col({"HF32 Eligible"});
+  const int c_ishape = t.col({"Input Shapes"});
+  const int c_itype = t.col({"Input Data Types"});
+  const int c_ifmt = t.col({"Input Formats"});
+  const int c_oshape = t.col({"Output Shapes"});
+  const int c_otype = t.col({"Output Data Types"});
+  const int c_ofmt = t.col({"Output Formats"});
+  const int c_ctx = t.col({"Context ID"});
+
+  // Every other column is a PMU metric (which ones depends on aic_metrics).
+  std::set<int> known = {c_step, c_device, c_model, c_task, c_stream, c_name, c_type, c_state, c_core, c_start,
+                         c_dur, c_wait, c_block, c_mix, c_hf32, c_ishape, c_itype, c_ifmt, c_oshape, c_otype,
+                         c_ofmt, c_ctx};
+  std::vector<int> pmu_cols;
+  if (!model.kernels.empty() && !model.pmu_columns.empty())
+    model.stats.warnings.push_back(path + ": a second kernel table was loaded; PMU columns come from the first");
+  const bool take_pmu = model.pmu_columns.empty() && model.kernels.empty();
+  for (int i = 0; i < static_cast<int>(t.header().size()); ++i) {
+    if (known.count(i) || t.header()[static_cast<size_t>(i)].empty()) continue;
+    if (take_pmu) {
+      pmu_cols.push_back(i);
+      model.pmu_columns.push_back(model.strings.intern(t.header()[static_cast<size_t>(i)]));
+    }
+  }
+
+  auto s = [&](const CsvTable::Row& r, int c) -> StrId {
+    std::string_view v = r[c];
+    return is_missing_cell(v) ? kEmptyStr : model.strings.intern(trim_cell(v));
+  };
+  uint64_t n = 0;
+  t.for_each_row([&](const CsvTable::Row& r) {
+    Kernel k;
+    k.line = r.line();
+    auto start = r.us_to_ns(c_start);
+    if (!start) t.fail(r.line(), "column \"" + t.header()[static_cast<size_t>(c_start)] + "\" is empty");
+    k.start = *start;
+    k.dur = r.us_to_ns(c_dur).value_or(0);
+    k.wait = r.us_to_ns(c_wait).value_or(kNoId);
+    k.step_id = r.integer(c_step).value_or(kNoId);
+    k.device = static_cast<int32_t>(r.integer(c_device).value_or(-1));
+    k.model_id = r.integer(c_model).value_or(kNoId);
+    k.task_id = r.integer(c_task).value_or(kNoId);
+    k.stream_id = r.integer(c_stream).value_or(kNoId);
+    k.block_dim = static_cast<int32_t>(r.integer(c_block).value_or(-1));
+    k.mix_block_dim = static_cast<int32_t>(r.integer(c_mix).value_or(-1));
+    k.name = s(r, c_name);
+    k.type = s(r, c_type);
+    k.op_state = s(r, c_state);
+    k.accel_core = s(r, c_core);
+    k.hf32 = s(r, c_hf32);
+    k.input_shapes = s(r, c_ishape);
+    k.input_dtypes = s(r, c_itype);
+    k.input_formats = s(r, c_ifmt);
+    k.output_shapes = s(r, c_oshape);
+    k.output_dtypes = s(r, c_otype);
+    k.output_formats = s(r, c_ofmt);
+    model.kernels.push_back(k);
+    for (int c : pmu_cols) model.pmu_values.push_back(r.number(c).value_or(std::nan("")));
+    ++n;
+  });
+  if (!take_pmu) model.pmu_values.resize(model.kernels.size() * model.pmu_columns.size(), std::nan(""));
+  return n;
+}
+
+}  // namespace npu

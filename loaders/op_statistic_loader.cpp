@@ -1,0 +1,39 @@
+// op_statistic.csv: the profiler's per-operator-type totals.
+#include "core/decimal.h"
+#include "loaders/ascend_files.h"
+#include "loaders/csv_table.h"
+
+namespace npu {
+
+uint64_t load_op_statistic(const std::string& path, RunModel& model) {
+  CsvTable t(path);
+  if (t.header().empty()) return 0;
+  const int c_type = t.require({"OP Type", "Op Type"});
+  const int c_core = t.col({"Core Type", "Task Type"});
+  const int c_count = t.require({"Count"});
+  const int c_total = t.require({"Total Time(us)"});
+  const int c_min = t.col({"Min Time(us)"});
+  const int c_avg = t.col({"Avg Time(us)"});
+  const int c_max = t.col({"Max Time(us)"});
+  const int c_ratio = t.col({"Ratio(%)"});
+  const int c_dev = t.col({"Device_id", "Device Id"});
+  uint64_t n = 0;
+  t.for_each_row([&](const CsvTable::Row& r) {
+    OpStatistic o;
+    o.line = r.line();
+    o.op_type = model.strings.intern(trim_cell(r[c_type]));
+    o.core_type = model.strings.intern(trim_cell(r[c_core]));
+    o.count = r.integer(c_count).value_or(0);
+    o.total = r.us_to_ns(c_total).value_or(0);
+    o.min = r.us_to_ns(c_min).value_or(0);
+    o.avg = r.us_to_ns(c_avg).value_or(0);
+    o.max = r.us_to_ns(c_max).value_or(0);
+    o.ratio_percent = r.number(c_ratio).value_or(0);
+    o.device = static_cast<int32_t>(r.integer(c_dev).value_or(-1));
+    model.op_statistics.push_back(o);
+    ++n;
+  });
+  return n;
+}
+
+}  // namespace npu

@@ -1,0 +1,175 @@
+#include "loaders/run_loader.h"
+
+#include <filesystem>
+#include <functional>
+
+#include "loaders/ascend_files.h"
+#include "loaders/load_error.h"
+
+namespace npu {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The files of an ASCEND_PROFILER_OUTPUT folder, what reads them, and what is lost
+// without them (shown by `inspect` and in the report's skipped checks).
+struct FileRole {
+  const char* name;
+  std::function<uint64_t(const std::string&, RunModel&)> load;  // null: found but not read yet
+  const char* needed_for;
+};
+
+const std::vector<FileRole>& output_roles() {
+  static const std::vector<FileRole> roles = {
+      {"trace_view.json", nullptr, "steps, host dispatch (H2D flows), host operators, the profiler's overlap analysis"},
+      {"kernel_details.csv", load_kernel_details, "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU"},
+      {"step_trace_time.csv", load_step_trace_time, "the profiler's own per-step breakdown (cross-check)"},
+      {"op_statistic.csv", load_op_statistic, "per-type operator totals (cross-check)"},
+      {"memory_record.csv", load_memory_record, "memory peaks over time (profile_memory=True)"},
+      {"operator_memory.csv", load_operator_memory, "per-operator allocations (profile_memory=True)"},
+      {"npu_module_mem.csv", load_npu_module_mem, "memory by CANN module"},
+      {"communication.json", nullptr, "communication time and bandwidth per operator (Level1+, multi-card)"},
+      {"communication_matrix.json", nullptr, "link bandwidth between ranks"},
+  };
+  return roles;
+}
+
+uint64_t size_on_disk(const fs::path& p) {
+  std::error_code ec;
+  auto s = fs::file_size(p, ec);
+  return ec ? 0 : s;
+}
+
+void note_missing(RunModel& model, const std::string& role, const std::string& why) {
+  InputFile f;
+  f.role = role;
+  f.status = InputFile::Status::Missing;
+  f.note = why;
+  model.add_file(std::move(f));
+}
+
+uint16_t register_found(RunModel& model, const std::string& role, const fs::path& p) {
+  InputFile f;
+  f.role = role;
+  f.path = p.string();
+  f.bytes = size_on_disk(p);
+  f.status = f.bytes == 0 ? InputFile::Status::Empty : InputFile::Status::Loaded;
+  return model.add_file(std::move(f));
+}
+
+void load_trace(RunModel& model, const std::string& role, const fs::path& p, const LoadOptions& opt) {
+  uint16_t id = register_found(model, role, p);
+  if (model.files[id].status == InputFile::Status::Empty) {
+    model.files[id].note = "file is empty";
+    return;
+  }
+  TraceLoadResult r = load_trace_json(p.string(), id, model, opt.trace);
+  model.files[id].records = model.stats.trace_events;
+  if (r.object_form) {
+    if (model.meta.framework.empty()) model.meta.framework = "pytorch";
+    const auto& top = r.top_level;
+    if (top.contains("distributedInfo") && top["distributedInfo"].is_object()) {
+      const auto& di = top["distributedInfo"];
+      if (di.contains("rank") && di["rank"].is_number_integer()) model.meta.rank = di["rank"].get<int>();
+      for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})
+      if (top.contains(k)) model.meta.config[k] = top[k].is_string() ? top[k].get<std::string>() : top[k].dump();
+  }
+}
+
+void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt) {
+  model.meta.framework = d.framework;
+  model.meta.source_format = "ascend text export";
+  fs::path out(d.output_dir);
+  // profiler_info*.json and profiler_metadata.json sit in the run folder (older exports
+  // sometimes put them next to the CSVs).
+  std::vector<fs::path> info_dirs;
+  if (!d.run_dir.empty()) info_dirs.push_back(d.run_dir);
+  info_dirs.push_back(out);
+  fs::path info, metadata;
+  for (const auto& dir : info_dirs) {
+    std::error_code ec;
+    std::vector<fs::path> infos;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string n = e.path().filename().string();
+      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json") infos.push_back(e.path());
+      if (n == "profiler_metadata.json" && metadata.empty()) metadata = e.path();
+    }
+    std::sort(infos.begin(), infos.end());
+    if (!infos.empty() && info.empty()) {
+      info = infos[0];
+      if (infos.size() > 1)
+        model.stats.warnings.push_back(dir.string() + ": " + std::to_string(infos.size()) +
+                                       " profiler_info*.json files; using " + info.filename().string());
+    }
+  }
+  if (!info.empty()) {
+    uint16_t id = register_found(model, "profiler_info.json", info);
+    if (model.files[id].status == InputFile::Status::Loaded) load_profiler_info(info.string(), model);
+  } else {
+    note_missing(model, "profiler_info.json", "rank id, profiler level and capture options are unknown");
+  }
+  if (!metadata.empty()) {
+    uint16_t id = register_found(model, "profiler_metadata.json", metadata);
+    if (model.files[id].status == InputFile::Status::Loaded) load_profiler_metadata(metadata.string(), model);
+  } else {
+    note_missing(model, "profiler_metadata.json", "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
+  }
+
+  for (const auto& role : output_roles()) {
+    fs::path p = out / role.name;
+    if (!fs::is_regular_file(p)) {
+      note_missing(model, role.name, role.needed_for);
+      continue;
+    }
+    if (std::string(role.name) == "trace_view.json") {
+      load_trace(model, role.name, p, opt);
+      continue;
+    }
+    uint16_t id = register_found(model, role.name, p);
+    if (model.files[id].status == InputFile::Status::Empty) {
+      model.files[id].note = std::string("file is empty: ") + role.needed_for + " unavailable";
+      continue;
+    }
+    if (role.load) {
+      model.files[id].records = role.load(p.string(), model);
+    } else {
+      model.files[id].note = "present; not read by this version";
+    }
+  }
+}
+
+}  // namespace
+
+RunModel load_run(const Detection& d, const LoadOptions& opt) {
+  RunModel model;
+  switch (d.kind) {
+    case InputKind::AscendRun:
+      load_ascend_run(d, model, opt);
+      break;
+    case InputKind::TraceFile:
+      model.meta.source_format = "trace file";
+      load_trace(model, fs::path(d.trace_file).filename().string(), d.trace_file, opt);
+      break;
+    case InputKind::Cluster:
+      throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
+    case InputKind::AscendDb:
+      throw LoadError::whole_file(d.path, "SQLite (.db) exports are recognised but not supported yet; "
+                                          "re-export with export_type=Text, or wait for the .db loader");
+    case InputKind::MsprofFolder:
+      throw LoadError::whole_file(d.path, "msprof PROF_* folders are recognised but not supported yet; "
+                                          "use the torch_npu *_ascend_pt export");
+  }
+  model.finalize();
+  if (model.meta.framework.empty()) {
+    for (const auto& t : model.tracks)
+      if (t.kind == TrackKind::Device || t.kind == TrackKind::HostCANN) {
+        model.meta.framework = "torch_npu";
+        break;
+      }
+  }
+  return model;
+}
+
+}  // namespace npu

@@ -1,0 +1,17 @@
+// Loads one run (an Ascend run folder or a single trace file) into a finalised RunModel,
+// recording for every input file whether it was found, and why it matters when it was not.
+#pragma once
+#include "core/model.h"
+#include "loaders/detect.h"
+#include "loaders/trace_json_loader.h"
+
+namespace npu {
+
+struct LoadOptions {
+  TraceLoadOptions trace;
+};
+
+// Throws LoadError for malformed files; a missing file is recorded, not an error.
+RunModel load_run(const Detection& input, const LoadOptions& options = {});
+
+}  // namespace npu

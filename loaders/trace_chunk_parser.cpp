@@ -1,0 +1,313 @@
+#include "loaders/trace_chunk_parser.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cstring>
+
+#include "core/decimal.h"
+
+namespace npu {
+namespace od = simdjson::ondemand;
+
+namespace {
+
+// One event's fields as they are read; which ones matter depends on ph, which may come
+// last in the object, so everything is collected first and dispatched at the end.
+struct EventFields {
+  char ph = 0;
+  bool has_ts = false, has_dur = false, has_id = false, id_is_str = false;
+  Ns ts = 0, dur = 0;
+  int64_t id = 0;
+  int64_t corr = kNoId;
+  TrackKey key;
+  StrId name = 0, cat = 0, task_type = 0, arg_name = 0, arg_labels = 0;
+  bool bp_enclosing = false;
+  // Numeric args, kept as raw text and converted only for counter events.
+  struct NumArg {
+    std::string_view key, raw;
+  } num_args[4];
+  int n_num_args = 0;
+};
+
+class ChunkParser {
+ public:
+  ChunkParser(const char* buf, uint64_t text_offset, ChunkResult& out)
+      : buf_(buf), text_offset_(text_offset), out_(out) {}
+
+  uint64_t file_offset(const char* p) const { return text_offset_ + static_cast<uint64_t>(p - (buf_ + 1)); }
+
+  // Returns the key of a field without unescaping: trace keys never contain escapes.
+  static std::string_view raw_key(od::field& f, const char* end) {
+    const char* k = f.key().raw();
+    const char* q = static_cast<const char*>(std::memchr(k, '"', static_cast<size_t>(end - k)));
+    return q ? std::string_view(k, static_cast<size_t>(q - k)) : std::string_view();
+  }
+
+  simdjson::error_code read_id_value(od::value v, int64_t* num, bool* is_str) {
+    od::json_type t;
+    if (auto e = v.type().get(t)) return e;
+    if (t == od::json_type::string) {
+      std::string_view s;
+      if (auto e = v.get_string().get(s)) return e;
+      auto n = parse_int(s);
+      if (n) {
+        *num = *n;
+        *is_str = false;
+      } else {
+        *num = out_.strings.intern(s);
+        *is_str = true;
+      }
+      return simdjson::SUCCESS;
+    }
+    if (t == od::json_type::number) {
+      std::string_view raw = v.raw_json_token();
+      auto n = parse_int(raw);
+      if (!n) {
+        // Floats used as ids: keep the integer part.
+        double d = 0;
+        if (auto e = v.get_double().get(d)) return e;
+        n = static_cast<int64_t>(d);
+      }
+      *num = *n;
+      *is_str = false;
+      return simdjson::SUCCESS;
+    }
+    *num = 0;
+    *is_str = false;
+    return simdjson::SUCCESS;
+  }
+
+  simdjson::error_code read_ns(od::value v, Ns* out, bool* has) {
+    od::json_type t;
+    if (auto e = v.type().get(t)) return e;
+    std::string_view text;
+    if (t == od::json_type::string) {
+      if (auto e = v.get_string().get(text)) return e;
+    } else if (t == od::json_type::number) {
+      text = v.raw_json_token();
+    } else {
+      return simdjson::SUCCESS;  // null ts/dur: treated as absent
+    }
+    auto ns = parse_us_to_ns(text);
+    if (ns) {
+      *out = *ns;
+      *has = true;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  simdjson::error_code read_str(od::value v, StrId* out) {
+    std::string_view s;
+    od::json_type t;
+    if (auto e = v.type().get(t)) return e;
+    if (t == od::json_type::string) {
+      if (auto e = v.get_string().get(s)) return e;
+    } else {
+      s = v.raw_json_token();  // numbers or other scalars used as names
+    }
+    *out = out_.strings.intern(s);
+    return simdjson::SUCCESS;
+  }
+
+  simdjson::error_code read_args(od::value v, EventFields& ev, const char* end) {
+    od::object args;
+    if (v.get_object().get(args)) return simdjson::SUCCESS;  // args that are not objects are ignored
+    for (auto fr : args) {
+      od::field f;
+      if (auto e = std::move(fr).get(f)) return e;
+      std::string_view k = raw_key(f, end);
+      od::value av = f.value();
+      if (k == "Task Type") {
+        if (auto e = read_str(av, &ev.task_type)) return e;
+      } else if (k == "connection_id" || k == "correlation_id" || k == "correlation") {
+        int64_t n = 0;
+        bool s = false;
+        if (auto e = read_id_value(av, &n, &s)) return e;
+        if (!s) ev.corr = n;
+      } else if (k == "name") {
+        if (auto e = read_str(av, &ev.arg_name)) return e;
+      } else if (k == "labels") {
+        if (auto e = read_str(av, &ev.arg_labels)) return e;
+      } else if (ev.n_num_args < 4) {
+        od::json_type t;
+        if (auto e = av.type().get(t)) return e;
+        if (t == od::json_type::number) ev.num_args[ev.n_num_args++] = {k, av.raw_json_token()};
+      }
+    }
+    return simdjson::SUCCESS;
+  }
+
+  uint32_t track_of(const TrackKey& key) {
+    if (have_last_ && key == last_key_) return last_track_;
+    auto [it, inserted] = track_index_.try_emplace(key, static_cast<uint32_t>(out_.tracks.size()));
+    if (inserted) out_.tracks.push_back(key);
+    last_key_ = key;
+    last_track_ = it->second;
+    have_last_ = true;
+    return it->second;
+  }
+
+  void emit(const EventFields& ev, uint64_t loc) {
+    ++out_.events;
+    out_.by_phase[static_cast<unsigned char>(ev.ph) & 127]++;
+    switch (ev.ph) {
+      case 'X':
+      case 'i':
+      case 'I':
+      case 'n': {
+        if (!ev.has_ts) {
+          ++out_.without_ts;
+          return;
+        }
+        Slice s;
+        s.ts = ev.ts;
+        s.dur = (ev.ph == 'X' && ev.has_dur) ? ev.dur : 0;
+        s.corr = ev.corr;
+        s.loc = loc;
+        s.name = ev.name;
+        s.cat = ev.cat;
+        s.task_type = ev.task_type;
+        s.track = track_of(ev.key);
+        out_.slices.push_back(s);
+        return;
+      }
+      case 'B':
+      case 'E':
+        if (!ev.has_ts) {
+          ++out_.without_ts;
+          return;
+        }
+        out_.begin_end.push_back(RawBeginEnd{ev.ts, loc, track_of(ev.key), ev.name, ev.cat, ev.ph});
+        return;
+      case 's':
+      case 't':
+      case 'f':
+        if (!ev.has_ts || !ev.has_id) {
+          ++out_.without_ts;
+          return;
+        }
+        out_.flows.push_back(
+            RawFlowPoint{ev.id, ev.ts, loc, track_of(ev.key), ev.cat, ev.name, ev.ph, ev.id_is_str});
+        return;
+      case 'M': {
+        std::string_view n = out_.strings.str(ev.name);
+        if (n == "process_name")
+          out_.meta.push_back(RawMeta{RawMeta::What::ProcessName, ev.key.pid, ev.key.tid, ev.arg_name});
+        else if (n == "process_labels")
+          out_.meta.push_back(RawMeta{RawMeta::What::ProcessLabels, ev.key.pid, ev.key.tid, ev.arg_labels});
+        else if (n == "thread_name")
+          out_.meta.push_back(RawMeta{RawMeta::What::ThreadName, ev.key.pid, ev.key.tid, ev.arg_name});
+        return;
+      }
+      case 'C': {
+        if (!ev.has_ts) {
+          ++out_.without_ts;
+          return;
+        }
+        uint32_t track = track_of(ev.key);
+        for (int i = 0; i < ev.n_num_args; ++i) {
+          auto v = parse_double(ev.num_args[i].raw);
+          if (!v) continue;
+          StrId series = ev.name;
+          if (ev.n_num_args > 1) {
+            std::string s(out_.strings.str(ev.name));
+            s += '.';
+            s += ev.num_args[i].key;
+            series = out_.strings.intern(s);
+          }
+          out_.counters.push_back(CounterSample{ev.ts, *v, loc, series, track});
+        }
+        return;
+      }
+      default:
+        return;  // async b/e, samples, objects: counted, not used
+    }
+  }
+
+  void fail(simdjson::error_code e, const char* where) {
+    out_.ok = false;
+    out_.error = simdjson::error_message(e);
+    out_.error_offset = where ? file_offset(where) : text_offset_;
+  }
+
+  void run(size_t len, bool last) {
+    // One parser per thread, reused across chunks: its buffers stay allocated and warm.
+    thread_local od::parser parser;
+    const char* end = buf_ + len;
+    od::document doc;
+    if (auto e = parser.iterate(buf_, len, len + simdjson::SIMDJSON_PADDING).get(doc)) return fail(e, nullptr);
+    od::array arr;
+    if (auto e = doc.get_array().get(arr)) return fail(e, nullptr);
+    const char* event_start = nullptr;
+    for (auto er : arr) {
+      od::value ev_val;
+      if (auto e = std::move(er).get(ev_val)) return fail(e, event_start);
+      const char* here = nullptr;
+      if (ev_val.current_location().get(here)) here = event_start;
+      event_start = here;
+      od::object obj;
+      if (auto e = ev_val.get_object().get(obj)) return fail(e, event_start);
+      EventFields ev;
+      for (auto fr : obj) {
+        od::field f;
+        if (auto e = std::move(fr).get(f)) return fail(e, event_start);
+        std::string_view k = raw_key(f, end);
+        od::value v = f.value();
+        simdjson::error_code e = simdjson::SUCCESS;
+        if (k == "ph") {
+          std::string_view s;
+          e = v.get_string().get(s);
+          if (!e && !s.empty()) ev.ph = s[0];
+        } else if (k == "ts") {
+          e = read_ns(v, &ev.ts, &ev.has_ts);
+        } else if (k == "dur") {
+          e = read_ns(v, &ev.dur, &ev.has_dur);
+        } else if (k == "name") {
+          e = read_str(v, &ev.name);
+        } else if (k == "cat") {
+          e = read_str(v, &ev.cat);
+        } else if (k == "pid" || k == "tid") {
+          int64_t n = 0;
+          bool is_str = false;
+          e = read_id_value(v, &n, &is_str);
+          if (is_str) n += kStrKeyBase;
+          (k == "pid" ? ev.key.pid : ev.key.tid) = n;
+        } else if (k == "id") {
+          e = read_id_value(v, &ev.id, &ev.id_is_str);
+          ev.has_id = true;
+        } else if (k == "args") {
+          e = read_args(v, ev, end);
+        }
+        if (e) return fail(e, event_start);
+      }
+      emit(ev, event_start ? file_offset(event_start) : text_offset_);
+    }
+    // After the array: a middle chunk must end here; the last chunk of an object-form
+    // trace continues with the rest of the object, which the loader parses separately.
+    const char* after = nullptr;
+    if (doc.current_location().get(after) == simdjson::SUCCESS && after < end) {
+      if (!last) return fail(simdjson::TRAILING_CONTENT, after);
+      out_.array_end_offset = file_offset(after);
+      out_.tail.assign(after, static_cast<size_t>(end - after));
+    }
+  }
+
+ private:
+  const char* buf_;
+  uint64_t text_offset_;
+  ChunkResult& out_;
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;
+  TrackKey last_key_;
+  uint32_t last_track_ = 0;
+  bool have_last_ = false;
+};
+
+}  // namespace
+
+void parse_trace_chunk(const char* buf, size_t len, uint64_t text_offset, bool last, ChunkResult& out) {
+  ChunkParser p(buf, text_offset, out);
+  p.run(len, last);
+}
+
+}  // namespace npu

@@ -1,0 +1,603 @@
+#include "loaders/trace_json_loader.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "loaders/byte_source.h"
+#include "loaders/load_error.h"
+#include "loaders/trace_chunk_parser.h"
+
+namespace npu {
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// A chunk of text handed to a parser: "[" + events text [+ "]"] + padding.
+struct Chunk {
+  size_t index = 0;
+  std::unique_ptr<char[]> data;
+  size_t cap = 0;
+  size_t len = 0;            // bytes of data to parse
+  uint64_t text_offset = 0;  // file offset of data[1]
+  bool last = false;
+};
+
+// Finds the end of the last complete event in text[0, n): the position just after a '}'
+// that is followed by optional spaces, ',', optional spaces and '{'. Such a "}, {" can in
+// principle sit inside a string or a nested array; a wrong guess fails to parse and the
+// loader then re-parses from there without splitting, so the guess never corrupts data.
+size_t find_event_boundary(const char* text, size_t n, size_t* next_start) {
+  size_t pos = n;
+  while (pos > 1) {
+    const void* hit = memrchr(text + 1, '{', pos - 1);
+    if (!hit) return 0;
+    size_t brace = static_cast<size_t>(static_cast<const char*>(hit) - text);
+    size_t i = brace;
+    while (i > 0 && is_ws(text[i - 1])) --i;
+    if (i > 0 && text[i - 1] == ',') {
+      --i;
+      while (i > 0 && is_ws(text[i - 1])) --i;
+      if (i > 0 && text[i - 1] == '}') {
+        *next_start = brace;
+        return i;  // one past the '}'
+      }
+    }
+    pos = brace;
+  }
+  return 0;
+}
+
+// Object-form traces: finds the '[' that opens the value of the top-level "traceEvents"
+// key. Returns npos when more input is needed, or throws when the object has no such key.
+size_t find_trace_events_array(const std::string& s, size_t start, bool at_eof, const std::string& path) {
+  int depth = 0;
+  bool in_str = false, esc = false;
+  size_t key_start = 0;
+  for (size_t i = start; i < s.size(); ++i) {
+    char c = s[i];
+    if (in_str) {
+      if (esc) {
+        esc = false;
+      } else if (c == '\\') {
+        esc = true;
+      } else if (c == '"') {
+        in_str = false;
+        if (depth == 1) {
+          std::string_view key(s.data() + key_start, i - key_start);
+          size_t j = i + 1;
+          while (j < s.size() && is_ws(s[j])) ++j;
+          if (j < s.size() && s[j] == ':' && key == "traceEvents") {
+            ++j;
+            while (j < s.size() && is_ws(s[j])) ++j;
+            if (j >= s.size()) return std::string::npos;
+            if (s[j] != '[') throw LoadError::at_byte(path, j, "\"traceEvents\" is not an array");
+            return j;
+          }
+        }
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+      key_start = i + 1;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+      if (depth == 0) throw LoadError::at_byte(path, i, "JSON object has no \"traceEvents\" array");
+    }
+  }
+  if (at_eof) throw LoadError::at_byte(path, s.size(), "file ends before a \"traceEvents\" array (truncated?)");
+  return std::string::npos;
+}
+
+class TraceLoader {
+ public:
+  TraceLoader(const std::string& path, uint16_t file_id, RunModel& model, const TraceLoadOptions& opt)
+      : path_(path), file_id_(file_id), model_(model), opt_(opt) {
+    threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::min(2u, std::max(1u, std::thread::hardware_concurrency())));
+  }
+
+  TraceLoadResult run() {
+    auto t0 = std::chrono::steady_clock::now();
+    src_ = ByteSource::open(path_);
+    read_head();
+    if (threads_ <= 1) {
+      run_serial();
+    } else {
+      run_parallel();
+    }
+    finish();
+    model_.trace_file = file_id_;
+    result_.bytes = consumed_;
+    model_.stats.trace_bytes += consumed_;
+    model_.stats.trace_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return std::move(result_);
+  }
+
+ private:
+  // Reads until the first event (or the end of an empty array) and leaves it in carry_.
+  void read_head() {
+    std::string head;
+    size_t want = 1 << 16;
+    bool eof = false;
+    size_t pos = 0;
+    for (;;) {
+      size_t old = head.size();
+      head.resize(old + want);
+      size_t n = src_->read(head.data() + old, want);
+      head.resize(old + n);
+      consumed_ += n;
+      eof = n == 0;
+      // Skip a UTF-8 byte order mark and leading whitespace.
+      pos = 0;
+      if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
+          static_cast<unsigned char>(head[1]) == 0xBB && static_cast<unsigned char>(head[2]) == 0xBF)
+        pos = 3;
+      while (pos < head.size() && is_ws(head[pos])) ++pos;
+      if (pos < head.size() || eof) break;
+      want *= 2;
+    }
+    if (pos >= head.size()) throw LoadError::whole_file(path_, "file is empty");
+    size_t open = 0;
+    if (head[pos] == '[') {
+      open = pos;
+    } else if (head[pos] == '{') {
+      result_.object_form = true;
+      for (;;) {
+        open = find_trace_events_array(head, pos, eof, path_);
+        if (open != std::string::npos) break;
+        size_t old = head.size();
+        head.resize(old + want);
+        size_t n = src_->read(head.data() + old, want);
+        head.resize(old + n);
+        consumed_ += n;
+        eof = n == 0;
+        want *= 2;
+      }
+      // Keep the object without traceEvents, to read its other keys at the end.
+      size_t key = head.rfind("\"traceEvents\"", open);
+      head_object_ = head.substr(pos, key - pos);
+    } else {
+      throw LoadError::at_byte(path_, pos,
+                               std::string("not a JSON trace: expected '[' or '{', found '") + head[pos] + "'");
+    }
+    size_t first = open + 1;
+    while (first < head.size() && is_ws(head[first])) ++first;
+    carry_.assign(head, first, std::string::npos);
+    carry_offset_ = first;
+    eof_ = eof;
+  }
+
+  // Fills a new chunk: carry + fresh input up to chunk_bytes, cut at the last event boundary.
+  // Returns false when there is nothing left.
+  bool next_chunk(Chunk& c) {
+    if (done_) return false;
+    size_t target = std::max(opt_.chunk_bytes, carry_.size() + (size_t{1} << 16));
+    for (;;) {
+      size_t need = target + 2 + simdjson::SIMDJSON_PADDING;
+      if (!c.data || c.cap < need) {
+        c.data = take_buffer(need);
+        c.cap = need;
+      }
+      char* text = c.data.get() + 1;
+      c.data[0] = '[';
+      std::memcpy(text, carry_.data(), carry_.size());
+      size_t have = carry_.size();
+      while (!eof_ && have < target) {
+        size_t n = src_->read(text + have, target - have);
+        if (n == 0) eof_ = true;
+        have += n;
+        consumed_ += n;
+      }
+      c.text_offset = carry_offset_;
+      c.index = next_index_++;
+      if (eof_) {
+        c.len = 1 + have;
+        c.last = true;
+        std::memset(c.data.get() + c.len, 0, simdjson::SIMDJSON_PADDING);
+        done_ = true;
+        carry_.clear();
+        return true;
+      }
+      size_t next_start = 0;
+      size_t cut = find_event_boundary(text, have, &next_start);
+      if (cut == 0) {
+        // One event larger than the chunk: keep what we have and read more.
+        carry_.assign(text, have);
+        --next_index_;
+        target *= 2;
+        continue;
+      }
+      carry_.assign(text + next_start, have - next_start);
+      carry_offset_ = c.text_offset + next_start;
+      text[cut] = ']';
+      c.len = 1 + cut + 1;
+      c.last = false;
+      std::memset(c.data.get() + c.len, 0, simdjson::SIMDJSON_PADDING);
+      return true;
+    }
+  }
+
+  std::unique_ptr<char[]> take_buffer(size_t need) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    for (auto it = pool_.begin(); it != pool_.end(); ++it) {
+      if (it->second >= need) {
+        auto p = std::move(it->first);
+        pool_.erase(it);
+        return p;
+      }
+    }
+    return std::unique_ptr<char[]>(new char[need]);
+  }
+  void give_back(Chunk& c) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (pool_.size() < 8) pool_.emplace_back(std::move(c.data), c.cap);
+    c.data.reset();
+  }
+
+  void run_serial() {
+    Chunk c;
+    while (next_chunk(c)) {
+      ChunkResult r;
+      parse_trace_chunk(c.data.get(), c.len, c.text_offset, c.last, r);
+      if (!r.ok) {
+        recover_from(c.text_offset, r);
+        return;
+      }
+      merge(r);
+    }
+  }
+
+  void run_parallel() {
+    std::mutex mu;
+    std::condition_variable cv_jobs, cv_done;
+    std::deque<Chunk> jobs;
+    std::unordered_map<size_t, std::unique_ptr<ChunkResult>> results;
+    std::unordered_map<size_t, uint64_t> chunk_offsets;
+    bool closing = false;
+    const size_t max_queued = static_cast<size_t>(threads_) + 1;
+
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads_; ++t) {
+      workers.emplace_back([&] {
+        for (;;) {
+          Chunk c;
+          {
+            std::unique_lock<std::mutex> lock(mu);
+            cv_jobs.wait(lock, [&] { return closing || !jobs.empty(); });
+            if (jobs.empty()) return;
+            c = std::move(jobs.front());
+            jobs.pop_front();
+          }
+          cv_jobs.notify_all();
+          auto r = std::make_unique<ChunkResult>();
+          parse_trace_chunk(c.data.get(), c.len, c.text_offset, c.last, *r);
+          give_back(c);
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            results[c.index] = std::move(r);
+          }
+          cv_done.notify_all();
+        }
+      });
+    }
+
+    size_t next_merge = 0, produced = 0;
+    bool failed = false;
+    uint64_t failed_offset = 0;
+    ChunkResult failed_result;
+    auto merge_ready = [&](bool wait_all) {
+      for (;;) {
+        std::unique_ptr<ChunkResult> r;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          if (next_merge >= produced) return;
+          if (wait_all) cv_done.wait(lock, [&] { return results.count(next_merge) > 0; });
+          auto it = results.find(next_merge);
+          if (it == results.end()) return;
+          r = std::move(it->second);
+          results.erase(it);
+        }
+        if (!r->ok) {
+          failed = true;
+          failed_offset = chunk_offsets[next_merge];
+          failed_result = std::move(*r);
+          return;
+        }
+        merge(*r);
+        ++next_merge;
+      }
+    };
+
+    for (;;) {
+      Chunk c;
+      if (!next_chunk(c)) break;
+      chunk_offsets[c.index] = c.text_offset;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv_jobs.wait(lock, [&] { return jobs.size() < max_queued; });
+        jobs.push_back(std::move(c));
+        ++produced;
+      }
+      cv_jobs.notify_all();
+      merge_ready(false);
+      if (failed) break;
+    }
+    if (!failed) merge_ready(true);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      closing = true;
+      jobs.clear();
+    }
+    cv_jobs.notify_all();
+    for (auto& w : workers) w.join();
+    if (failed) recover_from(failed_offset, failed_result);
+  }
+
+  // A chunk failed. Either its first or last split point fell inside a string or nested
+  // value, or the file really is malformed. Re-parse everything from that chunk's start
+  // to the end as one piece: if that works the split was the problem; if not, report the
+  // error where the parser stopped.
+  void recover_from(uint64_t offset, const ChunkResult& first_failure) {
+    auto src = ByteSource::open(path_);
+    std::vector<char> skip(1 << 20);
+    uint64_t left = offset;
+    while (left > 0) {
+      size_t n = src->read(skip.data(), static_cast<size_t>(std::min<uint64_t>(left, skip.size())));
+      if (n == 0) break;
+      left -= n;
+    }
+    std::string rest = "[";
+    for (;;) {
+      size_t old = rest.size();
+      rest.resize(old + (size_t{1} << 24));
+      size_t n = src->read(rest.data() + old, size_t{1} << 24);
+      rest.resize(old + n);
+      if (n == 0) break;
+    }
+    size_t len = rest.size();
+    rest.append(simdjson::SIMDJSON_PADDING, '\0');
+    ChunkResult r;
+    parse_trace_chunk(rest.data(), len, offset, true, r);
+    if (!r.ok) {
+      std::string msg = "invalid JSON: " + r.error;
+      // A file cut short is the commonest cause; say so when the text does not end the array.
+      size_t e = len;
+      while (e > 1 && is_ws(rest[e - 1])) --e;
+      char lastc = e > 1 ? rest[e - 1] : '\0';
+      if (lastc != ']' && lastc != '}') msg += " (the file ends inside the trace array: truncated?)";
+      throw LoadError::at_byte(path_, r.error_offset, msg);
+    }
+    (void)first_failure;
+    merge(r);
+  }
+
+  StrId remap_str(const std::vector<StrId>& m, StrId s) { return m[s]; }
+
+  int64_t global_key_part(int64_t v, const std::vector<StrId>& smap) {
+    return v >= kStrKeyBase ? kStrKeyBase + smap[static_cast<size_t>(v - kStrKeyBase)] : v;
+  }
+
+  void merge(ChunkResult& r) {
+    std::vector<StrId> smap(r.strings.size());
+    for (size_t i = 0; i < r.strings.size(); ++i) smap[i] = model_.strings.intern(r.strings.str(static_cast<StrId>(i)));
+    std::vector<uint32_t> tmap(r.tracks.size());
+    for (size_t i = 0; i < r.tracks.size(); ++i) {
+      TrackKey g{global_key_part(r.tracks[i].pid, smap), global_key_part(r.tracks[i].tid, smap)};
+      auto [it, inserted] = track_index_.try_emplace(g, static_cast<uint32_t>(model_.tracks.size()));
+      if (inserted) {
+        Track t;
+        t.pid = g.pid;
+        t.tid = g.tid;
+        model_.tracks.push_back(t);
+      }
+      tmap[i] = it->second;
+    }
+    if (first_merge_ && r.events > 0 && src_->file_bytes() > 0 && !src_->compressed()) {
+      // Reserve once from the first chunk's density, so the slice table is not re-grown
+      // (and briefly doubled) many times on a large file.
+      double per_byte = static_cast<double>(r.slices.size()) / static_cast<double>(std::max<uint64_t>(1, consumed_));
+      model_.slices.reserve(static_cast<size_t>(per_byte * static_cast<double>(src_->file_bytes()) * 1.05) + 1024);
+    }
+    first_merge_ = false;
+    for (Slice s : r.slices) {
+      s.name = smap[s.name];
+      s.cat = smap[s.cat];
+      s.task_type = smap[s.task_type];
+      s.track = tmap[s.track];
+      model_.slices.push_back(s);
+    }
+    for (const auto& f : r.flows) {
+      RawFlowPoint g = f;
+      g.track = tmap[f.track];
+      g.cat = smap[f.cat];
+      g.name = smap[f.name];
+      if (f.id_is_str) g.id = smap[static_cast<StrId>(f.id)];
+      flow_points_.push_back(g);
+    }
+    for (const auto& b : r.begin_end) {
+      RawBeginEnd g = b;
+      g.track = tmap[b.track];
+      g.name = smap[b.name];
+      g.cat = smap[b.cat];
+      begin_end_.push_back(g);
+    }
+    for (CounterSample c : r.counters) {
+      c.name = smap[c.name];
+      c.track = tmap[c.track];
+      model_.counters.push_back(c);
+    }
+    for (const auto& m : r.meta) {
+      TrackKey k{global_key_part(m.pid, smap), global_key_part(m.tid, smap)};
+      StrId v = smap[m.value];
+      switch (m.what) {
+        case RawMeta::What::ProcessName: process_names_[k.pid] = v; break;
+        case RawMeta::What::ProcessLabels: process_labels_[k.pid] = v; break;
+        case RawMeta::What::ThreadName: thread_names_[k] = v; break;
+      }
+    }
+    model_.stats.trace_events += r.events;
+    for (int c = 0; c < 128; ++c)
+      if (r.by_phase[c]) model_.stats.events_by_phase[std::string(1, static_cast<char>(c))] += r.by_phase[c];
+    if (r.without_ts) {
+      without_ts_ += r.without_ts;
+    }
+    if (r.array_end_offset != ~uint64_t{0}) tail_ = std::move(r.tail);
+  }
+
+  void finish() {
+    for (auto& t : model_.tracks) {
+      if (t.process_name == kEmptyStr) {
+        auto it = process_names_.find(t.pid);
+        if (it != process_names_.end()) t.process_name = it->second;
+      }
+      auto lb = process_labels_.find(t.pid);
+      if (lb != process_labels_.end()) t.process_label = lb->second;
+      auto tn = thread_names_.find(TrackKey{t.pid, t.tid});
+      if (tn != thread_names_.end()) t.thread_name = tn->second;
+    }
+    pair_begin_end();
+    pair_flows();
+    if (without_ts_)
+      model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
+                                      " events without a usable ts (or flow id) were skipped");
+    if (result_.object_form) {
+      // Rebuild {head keys..., tail keys...} without the events and keep it for metadata.
+      std::string obj = head_object_;
+      while (!obj.empty() && (is_ws(obj.back()) || obj.back() == ',')) obj.pop_back();
+      size_t t = 0;
+      while (t < tail_.size() && is_ws(tail_[t])) ++t;
+      std::string tail = tail_.substr(t);
+      if (!tail.empty() && tail[0] == ']') tail.erase(0, 1);
+      while (!tail.empty() && is_ws(tail[0])) tail.erase(0, 1);
+      if (obj.size() <= 1 && !tail.empty() && tail[0] == ',') tail.erase(0, 1);
+      result_.top_level = nlohmann::json::parse(obj + tail, nullptr, false);
+      if (result_.top_level.is_discarded()) {
+        model_.stats.warnings.push_back(path_ + ": the keys around \"traceEvents\" could not be read");
+        result_.top_level = nlohmann::json::object();
+      }
+    }
+  }
+
+  void pair_begin_end() {
+    if (begin_end_.empty()) return;
+    std::stable_sort(begin_end_.begin(), begin_end_.end(), [](const RawBeginEnd& a, const RawBeginEnd& b) {
+      return a.track != b.track ? a.track < b.track : a.ts < b.ts;
+    });
+    std::vector<const RawBeginEnd*> stack;
+    uint32_t cur = kNone32;
+    for (const auto& e : begin_end_) {
+      if (e.track != cur) {
+        model_.stats.unmatched_begin_end += stack.size();
+        stack.clear();
+        cur = e.track;
+      }
+      if (e.phase == 'B') {
+        stack.push_back(&e);
+      } else if (!stack.empty()) {
+        const RawBeginEnd* b = stack.back();
+        stack.pop_back();
+        Slice s;
+        s.ts = b->ts;
+        s.dur = e.ts - b->ts;
+        s.loc = b->loc;
+        s.name = b->name;
+        s.cat = b->cat;
+        s.track = b->track;
+        model_.slices.push_back(s);
+      } else {
+        ++model_.stats.unmatched_begin_end;
+      }
+    }
+    model_.stats.unmatched_begin_end += stack.size();
+  }
+
+  void pair_flows() {
+    auto phase_rank = [](char p) { return p == 's' ? 0 : p == 't' ? 1 : 2; };
+    std::sort(flow_points_.begin(), flow_points_.end(), [&](const RawFlowPoint& a, const RawFlowPoint& b) {
+      if (a.cat != b.cat) return a.cat < b.cat;
+      if (a.id_is_str != b.id_is_str) return a.id_is_str < b.id_is_str;
+      if (a.id != b.id) return a.id < b.id;
+      if (a.phase != b.phase) return phase_rank(a.phase) < phase_rank(b.phase);
+      return a.ts < b.ts;
+    });
+    model_.flows.reserve(model_.flows.size() + flow_points_.size() / 2);
+    size_t i = 0;
+    while (i < flow_points_.size()) {
+      size_t j = i;
+      while (j < flow_points_.size() && flow_points_[j].cat == flow_points_[i].cat &&
+             flow_points_[j].id == flow_points_[i].id && flow_points_[j].id_is_str == flow_points_[i].id_is_str)
+        ++j;
+      // Within one id: pair the k-th start with the k-th finish (ids are sometimes reused).
+      std::vector<const RawFlowPoint*> starts, ends;
+      for (size_t k = i; k < j; ++k) {
+        if (flow_points_[k].phase == 's') starts.push_back(&flow_points_[k]);
+        else if (flow_points_[k].phase == 'f') ends.push_back(&flow_points_[k]);
+      }
+      size_t pairs = std::min(starts.size(), ends.size());
+      for (size_t k = 0; k < pairs; ++k) {
+        Flow f;
+        f.id = starts[k]->id;
+        f.start_ts = starts[k]->ts;
+        f.end_ts = ends[k]->ts;
+        f.start_loc = starts[k]->loc;
+        f.end_loc = ends[k]->loc;
+        f.start_track = starts[k]->track;
+        f.end_track = ends[k]->track;
+        f.cat = starts[k]->cat;
+        f.name = starts[k]->name;
+        f.kind = flow_kind_from_category(model_.str(f.cat));
+        model_.flows.push_back(f);
+      }
+      model_.stats.dangling_flow_points += starts.size() + ends.size() - 2 * pairs;
+      i = j;
+    }
+    flow_points_.clear();
+    flow_points_.shrink_to_fit();
+  }
+
+  std::string path_;
+  uint16_t file_id_;
+  RunModel& model_;
+  TraceLoadOptions opt_;
+  int threads_ = 1;
+  std::unique_ptr<ByteSource> src_;
+  TraceLoadResult result_;
+
+  std::string carry_;
+  uint64_t carry_offset_ = 0;
+  uint64_t consumed_ = 0;
+  bool eof_ = false, done_ = false, first_merge_ = true;
+  size_t next_index_ = 0;
+  std::string head_object_, tail_;
+  uint64_t without_ts_ = 0;
+
+  std::mutex pool_mu_;
+  std::vector<std::pair<std::unique_ptr<char[]>, size_t>> pool_;
+
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;
+  std::unordered_map<int64_t, StrId> process_names_, process_labels_;
+  std::unordered_map<TrackKey, StrId, TrackKeyHash> thread_names_;
+  std::vector<RawFlowPoint> flow_points_;
+  std::vector<RawBeginEnd> begin_end_;
+};
+
+}  // namespace
+
+TraceLoadResult load_trace_json(const std::string& path, uint16_t file_id, RunModel& model,
+                                const TraceLoadOptions& options) {
+  TraceLoader loader(path, file_id, model, options);
+  return loader.run();
+}
+
+}  // namespace npu

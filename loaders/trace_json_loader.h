@@ -1,0 +1,29 @@
+// Streams a Chrome-trace-format file (torch_npu trace_view.json, msprof msprof_*.json,
+// PyTorch Kineto *.pt.trace.json[.gz]) into the model: parse once, in chunks, on up to N
+// threads, keeping int64 ns timestamps and only the fields the analyses use.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/model.h"
+
+namespace npu {
+
+struct TraceLoadOptions {
+  int threads = 0;                       // 0: up to 2, never more than the machine has
+  size_t chunk_bytes = size_t{16} << 20;  // text per chunk handed to a parser
+};
+
+struct TraceLoadResult {
+  bool object_form = false;       // {"traceEvents": [...]} rather than a bare array
+  nlohmann::json top_level;       // object form: every top-level key except traceEvents
+  uint64_t bytes = 0;             // uncompressed bytes read
+};
+
+// Appends tracks, slices, flows and counters from `path` to `model` (file id `file_id`
+// for provenance). Throws LoadError naming the byte offset for malformed input.
+// Call RunModel::finalize() afterwards.
+TraceLoadResult load_trace_json(const std::string& path, uint16_t file_id, RunModel& model,
+                                const TraceLoadOptions& options = {});
+
+}  // namespace npu

@@ -1,0 +1,25 @@
+// The loaded-run summary: what was found and counted, and the profiler's own step
+// breakdown. Built once as JSON; the text and Markdown views render that same document.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/model.h"
+#include "loaders/detect.h"
+
+namespace npu {
+
+constexpr int kRunSummarySchemaVersion = 1;
+
+nlohmann::json summarize_run(const RunModel& model, const Detection& input);
+
+// A cluster: one summary per member (or its load error).
+nlohmann::json summarize_cluster(const Detection& input, const std::vector<nlohmann::json>& members);
+
+struct TextStyle {
+  bool color = false;
+};
+std::string render_summary_text(const nlohmann::json& summary, const TextStyle& style);
+std::string render_summary_markdown(const nlohmann::json& summary);
+
+}  // namespace npu

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of npu-advisor from Debian 12 packages (apt-get).
+# Nothing is downloaded from anywhere else. Safe to run more than once.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libsimdjson-dev        # streaming JSON (On-Demand) for trace files
+  nlohmann-json3-dev     # small JSON documents (metadata, facts files)
+  liblua5.4-dev          # rule engine
+  libeigen3-dev          # least-squares fits (dispatch slope)
+  libcli11-dev           # command line
+  libfmt-dev             # formatting
+  libsqlite3-dev         # .db exports
+  zlib1g-dev             # gzipped Kineto traces
+  libgtest-dev libgmock-dev googletest
+  python3                # sample generator, real-data cross-checks
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
