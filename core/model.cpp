@@ -61,6 +61,15 @@ TrackKind classify_process(std::string_view n) {
   return TrackKind::Unknown;
 }
 
+std::string process_display_name(const RunModel& m, const Track& t) {
+  if (t.process_name != kEmptyStr) return std::string(m.str(t.process_name));
+  if (t.pid >= kStrKeyBase) {
+    std::string_view s = m.str(static_cast<StrId>(t.pid - kStrKeyBase));
+    return s.empty() ? "(unnamed)" : std::string(s);
+  }
+  return "pid " + std::to_string(t.pid);
+}
+
 uint16_t RunModel::add_file(InputFile f) {
   files.push_back(std::move(f));
   return static_cast<uint16_t>(files.size() - 1);

@@ -25,8 +25,12 @@ enum class TrackKind : uint8_t {
 };
 const char* to_string(TrackKind k);
 
+// String pids/tids ("Spans", "stream 7") are interned and stored as kStrKeyBase + StrId, so a
+// track key stays two integers.
+constexpr int64_t kStrKeyBase = int64_t{1} << 62;
+
 struct Track {
-  int64_t pid = 0;  // as written; synthetic, only kept for reference
+  int64_t pid = 0;  // as written (or kStrKeyBase + StrId); synthetic, only kept for reference
   int64_t tid = 0;
   StrId process_name = kEmptyStr;
   StrId thread_name = kEmptyStr;
@@ -235,5 +239,9 @@ struct RunModel {
 };
 
 TrackKind classify_process(std::string_view process_name);
+
+// The process name a person would recognise: the process_name metadata, else the string pid,
+// else "pid N".
+std::string process_display_name(const RunModel& model, const Track& track);
 
 }  // namespace npu

@@ -193,10 +193,23 @@ void CsvTable::for_each_row(const std::function<void(const Row&)>& f) const {
   const char* p = data_ + body_;
   const char* end = data_ + size_;
   uint32_t line = 2;
+  uint64_t rows = 0, bad = 0;
+  uint32_t first_bad = 0;
+  size_t first_bad_fields = 0;
   while (p < end) {
     uint32_t lines = 1;
     const char* next = split_record(p, end, row.fields_, row.owned_, &lines);
     bool blank = row.fields_.size() == 1 && trim_cell(row.fields_[0]).empty();
+    // A trailing separator gives one extra empty field: harmless.
+    while (row.fields_.size() > header_.size() && trim_cell(row.fields_.back()).empty()) row.fields_.pop_back();
+    if (!blank) ++rows;
+    if (!blank && row.fields_.size() != header_.size()) {
+      if (bad++ == 0) {
+        first_bad = line;
+        first_bad_fields = row.fields_.size();
+      }
+      blank = true;
+    }
     if (!blank) {
       for (auto fv : row.fields_)
         if (std::memchr(fv.data(), '\0', fv.size()))
@@ -206,6 +219,13 @@ void CsvTable::for_each_row(const std::function<void(const Row&)>& f) const {
     }
     line += lines;
     p = next;
+  }
+  if (bad > 0) {
+    std::string what = std::to_string(bad) + " of " + std::to_string(rows) + " rows have a different number of " +
+                       "fields than the header (" + std::to_string(header_.size()) + "; line " +
+                       std::to_string(first_bad) + " has " + std::to_string(first_bad_fields) + ")";
+    if (bad * 2 > rows && rows >= 2) fail(first_bad, what + ": file is corrupt");
+    warnings_.push_back(path_ + ":" + std::to_string(first_bad) + ": " + what + "; those rows were skipped");
   }
 }
 

@@ -53,8 +53,11 @@ class CsvTable {
     const CsvTable* table_ = nullptr;
   };
 
-  // Calls f for every data row. Blank lines are skipped.
+  // Calls f for every data row. Blank lines are skipped. Rows whose field count differs
+  // from the header's (a cell lost in editing) are skipped and described in warnings();
+  // when more than half the rows are like that, the file is reported as corrupt.
   void for_each_row(const std::function<void(const Row&)>& f) const;
+  const std::vector<std::string>& warnings() const { return warnings_; }
   [[noreturn]] void fail(uint32_t line, const std::string& msg) const;
 
  private:
@@ -64,6 +67,7 @@ class CsvTable {
   uint64_t body_ = 0;  // offset of the first data row
   std::vector<std::string> header_;
   std::vector<std::string> norm_;
+  mutable std::vector<std::string> warnings_;
 };
 
 }  // namespace npu

@@ -86,6 +86,7 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     for (int c : pmu_cols) model.pmu_values.push_back(r.number(c).value_or(std::nan("")));
     ++n;
   });
+  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   if (!take_pmu) model.pmu_values.resize(model.kernels.size() * model.pmu_columns.size(), std::nan(""));
   return n;
 }

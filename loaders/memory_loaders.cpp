@@ -38,6 +38,7 @@ uint64_t load_memory_record(const std::string& path, RunModel& model) {
     model.memory_records.push_back(m);
     ++n;
   });
+  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   if (lossy)
     model.stats.warnings.push_back(path + ": " + std::to_string(lossy) +
                                    " timestamps are in scientific notation (saved through a spreadsheet?): "
@@ -71,6 +72,7 @@ uint64_t load_operator_memory(const std::string& path, RunModel& model) {
     model.operator_memory.push_back(m);
     ++n;
   });
+  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   return n;
 }
 
@@ -92,6 +94,7 @@ uint64_t load_npu_module_mem(const std::string& path, RunModel& model) {
     model.module_memory.push_back(m);
     ++n;
   });
+  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   return n;
 }
 

@@ -37,6 +37,7 @@ uint64_t load_step_trace_time(const std::string& path, RunModel& model) {
     model.step_trace.push_back(s);
     ++n;
   });
+  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   return n;
 }
 

@@ -32,10 +32,13 @@ struct EventFields {
 
 class ChunkParser {
  public:
-  ChunkParser(const char* buf, uint64_t text_offset, ChunkResult& out)
-      : buf_(buf), text_offset_(text_offset), out_(out) {}
+  ChunkParser(const char* buf, size_t prefix_len, uint64_t text_offset, ChunkResult& out)
+      : buf_(buf), prefix_len_(prefix_len), text_offset_(text_offset), out_(out) {}
 
-  uint64_t file_offset(const char* p) const { return text_offset_ + static_cast<uint64_t>(p - (buf_ + 1)); }
+  uint64_t file_offset(const char* p) const {
+    if (p < buf_ + prefix_len_) return text_offset_;
+    return text_offset_ + static_cast<uint64_t>(p - (buf_ + prefix_len_));
+  }
 
   // Returns the key of a field without unescaping: trace keys never contain escapes.
   static std::string_view raw_key(od::field& f, const char* end) {
@@ -225,20 +228,14 @@ class ChunkParser {
     }
   }
 
-  void fail(simdjson::error_code e, const char* where) {
+  simdjson::error_code fail(simdjson::error_code e, const char* where) {
     out_.ok = false;
     out_.error = simdjson::error_message(e);
     out_.error_offset = where ? file_offset(where) : text_offset_;
+    return e;
   }
 
-  void run(size_t len, bool last) {
-    // One parser per thread, reused across chunks: its buffers stay allocated and warm.
-    thread_local od::parser parser;
-    const char* end = buf_ + len;
-    od::document doc;
-    if (auto e = parser.iterate(buf_, len, len + simdjson::SIMDJSON_PADDING).get(doc)) return fail(e, nullptr);
-    od::array arr;
-    if (auto e = doc.get_array().get(arr)) return fail(e, nullptr);
+  simdjson::error_code parse_events(od::array arr, const char* end) {
     const char* event_start = nullptr;
     for (auto er : arr) {
       od::value ev_val;
@@ -283,18 +280,68 @@ class ChunkParser {
       }
       emit(ev, event_start ? file_offset(event_start) : text_offset_);
     }
-    // After the array: a middle chunk must end here; the last chunk of an object-form
-    // trace continues with the rest of the object, which the loader parses separately.
-    const char* after = nullptr;
-    if (doc.current_location().get(after) == simdjson::SUCCESS && after < end) {
-      if (!last) return fail(simdjson::TRAILING_CONTENT, after);
-      out_.array_end_offset = file_offset(after);
-      out_.tail.assign(after, static_cast<size_t>(end - after));
+    return simdjson::SUCCESS;
+  }
+
+  void run(size_t len, ChunkShape shape) {
+    // One parser per thread, reused across chunks: its buffers stay allocated and warm.
+    thread_local od::parser parser;
+    const char* end = buf_ + len;
+    od::document doc;
+    if (auto e = parser.iterate(buf_, len, len + simdjson::SIMDJSON_PADDING).get(doc)) return (void)fail(e, nullptr);
+    if (shape == ChunkShape::Array) {
+      od::array arr;
+      if (auto e = doc.get_array().get(arr)) return (void)fail(e, nullptr);
+      if (parse_events(arr, end)) return;
+      const char* after = nullptr;
+      if (doc.current_location().get(after) == simdjson::SUCCESS && after < end)
+        return (void)fail(simdjson::TRAILING_CONTENT, after);
+      return;
     }
+    // ObjectTail: {"traceEvents":[ ...events... ], "otherKey": value, ... }
+    od::object top;
+    if (auto e = doc.get_object().get(top)) return (void)fail(e, nullptr);
+    std::string tail = "{";
+    for (auto fr : top) {
+      od::field f;
+      if (auto e = std::move(fr).get(f)) return (void)fail(e, nullptr);
+      std::string_view k = raw_key(f, end);
+      od::value v = f.value();
+      if (k == "traceEvents") {
+        od::array arr;
+        if (auto e = v.get_array().get(arr)) return (void)fail(e, nullptr);
+        if (parse_events(arr, end)) return;
+        continue;
+      }
+      std::string_view raw;
+      od::json_type t;
+      if (auto e = v.type().get(t)) return (void)fail(e, nullptr);
+      simdjson::error_code e = simdjson::SUCCESS;
+      if (t == od::json_type::object) {
+        od::object o;
+        e = v.get_object().get(o);
+        if (!e) e = o.raw_json().get(raw);
+      } else if (t == od::json_type::array) {
+        od::array a;
+        e = v.get_array().get(a);
+        if (!e) e = a.raw_json().get(raw);
+      } else {
+        raw = v.raw_json_token();
+      }
+      if (e) return (void)fail(e, nullptr);
+      if (tail.size() > 1) tail += ',';
+      tail += '"';
+      tail += k;
+      tail += "\":";
+      tail += raw;
+    }
+    tail += '}';
+    out_.tail = std::move(tail);
   }
 
  private:
   const char* buf_;
+  size_t prefix_len_;
   uint64_t text_offset_;
   ChunkResult& out_;
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;
@@ -305,9 +352,10 @@ class ChunkParser {
 
 }  // namespace
 
-void parse_trace_chunk(const char* buf, size_t len, uint64_t text_offset, bool last, ChunkResult& out) {
-  ChunkParser p(buf, text_offset, out);
-  p.run(len, last);
+void parse_trace_chunk(const char* buf, size_t len, size_t prefix_len, uint64_t text_offset, ChunkShape shape,
+                       ChunkResult& out) {
+  ChunkParser p(buf, prefix_len, text_offset, out);
+  p.run(len, shape);
 }
 
 }  // namespace npu

@@ -12,10 +12,6 @@
 
 namespace npu {
 
-// String pids/tids ("Spans", "stream 7") are interned and encoded above this base so that a
-// track key stays two integers.
-constexpr int64_t kStrKeyBase = int64_t{1} << 62;
-
 struct TrackKey {
   int64_t pid = 0, tid = 0;
   bool operator==(const TrackKey& o) const { return pid == o.pid && tid == o.tid; }
@@ -66,16 +62,23 @@ struct ChunkResult {
   bool ok = true;
   std::string error;
   uint64_t error_offset = 0;
-  // Object-form traces: where the event array ended (offset in the file) when this chunk
-  // saw its closing bracket; ~0 otherwise.
-  uint64_t array_end_offset = ~uint64_t{0};
-  std::string tail;  // the text after the array, for the last chunk
+  // ObjectTail chunks: the object's keys other than traceEvents, as a JSON object text.
+  std::string tail;
 };
 
-// `buf` holds "[" followed by the chunk's text; the caller has appended "]" when the text
-// ends at an event boundary (middle chunks) and not when it runs to the end of the input
-// (last chunk, whose own "]" closes the array). `buf` must be followed by simdjson padding.
-// `text_offset` is the file offset of buf[1].
-void parse_trace_chunk(const char* buf, size_t len, uint64_t text_offset, bool last, ChunkResult& out);
+enum class ChunkShape {
+  // "[" + events text + "]": a piece of the event array cut at event boundaries, or the
+  // last piece of a bare-array trace (whose own "]" closes it).
+  Array,
+  // "{\"traceEvents\":[" + the rest of an object-form trace: the last piece, which also
+  // holds the object's remaining keys; those are returned in ChunkResult::tail as JSON.
+  ObjectTail,
+};
+constexpr std::string_view kObjectTailPrefix = "{\"traceEvents\":[";
+
+// `buf` holds `prefix_len` bytes of prefix then the chunk's text, and must be followed by
+// simdjson padding. `text_offset` is the file offset of buf[prefix_len].
+void parse_trace_chunk(const char* buf, size_t len, size_t prefix_len, uint64_t text_offset, ChunkShape shape,
+                       ChunkResult& out);
 
 }  // namespace npu

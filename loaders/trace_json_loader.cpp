@@ -21,14 +21,22 @@ namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// A chunk of text handed to a parser: "[" + events text [+ "]"] + padding.
+// Room before the text for the longest prefix a chunk may need ({"traceEvents":[).
+constexpr size_t kPrefixRoom = kObjectTailPrefix.size();
+
+// A chunk of text handed to a parser: prefix + events text [+ "]"] + padding.
 struct Chunk {
   size_t index = 0;
   std::unique_ptr<char[]> data;
   size_t cap = 0;
-  size_t len = 0;            // bytes of data to parse
-  uint64_t text_offset = 0;  // file offset of data[1]
-  bool last = false;
+  size_t start = 0;          // where the parse buffer (the prefix) begins in data
+  size_t len = 0;            // bytes to parse from data + start
+  uint64_t text_offset = 0;  // file offset of data[kPrefixRoom]
+  ChunkShape shape = ChunkShape::Array;
+
+  void parse(ChunkResult& r) const {
+    parse_trace_chunk(data.get() + start, len, kPrefixRoom - start, text_offset, shape, r);
+  }
 };
 
 // Finds the end of the last complete event in text[0, n): the position just after a '}'
@@ -184,13 +192,12 @@ class TraceLoader {
     if (done_) return false;
     size_t target = std::max(opt_.chunk_bytes, carry_.size() + (size_t{1} << 16));
     for (;;) {
-      size_t need = target + 2 + simdjson::SIMDJSON_PADDING;
+      size_t need = kPrefixRoom + target + 1 + simdjson::SIMDJSON_PADDING;
       if (!c.data || c.cap < need) {
         c.data = take_buffer(need);
         c.cap = need;
       }
-      char* text = c.data.get() + 1;
-      c.data[0] = '[';
+      char* text = c.data.get() + kPrefixRoom;
       std::memcpy(text, carry_.data(), carry_.size());
       size_t have = carry_.size();
       while (!eof_ && have < target) {
@@ -202,9 +209,9 @@ class TraceLoader {
       c.text_offset = carry_offset_;
       c.index = next_index_++;
       if (eof_) {
-        c.len = 1 + have;
-        c.last = true;
-        std::memset(c.data.get() + c.len, 0, simdjson::SIMDJSON_PADDING);
+        set_prefix(c, result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array);
+        c.len = kPrefixRoom - c.start + have;
+        std::memset(text + have, 0, simdjson::SIMDJSON_PADDING);
         done_ = true;
         carry_.clear();
         return true;
@@ -221,10 +228,21 @@ class TraceLoader {
       carry_.assign(text + next_start, have - next_start);
       carry_offset_ = c.text_offset + next_start;
       text[cut] = ']';
-      c.len = 1 + cut + 1;
-      c.last = false;
-      std::memset(c.data.get() + c.len, 0, simdjson::SIMDJSON_PADDING);
+      set_prefix(c, ChunkShape::Array);
+      c.len = kPrefixRoom - c.start + cut + 1;
+      std::memset(text + cut + 1, 0, simdjson::SIMDJSON_PADDING);
       return true;
+    }
+  }
+
+  static void set_prefix(Chunk& c, ChunkShape shape) {
+    c.shape = shape;
+    if (shape == ChunkShape::Array) {
+      c.start = kPrefixRoom - 1;
+      c.data[c.start] = '[';
+    } else {
+      c.start = 0;
+      std::memcpy(c.data.get(), kObjectTailPrefix.data(), kPrefixRoom);
     }
   }
 
@@ -249,7 +267,7 @@ class TraceLoader {
     Chunk c;
     while (next_chunk(c)) {
       ChunkResult r;
-      parse_trace_chunk(c.data.get(), c.len, c.text_offset, c.last, r);
+      c.parse(r);
       if (!r.ok) {
         recover_from(c.text_offset, r);
         return;
@@ -281,7 +299,7 @@ class TraceLoader {
           }
           cv_jobs.notify_all();
           auto r = std::make_unique<ChunkResult>();
-          parse_trace_chunk(c.data.get(), c.len, c.text_offset, c.last, *r);
+          c.parse(*r);
           give_back(c);
           {
             std::lock_guard<std::mutex> lock(mu);
@@ -357,7 +375,8 @@ class TraceLoader {
       if (n == 0) break;
       left -= n;
     }
-    std::string rest = "[";
+    std::string rest = result_.object_form ? std::string(kObjectTailPrefix) : std::string("[");
+    const size_t prefix_len = rest.size();
     for (;;) {
       size_t old = rest.size();
       rest.resize(old + (size_t{1} << 24));
@@ -368,13 +387,14 @@ class TraceLoader {
     size_t len = rest.size();
     rest.append(simdjson::SIMDJSON_PADDING, '\0');
     ChunkResult r;
-    parse_trace_chunk(rest.data(), len, offset, true, r);
+    parse_trace_chunk(rest.data(), len, prefix_len, offset,
+                      result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array, r);
     if (!r.ok) {
       std::string msg = "invalid JSON: " + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.
       size_t e = len;
-      while (e > 1 && is_ws(rest[e - 1])) --e;
-      char lastc = e > 1 ? rest[e - 1] : '\0';
+      while (e > prefix_len && is_ws(rest[e - 1])) --e;
+      char lastc = e > prefix_len ? rest[e - 1] : '\0';
       if (lastc != ']' && lastc != '}') msg += " (the file ends inside the trace array: truncated?)";
       throw LoadError::at_byte(path_, r.error_offset, msg);
     }
@@ -452,7 +472,7 @@ class TraceLoader {
     if (r.without_ts) {
       without_ts_ += r.without_ts;
     }
-    if (r.array_end_offset != ~uint64_t{0}) tail_ = std::move(r.tail);
+    if (!r.tail.empty()) tail_ = std::move(r.tail);
   }
 
   void finish() {
@@ -472,16 +492,13 @@ class TraceLoader {
       model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
                                       " events without a usable ts (or flow id) were skipped");
     if (result_.object_form) {
-      // Rebuild {head keys..., tail keys...} without the events and keep it for metadata.
-      std::string obj = head_object_;
-      while (!obj.empty() && (is_ws(obj.back()) || obj.back() == ',')) obj.pop_back();
-      size_t t = 0;
-      while (t < tail_.size() && is_ws(tail_[t])) ++t;
-      std::string tail = tail_.substr(t);
-      if (!tail.empty() && tail[0] == ']') tail.erase(0, 1);
-      while (!tail.empty() && is_ws(tail[0])) tail.erase(0, 1);
-      if (obj.size() <= 1 && !tail.empty() && tail[0] == ',') tail.erase(0, 1);
-      result_.top_level = nlohmann::json::parse(obj + tail, nullptr, false);
+      // The object's other keys: those before "traceEvents" (kept as text by read_head)
+      // and those after it (collected by the last chunk's parser).
+      std::string head = head_object_;
+      while (!head.empty() && (is_ws(head.back()) || head.back() == ',')) head.pop_back();
+      std::string after = tail_.size() > 2 ? tail_.substr(1) : "}";  // drop the tail's "{"
+      std::string doc = head + (head.size() > 1 && after != "}" ? "," : "") + after;
+      result_.top_level = nlohmann::json::parse(doc, nullptr, false);
       if (result_.top_level.is_discarded()) {
         model_.stats.warnings.push_back(path_ + ": the keys around \"traceEvents\" could not be read");
         result_.top_level = nlohmann::json::object();

@@ -65,9 +65,7 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     auto r = m.track_slices[t];
     if (r.end == r.begin) continue;
-    std::string pn(m.str(m.tracks[t].process_name));
-    if (pn.empty()) pn = "(pid " + std::to_string(m.tracks[t].pid) + ")";
-    by_process[pn] += r.end - r.begin;
+    by_process[process_display_name(m, m.tracks[t])] += r.end - r.begin;
   }
   counts["slices_by_process"] = by_process;
   counts["tracks"] = m.tracks.size();

@@ -190,7 +190,8 @@ OPS = {
                     "Addcmul", "AI_VECTOR_CORE", "dynamic", (25, 40),
                     "25165824;25165824;25165824", "FLOAT;FLOAT;FLOAT", "ND;ND;ND", "25165824", "FLOAT", "ND", 40, 0,
                     "25165824;\r\n25165824;\r\n25165824;\r\n", "float;\r\nfloat;\r\nfloat;\r\nScalar"),
-    "opt_sqrt": (["aten::sqrt"], "aclnnSqrt", "aclnnSqrt_SqrtAiCore_Sqrt", "Sqrt", "AI_VECTOR_CORE", "dynamic", (15, 25),
+    "opt_sqrt": (["aten::sqrt"], "aclnnSqrt", "aclnnSqrt_SqrtAiCore_Sqrt", "Sqrt", "AI_VECTOR_CORE", "dynamic",
+                 (15, 25),
                  "25165824", "FLOAT", "ND", "25165824", "FLOAT", "ND", 40, 0,
                  "25165824", "float"),
     "opt_adds": (["aten::add_"], "aclnnInplaceAdds", "aclnnInplaceAdds_AddsAiCore_Adds", "Adds", "AI_VECTOR_CORE",
@@ -335,7 +336,6 @@ class Gen:
             last_top_end = host
             dep = 0
             comm = None
-            pending_comm_end_after = None
             mem_points = {}
             for i, (group, key, tag) in enumerate(plan):
                 # group wrappers on the main thread
@@ -420,7 +420,7 @@ class Gen:
                             for fb in self.fwdbwd:
                                 if fb[0] == seq and fb[2] is None:
                                     fb[2] = starts[0]
-                leaf = self.add_cpu(leaf_name, leaf_ts, leaf_end)
+                self.add_cpu(leaf_name, leaf_ts, leaf_end)
                 self.corr += 1
                 corr = self.corr
                 self.enqueues.append((enq_ts, enq_dur, corr))
@@ -472,7 +472,8 @@ class Gen:
                 if host_bound:
                     # slow host: the next launch only comes after the device has drained, so every task
                     # starts 1-2 us after its Node@launch and the stream idles in between
-                    busy_until = max(self.stream_free[STREAM_COMPUTE], dep, comm["end"] if comm and "end" in comm else 0)
+                    comm_end = comm["end"] if comm and "end" in comm else 0
+                    busy_until = max(self.stream_free[STREAM_COMPUTE], dep, comm_end)
                     host = max(host, busy_until + rnd.ns(10, 40))
                 if key == "mul_loss":
                     mem_points["loss"] = top
@@ -637,7 +638,8 @@ class Gen:
             {"ph": "M", "name": "process_name", "pid": PID_PY, "tid": 0, "args": {"name": "Python"}},
             {"ph": "M", "name": "process_labels", "pid": PID_PY, "tid": 0, "args": {"labels": "CPU"}},
             {"ph": "M", "name": "process_sort_index", "pid": PID_PY, "tid": 0, "args": {"sort_index": 0}},
-            {"ph": "M", "name": "thread_name", "pid": PID_PY, "tid": TID_MAIN, "args": {"name": "Thread %d" % TID_MAIN}},
+            {"ph": "M", "name": "thread_name", "pid": PID_PY, "tid": TID_MAIN,
+             "args": {"name": "Thread %d" % TID_MAIN}},
             {"ph": "M", "name": "thread_sort_index", "pid": PID_PY, "tid": TID_MAIN, "args": {"sort_index": TID_MAIN}},
             {"ph": "M", "name": "thread_name", "pid": PID_PY, "tid": TID_DEQ, "args": {"name": "Thread %d" % TID_DEQ}},
             {"ph": "M", "name": "thread_sort_index", "pid": PID_PY, "tid": TID_DEQ, "args": {"sort_index": TID_DEQ}},
