@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "loaders/csv_table.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -91,9 +92,31 @@ Detection detect_input(const std::string& path) {
       d.description = "SQLite profiler export " + n;
       return d;
     }
-    if (ends_with(n, ".csv"))
-      throw LoadError::whole_file(path, "a lone CSV file is not a run: point at the *_ascend_pt folder "
-                                        "(or its ASCEND_PROFILER_OUTPUT/) that holds it");
+    if (ends_with(n, ".csv")) {
+      // A lone CSV: recognise it by its header, whatever its name.
+      CsvTable t(path);
+      auto has = [&](std::initializer_list<std::string_view> names) { return t.col(names) >= 0; };
+      if (has({"Name", "Op Name"}) && has({"Start Time(us)", "Task Start Time(us)"}) &&
+          has({"Duration(us)", "Task Duration(us)"}))
+        d.single_role = "kernel_details.csv";
+      else if (has({"Computing"}) && has({"Free"}))
+        d.single_role = "step_trace_time.csv";
+      else if (has({"OP Type"}) && has({"Count"}) && has({"Total Time(us)"}))
+        d.single_role = "op_statistic.csv";
+      else if (has({"Component"}) && has({"Timestamp(us)"}) && has({"Total Allocated(MB)", "Total Allocated(KB)"}))
+        d.single_role = "memory_record.csv";
+      else if (has({"Name"}) && has({"Size(KB)"}) && has({"Allocation Time(us)"}))
+        d.single_role = "operator_memory.csv";
+      else
+        throw LoadError::at_line(path, 1, "a CSV this tool does not recognise (not kernel_details, op_summary, "
+                                          "step_trace_time, op_statistic or a memory CSV by its header)");
+      d.kind = InputKind::AscendRun;
+      d.single_file = path;
+      d.output_dir = p.parent_path().string();
+      d.framework = "torch_npu";
+      d.description = "lone " + d.single_role + " (" + n + ")";
+      return d;
+    }
     d.kind = InputKind::TraceFile;
     d.trace_file = path;
     d.description = "trace file " + n;

@@ -21,6 +21,8 @@ struct Detection {
   std::string run_dir;     // AscendRun: the run folder (holds profiler_info*.json), may be empty
   std::string output_dir;  // AscendRun: ASCEND_PROFILER_OUTPUT (or the folder holding the files)
   std::string trace_file;  // TraceFile
+  // AscendRun from one lone CSV: its path and the file it stands for ("kernel_details.csv").
+  std::string single_file, single_role;
   std::string framework;   // "torch_npu", "mindspore", "" when unknown
   std::vector<std::string> members;  // Cluster: the rank folders/files, sorted
   std::string description;           // one line for `inspect`

@@ -81,6 +81,15 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
 void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt) {
   model.meta.framework = d.framework;
   model.meta.source_format = "ascend text export";
+  if (!d.single_file.empty()) {
+    // One lone CSV: load just that file in the role its header revealed.
+    for (const auto& role : output_roles()) {
+      if (d.single_role != role.name || !role.load) continue;
+      uint16_t id = register_found(model, role.name, d.single_file);
+      model.files[id].records = role.load(d.single_file, model);
+    }
+    return;
+  }
   fs::path out(d.output_dir);
   // profiler_info*.json and profiler_metadata.json sit in the run folder (older exports
   // sometimes put them next to the CSVs).

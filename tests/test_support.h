@@ -1,0 +1,62 @@
+// Helpers shared by the tests: temporary files and one-call loading.
+#pragma once
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "loaders/detect.h"
+#include "loaders/run_loader.h"
+#include "loaders/trace_json_loader.h"
+
+namespace npu::test {
+
+// A fresh directory under the system temp dir, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "npu-advisor-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::string write(const std::string& name, const std::string& content) const {
+    auto p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline RunModel load_trace_text(const std::string& json, size_t chunk_bytes = 16 << 20, int threads = 1) {
+  TempDir dir;
+  std::string p = dir.write("trace.json", json);
+  RunModel m;
+  TraceLoadOptions opt;
+  opt.chunk_bytes = chunk_bytes;
+  opt.threads = threads;
+  load_trace_json(p, 0, m, opt);
+  m.finalize();
+  return m;
+}
+
+inline RunModel load_path(const std::string& path, int threads = 1) {
+  LoadOptions opt;
+  opt.trace.threads = threads;
+  return load_run(detect_input(path), opt);
+}
+
+inline std::string source_dir() { return NPU_SOURCE_DIR; }
+inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
+inline std::string sample_run() {
+  return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt";
+}
+
+}  // namespace npu::test
