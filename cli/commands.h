@@ -25,6 +25,7 @@ struct OutputOptions {
 nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
 
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
+int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out);
 
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.

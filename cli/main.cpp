@@ -42,6 +42,13 @@ int main(int argc, char** argv) {
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md"}));
   add_common(analyze);
 
+  std::string facts_path, facts_out;
+  auto* facts = app.add_subcommand("facts", "Compute the facts about a run (the input to rules and reports) "
+                                            "and write them as JSON");
+  facts->add_option("PATH", facts_path, "A run folder or trace file")->required();
+  facts->add_option("-o,--output", facts_out, "Write to FILE instead of stdout");
+  add_common(facts);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,6 +59,7 @@ int main(int argc, char** argv) {
   try {
     if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
     if (*analyze) return cmd_analyze(analyze_path, common, out);
+    if (*facts) return cmd_facts(facts_path, common, facts_out);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;

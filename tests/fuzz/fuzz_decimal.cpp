@@ -26,13 +26,7 @@ namespace {
 
 using npu_fuzz::finding;
 
-bool enabled(std::string_view check) {
-  static const std::string skip = [] {
-    const char* v = std::getenv("NPU_FUZZ_SKIP");
-    return std::string(v ? v : "");
-  }();
-  return skip.find(check) == std::string::npos;
-}
+using npu_fuzz::enabled;
 
 std::string show(std::string_view t) {
   std::string out = "\"";

@@ -55,28 +55,32 @@ class ScratchFile {
   std::abort();
 }
 
-// NPU_FUZZ_CHECK_MESSAGES=0 turns the message checks off (to keep fuzzing for crashes
-// once a message bug is known).
-inline bool check_messages() {
-  static const bool on = [] {
-    const char* v = std::getenv("NPU_FUZZ_CHECK_MESSAGES");
-    return !(v && std::string_view(v) == "0");
+// Named checks can be turned off with NPU_FUZZ_SKIP="name,name" (to keep fuzzing past a
+// finding that is already known and reported).
+inline bool enabled(std::string_view check) {
+  static const std::string skip = [] {
+    const char* v = std::getenv("NPU_FUZZ_SKIP");
+    return "," + std::string(v ? v : "") + ",";
   }();
-  return on;
+  return skip.find("," + std::string(check) + ",") == std::string::npos;
 }
 
-// What the CLI relies on: one line, naming the file first; a byte offset inside the file.
-// `size` is the file's size (UINT64_MAX when unknown, e.g. for gzip input).
+// What the CLI relies on: one line (msg-one-line), naming the file first (msg-file), and a
+// byte offset inside the file (msg-offset). `size` is the file's size (UINT64_MAX when
+// unknown, e.g. for gzip input).
 inline void check_load_error(const npu::LoadError& e, const std::string& path, uint64_t size) {
-  if (!check_messages()) return;
   std::string_view w = e.what();
-  if (w.find('\n') != std::string_view::npos || w.find('\r') != std::string_view::npos)
+  if (enabled("msg-one-line") && w.find_first_of("\n\r") != std::string_view::npos)
     finding("LoadError message is not one line: " + std::string(w));
-  if (w.substr(0, path.size()) != path || e.file() != path)
+  if (enabled("msg-file") && (w.substr(0, path.size()) != path || e.file() != path))
     finding("LoadError message does not start with the file: " + std::string(w));
-  if (e.where() == npu::LoadError::Where::Byte && e.position() > size)
+  if (enabled("msg-offset") && e.where() == npu::LoadError::Where::Byte && e.position() > size)
     finding("LoadError byte offset " + std::to_string(e.position()) + " is past the end of the file (" +
             std::to_string(size) + " bytes): " + std::string(w));
 }
 
 }  // namespace npu_fuzz
+
+// UBSan is built recoverable so that a suppressions file can silence findings already
+// reported (tests/fuzz/ubsan_known.supp); every other report must still stop the run.
+extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }

@@ -1,0 +1,24 @@
+// `npu-advisor facts PATH [-o FILE]`: the facts document (docs/facts.md) of one run.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "core/diagnostics/diagnostics.h"
+#include "loaders/load_error.h"
+
+namespace npu::cli {
+
+int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file) {
+  LoadOptions opt;
+  opt.trace.threads = common.threads;
+  Detection d = detect_input(path);
+  if (d.kind == InputKind::Cluster)
+    throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
+  RunModel m = load_run(d, opt);
+  Facts f = compute_facts(m);
+  f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+  if (!write_output(out_file, f.doc.dump(1) + "\n")) return kBadInput;
+  if (!out_file.empty() && !common.quiet) std::fprintf(stderr, "facts written to %s\n", out_file.c_str());
+  return kOk;
+}
+
+}  // namespace npu::cli

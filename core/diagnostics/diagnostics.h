@@ -1,0 +1,27 @@
+// Diagnostics: pure functions from a loaded run to facts. One file per diagnostic; each
+// writes its own section of the facts document (docs/facts.md) and records what it could
+// not compute with Facts::unavailable().
+#pragma once
+#include "core/device_tasks.h"
+#include "core/facts.h"
+#include "core/model.h"
+
+namespace npu {
+
+// What every diagnostic may share, extracted once per run.
+struct DiagnosticContext {
+  const RunModel& model;
+  DeviceTimeline device;
+  explicit DiagnosticContext(const RunModel& m) : model(m), device(extract_device_timeline(m)) {}
+};
+
+void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);    // run_context.cpp: "run"
+void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts);        // overlap.cpp: "steps", "overall"
+void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts);       // dispatch.cpp: "dispatch"
+void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);      // operators.cpp: "operators"
+void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts);  // operator_health.cpp: "operator_health", "memory"
+
+// Runs every diagnostic in order.
+Facts compute_facts(const RunModel& model);
+
+}  // namespace npu

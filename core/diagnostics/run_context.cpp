@@ -1,0 +1,35 @@
+// "run": what was profiled, how, with which inputs and environment.
+#include "core/diagnostics/diagnostics.h"
+
+namespace npu {
+
+void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts) {
+  const RunModel& m = ctx.model;
+  nlohmann::json run;
+  run["framework"] = m.meta.framework;
+  run["source_format"] = m.meta.source_format;
+  run["rank"] = m.meta.rank;
+  run["device"] = m.meta.device;
+  run["profiler_level"] = m.meta.profiler_level;
+  run["aic_metrics"] = m.meta.aic_metrics;
+  run["worker_name"] = m.meta.worker_name;
+  run["versions"] = m.meta.versions;
+  run["env"] = m.meta.env;
+  run["config"] = m.meta.config;
+  run["distributed"] = m.meta.distributed;
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& f : m.files)
+    inputs.push_back({{"role", f.role},
+                      {"status", to_string(f.status)},
+                      {"path", f.path},
+                      {"bytes", f.bytes},
+                      {"records", f.records},
+                      {"note", f.note}});
+  run["inputs"] = inputs;
+  run["warnings"] = m.stats.warnings;
+  run["trace_events"] = m.stats.trace_events;
+  facts.doc["run"] = run;
+  if (m.meta.env.empty()) facts.unavailable("run.env", "profiler_metadata.json is missing or has no ENV_VARIABLES");
+}
+
+}  // namespace npu

@@ -1,0 +1,48 @@
+#include "core/facts.h"
+
+#include "loaders/json_file.h"
+#include "loaders/load_error.h"
+
+namespace npu {
+
+void Facts::unavailable(std::string_view fact, std::string_view why) {
+  auto& list = doc["unavailable"];
+  if (!list.is_array()) list = nlohmann::json::array();
+  for (const auto& u : list)
+    if (u["fact"] == fact) return;
+  list.push_back({{"fact", fact}, {"why", why}});
+}
+
+namespace {
+std::string path_of(const RunModel& m, uint16_t file) {
+  return file < m.files.size() ? m.files[file].path : std::string();
+}
+}  // namespace
+
+nlohmann::json evidence_event(const RunModel& m, uint64_t byte_offset, std::string_view what) {
+  return {{"file", path_of(m, m.trace_file)}, {"byte", byte_offset}, {"what", what}};
+}
+
+nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what) {
+  const InputFile* f = m.file(role);
+  return {{"file", f ? f->path : std::string(role)}, {"line", line}, {"what", what}};
+}
+
+nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what) {
+  const InputFile* f = m.file(role);
+  return {{"file", f ? f->path : std::string(role)}, {"what", what}};
+}
+
+Facts read_facts(const std::string& path) {
+  Facts f;
+  f.doc = read_json_file(path);
+  if (!f.doc.is_object() || f.doc.value("schema", "") != kFactsSchema)
+    throw LoadError::whole_file(path, "not an npu-advisor facts file (no \"schema\": \"npu-advisor.facts\")");
+  int v = f.doc.value("schema_version", 0);
+  if (v < 1 || v > kFactsSchemaVersion)
+    throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) + " is not supported (this build reads 1.." +
+                                          std::to_string(kFactsSchemaVersion) + ")");
+  return f;
+}
+
+}  // namespace npu
