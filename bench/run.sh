@@ -163,14 +163,25 @@ warm_cache() { cat -- "$@" >/dev/null 2>&1 || true; }  # all timed runs start fr
 
 LOGDIR="$OUT/logs"; mkdir -p "$LOGDIR"
 RESULTS="$OUT/results.tsv"
-printf 'input\tbytes\tevents\tthreads\tmedian_s\tmin_s\tmb_per_s\tmev_per_s\tpeak_rss_mb\trss_ratio\tproc_wall_median_s\n' >"$RESULTS"
+printf 'input\tbytes\tevents\tthreads\tmedian_s\tmin_s\tmb_per_s\tmev_per_s\tpeak_rss_mib\trss_ratio\tproc_wall_median_s\ttrace_median_s\tcpu_pct_median\tcpu_s_median\n' >"$RESULTS"
 E2E_RESULTS="$OUT/e2e.tsv"
-printf 'input\trun_bytes\tthreads\tmedian_s\tmin_s\tpeak_rss_mb\trc\n' >"$E2E_RESULTS"
+printf 'input\trun_bytes\tthreads\tmedian_s\tmin_s\tpeak_rss_mib\trc\n' >"$E2E_RESULTS"
 NOTES=()
+NCPU="$(nproc)"
+# Timings are only meaningful on a quiet machine: note when the 1-minute load average is high.
+check_load() {
+  local la
+  la="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
+  if awk -v l="$la" -v n="$NCPU" 'BEGIN { exit !(l > n / 2) }'; then
+    NOTES+=("load average $la on $NCPU CPUs before $1: other processes compete, timings are pessimistic")
+    say "  warning: load average $la on $NCPU CPUs (other processes running); timings will be noisy"
+  fi
+}
 
 # bench_one LABEL TRACE THREADS: RUNS runs of bench_load, one results row
 bench_one() {
-  local label="$1" trace="$2" th="$3" i line secs=() walls=() rss=() bytes events log tlog rc wall
+  local label="$1" trace="$2" th="$3" i line secs=() tsecs=() walls=() rss=() cpu=() cpus=() bytes events log tlog rc wall
+  check_load "$label threads=$th"
   for ((i = 1; i <= RUNS; i++)); do
     log="$LOGDIR/${label}_t${th}_run$i.log"; tlog="$log.time"
     rc=0
@@ -191,31 +202,37 @@ bench_one() {
     line="$(grep -m1 '^bytes=' "$log" || true)"
     [[ -n $line ]] || { NOTES+=("$label t=$th run $i: no result line from bench_load"); continue; }
     bytes="$(kv "$line" bytes)"; events="$(kv "$line" events)"
-    secs+=("$(kv "$line" seconds)")
+    secs+=("$(kv "$line" seconds)"); tsecs+=("$(kv "$line" trace_seconds)")
     wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b-a)/1e9 }')"; walls+=("$wall")
     if [[ -n $TIME_BIN ]]; then
       rss+=("$(awk -v k="$(time_rss_kb "$tlog")" 'BEGIN { printf "%.1f", k/1024 }')")
+      cpu+=("$(sed -n 's/^[[:space:]]*Percent of CPU this job got: *\([0-9]*\)%.*/\1/p' "$tlog")")
+      cpus+=("$(awk -F': *' '/User time \(seconds\)|System time \(seconds\)/ { t += $2 } END { printf "%.2f", t }' "$tlog")")
     else
       rss+=("$(kv "$line" peak_rss_mb)")
     fi
-    say "  $label threads=$th run $i: load ${secs[-1]} s (process ${wall} s), peak RSS ${rss[-1]} MB"
+    say "  $label threads=$th run $i: load ${secs[-1]} s (trace ${tsecs[-1]} s, process ${wall} s${cpu:+, ${cpu[-1]}% CPU}), peak RSS ${rss[-1]} MiB"
   done
   if [[ ${#secs[@]} == 0 ]]; then
-    printf '%s\t%s\t-\t%s\tFAIL\tFAIL\t-\t-\t-\t-\t-\n' "$label" "$(fsize "$trace")" "$th" >>"$RESULTS"
+    printf '%s\t%s\t-\t%s\tFAIL\tFAIL\t-\t-\t-\t-\t-\t-\t-\t-\n' "$label" "$(fsize "$trace")" "$th" >>"$RESULTS"
     return 0
   fi
-  local med mn pk pw fs
+  local med mn pk pw fs tmed cmed csmed
   med="$(echo "${secs[*]}" | median)"; mn="$(echo "${secs[*]}" | minimum)"
   pk="$(echo "${rss[*]}" | maximum)"; pw="$(echo "${walls[*]}" | median)"
+  tmed="$(echo "${tsecs[*]}" | median)"
+  if [[ ${#cpu[@]} -gt 0 ]]; then cmed="$(echo "${cpu[*]}" | median)"; csmed="$(echo "${cpus[*]}" | median)"; else cmed=-; csmed=-; fi
   fs="$(fsize "$trace")"
   awk -v l="$label" -v b="$bytes" -v e="$events" -v t="$th" -v med="$med" -v mn="$mn" -v pk="$pk" -v fs="$fs" -v pw="$pw" \
-    'BEGIN { printf "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.2f\t%.3f\n",
-             l, b, e, t, med, mn, (b/1e6)/med, (e/1e6)/med, pk, (pk*1048576)/fs, pw }' >>"$RESULTS"
+      -v tm="$tmed" -v cm="$cmed" -v cs="$csmed" \
+    'BEGIN { printf "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%.1f\t%.2f\t%.1f\t%.2f\t%.3f\t%.3f\t%s\t%s\n",
+             l, b, e, t, med, mn, (b/1e6)/med, (e/1e6)/med, pk, (pk*1048576)/fs, pw, tm, cm, cs }' >>"$RESULTS"
 }
 
 # e2e_one LABEL RUNDIR: RUNS runs of `npu-advisor analyze RUNDIR --format json -o /dev/null`
 e2e_one() {
   local label="$1" rundir="$2" i rc t0 t1 log tlog walls=() rss=() lastrc=0
+  check_load "$label analyze"
   for ((i = 1; i <= RUNS; i++)); do
     log="$LOGDIR/${label}_analyze_run$i.log"; tlog="$log.time"
     rc=0
@@ -233,7 +250,7 @@ e2e_one() {
     extra="$(grep -v '^report written to ' "$log" | head -c 300 | tr '\n' ' ' || true)"
     if [[ $rc != 0 ]]; then NOTES+=("$label analyze run $i exited $rc"); fi
     if [[ -n $extra && $i == 1 ]]; then NOTES+=("$label analyze output: $extra"); fi
-    say "  $label analyze run $i: ${walls[-1]} s, rc=$rc${rss:+, peak RSS ${rss[-1]} MB}"
+    say "  $label analyze run $i: ${walls[-1]} s, rc=$rc${rss:+, peak RSS ${rss[-1]} MiB}"
   done
   local bytes
   bytes="$(du -sb "$rundir" | cut -f1)"
@@ -309,27 +326,29 @@ fi
 GOAL_1T=2.5; GOAL_2T=1.5; GOAL_RSS=0.5
 {
   echo
-  echo "npu-advisor load benchmark  ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $RUNS runs each, warm page cache)"
+  echo "npu-advisor load benchmark  ($(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $RUNS runs each, warm page cache)"
   echo "goals for a 1 GB trace_view.json: load <= ${GOAL_1T} s on 1 thread, <= ${GOAL_2T} s on 2 threads, peak RSS <= ${GOAL_RSS} x file size"
-  echo "s/GB = median load time scaled to 1e9 bytes (the goal expressed per GB; exact for the 1G rows)"
+  echo "load_s: bench_load's own wall time for the whole load (trace_s: the trace parse part of it); MB = 1e6 bytes, RSS in MiB;"
+  echo "RSS/sz = peak RSS bytes / trace_view.json bytes; s/GB = median load time scaled to 1e9 bytes (exact for the 1G rows);"
+  echo "cpu% / cpu_s = median CPU use / user+sys CPU seconds of the whole bench_load process (cpu_s barely moves when other processes compete)"
   echo
   awk -F'\t' -v g1="$GOAL_1T" -v g2="$GOAL_2T" -v gr="$GOAL_RSS" '
-    NR == 1 { printf "%-12s %8s %9s %3s %8s %8s %7s %7s %8s %6s %6s  %s\n",
-                "input", "MB", "Mevents", "thr", "median_s", "min_s", "MB/s", "Mev/s", "RSS_MB", "RSS/sz", "s/GB", "goals (time | RSS)"; next }
-    $5 == "FAIL" { printf "%-12s %8.1f %9s %3s %8s\n", $1, $2/1e6, "-", $4, "FAILED"; next }
+    NR == 1 { printf "%-12s %7s %7s %3s %8s %7s %7s %6s %6s %7s %6s %5s %4s %6s  %s\n",
+                "input", "MB", "Mevents", "thr", "load_med", "min", "trace_s", "MB/s", "Mev/s", "RSS_MiB", "RSS/sz", "s/GB", "cpu%", "cpu_s", "goals (time | RSS)"; next }
+    $5 == "FAIL" { printf "%-12s %7.1f %7s %3s %8s\n", $1, $2/1e6, "-", $4, "FAILED"; next }
     {
       spgb = $5 * 1e9 / $2
       goal = ($4 == 1) ? g1 : ($4 == 2) ? g2 : ""
       tv = (goal == "") ? "n/a" : sprintf("%s <=%.1f", (spgb <= goal) ? "ok  " : "MISS", goal)
       rv = sprintf("%s <=%.2f", ($10 <= gr) ? "ok  " : "MISS", gr)
-      printf "%-12s %8.1f %9.2f %3s %8.3f %8.3f %7.1f %7.2f %8.1f %6.2f %6.2f  %s | %s\n",
-             $1, $2/1e6, $3/1e6, $4, $5, $6, $7, $8, $9, $10, spgb, tv, rv
+      printf "%-12s %7.1f %7.2f %3s %8.3f %7.3f %7.3f %6.1f %6.2f %7.1f %6.2f %5.2f %4s %6s  %s | %s\n",
+             $1, $2/1e6, $3/1e6, $4, $5, $6, $12, $7, $8, $9, $10, spgb, ($13 == "-") ? "-" : sprintf("%.0f", $13), ($14 == "-") ? "-" : sprintf("%.2f", $14), tv, rv
     }' "$RESULTS"
   if [[ $DO_E2E == 1 ]]; then
     echo
     echo "end to end: npu-advisor analyze RUN --format json -o /dev/null --threads $E2E_THREADS (whole run folder; process wall time)"
     awk -F'\t' '
-      NR == 1 { printf "%-12s %10s %3s %8s %8s %8s %4s\n", "input", "run_MB", "thr", "median_s", "min_s", "RSS_MB", "rc"; next }
+      NR == 1 { printf "%-12s %10s %3s %8s %8s %8s %4s\n", "input", "run_MB", "thr", "median_s", "min_s", "RSS_MiB", "rc"; next }
       { printf "%-12s %10.1f %3s %8.3f %8.3f %8s %4s\n", $1, $2/1e6, $3, $4, $5, $6, $7 }' "$E2E_RESULTS"
   fi
   if [[ ${#NOTES[@]} -gt 0 ]]; then

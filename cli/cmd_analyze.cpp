@@ -1,8 +1,9 @@
-// `npu-advisor analyze PATH`: the full pipeline. For now: load, summarise, and show the
-// profiler's own step breakdown; diagnostics, rules and reports plug in here.
+// `npu-advisor analyze PATH`: load -> facts -> rules -> report.
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "core/diagnostics/diagnostics.h"
+#include "reports/report_document.h"
 #include "reports/run_summary.h"
 
 namespace npu::cli {
@@ -21,22 +22,47 @@ std::string format_for(const OutputOptions& o) {
 
 }  // namespace
 
-int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out) {
-  bool member_failed = false;
-  nlohmann::json s = load_and_summarize(path, common, &member_failed);
+int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
+                const RuleOptions& rule_opts) {
+  LoadOptions opt;
+  opt.trace.threads = common.threads;
+  Detection d = detect_input(path);
   std::string fmt = format_for(out);
-  std::string text;
-  if (fmt == "json") {
-    text = s.dump(2) + "\n";
-  } else if (fmt == "md") {
-    text = render_summary_markdown(s);
-  } else {
-    bool color = out.out_file.empty() && stdout_is_color_terminal();
-    text = render_summary_text(s, TextStyle{color});
+  if (d.kind == InputKind::Cluster) {
+    // Per-rank summaries until the cluster analysis lands.
+    bool member_failed = false;
+    nlohmann::json s = load_and_summarize(path, common, &member_failed);
+    std::string text = fmt == "json" ? s.dump(2) + "\n"
+                       : fmt == "md" ? render_summary_markdown(s)
+                                     : render_summary_text(s, TextStyle{out.out_file.empty() && stdout_is_color_terminal()});
+    if (!write_output(out.out_file, text)) return kBadInput;
+    return member_failed ? kBadInput : kOk;
   }
-  if (!write_output(out.out_file, text)) return kBadInput;
-  if (!out.out_file.empty() && !common.quiet) std::fprintf(stderr, "report written to %s\n", out.out_file.c_str());
-  return member_failed ? kBadInput : kOk;
+
+  RunModel model = load_run(d, opt);
+  nlohmann::json summary = summarize_run(model, d);
+  Facts facts = compute_facts(model);
+  RuleEngine engine;
+  std::vector<RuleOutcome> outcomes;
+  if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
+  nlohmann::json report = build_report(summary, facts, outcomes);
+
+  if (!out.out_file.empty()) {
+    std::string text = fmt == "json" ? report.dump(1) + "\n" : fmt == "md" ? render_markdown(report)
+                                                                           : render_terminal(report, {});
+    if (!write_output(out.out_file, text)) return kBadInput;
+  }
+  if (out.out_file.empty() || !common.quiet) {
+    if (out.out_file.empty() && fmt != "text") {
+      write_output("", fmt == "json" ? report.dump(1) + "\n" : render_markdown(report));
+    } else {
+      TerminalOptions t;
+      t.color = stdout_is_color_terminal();
+      t.report_path = out.out_file;
+      write_output("", render_terminal(report, t));
+    }
+  }
+  return kOk;
 }
 
 }  // namespace npu::cli

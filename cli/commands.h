@@ -5,6 +5,7 @@
 #include <string>
 
 #include "loaders/run_loader.h"
+#include "rules/rule_engine.h"
 
 namespace npu::cli {
 
@@ -20,13 +21,26 @@ struct OutputOptions {
   std::string format;    // text | json | md; empty: from the file extension, else text
 };
 
+struct RuleOptions {
+  std::vector<std::string> dirs;  // --rules DIR (repeatable)
+  std::vector<std::string> sets;  // --set rule.id.param=value
+  std::string config;             // --config FILE
+  bool no_builtin = false;
+};
+
 // Loads PATH (a run, a trace or a cluster) and returns its summary document; member load
 // errors of a cluster are kept in the document. Throws LoadError for a bad single input.
 nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
 
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
-int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out);
+int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
+                const RuleOptions& rules);
+int cmd_rules_list(const RuleOptions& rules);
+int cmd_rules_show(const std::string& id, const RuleOptions& rules);
+int cmd_rules_test(const std::string& dir);
+// Adds the rule sources, applies --set/--config, runs the rules. Returns an exit code.
+int run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules, std::vector<RuleOutcome>* outcomes);
 
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.
 bool write_output(const std::string& file, const std::string& text);

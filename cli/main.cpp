@@ -41,6 +41,28 @@ int main(int argc, char** argv) {
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md"}));
   add_common(analyze);
+  RuleOptions rule_opts;
+  auto add_rule_options = [&](CLI::App* sub, bool with_params) {
+    sub->add_option("--rules", rule_opts.dirs, "Also load the rules in DIR (repeatable)");
+    sub->add_flag("--no-builtin-rules", rule_opts.no_builtin, "Only the rules given with --rules");
+    if (with_params) {
+      sub->add_option("--set", rule_opts.sets, "Override a rule parameter: RULE_ID.PARAM=VALUE (repeatable)");
+      sub->add_option("--config", rule_opts.config, "File of RULE_ID.PARAM = VALUE lines");
+    }
+  };
+  add_rule_options(analyze, true);
+
+  auto* rules = app.add_subcommand("rules", "List, document and test rules");
+  rules->require_subcommand(1);
+  auto* rules_list = rules->add_subcommand("list", "List the rules: id, category, title, the facts they need");
+  add_rule_options(rules_list, false);
+  std::string show_id;
+  auto* rules_show = rules->add_subcommand("show", "Show a rule's documentation and parameters");
+  rules_show->add_option("ID", show_id, "Rule id")->required();
+  add_rule_options(rules_show, false);
+  std::string test_dir;
+  auto* rules_test = rules->add_subcommand("test", "Run the fixtures of every rule in DIR (NAME.fires*.json / NAME.quiet*.json)");
+  rules_test->add_option("DIR", test_dir, "Folder of rule files and their fixtures")->required();
 
   std::string facts_path, facts_out;
   auto* facts = app.add_subcommand("facts", "Compute the facts about a run (the input to rules and reports) "
@@ -58,7 +80,10 @@ int main(int argc, char** argv) {
 
   try {
     if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
-    if (*analyze) return cmd_analyze(analyze_path, common, out);
+    if (*analyze) return cmd_analyze(analyze_path, common, out, rule_opts);
+    if (*rules_list) return cmd_rules_list(rule_opts);
+    if (*rules_show) return cmd_rules_show(show_id, rule_opts);
+    if (*rules_test) return cmd_rules_test(test_dir);
     if (*facts) return cmd_facts(facts_path, common, facts_out);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -1,0 +1,111 @@
+// The Markdown report: the same content as the HTML report without charts, fit for a PR
+// comment or a wiki page.
+#include <fmt/format.h>
+
+#include "reports/report_document.h"
+
+namespace npu {
+namespace {
+
+std::string cell(std::string s) {
+  for (auto& c : s)
+    if (c == '|' || c == '\n') c = ' ';
+  return s;
+}
+
+std::string opt_ms(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? fmt::format("{:.3f}", j[key].get<double>() / 1e6) : "-";
+}
+
+std::string evidence_text(const nlohmann::json& e) {
+  if (e.is_string()) return e.get<std::string>();
+  if (!e.is_object()) return e.dump();
+  std::string where = e.value("file", "");
+  if (e.contains("line")) where += fmt::format(":{}", e["line"].get<int64_t>());
+  if (e.contains("byte")) where += fmt::format(" @ byte {}", e["byte"].get<int64_t>());
+  std::string what = e.value("what", "");
+  if (e.contains("fact")) what = e["fact"].get<std::string>() + (e.contains("value") ? " = " + e["value"].dump() : "");
+  return where.empty() ? what : what + " (" + where + ")";
+}
+
+}  // namespace
+
+std::string render_markdown(const nlohmann::json& r) {
+  std::string out;
+  const auto& facts = r["facts"];
+  const auto& run = facts.value("run", nlohmann::json::object());
+  out += "# npu-advisor report\n\n";
+  out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", cell(r["input"].value("description", "")),
+                     run.value("framework", "?"));
+  if (run.value("rank", -1) >= 0) out += fmt::format("**Rank:** {}  \n", run.value("rank", -1));
+  if (run.value("device", -1) >= 0) out += fmt::format("**Device:** {}  \n", run.value("device", -1));
+  if (!run.value("profiler_level", std::string()).empty())
+    out += fmt::format("**Profiler level:** {}  \n", run.value("profiler_level", std::string()));
+
+  if (facts.contains("overall")) {
+    const auto& o = facts["overall"];
+    out += "\n## Step breakdown\n\n";
+    out += fmt::format("Source: {}. Free is {} of device time.\n\n", o.value("source", ""),
+                       format_percent(o.value("free_ratio", 0.0)));
+    out += "| step | computing (ms) | communication (ms) | comm not overlapped (ms) | free (ms) | free % | profiler agrees |\n";
+    out += "|---:|---:|---:|---:|---:|---:|:--|\n";
+    for (const auto& s : facts.value("steps", nlohmann::json::array())) {
+      std::string agree = "-";
+      if (s.contains("agreement"))
+        agree = fmt::format("{} (max diff {} ns)", s["agreement"].value("ok", false) ? "yes" : "**no**",
+                            s["agreement"].value("max_abs_diff_ns", 0));
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", s["id"].is_null() ? "-" : s["id"].dump(),
+                         opt_ms(s, "computing_ns"), opt_ms(s, "communication_ns"), opt_ms(s, "comm_not_overlapped_ns"),
+                         opt_ms(s, "free_ns"), format_percent(s.value("free_ratio", 0.0)), agree);
+    }
+  }
+
+  const auto& findings = r["findings"];
+  out += fmt::format("\n## Findings ({})\n\n", findings.size());
+  if (findings.empty()) out += "No findings.\n";
+  for (const auto& f : findings) {
+    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), cell(f.value("title", "")));
+    std::string saving = "unknown";
+    if (f.value("saving_ns", 0) > 0) {
+      saving = format_ms(f["saving_ns"].get<double>()) + " per step";
+      if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
+    }
+    out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
+                       f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
+    out += "**Observed:** " + f.value("observed", "") + "\n\n";
+    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + f.value("why", std::string()) + "\n\n";
+    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + f.value("action", std::string()) + "\n\n";
+    const auto& cmds = f.value("commands", nlohmann::json::array());
+    if (!cmds.empty()) {
+      out += "```sh\n";
+      for (const auto& c : cmds) out += c.get<std::string>() + "\n";
+      out += "```\n\n";
+    }
+    if (!f.value("saving_formula", std::string()).empty())
+      out += "*Estimate:* " + f.value("saving_formula", std::string()) + "\n\n";
+    const auto& ev = f.value("evidence", nlohmann::json::array());
+    if (!ev.empty()) {
+      out += "Evidence:\n";
+      for (const auto& e : ev) out += "- " + cell(evidence_text(e)) + "\n";
+      out += "\n";
+    }
+  }
+
+  out += "## Checks not run\n\n";
+  int n = 0;
+  for (const auto& rs : r["rules"]) {
+    std::string st = rs.value("status", "");
+    if (st == "skipped" || st == "failed" || st == "not applicable") {
+      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, cell(rs.value("reason", "")));
+      ++n;
+    }
+  }
+  for (const auto& u : r.value("unavailable", nlohmann::json::array())) {
+    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), cell(u.value("why", "")));
+    ++n;
+  }
+  if (n == 0) out += "All checks ran.\n";
+  return out;
+}
+
+}  // namespace npu

@@ -1,0 +1,30 @@
+// The analysis report as one JSON document (schema docs/report.schema.json): the run
+// summary, the facts and the ranked findings. Every renderer (terminal, Markdown, HTML)
+// reads only this document.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/facts.h"
+#include "rules/rule_engine.h"
+
+namespace npu {
+
+constexpr int kReportSchemaVersion = 1;
+
+nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
+                            const std::vector<RuleOutcome>& outcomes);
+
+struct TerminalOptions {
+  bool color = false;
+  std::string report_path;  // where the full report was written, if anywhere
+  int max_findings = 5;
+};
+std::string render_terminal(const nlohmann::json& report, const TerminalOptions& opt);
+std::string render_markdown(const nlohmann::json& report);
+
+// Small formatting helpers shared by the renderers.
+std::string format_ms(double ns);
+std::string format_percent(double ratio);
+
+}  // namespace npu

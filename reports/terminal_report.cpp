@@ -1,0 +1,103 @@
+// The short terminal summary: the step breakdown in a line or two, the ranked findings with
+// their savings, what was skipped, and where the full report is. About 25 lines at most.
+#include <fmt/format.h>
+
+#include "reports/report_document.h"
+
+namespace npu {
+namespace {
+
+struct Paint {
+  bool on;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? std::string("\x1b[") + code + "m" + s + "\x1b[0m" : s;
+  }
+};
+
+}  // namespace
+
+std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt) {
+  Paint paint{opt.color};
+  std::string out;
+  const auto& facts = r["facts"];
+  const auto& run = facts.value("run", nlohmann::json::object());
+  std::string who = run.value("framework", "");
+  std::string extra;
+  if (run.value("rank", -1) >= 0) extra += fmt::format(", rank {}", run.value("rank", -1));
+  if (run.value("device", -1) >= 0) extra += fmt::format(", device {}", run.value("device", -1));
+  if (!run.value("profiler_level", std::string()).empty()) extra += ", " + run.value("profiler_level", std::string());
+  out += paint("1", "npu-advisor") + ": " + r["input"].value("description", "") + " (" + (who.empty() ? "?" : who) + extra +
+         ")\n";
+
+  if (facts.contains("overall")) {
+    const auto& o = facts["overall"];
+    double steps = o.value("steps", 0);
+    double per = steps > 0 ? 1.0 / steps : 0;
+    std::string median = o.contains("step_time") && o["step_time"].contains("median_ns")
+                             ? format_ms(o["step_time"]["median_ns"].get<double>())
+                             : "?";
+    out += fmt::format("{} steps, step time median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
+                       o.value("steps", 0), median, format_ms(o.value("computing_ns", 0.0) * per),
+                       format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
+                       paint("1", format_percent(o.value("free_ratio", 0.0))));
+    if (o.contains("worst_agreement")) {
+      const auto& a = o["worst_agreement"];
+      bool ok = a.value("ok", false);
+      out += fmt::format("  {} with the profiler's own breakdown (largest difference {} ns, {})\n",
+                         ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", 0),
+                         a.value("worst", std::string()).empty() ? "none" : a.value("worst", std::string()));
+    } else if (o.value("source", "") == "step_trace_time.csv") {
+      out += "  (the profiler's step_trace_time.csv: no device tasks to recompute from)\n";
+    }
+  } else {
+    out += "no step breakdown: no device tasks and no step_trace_time.csv\n";
+  }
+
+  const auto& findings = r["findings"];
+  if (findings.empty()) {
+    out += paint("32", "No findings.") + "\n";
+  } else {
+    out += fmt::format("{} finding{}, ranked by estimated saving per step:\n", findings.size(),
+                       findings.size() == 1 ? "" : "s");
+    int shown = 0;
+    for (const auto& f : findings) {
+      if (shown++ >= opt.max_findings) break;
+      std::string saving = "saving unknown";
+      if (f.value("saving_ns", 0) > 0) {
+        saving = "~" + format_ms(f["saving_ns"].get<double>()) + "/step";
+        if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + ")";
+      }
+      out += fmt::format(" {}. {} {} [{}, confidence {:.0f}%]\n", f.value("rank", shown),
+                         paint("1", f.value("title", "")), paint("33", saving), f.value("rule", ""),
+                         100 * f.value("confidence", 0.0));
+      std::string obs = f.value("observed", "");
+      if (obs.size() > 150) obs = obs.substr(0, 147) + "...";
+      out += "    " + obs + "\n";
+      const auto& cmds = f.value("commands", nlohmann::json::array());
+      if (!cmds.empty()) out += "    -> " + paint("36", cmds[0].get<std::string>()) + "\n";
+    }
+    if (static_cast<int>(findings.size()) > opt.max_findings)
+      out += fmt::format("    ... {} more in the full report\n", findings.size() - opt.max_findings);
+  }
+
+  int skipped = 0, failed = 0;
+  std::string first_skip;
+  for (const auto& rs : r["rules"]) {
+    std::string st = rs.value("status", "");
+    if (st == "skipped") {
+      if (skipped++ == 0) first_skip = rs.value("rule", "") + ": " + rs.value("reason", "");
+    }
+    if (st == "failed") {
+      ++failed;
+      out += paint("31", "rule failed: ") + rs.value("rule", "") + ": " + rs.value("reason", "") + "\n";
+    }
+  }
+  if (skipped > 0) {
+    if (first_skip.size() > 110) first_skip = first_skip.substr(0, 107) + "...";
+    out += fmt::format("{} check{} skipped for missing data (e.g. {})\n", skipped, skipped == 1 ? "" : "s", first_skip);
+  }
+  if (!opt.report_path.empty()) out += "Full report: " + opt.report_path + "\n";
+  return out;
+}
+
+}  // namespace npu

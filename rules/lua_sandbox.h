@@ -1,0 +1,55 @@
+// A sandboxed Lua 5.4 state for one rule: only base (minus load/dofile/require/...),
+// string, table, math and utf8; a memory budget (custom allocator) and an instruction
+// budget (count hook). Rules see facts as read-only tables.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+struct lua_State;
+struct lua_Debug;
+
+namespace npu {
+
+struct SandboxLimits {
+  size_t memory_bytes = size_t{64} << 20;  // per rule
+  long long instructions = 200'000'000;    // per rule run (load + check)
+};
+
+class LuaSandbox {
+ public:
+  explicit LuaSandbox(const SandboxLimits& limits = {});
+  ~LuaSandbox();
+  LuaSandbox(const LuaSandbox&) = delete;
+  LuaSandbox& operator=(const LuaSandbox&) = delete;
+
+  lua_State* L() const { return L_; }
+
+  // Runs a chunk; on error returns false and sets error() to "file:line: message".
+  bool run_chunk(const std::string& code, const std::string& chunk_name);
+  // Calls the function on the stack top with nargs arguments below it (lua_pcall with a
+  // traceback-free message handler). Returns false and sets error() on failure.
+  bool call(int nargs, int nresults);
+  const std::string& error() const { return error_; }
+
+  // Pushes `j` as a Lua value; objects and arrays become read-only tables (arrays 1-based).
+  void push_json(const nlohmann::json& j, bool read_only = true);
+  // Converts the Lua value at `index` to JSON (tables with keys 1..n become arrays).
+  nlohmann::json to_json(int index, int depth = 0);
+
+  // Resets the instruction counter (each rule phase gets the full budget).
+  void reset_budget();
+
+ private:
+  static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize);
+  static void hook(lua_State* L, ::lua_Debug* ar);
+  void set_error_from_stack();
+
+  lua_State* L_ = nullptr;
+  SandboxLimits limits_;
+  size_t used_ = 0;
+  long long executed_ = 0;
+  bool memory_exceeded_ = false;
+  std::string error_;
+};
+
+}  // namespace npu

@@ -1,0 +1,351 @@
+#include "rules/rule_engine.h"
+
+#include <lua.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "loaders/byte_source.h"
+#include "loaders/load_error.h"
+#include "rules/builtin_rules.h"
+
+namespace npu {
+namespace fs = std::filesystem;
+
+const char* to_string(RuleOutcome::Status s) {
+  switch (s) {
+    case RuleOutcome::Status::Fired: return "fired";
+    case RuleOutcome::Status::Quiet: return "quiet";
+    case RuleOutcome::Status::Skipped: return "skipped";
+    case RuleOutcome::Status::NotApplicable: return "not applicable";
+    case RuleOutcome::Status::Failed: return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr const char* kRuleDecl = "__npu_rule";
+
+// `rule { ... }` stores its table; the engine reads it after the chunk ran.
+int lua_rule_decl(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kRuleDecl);
+  return 0;
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const auto& v : j)
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+// Loads a rule chunk into `sb` and fills `meta`; returns an error text or "".
+std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
+  lua_State* L = sb.L();
+  lua_pushcfunction(L, lua_rule_decl);
+  lua_setglobal(L, "rule");
+  if (!sb.run_chunk(src.code, src.path)) return sb.error();
+  lua_getfield(L, LUA_REGISTRYINDEX, kRuleDecl);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return src.path + ": no rule { id = ..., ... } declaration";
+  }
+  nlohmann::json d = sb.to_json(-1);
+  lua_pop(L, 1);
+  meta.file = src.path;
+  meta.id = d.value("id", "");
+  meta.title = d.value("title", "");
+  meta.category = d.value("category", "general");
+  meta.severity = d.value("severity", "medium");
+  meta.doc = d.value("doc", "");
+  meta.needs = string_list(d.value("needs", nlohmann::json::array()));
+  meta.platforms = string_list(d.value("platforms", nlohmann::json::array()));
+  meta.params = d.contains("params") && d["params"].is_object() ? d["params"] : nlohmann::json::object();
+  if (meta.id.empty()) return src.path + ": rule declaration has no id";
+  if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
+  lua_getglobal(L, "check");
+  bool has_check = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  if (!has_check) return src.path + ": rule " + meta.id + " defines no check(facts, params, emit) function";
+  return "";
+}
+
+// Resolves "a.b.c" in the facts; null when absent.
+const nlohmann::json* fact_at(const nlohmann::json& doc, const std::string& path) {
+  const nlohmann::json* cur = &doc;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!cur->is_object() || !cur->contains(key)) return nullptr;
+    cur = &(*cur)[key];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+// Why a fact is missing, from the facts' own "unavailable" list (longest matching prefix).
+std::string missing_reason(const nlohmann::json& doc, const std::string& path) {
+  std::string best;
+  size_t best_len = 0;
+  if (doc.contains("unavailable"))
+    for (const auto& u : doc["unavailable"]) {
+      std::string f = u.value("fact", "");
+      bool related = path.rfind(f, 0) == 0 || f.rfind(path, 0) == 0;
+      if (related && f.size() >= best_len) {
+        best = u.value("why", "");
+        best_len = f.size();
+      }
+    }
+  return best;
+}
+
+nlohmann::json coerce(const nlohmann::json& def, const std::string& text) {
+  if (def.is_boolean()) return text == "true" || text == "1" || text == "yes";
+  if (def.is_number_integer()) {
+    try {
+      size_t pos = 0;
+      long long v = std::stoll(text, &pos);
+      if (pos == text.size()) return v;
+    } catch (...) {
+    }
+  }
+  if (def.is_number()) {
+    try {
+      size_t pos = 0;
+      double v = std::stod(text, &pos);
+      if (pos == text.size()) return v;
+    } catch (...) {
+    }
+    throw std::invalid_argument("\"" + text + "\" is not a number");
+  }
+  return text;
+}
+
+struct EmitContext {
+  LuaSandbox* sb;
+  RuleOutcome* outcome;
+  double step_ns;
+};
+
+int lua_emit(lua_State* L) {
+  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
+  luaL_checktype(L, 1, LUA_TTABLE);
+  nlohmann::json f = ctx->sb->to_json(1);
+  const RuleMeta& meta = ctx->outcome->meta;
+  if (!f.contains("observed") || !f["observed"].is_string())
+    return luaL_error(L, "emit{}: 'observed' (what was seen, with numbers) is required");
+  double saving = f.value("saving_ns", 0.0);
+  if (saving < 0 || saving != saving) saving = 0;
+  double confidence = f.value("confidence", 0.5);
+  confidence = std::clamp(confidence, 0.0, 1.0);
+  nlohmann::json out;
+  out["rule"] = meta.id;
+  out["category"] = meta.category;
+  out["severity"] = f.value("severity", meta.severity);
+  out["title"] = f.value("title", meta.title);
+  out["observed"] = f["observed"];
+  out["why"] = f.value("why", "");
+  out["action"] = f.value("action", "");
+  out["commands"] = f.contains("commands") && f["commands"].is_array() ? f["commands"] : nlohmann::json::array();
+  out["evidence"] = f.contains("evidence") && f["evidence"].is_array() ? f["evidence"] : nlohmann::json::array();
+  out["saving_ns"] = static_cast<int64_t>(saving);
+  out["saving_formula"] = f.value("saving_formula", "");
+  out["saving_ratio"] = ctx->step_ns > 0 ? nlohmann::json(saving / ctx->step_ns) : nlohmann::json(nullptr);
+  out["confidence"] = confidence;
+  out["score_ns"] = static_cast<int64_t>(saving * confidence);
+  out["rule_file"] = meta.file;
+  if (f.contains("data")) out["data"] = f["data"];
+  ctx->outcome->findings.push_back(std::move(out));
+  return 0;
+}
+
+double step_denominator(const nlohmann::json& doc) {
+  if (const auto* m = fact_at(doc, "overall.step_time.median_ns"); m && m->is_number()) return m->get<double>();
+  const auto* dt = fact_at(doc, "overall.device_time_ns");
+  const auto* n = fact_at(doc, "overall.steps");
+  if (dt && n && dt->is_number() && n->is_number() && n->get<double>() > 0) return dt->get<double>() / n->get<double>();
+  return 0;
+}
+
+}  // namespace
+
+std::string facts_platform(const Facts& facts) {
+  if (const auto* p = fact_at(facts.doc, "run.platform"); p && p->is_string()) return p->get<std::string>();
+  std::string fw;
+  if (const auto* f = fact_at(facts.doc, "run.framework"); f && f->is_string()) fw = f->get<std::string>();
+  if (fw == "torch_npu" || fw == "mindspore" || fw.empty()) return "ascend";
+  return "cpu";
+}
+
+void RuleEngine::add_builtin_rules() {
+  for (const auto& r : builtin_rules()) add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
+}
+
+void RuleEngine::add_rule_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw LoadError::whole_file(dir, "rule folder not found");
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".lua") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) add_rule_source({f, read_small_file(f)}, false);
+}
+
+void RuleEngine::add_rule_source(RuleSource src, bool builtin) {
+  sources_.push_back(std::move(src));
+  builtin_.push_back(builtin);
+  loaded_ = false;
+}
+
+void RuleEngine::load_meta() {
+  if (loaded_) return;
+  metas_.clear();
+  load_errors_.clear();
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    LuaSandbox sb;
+    RuleMeta meta;
+    std::string err = load_rule(sb, sources_[i], meta);
+    meta.builtin = builtin_[i];
+    if (meta.id.empty()) meta.id = fs::path(sources_[i].path).stem().string();
+    meta.file = sources_[i].path;
+    metas_.push_back(meta);
+    load_errors_.push_back(err);
+  }
+  loaded_ = true;
+}
+
+const std::vector<RuleMeta>& RuleEngine::rules() {
+  load_meta();
+  return metas_;
+}
+
+std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOptions& opt) {
+  load_meta();
+  std::vector<RuleOutcome> outcomes;
+  const std::string platform = facts_platform(facts);
+  const double step_ns = step_denominator(facts.doc);
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    RuleOutcome o;
+    o.meta = metas_[i];
+    if (!load_errors_[i].empty()) {
+      o.status = RuleOutcome::Status::Failed;
+      o.reason = load_errors_[i];
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+    if (!o.meta.platforms.empty() &&
+        std::find(o.meta.platforms.begin(), o.meta.platforms.end(), platform) == o.meta.platforms.end()) {
+      o.status = RuleOutcome::Status::NotApplicable;
+      o.reason = "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+    std::string missing;
+    for (const auto& need : o.meta.needs) {
+      const nlohmann::json* v = fact_at(facts.doc, need);
+      if (!v || v->is_null() || (v->is_array() && v->empty())) {
+        std::string why = missing_reason(facts.doc, need);
+        missing = "missing " + need + (why.empty() ? "" : " (" + why + ")");
+        break;
+      }
+    }
+    if (!missing.empty()) {
+      o.status = RuleOutcome::Status::Skipped;
+      o.reason = missing;
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+    // Parameters: declared defaults, then overrides.
+    nlohmann::json params = o.meta.params;
+    for (const auto& [key, value] : opt.overrides) {
+      if (key.rfind(o.meta.id + ".", 0) != 0) continue;
+      std::string name = key.substr(o.meta.id.size() + 1);
+      if (!params.contains(name)) {
+        o.status = RuleOutcome::Status::Failed;
+        o.reason = "unknown parameter " + key + " (declared: " + o.meta.params.dump() + ")";
+        break;
+      }
+      try {
+        params[name] = coerce(params[name], value);
+      } catch (const std::invalid_argument& e) {
+        o.status = RuleOutcome::Status::Failed;
+        o.reason = key + ": " + e.what();
+        break;
+      }
+    }
+    if (o.status == RuleOutcome::Status::Failed) {
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+
+    LuaSandbox sb(opt.limits);
+    RuleMeta ignored;
+    std::string err = load_rule(sb, sources_[i], ignored);
+    if (err.empty()) {
+      sb.reset_budget();
+      EmitContext ctx{&sb, &o, step_ns};
+      lua_State* L = sb.L();
+      lua_getglobal(L, "check");
+      sb.push_json(facts.doc, true);
+      sb.push_json(params, true);
+      lua_pushlightuserdata(L, &ctx);
+      lua_pushcclosure(L, lua_emit, 1);
+      if (!sb.call(3, 0)) err = sb.error();
+    }
+    if (!err.empty()) {
+      o.status = RuleOutcome::Status::Failed;
+      o.reason = err;
+      o.findings.clear();
+    } else {
+      o.status = o.findings.empty() ? RuleOutcome::Status::Quiet : RuleOutcome::Status::Fired;
+    }
+    outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
+nlohmann::json ranked_findings(const std::vector<RuleOutcome>& outcomes) {
+  std::vector<nlohmann::json> all;
+  for (const auto& o : outcomes)
+    for (const auto& f : o.findings) all.push_back(f);
+  std::stable_sort(all.begin(), all.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a["score_ns"].get<int64_t>() > b["score_ns"].get<int64_t>();
+  });
+  nlohmann::json out = nlohmann::json::array();
+  int rank = 1;
+  for (auto& f : all) {
+    f["rank"] = rank++;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+nlohmann::json rule_status_list(const std::vector<RuleOutcome>& outcomes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& o : outcomes)
+    out.push_back({{"rule", o.meta.id},
+                   {"title", o.meta.title},
+                   {"category", o.meta.category},
+                   {"status", to_string(o.status)},
+                   {"reason", o.reason},
+                   {"findings", o.findings.size()},
+                   {"file", o.meta.file}});
+  return out;
+}
+
+void parse_override(const std::string& text, std::map<std::string, std::string>& out) {
+  auto eq = text.find('=');
+  auto dot = text.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || eq == dot + 1)
+    throw std::invalid_argument("expected RULE_ID.PARAM=VALUE, got \"" + text + "\"");
+  out[text.substr(0, eq)] = text.substr(eq + 1);
+}
+
+}  // namespace npu

@@ -1,0 +1,78 @@
+// The rule engine: loads built-in and user rule files (one Lua file per rule), runs each in
+// its own sandbox against the facts, and ranks the findings by estimated saving.
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/facts.h"
+#include "rules/lua_sandbox.h"
+
+namespace npu {
+
+struct RuleSource {
+  std::string path;  // "builtin:dispatch/task_queue.lua" or a file path
+  std::string code;
+};
+
+// What a rule file declares in `rule { ... }`.
+struct RuleMeta {
+  std::string id, title, category, severity, doc, file;
+  std::vector<std::string> needs;      // fact paths, e.g. "dispatch.steps"
+  std::vector<std::string> platforms;  // "ascend", "gpu", "cpu"; empty = any
+  nlohmann::json params = nlohmann::json::object();
+  bool builtin = false;
+};
+
+struct RuleOutcome {
+  enum class Status { Fired, Quiet, Skipped, NotApplicable, Failed };
+  RuleMeta meta;
+  Status status = Status::Quiet;
+  std::string reason;  // why skipped / not applicable / failed ("file:line: message")
+  std::vector<nlohmann::json> findings;
+};
+const char* to_string(RuleOutcome::Status s);
+
+struct RuleRunOptions {
+  // "rule_id.param" -> value (from --set or a config file); applied over the defaults.
+  std::map<std::string, std::string> overrides;
+  SandboxLimits limits;
+};
+
+class RuleEngine {
+ public:
+  // Built-in rules are compiled into the binary (rules/lua/**.lua).
+  void add_builtin_rules();
+  // Every *.lua under dir (recursively). Throws LoadError when dir is missing.
+  void add_rule_dir(const std::string& dir);
+  void add_rule_source(RuleSource src, bool builtin);
+
+  // Loads metadata of every rule (running only the rule{} declaration). Rules whose file
+  // fails to load come back as Failed outcomes from run().
+  const std::vector<RuleMeta>& rules();
+
+  std::vector<RuleOutcome> run(const Facts& facts, const RuleRunOptions& opt = {});
+
+ private:
+  void load_meta();
+  std::vector<RuleSource> sources_;
+  std::vector<bool> builtin_;
+  std::vector<RuleMeta> metas_;
+  std::vector<std::string> load_errors_;  // per source, empty when fine
+  bool loaded_ = false;
+};
+
+// The platform a facts document describes: "ascend", "gpu" or "cpu".
+std::string facts_platform(const Facts& facts);
+
+// All findings of all outcomes, ranked by score (saving x confidence), best first.
+nlohmann::json ranked_findings(const std::vector<RuleOutcome>& outcomes);
+// Skipped / not applicable / failed rules as a JSON list for reports.
+nlohmann::json rule_status_list(const std::vector<RuleOutcome>& outcomes);
+
+// Parses "id.param=value" into overrides; throws std::invalid_argument on bad syntax.
+void parse_override(const std::string& text, std::map<std::string, std::string>& out);
+
+}  // namespace npu
