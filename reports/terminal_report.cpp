@@ -71,7 +71,10 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
                          paint("1", f.value("title", "")), paint("33", saving), f.value("rule", ""),
                          100 * f.value("confidence", 0.0));
       std::string obs = f.value("observed", "");
-      if (obs.size() > 150) obs = obs.substr(0, 147) + "...";
+      if (obs.size() > 150) {
+        obs.resize(147);
+        obs += "...";
+      }
       out += "    " + obs + "\n";
       const auto& cmds = f.value("commands", nlohmann::json::array());
       if (!cmds.empty()) out += "    -> " + paint("36", cmds[0].get<std::string>()) + "\n";
@@ -93,7 +96,10 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     }
   }
   if (skipped > 0) {
-    if (first_skip.size() > 110) first_skip = first_skip.substr(0, 107) + "...";
+    if (first_skip.size() > 110) {
+      first_skip.resize(107);
+      first_skip += "...";
+    }
     out += fmt::format("{} check{} skipped for missing data (e.g. {})\n", skipped, skipped == 1 ? "" : "s", first_skip);
   }
   if (!opt.report_path.empty()) out += "Full report: " + opt.report_path + "\n";

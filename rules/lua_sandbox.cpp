@@ -13,6 +13,31 @@ constexpr const char* kSandboxKey = "npu_advisor_sandbox";
 
 int read_only_newindex(lua_State* L) { return luaL_error(L, "facts are read-only"); }
 
+// Read-only tables are empty proxies whose metatable's __index is the data table; these
+// give them length and pairs() over the data.
+void push_proxy_data(lua_State* L, int proxy) {
+  lua_getmetatable(L, proxy);
+  lua_getfield(L, -1, "__index");
+  lua_remove(L, -2);
+}
+int read_only_len(lua_State* L) {
+  push_proxy_data(L, 1);
+  lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, -1)));
+  return 1;
+}
+int read_only_next(lua_State* L) {
+  lua_settop(L, 2);
+  if (lua_next(L, 1)) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+int read_only_pairs(lua_State* L) {
+  lua_pushcfunction(L, read_only_next);
+  push_proxy_data(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
 }  // namespace
 
 void* LuaSandbox::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
@@ -38,7 +63,8 @@ void LuaSandbox::hook(lua_State* L, lua_Debug*) {
   lua_pop(L, 1);
   self->executed_ += kHookEvery;
   if (self->executed_ > self->limits_.instructions)
-    luaL_error(L, "instruction budget exceeded (%lld instructions): endless loop?", self->limits_.instructions);
+    luaL_error(L, "instruction budget exceeded (%I instructions): endless loop?",
+               static_cast<lua_Integer>(self->limits_.instructions));
 }
 
 LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
@@ -134,13 +160,23 @@ void LuaSandbox::push_json(const nlohmann::json& j, bool read_only) {
     default: lua_pushnil(L_); return;
   }
   if (read_only) {
-    // Writes are refused. (A rule can still build its own tables.)
-    lua_createtable(L_, 0, 2);
+    // Replace the table by an empty proxy: reads go to the data (__index), writes are
+    // refused (__newindex), # and pairs() see the data. A rule can build its own tables.
+    int data = lua_gettop(L_);
+    lua_newtable(L_);                // proxy
+    lua_createtable(L_, 0, 5);       // metatable
+    lua_pushvalue(L_, data);
+    lua_setfield(L_, -2, "__index");
     lua_pushcfunction(L_, read_only_newindex);
     lua_setfield(L_, -2, "__newindex");
+    lua_pushcfunction(L_, read_only_len);
+    lua_setfield(L_, -2, "__len");
+    lua_pushcfunction(L_, read_only_pairs);
+    lua_setfield(L_, -2, "__pairs");
     lua_pushliteral(L_, "read-only");
     lua_setfield(L_, -2, "__metatable");
     lua_setmetatable(L_, -2);
+    lua_replace(L_, data);           // the proxy takes the data's stack slot
   }
 }
 
@@ -163,6 +199,16 @@ nlohmann::json LuaSandbox::to_json(int index, int depth) {
       return std::string(s, n);
     }
     case LUA_TTABLE: {
+      // A read-only proxy (facts passed back in emit{evidence = ...}): read its data.
+      if (lua_getmetatable(L_, index)) {
+        lua_getfield(L_, -1, "__index");
+        if (lua_istable(L_, -1)) {
+          nlohmann::json j = to_json(-1, depth + 1);
+          lua_pop(L_, 2);
+          return j;
+        }
+        lua_pop(L_, 2);
+      }
       lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L_, index));
       bool is_array = n > 0;
       if (is_array) {

@@ -1,0 +1,156 @@
+#include "rules/rule_engine.h"
+
+#include <gtest/gtest.h>
+
+#include "rules/rule_fixtures.h"
+#include "test_support.h"
+
+using npu::Facts;
+using npu::RuleEngine;
+using npu::RuleOutcome;
+
+namespace {
+
+Facts tiny_facts() {
+  Facts f;
+  f.doc = {{"run", {{"framework", "torch_npu"}}},
+           {"overall", {{"free_ratio", 0.3}, {"steps", 2}, {"step_time", {{"median_ns", 1000000}}}}},
+           {"unavailable", {{{"fact", "dispatch"}, {"why", "no HostToDevice flows"}}}}};
+  return f;
+}
+
+RuleOutcome run_one(const std::string& code, const Facts& facts = tiny_facts(), npu::RuleRunOptions opt = {}) {
+  RuleEngine e;
+  e.add_rule_source({"user_rule.lua", code}, false);
+  auto out = e.run(facts, opt);
+  EXPECT_EQ(out.size(), 1u);
+  return out.at(0);
+}
+
+const char* kHeader = R"(rule { id = "t.rule", title = "T", needs = { "overall" }, params = { limit = 0.2 } }
+)";
+
+}  // namespace
+
+TEST(RuleEngine, EmitsFindingWithSavingAndRatio) {
+  auto o = run_one(std::string(kHeader) + R"(
+function check(facts, p, emit)
+  if facts.overall.free_ratio > p.limit then
+    emit { observed = "free " .. facts.overall.free_ratio, saving_ns = 250000, confidence = 0.8,
+           commands = { "export TASK_QUEUE_ENABLE=2" } }
+  end
+end)");
+  ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0]["saving_ns"], 250000);
+  EXPECT_DOUBLE_EQ(o.findings[0]["saving_ratio"].get<double>(), 0.25);
+  EXPECT_EQ(o.findings[0]["score_ns"], 200000);
+  EXPECT_EQ(o.findings[0]["commands"][0], "export TASK_QUEUE_ENABLE=2");
+}
+
+TEST(RuleEngine, ParameterOverrideAndBadOverride) {
+  std::string code = std::string(kHeader) +
+                     "function check(f, p, emit) if f.overall.free_ratio > p.limit then emit{observed='x'} end end";
+  npu::RuleRunOptions opt;
+  opt.overrides["t.rule.limit"] = "0.5";
+  EXPECT_EQ(run_one(code, tiny_facts(), opt).status, RuleOutcome::Status::Quiet);
+  opt.overrides["t.rule.limit"] = "abc";
+  EXPECT_EQ(run_one(code, tiny_facts(), opt).status, RuleOutcome::Status::Failed);
+  opt.overrides.clear();
+  opt.overrides["t.rule.nope"] = "1";
+  auto o = run_one(code, tiny_facts(), opt);
+  EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
+  EXPECT_NE(o.reason.find("unknown parameter t.rule.nope"), std::string::npos) << o.reason;
+}
+
+TEST(RuleEngine, MissingFactIsSkippedWithReason) {
+  auto o = run_one(R"(rule { id = "d", title = "D", needs = { "dispatch.steps" } }
+function check(f, p, emit) emit { observed = "x" } end)");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Skipped);
+  EXPECT_EQ(o.reason, "missing dispatch.steps (no HostToDevice flows)");
+}
+
+TEST(RuleEngine, PlatformMismatchIsNotApplicable) {
+  auto o = run_one(R"(rule { id = "g", title = "G", platforms = { "gpu" } }
+function check(f, p, emit) emit { observed = "x" } end)");
+  EXPECT_EQ(o.status, RuleOutcome::Status::NotApplicable);
+}
+
+TEST(RuleEngine, SandboxHasNoOsIoLoad) {
+  for (const char* call : {"os.execute('touch /tmp/npu-advisor-pwned')", "io.open('/etc/passwd')", "load('return 1')()",
+                           "require('os')", "dofile('/etc/passwd')", "debug.getinfo(1)", "string.dump(check)"}) {
+    auto o = run_one(std::string(kHeader) + "function check(f, p, emit) " + call + " end");
+    EXPECT_EQ(o.status, RuleOutcome::Status::Failed) << call;
+    EXPECT_NE(o.reason.find("user_rule.lua:2:"), std::string::npos) << call << " -> " << o.reason;
+  }
+}
+
+TEST(RuleEngine, FactsAreReadOnly) {
+  auto o = run_one(std::string(kHeader) + "function check(f, p, emit) f.overall.free_ratio = 0 end");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
+  EXPECT_NE(o.reason.find("read-only"), std::string::npos) << o.reason;
+}
+
+TEST(RuleEngine, EndlessLoopIsStopped) {
+  npu::RuleRunOptions opt;
+  opt.limits.instructions = 5'000'000;
+  auto o = run_one(std::string(kHeader) + "function check(f, p, emit) while true do end end", tiny_facts(), opt);
+  EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
+  EXPECT_NE(o.reason.find("instruction budget exceeded"), std::string::npos) << o.reason;
+}
+
+TEST(RuleEngine, MemoryBombIsStopped) {
+  npu::RuleRunOptions opt;
+  opt.limits.memory_bytes = 8 << 20;
+  auto o = run_one(std::string(kHeader) +
+                       "function check(f, p, emit) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end end",
+                   tiny_facts(), opt);
+  EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
+  EXPECT_NE(o.reason.find("memory"), std::string::npos) << o.reason;
+}
+
+TEST(RuleEngine, OneBadRuleDoesNotStopTheOthers) {
+  RuleEngine e;
+  e.add_rule_source({"bad.lua", "rule { id = 'bad', title = 'B' } function check() error('boom') end"}, false);
+  e.add_rule_source({"syntax.lua", "rule { id = 'syntax' "}, false);
+  e.add_rule_source({"good.lua", "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed='ok'} end"},
+                    false);
+  auto out = e.run(tiny_facts());
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, RuleOutcome::Status::Failed);
+  EXPECT_NE(out[0].reason.find("bad.lua:1: boom"), std::string::npos) << out[0].reason;
+  EXPECT_EQ(out[1].status, RuleOutcome::Status::Failed);
+  EXPECT_EQ(out[2].status, RuleOutcome::Status::Fired);
+}
+
+TEST(RuleEngine, RankingIsBySavingTimesConfidence) {
+  RuleEngine e;
+  e.add_rule_source({"a.lua", "rule{id='a',title='A'} function check(f,p,emit) emit{observed='a', saving_ns=1000, confidence=0.9} end"}, false);
+  e.add_rule_source({"b.lua", "rule{id='b',title='B'} function check(f,p,emit) emit{observed='b', saving_ns=3000, confidence=0.5} end"}, false);
+  e.add_rule_source({"c.lua", "rule{id='c',title='C'} function check(f,p,emit) emit{observed='c', saving_ns=2000, confidence=1.0} end"}, false);
+  auto ranked = npu::ranked_findings(e.run(tiny_facts()));
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0]["rule"], "c");
+  EXPECT_EQ(ranked[1]["rule"], "b");
+  EXPECT_EQ(ranked[2]["rule"], "a");
+  EXPECT_EQ(ranked[0]["rank"], 1);
+}
+
+// Every built-in rule passes its own fixtures (one that fires, one that stays quiet).
+TEST(RuleEngine, BuiltinRuleFixtures) {
+  auto results = npu::run_rule_fixtures(npu::test::source_dir() + "/rules/lua");
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.rule_file << " " << r.fixture << ": " << r.message;
+}
+
+// Built-ins compiled into the binary are the files in rules/lua.
+TEST(RuleEngine, BuiltinsAreEmbedded) {
+  RuleEngine e;
+  e.add_builtin_rules();
+  ASSERT_FALSE(e.rules().empty());
+  for (const auto& m : e.rules()) {
+    EXPECT_FALSE(m.id.empty());
+    EXPECT_FALSE(m.doc.empty()) << m.id << " has no doc";
+    EXPECT_TRUE(m.builtin);
+  }
+}
