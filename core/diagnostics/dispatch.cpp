@@ -28,7 +28,7 @@ namespace {
 // A launch is "vertical" when its device task starts at most this long after the host
 // launch (negative lags from host/device clock offset count too): the device started "as
 // soon as" the host launched, i.e. it was waiting on the host.
-constexpr Ns kVerticalLagNs = 49999;
+constexpr Ns kVerticalLagNs = 50'000;
 // host-bound: at least this share of a step's launches are vertical ...
 constexpr double kHostBoundVerticalShare = 0.5;
 // ... and the device sat idle waiting on the host (host_bound_free_ratio) at least this share

@@ -51,6 +51,7 @@ constexpr size_t kTop = 10;           // every list of entries
 constexpr size_t kTopPmuTypes = 10;   // op types with PMU ratios
 constexpr size_t kFewShapes = 3;      // distinct input shapes kept per AI CPU op type
 constexpr size_t kAiCpuEvidence = 3;  // evidence rows per AI CPU op type
+constexpr size_t kFewNames = 5;       // distinct operator names kept per AI CPU op type
 
 double ratio(Ns part, Ns whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
 
@@ -151,6 +152,7 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
     Agg agg;
     std::vector<std::string> dtypes;  // distinct, in order of appearance
     std::vector<std::string> shapes;  // first few distinct
+    std::vector<std::string> names;   // first few distinct operator names
     bool int64 = false, dbl = false;
     TopK longest{kAiCpuEvidence};
   };
@@ -169,6 +171,9 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
     for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (up.find("INT64") != std::string::npos) t.int64 = true;
     if (up.find("DOUBLE") != std::string::npos || up.find("FLOAT64") != std::string::npos) t.dbl = true;
+    std::string nm(m.str(k.name));
+    if (t.names.size() < kFewNames && std::find(t.names.begin(), t.names.end(), nm) == t.names.end())
+      t.names.push_back(nm);
     std::string sh(m.str(k.input_shapes));
     if (!sh.empty() && t.shapes.size() < kFewShapes && std::find(t.shapes.begin(), t.shapes.end(), sh) == t.shapes.end())
       t.shapes.push_back(sh);
@@ -191,6 +196,7 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
                        {"total_ns", t->agg.total},
                        {"max_ns", t->agg.max},
                        {"share_of_compute", ratio(t->agg.total, compute_ns)},
+                       {"names", t->names},
                        {"input_dtypes", t->dtypes},
                        {"input_shapes", t->shapes},
                        {"has_int64", t->int64},

@@ -1,0 +1,32 @@
+-- Verbose CANN logging slows the host side of every operator launch.
+rule {
+  id = "environment.log_level",
+  title = "CANN log level is more verbose than the default",
+  category = "environment",
+  severity = "medium",
+  needs = { "run.env" },
+  platforms = { "ascend" },
+  params = { recommended = 3 },
+  doc = [[
+ASCEND_GLOBAL_LOG_LEVEL below 3 (0 debug, 1 info, 2 warning) makes CANN write log lines on
+the launch path of every operator, which costs host time in host-bound steps. The reference
+advisor flags any value other than 3 (error).
+
+Fix: `export ASCEND_GLOBAL_LOG_LEVEL=3` before starting the job.
+Saving: not estimated from the profile (log cost is not traced); confidence is low.
+]],
+}
+
+function check(facts, p, emit)
+  local v = facts.run.env.ASCEND_GLOBAL_LOG_LEVEL
+  if v == nil or v == "" then return end
+  if tonumber(v) == p.recommended then return end
+  emit {
+    observed = string.format("ASCEND_GLOBAL_LOG_LEVEL=%s (recommended %d).", v, p.recommended),
+    why = "Debug/info logging adds host work to every operator launch.",
+    action = "Set the log level to error for performance runs.",
+    commands = { string.format("export ASCEND_GLOBAL_LOG_LEVEL=%d", p.recommended) },
+    confidence = 0.3,
+    evidence = { { fact = "run.env.ASCEND_GLOBAL_LOG_LEVEL", value = v } },
+  }
+end
