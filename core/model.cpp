@@ -113,11 +113,7 @@ void RunModel::finalize() {
     }
   }
 
-  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
-    if (a.track != b.track) return a.track < b.track;
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return a.dur > b.dur;  // parents before children
-  });
+  sort_slices();
   track_slices.assign(tracks.size(), Range{});
   for (uint32_t i = 0; i < slices.size();) {
     uint32_t t = slices[i].track, j = i;
@@ -149,6 +145,62 @@ void RunModel::finalize() {
   for (auto& f : flows) {
     f.start_slice = enclosing_slice(f.start_track, f.start_ts);
     f.end_slice = enclosing_slice(f.end_track, f.end_ts);
+  }
+}
+
+// Orders slices by (track, ts, -dur): parents before children. Sorting 48-byte records
+// directly costs most of a large load, so the order is computed on 16-byte (key, index)
+// pairs and then applied in place by following the permutation's cycles.
+void RunModel::sort_slices() {
+  const size_t n = slices.size();
+  if (n < 2) return;
+  Ns min_ts = slices[0].ts, max_ts = slices[0].ts;
+  for (const auto& s : slices) {
+    min_ts = std::min(min_ts, s.ts);
+    max_ts = std::max(max_ts, s.ts);
+  }
+  auto full_less = [](const Slice& a, const Slice& b) {
+    if (a.track != b.track) return a.track < b.track;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.dur > b.dur;
+  };
+  constexpr int kTsBits = 44;  // 4.9 hours of ns; longer traces take the plain sort
+  if (static_cast<uint64_t>(max_ts - min_ts) >= (uint64_t{1} << kTsBits) || tracks.size() >= (size_t{1} << 20)) {
+    std::sort(slices.begin(), slices.end(), full_less);
+    return;
+  }
+  struct KeyIdx {
+    uint64_t key;
+    uint32_t idx;
+  };
+  std::vector<KeyIdx> order(n);
+  bool sorted = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    order[i] = {(uint64_t{slices[i].track} << kTsBits) | static_cast<uint64_t>(slices[i].ts - min_ts), i};
+    if (i > 0 && (order[i].key < order[i - 1].key ||
+                  (order[i].key == order[i - 1].key && slices[i].dur > slices[i - 1].dur)))
+      sorted = false;
+  }
+  if (sorted) return;
+  std::sort(order.begin(), order.end(), [&](const KeyIdx& a, const KeyIdx& b) {
+    if (a.key != b.key) return a.key < b.key;
+    return slices[a.idx].dur > slices[b.idx].dur;
+  });
+  // Apply: position i must receive slices[order[i].idx]. Walk each cycle once.
+  for (uint32_t i = 0; i < n; ++i) {
+    if (order[i].idx == i || order[i].idx == kNone32) continue;
+    Slice tmp = slices[i];
+    uint32_t j = i;
+    for (;;) {
+      uint32_t from = order[j].idx;
+      order[j].idx = kNone32;
+      if (from == i) {
+        slices[j] = tmp;
+        break;
+      }
+      slices[j] = slices[from];
+      j = from;
+    }
   }
 }
 

@@ -234,6 +234,8 @@ struct RunModel {
   // derives steps from ProfilerStep#N. Called once by the loaders when everything is in.
   void finalize();
 
+  void sort_slices();
+
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.
   uint32_t enclosing_slice(uint32_t track, Ns ts) const;
 };

@@ -12,6 +12,78 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
+// Decimal microseconds straight from the JSON text (a number token or a string's content)
+// to ns: digits, optional '.', digits, ending at any non-digit. The hot path of the loader;
+// anything unusual (exponent, sign, overflow) goes to the general parser.
+inline bool fast_us_to_ns(const char* p, Ns* out) {
+  const char* start = p;
+  int64_t whole = 0;
+  int digits = 0;
+  // Up to 16 integer digits: the largest, 9999999999999999 us, still fits in int64 as ns.
+  while (*p >= '0' && *p <= '9' && digits < 16) {
+    whole = whole * 10 + (*p++ - '0');
+    ++digits;
+  }
+  if (digits == 0 || (*p >= '0' && *p <= '9') || whole > 9'000'000'000'000'000) return false;  // us: x1000 must fit int64
+  int64_t frac = 0;
+  int fd = 0;
+  bool round_up = false;
+  if (*p == '.') {
+    ++p;
+    while (*p >= '0' && *p <= '9') {
+      if (fd < 3) frac = frac * 10 + (*p - '0');
+      else if (fd == 3) round_up = *p >= '5';
+      ++fd;
+      ++p;
+    }
+    for (int k = fd; k < 3; ++k) frac *= 10;
+  }
+  if (*p == 'e' || *p == 'E') return false;
+  (void)start;
+  *out = whole * 1000 + frac + (round_up ? 1 : 0);
+  return true;
+}
+
+inline bool fast_int(const char* p, int64_t* out) {
+  bool neg = *p == '-';
+  if (neg) ++p;
+  int64_t v = 0;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9' && digits < 18) {
+    v = v * 10 + (*p++ - '0');
+    ++digits;
+  }
+  if (digits == 0 || (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E') return false;
+  *out = neg ? -v : v;
+  return true;
+}
+
+// Names repeat across millions of events: a small direct-mapped cache in front of the
+// string pool saves most hash-table lookups.
+class InternCache {
+ public:
+  explicit InternCache(StringPool& pool) : pool_(pool) {}
+  StrId intern(std::string_view s) {
+    size_t h = s.size() * 131;
+    if (!s.empty()) h += static_cast<unsigned char>(s[0]) * 31 + static_cast<unsigned char>(s[s.size() - 1]) * 7 +
+                         static_cast<unsigned char>(s[s.size() / 2]);
+    Entry& e = table_[h & (kSize - 1)];
+    if (e.view.size() == s.size() && e.view == s) return e.id;
+    StrId id = pool_.intern(s);
+    e = {pool_.str(id), id};
+    return id;
+  }
+
+ private:
+  static constexpr size_t kSize = 512;
+  struct Entry {
+    std::string_view view;
+    StrId id = 0;
+  };
+  StringPool& pool_;
+  Entry table_[kSize];
+};
+
 // One event's fields as they are read; which ones matter depends on ph, which may come
 // last in the object, so everything is collected first and dispatched at the end.
 struct EventFields {
@@ -33,7 +105,7 @@ struct EventFields {
 class ChunkParser {
  public:
   ChunkParser(const char* buf, size_t prefix_len, uint64_t text_offset, ChunkResult& out)
-      : buf_(buf), prefix_len_(prefix_len), text_offset_(text_offset), out_(out) {}
+      : buf_(buf), prefix_len_(prefix_len), text_offset_(text_offset), out_(out), cache_(out.strings) {}
 
   uint64_t file_offset(const char* p) const {
     if (p < buf_ + prefix_len_) return text_offset_;
@@ -50,6 +122,13 @@ class ChunkParser {
   simdjson::error_code read_id_value(od::value v, int64_t* num, bool* is_str) {
     od::json_type t;
     if (auto e = v.type().get(t)) return e;
+    if (t == od::json_type::number) {
+      std::string_view raw = v.raw_json_token();
+      if (fast_int(raw.data(), num)) {
+        *is_str = false;
+        return simdjson::SUCCESS;
+      }
+    }
     if (t == od::json_type::string) {
       std::string_view s;
       if (auto e = v.get_string().get(s)) return e;
@@ -86,9 +165,19 @@ class ChunkParser {
     if (auto e = v.type().get(t)) return e;
     std::string_view text;
     if (t == od::json_type::string) {
+      od::raw_json_string raw;
+      if (auto e = v.get_raw_json_string().get(raw)) return e;
+      if (fast_us_to_ns(raw.raw(), out)) {
+        *has = true;
+        return simdjson::SUCCESS;
+      }
       if (auto e = v.get_string().get(text)) return e;
     } else if (t == od::json_type::number) {
       text = v.raw_json_token();
+      if (fast_us_to_ns(text.data(), out)) {
+        *has = true;
+        return simdjson::SUCCESS;
+      }
     } else {
       return simdjson::SUCCESS;  // null ts/dur: treated as absent
     }
@@ -109,7 +198,7 @@ class ChunkParser {
     } else {
       s = v.raw_json_token();  // numbers or other scalars used as names
     }
-    *out = out_.strings.intern(s);
+    *out = cache_.intern(s);
     return simdjson::SUCCESS;
   }
 
@@ -119,23 +208,25 @@ class ChunkParser {
     for (auto fr : args) {
       od::field f;
       if (auto e = std::move(fr).get(f)) return e;
-      std::string_view k = raw_key(f, end);
+      od::raw_json_string rk = f.key();
+      const char* k0 = rk.raw();
       od::value av = f.value();
-      if (k == "Task Type") {
+      if (*k0 == 'T' && rk.unsafe_is_equal("Task Type")) {
         if (auto e = read_str(av, &ev.task_type)) return e;
-      } else if (k == "connection_id" || k == "correlation_id" || k == "correlation") {
+      } else if (*k0 == 'c' && (rk.unsafe_is_equal("connection_id") || rk.unsafe_is_equal("correlation_id") ||
+                                rk.unsafe_is_equal("correlation"))) {
         int64_t n = 0;
         bool s = false;
         if (auto e = read_id_value(av, &n, &s)) return e;
         if (!s) ev.corr = n;
-      } else if (k == "name") {
+      } else if (*k0 == 'n' && rk.unsafe_is_equal("name")) {
         if (auto e = read_str(av, &ev.arg_name)) return e;
-      } else if (k == "labels") {
+      } else if (*k0 == 'l' && rk.unsafe_is_equal("labels")) {
         if (auto e = read_str(av, &ev.arg_labels)) return e;
       } else if (ev.n_num_args < 4) {
         od::json_type t;
         if (auto e = av.type().get(t)) return e;
-        if (t == od::json_type::number) ev.num_args[ev.n_num_args++] = {k, av.raw_json_token()};
+        if (t == od::json_type::number) ev.num_args[ev.n_num_args++] = {raw_key(f, end), av.raw_json_token()};
       }
     }
     return simdjson::SUCCESS;
@@ -249,32 +340,52 @@ class ChunkParser {
       for (auto fr : obj) {
         od::field f;
         if (auto e = std::move(fr).get(f)) return fail(e, event_start);
-        std::string_view k = raw_key(f, end);
+        // Keys are matched on the raw text (trace keys carry no escapes): first byte, then
+        // the rest and the closing quote, so no key is ever copied.
+        od::raw_json_string rk = f.key();
+        const char* k = rk.raw();
         od::value v = f.value();
         simdjson::error_code e = simdjson::SUCCESS;
-        if (k == "ph") {
-          std::string_view s;
-          e = v.get_string().get(s);
-          if (!e && !s.empty()) ev.ph = s[0];
-        } else if (k == "ts") {
-          e = read_ns(v, &ev.ts, &ev.has_ts);
-        } else if (k == "dur") {
-          e = read_ns(v, &ev.dur, &ev.has_dur);
-        } else if (k == "name") {
-          e = read_str(v, &ev.name);
-        } else if (k == "cat") {
-          e = read_str(v, &ev.cat);
-        } else if (k == "pid" || k == "tid") {
-          int64_t n = 0;
-          bool is_str = false;
-          e = read_id_value(v, &n, &is_str);
-          if (is_str) n += kStrKeyBase;
-          (k == "pid" ? ev.key.pid : ev.key.tid) = n;
-        } else if (k == "id") {
-          e = read_id_value(v, &ev.id, &ev.id_is_str);
-          ev.has_id = true;
-        } else if (k == "args") {
-          e = read_args(v, ev, end);
+        switch (k[0]) {
+          case 'p':
+            if (k[1] == 'h' && k[2] == '"') {
+              std::string_view ph;
+              e = v.get_string().get(ph);
+              if (!e && !ph.empty()) ev.ph = ph[0];
+            } else if (k[1] == 'i' && k[2] == 'd' && k[3] == '"') {
+              bool is_str = false;
+              e = read_id_value(v, &ev.key.pid, &is_str);
+              if (is_str) ev.key.pid += kStrKeyBase;
+            }
+            break;
+          case 't':
+            if (k[1] == 's' && k[2] == '"') {
+              e = read_ns(v, &ev.ts, &ev.has_ts);
+            } else if (k[1] == 'i' && k[2] == 'd' && k[3] == '"') {
+              bool is_str = false;
+              e = read_id_value(v, &ev.key.tid, &is_str);
+              if (is_str) ev.key.tid += kStrKeyBase;
+            }
+            break;
+          case 'd':
+            if (rk.unsafe_is_equal("dur")) e = read_ns(v, &ev.dur, &ev.has_dur);
+            break;
+          case 'n':
+            if (rk.unsafe_is_equal("name")) e = read_str(v, &ev.name);
+            break;
+          case 'c':
+            if (rk.unsafe_is_equal("cat")) e = read_str(v, &ev.cat);
+            break;
+          case 'i':
+            if (k[1] == 'd' && k[2] == '"') {
+              e = read_id_value(v, &ev.id, &ev.id_is_str);
+              ev.has_id = true;
+            }
+            break;
+          case 'a':
+            if (rk.unsafe_is_equal("args")) e = read_args(v, ev, end);
+            break;
+          default: break;
         }
         if (e) return fail(e, event_start);
       }
@@ -344,6 +455,7 @@ class ChunkParser {
   size_t prefix_len_;
   uint64_t text_offset_;
   ChunkResult& out_;
+  InternCache cache_;
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;
   TrackKey last_key_;
   uint32_t last_track_ = 0;

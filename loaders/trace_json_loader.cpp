@@ -337,28 +337,38 @@ class TraceLoader {
       }
     };
 
-    for (;;) {
-      Chunk c;
-      if (!next_chunk(c)) break;
-      chunk_offsets[c.index] = c.text_offset;
+    auto stop_workers = [&] {
       {
-        std::unique_lock<std::mutex> lock(mu);
-        cv_jobs.wait(lock, [&] { return jobs.size() < max_queued; });
-        jobs.push_back(std::move(c));
-        ++produced;
+        std::lock_guard<std::mutex> lock(mu);
+        closing = true;
+        jobs.clear();
       }
       cv_jobs.notify_all();
-      merge_ready(false);
-      if (failed) break;
+      for (auto& w : workers)
+        if (w.joinable()) w.join();
+    };
+    try {
+      for (;;) {
+        Chunk c;
+        if (!next_chunk(c)) break;
+        chunk_offsets[c.index] = c.text_offset;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv_jobs.wait(lock, [&] { return jobs.size() < max_queued; });
+          jobs.push_back(std::move(c));
+          ++produced;
+        }
+        cv_jobs.notify_all();
+        merge_ready(false);
+        if (failed) break;
+      }
+      if (!failed) merge_ready(true);
+    } catch (...) {
+      // A read error (or a failed merge) must not leave workers running: join, then report.
+      stop_workers();
+      throw;
     }
-    if (!failed) merge_ready(true);
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      closing = true;
-      jobs.clear();
-    }
-    cv_jobs.notify_all();
-    for (auto& w : workers) w.join();
+    stop_workers();
     if (failed) recover_from(failed_offset, failed_result);
   }
 
@@ -539,46 +549,61 @@ class TraceLoader {
     model_.stats.unmatched_begin_end += stack.size();
   }
 
+  // Joins "s" and "f" points with the same (cat, id) in one pass over the points in file
+  // order (a hash map of the unmatched ones), rather than sorting them: traces hold millions.
+  // An id seen again after it was paired starts a new arrow (ids are sometimes reused).
   void pair_flows() {
-    auto phase_rank = [](char p) { return p == 's' ? 0 : p == 't' ? 1 : 2; };
-    std::sort(flow_points_.begin(), flow_points_.end(), [&](const RawFlowPoint& a, const RawFlowPoint& b) {
-      if (a.cat != b.cat) return a.cat < b.cat;
-      if (a.id_is_str != b.id_is_str) return a.id_is_str < b.id_is_str;
-      if (a.id != b.id) return a.id < b.id;
-      if (a.phase != b.phase) return phase_rank(a.phase) < phase_rank(b.phase);
-      return a.ts < b.ts;
-    });
+    struct Key {
+      int64_t id;
+      StrId cat;
+      bool is_str;
+      bool operator==(const Key& o) const { return id == o.id && cat == o.cat && is_str == o.is_str; }
+    };
+    struct KeyHash {
+      size_t operator()(const Key& k) const {
+        uint64_t h = static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.cat} << 1 | k.is_str);
+        return static_cast<size_t>(h ^ (h >> 29));
+      }
+    };
+    std::unordered_map<Key, uint32_t, KeyHash> open_starts, open_ends;
+    open_starts.reserve(flow_points_.size() / 4 + 16);
     model_.flows.reserve(model_.flows.size() + flow_points_.size() / 2);
-    size_t i = 0;
-    while (i < flow_points_.size()) {
-      size_t j = i;
-      while (j < flow_points_.size() && flow_points_[j].cat == flow_points_[i].cat &&
-             flow_points_[j].id == flow_points_[i].id && flow_points_[j].id_is_str == flow_points_[i].id_is_str)
-        ++j;
-      // Within one id: pair the k-th start with the k-th finish (ids are sometimes reused).
-      std::vector<const RawFlowPoint*> starts, ends;
-      for (size_t k = i; k < j; ++k) {
-        if (flow_points_[k].phase == 's') starts.push_back(&flow_points_[k]);
-        else if (flow_points_[k].phase == 'f') ends.push_back(&flow_points_[k]);
+    uint64_t dangling = 0;
+    auto emit = [&](const RawFlowPoint& st, const RawFlowPoint& en) {
+      Flow f;
+      f.id = st.id;
+      f.start_ts = st.ts;
+      f.end_ts = en.ts;
+      f.start_loc = st.loc;
+      f.end_loc = en.loc;
+      f.start_track = st.track;
+      f.end_track = en.track;
+      f.cat = st.cat;
+      f.name = st.name;
+      f.kind = flow_kind_from_category(model_.str(f.cat));
+      model_.flows.push_back(f);
+    };
+    for (uint32_t i = 0; i < flow_points_.size(); ++i) {
+      const RawFlowPoint& p = flow_points_[i];
+      if (p.phase != 's' && p.phase != 'f') continue;  // 't' steps are not needed
+      Key k{p.id, p.cat, p.id_is_str};
+      auto& mine = p.phase == 's' ? open_starts : open_ends;
+      auto& other = p.phase == 's' ? open_ends : open_starts;
+      auto it = other.find(k);
+      if (it != other.end()) {
+        const RawFlowPoint& q = flow_points_[it->second];
+        if (p.phase == 's') emit(p, q);
+        else emit(q, p);
+        other.erase(it);
+        continue;
       }
-      size_t pairs = std::min(starts.size(), ends.size());
-      for (size_t k = 0; k < pairs; ++k) {
-        Flow f;
-        f.id = starts[k]->id;
-        f.start_ts = starts[k]->ts;
-        f.end_ts = ends[k]->ts;
-        f.start_loc = starts[k]->loc;
-        f.end_loc = ends[k]->loc;
-        f.start_track = starts[k]->track;
-        f.end_track = ends[k]->track;
-        f.cat = starts[k]->cat;
-        f.name = starts[k]->name;
-        f.kind = flow_kind_from_category(model_.str(f.cat));
-        model_.flows.push_back(f);
+      auto [slot, inserted] = mine.try_emplace(k, i);
+      if (!inserted) {
+        ++dangling;  // a second start (or end) before the first was matched
+        slot->second = i;
       }
-      model_.stats.dangling_flow_points += starts.size() + ends.size() - 2 * pairs;
-      i = j;
     }
+    model_.stats.dangling_flow_points += dangling + open_starts.size() + open_ends.size();
     flow_points_.clear();
     flow_points_.shrink_to_fit();
   }
