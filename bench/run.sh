@@ -36,7 +36,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) SIZES="${2:?--sizes needs a value}"; shift 2 ;;
     --sizes=*) SIZES="${1#*=}"; shift ;;
-    --real-sizes) REAL_SIZES="${2-}"; shift 2 ;;
+    --real-sizes) REAL_SIZES="${2?--real-sizes needs a value (an empty value skips the real trace)}"; shift 2 ;;
     --real-sizes=*) REAL_SIZES="${1#*=}"; shift ;;
     --out) OUT="${2:?--out needs a value}"; shift 2 ;;
     --out=*) OUT="${1#*=}"; shift ;;
@@ -169,12 +169,15 @@ printf 'input\trun_bytes\tthreads\tmedian_s\tmin_s\tpeak_rss_mib\trc\n' >"$E2E_R
 NOTES=()
 NCPU="$(nproc)"
 # Timings are only meaningful on a quiet machine: note when the 1-minute load average is high.
+BUSY_COUNT=0; BUSY_MAX=0; FIGURES=0
 check_load() {
   local la
   la="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
+  FIGURES=$((FIGURES + 1))
   if awk -v l="$la" -v n="$NCPU" 'BEGIN { exit !(l > n / 2) }'; then
-    NOTES+=("load average $la on $NCPU CPUs before $1: other processes compete, timings are pessimistic")
-    say "  warning: load average $la on $NCPU CPUs (other processes running); timings will be noisy"
+    BUSY_COUNT=$((BUSY_COUNT + 1))
+    BUSY_MAX="$(awk -v a="$la" -v b="$BUSY_MAX" 'BEGIN { print (a > b) ? a : b }')"
+    say "  warning: load average $la on $NCPU CPUs before $1 (other processes running); timings will be noisy"
   fi
 }
 
@@ -247,9 +250,16 @@ e2e_one() {
     walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b-a)/1e9 }')")
     [[ -z $TIME_BIN ]] || rss+=("$(awk -v k="$(time_rss_kb "$tlog")" 'BEGIN { printf "%.1f", k/1024 }')")
     local extra
-    extra="$(grep -v '^report written to ' "$log" | head -c 300 | tr '\n' ' ' || true)"
-    if [[ $rc != 0 ]]; then NOTES+=("$label analyze run $i exited $rc"); fi
-    if [[ -n $extra && $i == 1 ]]; then NOTES+=("$label analyze output: $extra"); fi
+    # analyze prints its summary on the terminal; only warnings, errors and disagreements are notes
+    extra="$(grep -iE 'warn|error|fail|differs|abort|terminat' "$log" | sed 's/^[[:space:]]*//' | head -n 3 | head -c 300 | tr '\n' ' ' || true)"
+    if [[ $rc != 0 ]]; then
+      if (( rc > 128 )); then
+        NOTES+=("$label analyze run $i killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo ?)), exit $rc; see $log")
+      else
+        NOTES+=("$label analyze run $i exited $rc; see $log")
+      fi
+    fi
+    if [[ -n $extra && $i == 1 ]]; then NOTES+=("$label analyze said: $extra"); fi
     say "  $label analyze run $i: ${walls[-1]} s, rc=$rc${rss:+, peak RSS ${rss[-1]} MiB}"
   done
   local bytes
@@ -350,6 +360,9 @@ GOAL_1T=2.5; GOAL_2T=1.5; GOAL_RSS=0.5
     awk -F'\t' '
       NR == 1 { printf "%-12s %10s %3s %8s %8s %8s %4s\n", "input", "run_MB", "thr", "median_s", "min_s", "RSS_MiB", "rc"; next }
       { printf "%-12s %10.1f %3s %8.3f %8.3f %8s %4s\n", $1, $2/1e6, $3, $4, $5, $6, $7 }' "$E2E_RESULTS"
+  fi
+  if (( BUSY_COUNT > 0 )); then
+    NOTES=("machine busy: load average above $NCPU/2 before $BUSY_COUNT of $FIGURES figures (max $BUSY_MAX): other processes competed, wall times are pessimistic; cpu_s is the steadier figure" "${NOTES[@]}")
   fi
   if [[ ${#NOTES[@]} -gt 0 ]]; then
     echo

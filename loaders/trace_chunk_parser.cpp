@@ -202,6 +202,23 @@ class ChunkParser {
     return simdjson::SUCCESS;
   }
 
+  // Event names. torch_npu names each HostToDevice flow event "HostToDevice<id>": a million
+  // distinct strings that say nothing the flow id does not, so they are stored as
+  // "HostToDevice" and the id is kept in the flow.
+  simdjson::error_code read_name(od::value v, StrId* out) {
+    std::string_view s;
+    od::json_type t;
+    if (auto e = v.type().get(t)) return e;
+    if (t != od::json_type::string) return read_str(v, out);
+    if (auto e = v.get_string().get(s)) return e;
+    constexpr std::string_view kH2D = "HostToDevice";
+    if (s.size() > kH2D.size() && s.substr(0, kH2D.size()) == kH2D &&
+        s.find_first_not_of("0123456789", kH2D.size()) == std::string_view::npos)
+      s = kH2D;
+    *out = cache_.intern(s);
+    return simdjson::SUCCESS;
+  }
+
   simdjson::error_code read_args(od::value v, EventFields& ev, const char* end) {
     od::object args;
     if (v.get_object().get(args)) return simdjson::SUCCESS;  // args that are not objects are ignored
@@ -371,7 +388,7 @@ class ChunkParser {
             if (rk.unsafe_is_equal("dur")) e = read_ns(v, &ev.dur, &ev.has_dur);
             break;
           case 'n':
-            if (rk.unsafe_is_equal("name")) e = read_str(v, &ev.name);
+            if (rk.unsafe_is_equal("name")) e = read_name(v, &ev.name);
             break;
           case 'c':
             if (rk.unsafe_is_equal("cat")) e = read_str(v, &ev.cat);

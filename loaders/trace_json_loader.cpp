@@ -259,7 +259,7 @@ class TraceLoader {
   }
   void give_back(Chunk& c) {
     std::lock_guard<std::mutex> lock(pool_mu_);
-    if (pool_.size() < 8) pool_.emplace_back(std::move(c.data), c.cap);
+    if (pool_.size() < static_cast<size_t>(threads_) + 1) pool_.emplace_back(std::move(c.data), c.cap);
     c.data.reset();
   }
 
@@ -283,7 +283,7 @@ class TraceLoader {
     std::unordered_map<size_t, std::unique_ptr<ChunkResult>> results;
     std::unordered_map<size_t, uint64_t> chunk_offsets;
     bool closing = false;
-    const size_t max_queued = static_cast<size_t>(threads_) + 1;
+    const size_t max_queued = static_cast<size_t>(threads_);  // bounds memory: queued + in work
 
     std::vector<std::thread> workers;
     for (int t = 0; t < threads_; ++t) {

@@ -11,7 +11,7 @@ namespace npu {
 
 struct TraceLoadOptions {
   int threads = 0;                       // 0: up to 2, never more than the machine has
-  size_t chunk_bytes = size_t{16} << 20;  // text per chunk handed to a parser
+  size_t chunk_bytes = size_t{8} << 20;  // text per chunk handed to a parser
 };
 
 struct TraceLoadResult {

@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace npu {
@@ -48,7 +49,7 @@ void* LuaSandbox::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     self->used_ -= old;
     return nullptr;
   }
-  if (nsize > old && self->used_ + (nsize - old) > self->limits_.memory_bytes) {
+  if (nsize > old && !self->trusted_ && self->used_ + (nsize - old) > self->baseline_ + self->limits_.memory_bytes) {
     self->memory_exceeded_ = true;
     return nullptr;  // Lua raises "not enough memory"
   }
@@ -94,6 +95,12 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
   lua_setfield(L_, -2, "randomseed");
   lua_pop(L_, 1);
   lua_sethook(L_, &LuaSandbox::hook, LUA_MASKCOUNT, kHookEvery);
+  // Everything runs under lua_pcall; should an error ever escape, fail loudly, not silently.
+  lua_atpanic(L_, [](lua_State* L) -> int {
+    const char* msg = lua_tostring(L, -1);
+    std::fprintf(stderr, "internal error: unprotected Lua error: %s\n", msg ? msg : "?");
+    std::abort();
+  });
 }
 
 LuaSandbox::~LuaSandbox() {

@@ -38,6 +38,13 @@ class LuaSandbox {
 
   // Resets the instruction counter (each rule phase gets the full budget).
   void reset_budget();
+  // While trusted data (the facts) is pushed, memory is not charged to the rule; afterwards
+  // the rule's budget counts from what is in use then.
+  void begin_trusted() { trusted_ = true; }
+  void end_trusted() {
+    trusted_ = false;
+    baseline_ = used_;
+  }
 
  private:
   static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize);
@@ -47,6 +54,8 @@ class LuaSandbox {
   lua_State* L_ = nullptr;
   SandboxLimits limits_;
   size_t used_ = 0;
+  size_t baseline_ = 0;
+  bool trusted_ = false;
   long long executed_ = 0;
   bool memory_exceeded_ = false;
   std::string error_;

@@ -132,7 +132,26 @@ struct EmitContext {
   LuaSandbox* sb;
   RuleOutcome* outcome;
   double step_ns;
+  const nlohmann::json* facts;
+  const nlohmann::json* params;
 };
+
+int lua_emit(lua_State* L);
+
+// Runs inside lua_pcall: pushes the (trusted) facts and params, then calls check(). Doing
+// the pushes under pcall turns an out-of-memory there into an ordinary rule failure.
+int lua_run_check(lua_State* L) {
+  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, 1));
+  lua_getglobal(L, "check");
+  ctx->sb->begin_trusted();
+  ctx->sb->push_json(*ctx->facts, true);
+  ctx->sb->push_json(*ctx->params, true);
+  ctx->sb->end_trusted();
+  lua_pushlightuserdata(L, ctx);
+  lua_pushcclosure(L, lua_emit, 1);
+  lua_call(L, 3, 0);
+  return 0;
+}
 
 int lua_emit(lua_State* L) {
   auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
@@ -290,14 +309,11 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
     std::string err = load_rule(sb, sources_[i], ignored);
     if (err.empty()) {
       sb.reset_budget();
-      EmitContext ctx{&sb, &o, step_ns};
+      EmitContext ctx{&sb, &o, step_ns, &facts.doc, &params};
       lua_State* L = sb.L();
-      lua_getglobal(L, "check");
-      sb.push_json(facts.doc, true);
-      sb.push_json(params, true);
+      lua_pushcfunction(L, lua_run_check);
       lua_pushlightuserdata(L, &ctx);
-      lua_pushcclosure(L, lua_emit, 1);
-      if (!sb.call(3, 0)) err = sb.error();
+      if (!sb.call(1, 0)) err = sb.error();
     }
     if (!err.empty()) {
       o.status = RuleOutcome::Status::Failed;
