@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -117,15 +116,46 @@ nlohmann::json slice_evidence(const RunModel& m, uint32_t i, std::string_view wh
   return evidence_event(m, m.slices[i].loc, what);
 }
 
+// Per-step figures: the kTop steps with the most time in these calls (then by step id), and
+// a summary over every step so nothing depends on the cap.
 nlohmann::json by_step_json(const RunModel& m, const StepAgg& a, const std::string& what) {
+  std::vector<std::pair<int64_t, const Agg*>> v;
+  for (const auto& [step, g] : a.by_step) v.emplace_back(step, &g);
+  std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) {
+    if (x.second->total != y.second->total) return x.second->total > y.second->total;
+    return x.first < y.first;
+  });
   nlohmann::json arr = nlohmann::json::array();
-  for (const auto& [step, g] : a.by_step)
-    arr.push_back({{"step", step_json(step)},
+  for (size_t n = 0; n < v.size() && n < kTop; ++n) {
+    const Agg& g = *v[n].second;
+    arr.push_back({{"step", step_json(v[n].first)},
                    {"count", g.count},
                    {"total_ns", g.total},
                    {"max_ns", g.max},
                    {"evidence", nlohmann::json::array({slice_evidence(m, g.max_index, "longest " + what + " of the step")})}});
+  }
   return arr;
+}
+
+// Counts over every step (ProfilerStep#N) of the run, including steps without any call.
+nlohmann::json step_summary_json(const RunModel& m, const StepAgg& a) {
+  uint64_t with = 0, max_count = 0, min_count = 0, outside = 0;
+  bool first = true;
+  for (const Step& s : m.steps) {
+    auto it = a.by_step.find(s.id);
+    uint64_t c = it == a.by_step.end() ? 0 : it->second.count;
+    if (c) ++with;
+    max_count = std::max(max_count, c);
+    min_count = first ? c : std::min(min_count, c);
+    first = false;
+  }
+  auto it = a.by_step.find(kNoId);
+  if (it != a.by_step.end()) outside = it->second.count;
+  return {{"steps", m.steps.size()},
+          {"steps_with_calls", with},
+          {"max_step_count", max_count},
+          {"min_step_count", min_count},
+          {"outside_steps_count", outside}};
 }
 
 nlohmann::json top_slices_json(const RunModel& m, const TopK& top, const std::string& what) {
@@ -664,7 +694,8 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
                         {"reference_max_count", kMaxOpCompileCount},
                         {"reference_high_share", kReferenceHighShare},
                         {"reference_medium_share", kReferenceMediumShare}};
-    uint64_t worst = 0;
+    c["per_step"] = step_summary_json(m, p.compile);
+    uint64_t worst = 0;  // the most calls in one step (or outside steps when there are none)
     for (const auto& [step, a] : p.compile.by_step) worst = std::max(worst, a.count);
     c["max_step_count"] = worst;
     health["compile"] = c;
@@ -686,6 +717,7 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
                       {"max_ns", p.sync.all.count ? p.sync.all.max : 0},
                       {"by_api", apis},
                       {"by_step", by_step_json(m, p.sync, "synchronize call")},
+                      {"per_step", step_summary_json(m, p.sync)},
                       {"longest", top_slices_json(m, p.sync_top, "synchronize call")},
                       {"sync_stream_count", sync_stream},
                       {"node_launch_count", p.launches},
@@ -764,7 +796,7 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
     }
     gc["conjectured"] = {{"source", "device free gaps (device window minus compute and communication tasks)"},
                          {"gaps_over_min", gaps.size()},
-                         {"reference_like", like},
+                         {"reference_like_gaps", like},
                          {"gaps", conj},
                          {"acl_counted", p.have_cann},
                          {"reference_min_free_ns", kConjecturedGcMinFreeNs},
@@ -828,7 +860,7 @@ struct Peak {
 
 nlohmann::json peak_json(const RunModel& m, const Peak& p, const std::string& what) {
   if (p.mb < 0) return nullptr;
-  nlohmann::json j = {{"mb", p.mb}, {"ts_ns", p.ts}, {"step", step_json(step_of(m, p.ts))}};
+  nlohmann::json j = {{"value_mb", p.mb}, {"ts_ns", p.ts}, {"step", step_json(step_of(m, p.ts))}};
   j["evidence"] = nlohmann::json::array();
   if (p.line) j["evidence"].push_back(evidence_row(m, "memory_record.csv", p.line, what));
   return j;
@@ -864,24 +896,22 @@ void memory(const RunModel& m, Facts& facts) {
           {"peak_reserved", peak_json(m, c.reserved, name + " peak reserved")}};
     mem["components"] = comp_json;
 
-    // The framework's total: PTA+GE when torch_npu wrote it; otherwise the framework components
-    // (everything but APP, the whole-process view) summed at each timestamp.
+    // The framework's total: the framework components (PTA, GE; not APP, the whole-process
+    // view, nor torch_npu's own PTA+GE sum) summed at each timestamp with the last value of each,
+    // which is how torch_npu builds PTA+GE. Some exports (msinsight_2rank rank 0) hold GE rows
+    // without a matching PTA+GE row, so the sum is the safer total; PTA+GE stays in components.
     Peak alloc, reserved;
     std::string method;
-    if (comps.count("PTA+GE")) {
-      method = "component PTA+GE";
-      alloc = comps["PTA+GE"].alloc;
-      reserved = comps["PTA+GE"].reserved;
-    } else {
-      std::vector<const MemoryRecord*> recs;
-      for (const MemoryRecord& r : m.memory_records)
-        if (m.str(r.component) != "APP") recs.push_back(&r);
+    std::vector<const MemoryRecord*> recs;
+    for (const MemoryRecord& r : m.memory_records) {
+      std::string_view c = m.str(r.component);
+      if (c != "APP" && c != "PTA+GE") recs.push_back(&r);
+    }
+    if (!recs.empty()) {
       std::stable_sort(recs.begin(), recs.end(), [](auto* a, auto* b) { return a->ts < b->ts; });
       std::map<StrId, std::pair<double, double>> last;
-      std::set<StrId> names;
       for (size_t i = 0; i < recs.size(); ++i) {
         last[recs[i]->component] = {recs[i]->allocated_mb, recs[i]->reserved_mb};
-        names.insert(recs[i]->component);
         if (i + 1 < recs.size() && recs[i + 1]->ts == recs[i]->ts) continue;
         double a = 0, rs = 0;
         for (const auto& [c, v] : last) {
@@ -891,8 +921,13 @@ void memory(const RunModel& m, Facts& facts) {
         alloc.offer(a, recs[i]->ts, recs[i]->line);
         reserved.offer(rs, recs[i]->ts, recs[i]->line);
       }
-      method = names.size() == 1 ? "single framework component" : "framework components summed at each timestamp";
-      if (recs.empty()) method = "none: only APP records";
+      method = last.size() == 1 ? "single framework component" : "framework components summed at each timestamp";
+    } else if (comps.count("PTA+GE")) {
+      method = "component PTA+GE";
+      alloc = comps["PTA+GE"].alloc;
+      reserved = comps["PTA+GE"].reserved;
+    } else {
+      method = "none: only APP (whole-process) records";
     }
     mem["overall"] = {{"method", method},
                       {"peak_allocated", peak_json(m, alloc, "peak allocated")},

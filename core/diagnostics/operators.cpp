@@ -200,9 +200,16 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
     facts.unavailable("operators.by_type", "no kernel_details.csv rows: the trace's device tasks carry no operator "
                                            "types, so operators are grouped by task name only");
   } else {
-    facts.unavailable("operators", "no kernel_details.csv rows and no device tasks in the trace");
+    // Host operators alone, when the trace has them.
     host_operators(m, out, facts);
-    if (out.contains("host")) facts.doc["operators"] = out;
+    const char* why = "no kernel_details.csv rows and no device tasks in the trace";
+    if (out.contains("host")) {
+      out["source"] = nullptr;
+      facts.unavailable("operators.device", why);
+      facts.doc["operators"] = out;
+    } else {
+      facts.unavailable("operators", why);
+    }
     return;
   }
 

@@ -62,10 +62,11 @@ TEST_F(OperatorsSample, TopTypeMatchesOpStatistic) {
   EXPECT_GT(first["evidence"][0]["line"].get<int>(), 1);
   // Every op_statistic row appears with its exact total (the sample has 19 types, under the cap).
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& e : ops["by_type"]) seen.insert({e["type"], e["accelerator_core"]});
-  for (const auto& row : expected()["op_statistic"]["all"]) {
+  for (const auto& e : ops["by_type"]) seen.insert({e["type"].get<std::string>(), e["accelerator_core"].get<std::string>()});
+  const json all = expected()["op_statistic"]["all"];
+  for (const auto& row : all) {
     if (row["core_type"] == "HCCL") continue;
-    EXPECT_TRUE(seen.count({row["op_type"], row["core_type"]})) << row.dump();
+    EXPECT_TRUE(seen.count({row["op_type"].get<std::string>(), row["core_type"].get<std::string>()})) << row.dump();
   }
 }
 
@@ -199,4 +200,27 @@ TEST(OperatorsRealData, MsttTimelineAdviceFallback) {
   EXPECT_EQ(ops["by_name"][1]["total_ns"], 139419);
   EXPECT_EQ(ops["totals"]["compute_kernels"], 274);
   EXPECT_FALSE(ops["host"]["by_name"].empty());
+}
+
+TEST(Operators, HostOnlyTrace) {
+  npu::test::TempDir d;
+  d.write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", R"([
+{"name": "process_name", "pid": 10, "tid": 0, "args": {"name": "Python"}, "ph": "M"},
+{"ph": "X", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": "0.000", "dur": 100.0, "cat": "cpu_op"},
+{"ph": "X", "name": "aten::linear", "pid": 10, "tid": 10, "ts": "1.000", "dur": 20.0, "cat": "cpu_op"},
+{"ph": "X", "name": "aten::mm", "pid": 10, "tid": 10, "ts": "2.000", "dur": 15.0, "cat": "cpu_op"},
+{"ph": "X", "name": "aten::linear", "pid": 10, "tid": 10, "ts": "30.000", "dur": 40.0, "cat": "cpu_op"},
+{"ph": "X", "name": "Enqueue", "pid": 10, "tid": 10, "ts": "31.000", "dur": 1.0, "cat": "enqueue"}
+])");
+  json doc = facts_of((d.path() / "r_ascend_pt").string());
+  ASSERT_TRUE(doc.contains("operators"));
+  EXPECT_TRUE(doc["operators"]["source"].is_null());
+  EXPECT_TRUE(unavailable(doc, "operators.device"));
+  const json& h = doc["operators"]["host"];
+  EXPECT_EQ(h["operators"], 3);  // ProfilerStep# and the enqueue slice are not host operators
+  ASSERT_EQ(h["by_name"].size(), 2u);
+  EXPECT_EQ(h["by_name"][0]["name"], "aten::linear");
+  EXPECT_EQ(h["by_name"][0]["total_ns"], 60000);  // inclusive: aten::mm inside is counted again below
+  EXPECT_EQ(h["by_name"][0]["max_ns"], 40000);
+  EXPECT_EQ(h["by_name"][1]["total_ns"], 15000);
 }
