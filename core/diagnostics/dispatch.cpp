@@ -70,24 +70,39 @@ struct LineFit {
   std::optional<double> r2;
 };
 
-// Least squares lag = intercept + slope * x. Undefined with fewer than 2 points or when every
-// x is equal.
+// Least squares lag = intercept + slope * x, solved from the 2x2 normal equations on
+// centred x (well conditioned; no n x 2 design matrix for steps with millions of launches).
+// Undefined with fewer than 2 points or when every x is equal; r2 undefined when every lag is.
 std::optional<LineFit> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
-  const Eigen::Index n = static_cast<Eigen::Index>(x.size());
+  const size_t n = x.size();
   if (n < 2) return std::nullopt;
-  auto [lo, hi] = std::minmax_element(x.begin(), x.end());
-  if (!(*hi > *lo)) return std::nullopt;
-  Eigen::MatrixXd a(n, 2);
-  Eigen::VectorXd b(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    a(i, 0) = x[static_cast<size_t>(i)];
-    a(i, 1) = 1.0;
-    b(i) = y[static_cast<size_t>(i)];
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
   }
-  Eigen::Vector2d c = a.colPivHouseholderQr().solve(b);
-  LineFit f{c(0), c(1), std::nullopt};
-  double ss_res = (b - a * c).squaredNorm();
-  double ss_tot = (b.array() - b.mean()).matrix().squaredNorm();
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  Eigen::Matrix2d ata = Eigen::Matrix2d::Zero();  // [sum dx^2, sum dx; sum dx, n]
+  Eigen::Vector2d aty = Eigen::Vector2d::Zero();  // [sum dx*y, sum y]
+  for (size_t i = 0; i < n; ++i) {
+    double dx = x[i] - mx;
+    ata(0, 0) += dx * dx;
+    ata(0, 1) += dx;
+    aty(0) += dx * y[i];
+    aty(1) += y[i];
+  }
+  ata(1, 0) = ata(0, 1);
+  ata(1, 1) = static_cast<double>(n);
+  if (!(ata(0, 0) > 0)) return std::nullopt;
+  Eigen::Vector2d c = ata.ldlt().solve(aty);  // lag = c0 * (x - mx) + c1
+  LineFit f{c(0), c(1) - c(0) * mx, std::nullopt};
+  double ss_res = 0, ss_tot = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double r = y[i] - (c(1) + c(0) * (x[i] - mx));
+    ss_res += r * r;
+    ss_tot += (y[i] - my) * (y[i] - my);
+  }
   if (ss_tot > 0) f.r2 = 1.0 - ss_res / ss_tot;
   return f;
 }
@@ -104,6 +119,11 @@ Ns floor_div(Ns a, Ns b) {
 }
 
 std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
+
+// "2.7 us after its launch", or for a negative lag "2.5 us before its launch (clock offset)".
+std::string after_launch(Ns lag) {
+  return lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (host/device clock offset)";
+}
 
 double ratio(Ns a, Ns b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
@@ -123,22 +143,31 @@ struct Verdict {
   std::string why;
 };
 
-Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio) {
+// The rule (docs/facts-dispatch.md). Without a device timeline there are no idle gaps to
+// blame, and the verdict rests on the launch lags alone.
+Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, bool has_device) {
   Verdict v;
   if (n == 0) {
     v.why = "no launches to judge";
     return v;
   }
-  std::string facts = fmt::format("{:.0f}% of launches started within {} of the host launch; the device sat idle "
-                                  "waiting on the host for {:.1f}% of its time",
-                                  vertical_share * 100, us(kVerticalLagNs), host_bound_free_ratio * 100);
+  std::string lags = fmt::format("{:.0f}% of launches started within {} of the host launch", vertical_share * 100,
+                                 us(kVerticalLagNs));
+  if (!has_device) {
+    if (vertical_share >= kHostBoundVerticalShare) v.cls = "host-bound";
+    else if (vertical_share <= kDeviceBoundVerticalShare) v.cls = "device-bound";
+    else v.cls = "mixed";
+    v.why = lags + "; no device timeline, so judged on launch lags alone";
+    return v;
+  }
   if (vertical_share >= kHostBoundVerticalShare && host_bound_free_ratio >= kHostBoundFreeRatio)
     v.cls = "host-bound";
   else if (vertical_share <= kDeviceBoundVerticalShare && host_bound_free_ratio < kHostBoundFreeRatio)
     v.cls = "device-bound";
   else
     v.cls = "mixed";
-  v.why = facts;
+  v.why = lags + fmt::format("; the device sat idle waiting on the host for {:.1f}% of its time",
+                             host_bound_free_ratio * 100);
   return v;
 }
 
@@ -157,7 +186,12 @@ class Dispatch {
 
     json out = json::object();
     out["flow_kind"] = kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
-    out["vertical_lag_threshold_ns"] = kVerticalLagNs;
+    out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
+                         {"host_bound_vertical_share", kHostBoundVerticalShare},
+                         {"host_bound_free_ratio", kHostBoundFreeRatio},
+                         {"device_bound_vertical_share", kDeviceBoundVerticalShare},
+                         {"interruption_min_ns", kInterruptMinNs},
+                         {"interruption_median_factor", kInterruptMedianFactor}};
     json steps = json::array();
     std::map<std::string, int> by_class;
     for (size_t i = 0; i < steps_.size(); ++i) {
@@ -174,6 +208,10 @@ class Dispatch {
       facts_.unavailable("dispatch", "no launch flows in the trace (looked for HostToDevice, then async_npu, then ac2g "
                                      "flows with both ends): launch lag, vertical share, slope and host-bound idle "
                                      "are not computed; task queue, host op rate and sync calls still are");
+    else if (!d_.has_device)
+      facts_.unavailable("dispatch.host_bound_free", "no device tasks in the trace: device idle gaps (free_ns, "
+                                                     "host_bound_free_ns) are not computed and the verdict rests on "
+                                                     "launch lags alone");
   }
 
  private:
@@ -261,9 +299,12 @@ class Dispatch {
     run_median_task_ns_ = median(all_compute_durs_);
     for (auto& g : groups_) g.median_task_ns = median(g.compute_durs);
 
-    Intervals busy = d_.compute;
-    busy.insert(busy.end(), d_.comm.begin(), d_.comm.end());
-    busy = union_of(std::move(busy));
+    Intervals busy = d_.compute;  // already a union; merge in communication when there is any
+    if (!d_.comm.empty()) {
+      busy.insert(busy.end(), d_.comm.begin(), d_.comm.end());
+      busy = union_of(std::move(busy));
+    }
+    size_t cursor = 0;
     for (size_t k = 0; k < busy.size(); ++k) {
       int g = group_of(busy[k].start);
       overall_.busy_ns += busy[k].length();
@@ -273,7 +314,10 @@ class Dispatch {
       overall_.free_ns += gap.length();
       if (g >= 0) groups_[static_cast<size_t>(g)].free_ns += gap.length();
       // The launch of the task that ends the gap: the lowest lag among launches starting there.
-      auto [b, e] = std::equal_range(launches_.begin(), launches_.end(), gap.end, Cmp{});
+      // Gaps come in time order, so one cursor walks the launches (a merge, not a search).
+      while (cursor < launches_.size() && launches_[cursor].start < gap.end) ++cursor;
+      auto b = launches_.begin() + static_cast<std::ptrdiff_t>(cursor), e = b;
+      while (e != launches_.end() && e->start == gap.end) ++e;
       if (b == e) continue;
       auto best = std::min_element(b, e, [](const Launch& x, const Launch& y) { return x.lag < y.lag; });
       if (best->lag > kVerticalLagNs) continue;
@@ -382,8 +426,7 @@ class Dispatch {
 
   void gap_evidence(json& ev, const Gap& g) const {
     launch_evidence(ev, launches_[g.launch],
-                    "device task that ended a " + us(g.length()) + " idle gap, starting " + us(g.lag) +
-                        " after its launch",
+                    "device task that ended a " + us(g.length()) + " idle gap, starting " + after_launch(g.lag),
                     "host launch of that task");
   }
 
@@ -437,7 +480,8 @@ class Dispatch {
   }
 
   // Fields shared by a step and the run: host-bound idle, rates, syncs, verdict, evidence.
-  void common_json(json& j, const Group& g, Ns span_ns, size_t top_gaps) const {
+  void common_json(json& j, const Group& g, const std::vector<uint32_t>& launches, uint64_t host_ops, Ns span_ns,
+                   size_t top_gaps) const {
     Ns device_time = g.busy_ns + g.free_ns;
     j["free_ns"] = g.free_ns;
     j["device_time_ns"] = device_time;
@@ -446,8 +490,8 @@ class Dispatch {
     j["host_bound_of_free_ratio"] = ratio(g.host_bound_free_ns, g.free_ns);
     j["host_bound_gaps"] = g.host_bound_gaps.size();
     double ms = static_cast<double>(span_ns) / 1e6;
-    j["host_ops"] = g.host_ops;
-    j["host_ops_per_ms"] = ms > 0 ? static_cast<double>(g.host_ops) / ms : 0.0;
+    j["host_ops"] = host_ops;
+    j["host_ops_per_ms"] = ms > 0 ? static_cast<double>(host_ops) / ms : 0.0;
     j["launches_per_ms"] = ms > 0 ? static_cast<double>(j["count"].get<size_t>()) / ms : 0.0;
     j["sync_calls"] = g.sync_calls;
     j["device_sync_calls"] = g.device_sync_calls;
@@ -456,7 +500,7 @@ class Dispatch {
 
     size_t n = j["count"].get<size_t>();
     double vshare = n ? j["vertical_share"].get<double>() : 0.0;
-    Verdict v = classify(n, vshare, ratio(g.host_bound_free_ns, device_time));
+    Verdict v = classify(n, vshare, ratio(g.host_bound_free_ns, device_time), d_.has_device);
     j["classification"] = v.cls;
     j["why"] = v.why;
 
@@ -475,9 +519,9 @@ class Dispatch {
       for (const Gap& gp : top) gap_evidence(ev, gp);
     if ((cls == "device-bound" || cls == "mixed") && n > 0) {
       const Launch* worst = nullptr;
-      for (uint32_t i : g.launches)
+      for (uint32_t i : launches)
         if (!worst || launches_[i].lag > worst->lag) worst = &launches_[i];
-      launch_evidence(ev, *worst, "device task that started " + us(worst->lag) + " after its launch (largest lag)",
+      launch_evidence(ev, *worst, "device task that started " + after_launch(worst->lag) + " (largest lag)",
                       "host launch of that task");
     }
     j["evidence"] = std::move(ev);
@@ -490,20 +534,19 @@ class Dispatch {
     j["end_ns"] = s.end;
     lag_json(j, g.launches, s.start);
     j["median_task_ns"] = g.median_task_ns;
-    common_json(j, g, s.end - s.start, top_gaps);
+    common_json(j, g, g.launches, g.host_ops, s.end - s.start, top_gaps);
     return j;
   }
 
   json overall_json(const std::map<std::string, int>& by_class) const {
     json j = json::object();
-    Group all = overall_;
-    all.launches.resize(launches_.size());
-    for (uint32_t i = 0; i < launches_.size(); ++i) all.launches[i] = i;
+    std::vector<uint32_t> all(launches_.size());
+    for (uint32_t i = 0; i < launches_.size(); ++i) all[i] = i;
     // x for the run-level fit: ms since the first launch.
     Ns x0 = launches_.empty() ? 0 : std::min_element(launches_.begin(), launches_.end(), [](auto& a, auto& b) {
                                       return a.launch < b.launch;
                                     })->launch;
-    lag_json(j, all.launches, x0);
+    lag_json(j, all, x0);
     j["flows_used"] = launches_.size();
     j["flow_kind"] = kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
     j["flows_outside_steps"] = outside_steps_;
@@ -517,8 +560,7 @@ class Dispatch {
       span += steps_[i].end - steps_[i].start;
       ops_in_steps += groups_[i].host_ops;
     }
-    all.host_ops = ops_in_steps;
-    common_json(j, all, span, kTopGapsOverall);
+    common_json(j, overall_, all, ops_in_steps, span, kTopGapsOverall);
     j["launches_per_ms"] = span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
     j["host_ops_total"] = overall_.host_ops;
     json bc = json::object();
@@ -548,8 +590,6 @@ class Dispatch {
   json interruptions_json() const {
     json j = json::object();
     j["count"] = interruptions_.size();
-    j["min_ns"] = kInterruptMinNs;
-    j["median_factor"] = kInterruptMedianFactor;
     json items = json::array();
     for (size_t k = 0; k < interruptions_.size() && k < kMaxInterruptions; ++k) {
       const Interruption& in = interruptions_[k];
@@ -565,7 +605,7 @@ class Dispatch {
                  {"gap_after_ns", next.start - s.end()}};
       json ev = json::array();
       ev.push_back(evidence_event(m_, s.loc, "long " + std::string(in.what) + " task (" + us(s.dur) + ")"));
-      launch_evidence(ev, next, "next device task, started " + us(next.lag) + " after its launch",
+      launch_evidence(ev, next, "next device task, started " + after_launch(next.lag),
                       "host launch of the next task");
       it["evidence"] = std::move(ev);
       items.push_back(std::move(it));

@@ -63,13 +63,17 @@ class TraceBuilder {
     task(name + id, start, dur);
     flow_point("HostToDevice", id, 'f', 3, 3, start);
   }
-  std::string json() const {
+  // `device_name`: the process name of pid 3 ("" leaves it unnamed: no device timeline).
+  std::string json(const std::string& device_name = "Ascend Hardware") const {
     std::string out = "[\n";
     for (const auto& e : events_) out += e + ",\n";
+    if (!device_name.empty())
+      out += R"({"ph": "M", "name": "process_name", "pid": 3, "tid": 0, "args": {"name": ")" + device_name +
+             R"("}},
+{"ph": "M", "name": "process_labels", "pid": 3, "tid": 0, "args": {"labels": "NPU 0"}},
+)";
     out += R"({"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "Python"}},
 {"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "CANN"}},
-{"ph": "M", "name": "process_name", "pid": 3, "tid": 0, "args": {"name": "Ascend Hardware"}},
-{"ph": "M", "name": "process_labels", "pid": 3, "tid": 0, "args": {"labels": "NPU 0"}},
 {"ph": "M", "name": "thread_name", "pid": 3, "tid": 3, "args": {"name": "Stream 3"}}
 ])";
     return out;
@@ -368,6 +372,25 @@ TEST(Dispatch, NoFlowsStillFillsHostSide) {
   EXPECT_EQ(d["task_queue"]["flows"], 0);
   EXPECT_TRUE(d["task_queue"]["latency_p50_ns"].is_null());
   EXPECT_EQ(d["task_queue"]["two_stage_active"], true);  // from the Enqueue/Dequeue@ slices
+}
+
+// Launch arrows but no device timeline (the tasks' process is not a known device): no idle
+// gaps to blame, so the verdict rests on the lags alone and the gap facts are unavailable.
+TEST(Dispatch, NoDeviceTimelineJudgesOnLagsAlone) {
+  TraceBuilder b;
+  b.step(1, 0, 1000);
+  for (int k = 0; k < 4; ++k) b.launch(100 + 200 * k, 101 + 200 * k, 50);
+  npu::Facts facts;
+  npu::RunModel m = npu::test::load_trace_text(b.json(""));
+  json d = dispatch_of(m, &facts);
+  EXPECT_TRUE(unavailable_has(facts, "dispatch.host_bound_free"));
+  EXPECT_FALSE(unavailable_has(facts, "dispatch"));
+  const json& s = d["steps"][0];
+  EXPECT_EQ(s["count"], 4);
+  EXPECT_EQ(s["vertical_share"], 1.0);
+  EXPECT_EQ(s["free_ns"], 0);
+  EXPECT_EQ(s["classification"], "host-bound");
+  EXPECT_NE(s["why"].get<std::string>().find("no device timeline"), std::string::npos);
 }
 
 // An empty trace: nothing to say, nothing crashes.
