@@ -67,8 +67,11 @@ std::optional<Ns> parse_us_to_ns(std::string_view text) {
     return std::nullopt;
   }
   if (i == t.size()) {
-    int64_t ns = whole * 1000 + frac_ns + (round_up ? 1 : 0);
-    return neg ? -ns : ns;
+    // Exact range check: the value must fit int64 as ns (INT64_MIN included).
+    __int128 ns = static_cast<__int128>(whole) * 1000 + frac_ns + (round_up ? 1 : 0);
+    if (neg) ns = -ns;
+    if (ns > INT64_MAX || ns < INT64_MIN) return std::nullopt;
+    return static_cast<Ns>(ns);
   }
   // Exponent or other notation: fall back to long double, which is exact enough for the
   // rare values written this way (durations such as 1.5e-05).
@@ -92,8 +95,9 @@ std::optional<int64_t> parse_int(std::string_view text) {
   if (ec == std::errc() && p == t.data() + t.size()) return v;
   // "12.0" style integers, or values past int64 (rare ids): go through the ns parser.
   if (ec == std::errc() && *p == '.') {
-    auto ns = parse_us_to_ns(t);
-    if (ns && *ns % 1000 == 0) return *ns / 1000;
+    // "12.0" style: only when every fractional digit is zero.
+    std::string_view frac = t.substr(static_cast<size_t>(p - t.data()) + 1);
+    if (!frac.empty() && frac.find_first_not_of('0') == std::string_view::npos) return v;
   }
   if (ec == std::errc::result_out_of_range) {
     uint64_t u = 0;

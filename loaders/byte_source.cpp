@@ -45,6 +45,16 @@ class PlainSource : public ByteSource {
   uint64_t pos_ = 0;
 };
 
+// zlib prefixes its messages with "<fd:3>: ", which means nothing to a user.
+std::string strip_fd(const char* msg) {
+  std::string m = msg ? msg : "?";
+  if (m.rfind("<fd:", 0) == 0) {
+    auto colon = m.find(": ");
+    if (colon != std::string::npos) m.erase(0, colon + 2);
+  }
+  return m;
+}
+
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::string path, gzFile gz, uint64_t size) : path_(std::move(path)), gz_(gz), size_(size) {
@@ -59,13 +69,17 @@ class GzipSource : public ByteSource {
       if (r < 0) {
         int code = 0;
         const char* msg = gzerror(gz_, &code);
-        throw LoadError::at_byte(path_, pos_ + got, std::string("gzip data is corrupt: ") + (msg ? msg : "?"));
+        throw LoadError::at_byte(path_, static_cast<uint64_t>(gzoffset(gz_)),
+                                 std::string("gzip data is corrupt (compressed offset; ") + std::to_string(pos_ + got) +
+                                     " bytes decompressed): " + strip_fd(msg));
       }
       if (r == 0) {
         int code = 0;
         gzerror(gz_, &code);
         if (code == Z_BUF_ERROR)
-          throw LoadError::at_byte(path_, pos_ + got, "gzip stream ends early (truncated file?)");
+          throw LoadError::at_byte(path_, static_cast<uint64_t>(gzoffset(gz_)),
+                                   "gzip stream ends early (truncated file?) after " + std::to_string(pos_ + got) +
+                                       " decompressed bytes");
         break;
       }
       got += static_cast<size_t>(r);

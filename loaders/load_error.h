@@ -28,7 +28,21 @@ class LoadError : public std::runtime_error {
   uint64_t position() const { return pos_; }
 
  private:
-  static std::string format(const std::string& file, Where where, uint64_t pos, const std::string& msg) {
+  // One line, always: control characters from the input (a quoted CSV cell may hold a
+  // newline) are written as escapes.
+  static std::string one_line(const std::string& msg) {
+    std::string out;
+    for (char c : msg) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else if (static_cast<unsigned char>(c) < 0x20) out += '?';
+      else out += c;
+    }
+    return out;
+  }
+  static std::string format(const std::string& file, Where where, uint64_t pos, const std::string& raw) {
+    std::string msg = one_line(raw);
     switch (where) {
       case Where::Byte: return file + ": byte " + std::to_string(pos) + ": " + msg;
       case Where::Line: return file + ":" + std::to_string(pos) + ": " + msg;

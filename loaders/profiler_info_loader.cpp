@@ -1,5 +1,6 @@
 // profiler_info[_{rank}].json and profiler_metadata.json: how the run was profiled and the
 // environment it ran in.
+#include <charconv>
 #include <filesystem>
 #include <regex>
 
@@ -16,7 +17,14 @@ void load_profiler_info(const std::string& path, RunModel& model) {
   std::smatch m;
   std::string name = std::filesystem::path(path).filename().string();
   if (std::regex_match(name, m, kRankName)) {
-    model.meta.rank = std::stoi(m[1].str());
+    std::string digits = m[1].str();
+    int rank = -1;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+    if (ec == std::errc() && p == digits.data() + digits.size()) {
+      model.meta.rank = rank;
+    } else {
+      model.stats.warnings.push_back(path + ": rank " + digits + " in the file name is out of range; rank unknown");
+    }
   } else if (j.is_object() && j.contains("rank_id") && j["rank_id"].is_number_integer()) {
     model.meta.rank = j["rank_id"].get<int>();
   }

@@ -108,6 +108,62 @@ size_t find_trace_events_array(const std::string& s, size_t start, bool at_eof, 
   return std::string::npos;
 }
 
+// After a parse failed: walks the events one by one (string-aware brace matching) and
+// parses each on its own, to name the first broken event. Error path only.
+struct Located {
+  bool found = false;
+  uint64_t offset = 0;
+  std::string message;
+};
+
+Located locate_event_error(const char* text, size_t n, uint64_t base) {
+  auto skip_ws = [&](size_t i) {
+    while (i < n && is_ws(text[i])) ++i;
+    return i;
+  };
+  simdjson::dom::parser dom;
+  size_t i = skip_ws(0);
+  while (i < n) {
+    if (text[i] == ']') return {};
+    if (text[i] != '{')
+      return {true, base + i, std::string("expected '{' to start an event, found '") + text[i] + "'"};
+    size_t start = i;
+    int depth = 0;
+    bool in_str = false, esc = false;
+    for (; i < n; ++i) {
+      char c = text[i];
+      if (in_str) {
+        if (esc) esc = false;
+        else if (c == '\\') esc = true;
+        else if (c == '"') in_str = false;
+        continue;
+      }
+      if (c == '"') in_str = true;
+      else if (c == '{' || c == '[') ++depth;
+      else if (c == '}' || c == ']') {
+        if (--depth == 0) break;
+      }
+    }
+    if (i >= n)
+      return {true, base + start,
+              std::string("the file ends inside ") + (in_str ? "a string of " : "") +
+                  "the event that starts here (truncated?)"};
+    simdjson::padded_string one(text + start, i - start + 1);
+    simdjson::dom::element el;
+    if (auto err = dom.parse(one).get(el))
+      return {true, base + start, std::string("invalid event: ") + simdjson::error_message(err)};
+    i = skip_ws(i + 1);
+    if (i < n && text[i] == ',') {
+      i = skip_ws(i + 1);
+      continue;
+    }
+    if (i < n && text[i] == ']') return {};
+    if (i >= n) return {true, base + i, "the file ends after an event without closing the array (truncated?)"};
+    return {true, base + i, std::string("unexpected '") + text[i] + "' after an event"};
+  }
+  return {true, base + n, "the file ends inside the trace array (truncated?)"};
+}
+
 class TraceLoader {
  public:
   TraceLoader(const std::string& path, uint16_t file_id, RunModel& model, const TraceLoadOptions& opt)
@@ -400,6 +456,8 @@ class TraceLoader {
     parse_trace_chunk(rest.data(), len, prefix_len, offset,
                       result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array, r);
     if (!r.ok) {
+      Located where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset);
+      if (where.found) throw LoadError::at_byte(path_, where.offset, where.message);
       std::string msg = "invalid JSON: " + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.
       size_t e = len;
