@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <thread>
 
 namespace npu {
 
@@ -142,9 +143,20 @@ void RunModel::finalize() {
   }
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
 
-  for (auto& f : flows) {
-    f.start_slice = enclosing_slice(f.start_track, f.start_ts);
-    f.end_slice = enclosing_slice(f.end_track, f.end_ts);
+  // Binding flows to slices is independent per flow: split it over two threads on big runs.
+  auto bind = [this](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      Flow& f = flows[i];
+      f.start_slice = enclosing_slice(f.start_track, f.start_ts);
+      f.end_slice = enclosing_slice(f.end_track, f.end_ts);
+    }
+  };
+  if (flows.size() > 100000 && std::thread::hardware_concurrency() > 1) {
+    std::thread other(bind, flows.size() / 2, flows.size());
+    bind(0, flows.size() / 2);
+    other.join();
+  } else {
+    bind(0, flows.size());
   }
 }
 

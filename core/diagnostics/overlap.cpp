@@ -82,9 +82,12 @@ bool overlap_track_breakdown(const RunModel& m, const std::vector<Step>& steps, 
   return found;
 }
 
-const StepTraceRow* profiler_row(const RunModel& m, int64_t step_id, size_t index, size_t n_steps) {
-  for (const auto& r : m.step_trace)
-    if (r.step == step_id && step_id != kNoId) return &r;
+const StepTraceRow* profiler_row(const RunModel& m, const std::map<int64_t, const StepTraceRow*>& by_step,
+                                 int64_t step_id, size_t index, size_t n_steps) {
+  if (step_id != kNoId) {
+    auto it = by_step.find(step_id);
+    if (it != by_step.end()) return it->second;
+  }
   // No step ids (no schedule): rows in order.
   if (m.step_trace.size() == n_steps && index < m.step_trace.size() && m.step_trace[index].step == kNoId)
     return &m.step_trace[index];
@@ -139,6 +142,9 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     std::vector<Breakdown> track(steps.size());
     bool have_track = overlap_track_breakdown(m, steps, track);
 
+    std::map<int64_t, const StepTraceRow*> rows_by_step;
+    for (const auto& r : m.step_trace)
+      if (r.step != kNoId) rows_by_step.emplace(r.step, &r);
     std::vector<Ns> step_times;
     nlohmann::json worst = nullptr;
     double worst_rel = -1;
@@ -153,7 +159,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
       j["evidence"] = nlohmann::json::array();
       if (!pseudo) j["evidence"].push_back(evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id)));
       // The profiler's own numbers: step_trace_time.csv first, else the Overlap Analysis track.
-      const StepTraceRow* row = profiler_row(m, s.id, i, steps.size());
+      const StepTraceRow* row = profiler_row(m, rows_by_step, s.id, i, steps.size());
       if (row) {
         nlohmann::json p = to_json(from_row(*row));
         p["source"] = "step_trace_time.csv";
