@@ -1,0 +1,63 @@
+-- More communication than computation: overlap alone cannot hide it.
+rule {
+  id = "communication.dominates",
+  title = "Communication takes longer than computation",
+  category = "communication",
+  severity = "high",
+  needs = { "overall.comm_not_overlapped_ns", "overall.communication_ns", "overall.computing_ns",
+            "overall.overlapped_ns", "overall.steps" },
+  params = { ratio = 1.5, factor = 0.3 },
+  doc = [[
+Why: when the collectives take longer than all the computation of the step, even perfect
+overlap leaves (communication - computation) exposed: the job is communication-bound and only
+less traffic, faster links, or waiting less for other ranks helps. Communication time also
+includes the time a rank waits in a collective for slower ranks, so compare ranks first.
+
+How it is measured (overall, docs/overlap.md): communication (union of the collectives) against
+computing (union of the compute tasks). Reported when communication >= `ratio` (1.5) x
+computing.
+
+Saving per step = factor (0.3) x (not-overlapped communication - what overlap could still hide,
+min(not-overlapped, computing - overlapped)) / number of steps: the exposed communication left
+after the best possible overlap (communication.not_overlapped claims the rest), of which a
+tuning round typically recovers a part. Confidence 0.3.
+Optional reads: operators.communication (the largest collectives).
+]],
+}
+
+function check(facts, p, emit)
+  local o = facts.overall
+  if o.computing_ns <= 0 or o.communication_ns < p.ratio * o.computing_ns then return end
+  local n = o.steps > 0 and o.steps or 1
+  local hideable = math.min(o.comm_not_overlapped_ns, math.max(0, o.computing_ns - o.overlapped_ns))
+  local exposed = math.max(0, o.comm_not_overlapped_ns - hideable)
+  local ev, ops = {}, {}
+  if facts.operators and facts.operators.communication then
+    for i, c in ipairs(facts.operators.communication) do
+      if i > 4 then break end
+      ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
+      for j, e in ipairs(c.evidence or {}) do
+        if j > 1 then break end
+        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what }
+      end
+    end
+  end
+  ev[#ev + 1] = { fact = "overall.communication_ns", value = o.communication_ns }
+  ev[#ev + 1] = { fact = "overall.computing_ns", value = o.computing_ns }
+  local observed = string.format("Communication %.3f ms vs computing %.3f ms per step (%.2fx); %.3f ms per step stays exposed even with perfect overlap",
+    o.communication_ns / n / 1e6, o.computing_ns / n / 1e6, o.communication_ns / o.computing_ns, exposed / n / 1e6)
+  if #ops > 0 then observed = observed .. "; largest collectives in the kernel table: " .. table.concat(ops, ", ") end
+  emit {
+    observed = observed .. ".",
+    why = "More time goes to collectives (or to waiting in them for other ranks) than to computing; overlap cannot hide the difference.",
+    action = "First compare ranks (a slow rank makes the others wait inside collectives: npu-advisor on each rank, or "
+      .. "msprof-analyze cluster). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
+      .. "per sample), bf16 gradients, ZeRO-1/2 instead of ZeRO-3, less tensor parallelism across nodes; check link "
+      .. "bandwidth (slow links, RDMA/HCCS).",
+    commands = { "msprof-analyze cluster -d PROFILING_DIR -m all" },
+    saving_ns = p.factor * exposed / n,
+    saving_formula = string.format("%.2f x (not-overlapped comm - min(not-overlapped, computing - overlapped)) / %d steps", p.factor, n),
+    confidence = 0.3,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,84 @@
+-- Communication that computation does not hide adds to the step time.
+rule {
+  id = "communication.not_overlapped",
+  title = "Communication is not overlapped with computation",
+  category = "communication",
+  severity = "medium",
+  needs = { "overall.comm_not_overlapped_ns", "overall.communication_ns", "overall.computing_ns",
+            "overall.overlapped_ns", "overall.device_time_ns", "overall.steps", "steps" },
+  params = { min_share = 0.02, factor = 0.5 },
+  doc = [[
+Why: a collective (allreduce of gradients, allgather of parameters, ...) that runs while no
+computation runs is pure step time. Data-parallel training overlaps the gradient allreduce
+with the rest of the backward; what is left exposed is typically the last gradient bucket,
+which has no backward left to hide behind, or collectives issued synchronously.
+
+How it is measured (overall / steps[], docs/overlap.md): Communication(Not Overlapped) =
+communication time minus computing time, per step, exactly as the profiler's
+step_trace_time.csv. Reported when it is at least `min_share` (2 %) of the device time.
+
+Saving per step = factor (0.5) x min(not-overlapped communication, computing time not yet
+covering any communication (computing - overlapped)) / number of steps: communication can only
+hide behind computation that exists, and reordering rarely hides all of it. The rest (more
+communication than computation can cover) is communication.dominates' share, so the two
+findings do not count the same time. Confidence 0.4.
+Optional reads: operators.communication (the largest collectives, for the evidence).
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+function check(facts, p, emit)
+  local o = facts.overall
+  if o.communication_ns <= 0 or o.device_time_ns <= 0 then return end
+  local share = o.comm_not_overlapped_ns / o.device_time_ns
+  if share < p.min_share then return end
+  local n = o.steps > 0 and o.steps or 1
+  local hideable = math.min(o.comm_not_overlapped_ns, math.max(0, o.computing_ns - o.overlapped_ns))
+  local worst, worst_share = nil, -1
+  for _, s in ipairs(facts.steps) do
+    if s.device_time_ns and s.device_time_ns > 0 and s.comm_not_overlapped_ns then
+      local r = s.comm_not_overlapped_ns / s.device_time_ns
+      if r > worst_share then worst, worst_share = s, r end
+    end
+  end
+  local ev, ops = {}, {}
+  if facts.operators and facts.operators.communication then
+    for i, c in ipairs(facts.operators.communication) do
+      if i > 3 then break end
+      ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
+      for j, e in ipairs(c.evidence or {}) do
+        if j > 1 then break end
+        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what }
+      end
+    end
+  end
+  if worst then
+    for _, e in ipairs(worst.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what } end
+  end
+  ev[#ev + 1] = { fact = "overall.comm_not_overlapped_ns", value = o.comm_not_overlapped_ns }
+  local observed = string.format("%.3f ms of %.3f ms communication per step is not overlapped (%.0f%% of it; %.1f%% of device time)",
+    o.comm_not_overlapped_ns / n / 1e6, o.communication_ns / n / 1e6, 100 * o.comm_not_overlapped_ns / o.communication_ns, 100 * share)
+  if worst then
+    observed = observed .. string.format("; worst step %s at %.3f ms (%.1f%%)", sname(worst.id), worst.comm_not_overlapped_ns / 1e6, 100 * worst_share)
+  end
+  if #ops > 0 then observed = observed .. "; largest collectives: " .. table.concat(ops, ", ") end
+  emit {
+    observed = observed .. ".",
+    why = "While a collective runs alone the compute units idle; overlapped, it would cost nothing.",
+    action = "Start gradient communication earlier and in smaller pieces: smaller DDP buckets (the last bucket is "
+      .. "exposed), Megatron/MindSpeed --overlap-grad-reduce and --overlap-param-gather, FSDP backward/forward "
+      .. "prefetch; avoid synchronous collectives (async_op=False) inside the step.",
+    commands = {
+      "model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=10, gradient_as_bucket_view=True)",
+      "--overlap-grad-reduce --overlap-param-gather",
+    },
+    saving_ns = p.factor * hideable / n,
+    saving_formula = string.format("%.2f x min(not-overlapped comm, computing - overlapped) / %d steps", p.factor, n),
+    confidence = 0.4,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,77 @@
+-- Host-bound inference: overlap the host's scheduling with the device's forward pass.
+rule {
+  id = "dispatch.async_scheduling",
+  title = "Host-bound inference: schedule the next step while the device runs",
+  category = "dispatch",
+  severity = "medium",
+  needs = { "dispatch.steps", "operators.host.by_name" },
+  platforms = { "ascend" },
+  params = { min_host_bound_share = 0.5, factor = 0.5 },
+  doc = [[
+Why: an inference server prepares each step on the host (scheduling, input preparation,
+sampling, output handling), then runs the forward pass on the device. Done one after the
+other, the device idles while the host works. Asynchronous scheduling prepares step N+1
+while the device runs step N: MindIE `export MINDIE_ASYNC_SCHEDULING_ENABLE=1` (on the decode
+nodes only with prefill/decode disaggregation; not with Look Ahead / Memory Decoding, nor with
+n / best_of / beam search); vLLM(-Ascend): the scheduler's async scheduling option
+(`--async-scheduling` in recent versions).
+
+How it is measured:
+  - inference-looking: none of the host operator names in operators.host.by_name (the top 20
+    by inclusive time) is training work: `Optimizer.` (optimizer step / zero_grad), `backward` /
+    `Backward`, `autograd::`, `AccumulateGrad`. A training step always has these near the top
+    (the optimizer step and the backward ops are among the longest host ops), so their absence
+    is a good sign of a forward-only run; the top list is capped, hence confidence 0.3.
+  - host-bound: at least `min_host_bound_share` (half) of the steps are classified host-bound
+    (dispatch.steps, docs/facts-dispatch.md).
+Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps: the
+host work of one step overlaps the device work of the previous one, at most the idle it
+causes, and part of the host work (the launches themselves) stays serial.
+]],
+}
+
+local training_patterns = { "Optimizer%.", "[Bb]ackward", "autograd::", "AccumulateGrad" }
+
+function check(facts, p, emit)
+  local host = facts.operators.host.by_name
+  for _, h in ipairs(host) do
+    for _, pat in ipairs(training_patterns) do
+      if string.find(h.name or "", pat) then return end
+    end
+  end
+  local steps = facts.dispatch.steps
+  local n = #steps
+  if n == 0 then return end
+  local hb, idle, ev, worst = 0, 0, {}, nil
+  for _, s in ipairs(steps) do
+    if s.classification == "host-bound" then
+      hb = hb + 1
+      idle = idle + (s.host_bound_free_ns or 0)
+      if not worst or (s.host_bound_free_ns or 0) > (worst.host_bound_free_ns or 0) then worst = s end
+    end
+  end
+  if hb == 0 or hb < p.min_host_bound_share * n then return end
+  for i, e in ipairs(worst.evidence or {}) do
+    if i > 2 then break end
+    ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+  end
+  local top = {}
+  for i, h in ipairs(host) do
+    if i > 3 then break end
+    top[#top + 1] = h.name
+  end
+  ev[#ev + 1] = { fact = "operators.host.by_name[1..3]", value = table.concat(top, ", ") }
+  emit {
+    observed = string.format("No optimizer or backward operator among the %d longest host operators (top: %s), so this looks like "
+      .. "inference; %d of %d steps are host-bound with %.3f ms of host-bound idle per step.",
+      #host, table.concat(top, ", "), hb, n, idle / n / 1e6),
+    why = "Host-side scheduling and pre/post-processing run while the device idles; async scheduling overlaps them with the forward pass.",
+    action = "Enable asynchronous scheduling in the serving framework (MindIE: environment variable; vLLM: the scheduler's "
+      .. "async scheduling option), then re-profile.",
+    commands = { "export MINDIE_ASYNC_SCHEDULING_ENABLE=1" },
+    saving_ns = p.factor * idle / n,
+    saving_formula = string.format("%.2f x host-bound idle of the host-bound steps / %d steps", p.factor, n),
+    confidence = 0.3,
+    evidence = ev,
+  }
+end

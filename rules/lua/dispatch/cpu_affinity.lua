@@ -1,0 +1,164 @@
+-- The launching host thread runs at uneven speed: CPU binding keeps it on its own cores.
+rule {
+  id = "dispatch.cpu_affinity",
+  title = "The host launch thread runs unevenly: bind it to CPU cores",
+  category = "dispatch",
+  severity = "medium",
+  needs = { "dispatch.steps" },
+  platforms = { "ascend" },
+  params = { slow_rate_ratio = 0.7, min_steps = 3, long_gap_ns = 2000000, factor = 0.5 },
+  doc = [[
+Why: torch_npu launches every operator from the Python thread (and its task-queue thread).
+When the OS moves these threads between cores or NUMA nodes, or other processes (dataloader
+workers, logging) share their cores, the same step's host work takes longer at random and the
+device waits (host-bound idle). Binding the hot threads to cores near the NPU removes that
+jitter: `export CPU_AFFINITY_CONF=1` (coarse: all threads on the NPU's NUMA cores, torch_npu
+6.0.RC2+) or `=2` (fine: the launch threads on dedicated cores, the rest elsewhere, 6.0.0+;
+the vendor's recommended mode).
+
+How it is measured (facts.dispatch.steps, docs/facts-dispatch.md):
+  1. Host op rate spread between steps: host_ops_per_ms of each step against the median of
+     the steps (needs at least `min_steps` = 3 steps with host ops). A step whose rate is below
+     `slow_rate_ratio` (0.7) x median ran the same code slower. Its cost is its host-bound idle
+     above the baseline (median host-bound idle of the other steps), capped at the host time the
+     slowdown itself accounts for: step duration x (1 - rate / median).
+  2. Long host gaps: host-bound gaps of at least `long_gap_ns` (2 ms) in a step's top list whose
+     launch is not an online compilation (those belong to dispatch.op_compile).
+The reference advisor has no such check (CPU_AFFINITY_CONF is not in its environment list).
+
+Saving per step = factor (0.5) x (sum of the step costs + long gaps) / number of steps: binding
+removes the scheduling part of the jitter, not slow Python code. Confidence 0.3 (jitter has
+other causes: GC, other processes on the node), 0.15 when CPU_AFFINITY_CONF=2 is already set.
+The same idle is also claimed by dispatch.host_bound (a different fix): do not add the two.
+Optional: run.env.CPU_AFFINITY_CONF (to word the advice).
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+local function median(xs)
+  if #xs == 0 then return nil end
+  table.sort(xs)
+  local n = #xs
+  if n % 2 == 1 then return xs[(n + 1) // 2] end
+  return (xs[n // 2] + xs[n // 2 + 1]) / 2
+end
+
+function check(facts, p, emit)
+  local steps = facts.dispatch.steps
+  local n = #steps
+  if n == 0 then return end
+
+  local rates = {}
+  for _, s in ipairs(steps) do
+    if (s.host_ops or 0) > 0 and s.host_ops_per_ms and s.host_ops_per_ms > 0 then rates[#rates + 1] = s.host_ops_per_ms end
+  end
+  local med = nil
+  if #rates >= p.min_steps then med = median(rates) end
+
+  -- Per step: the slow-host cost and the long-gap cost; the step counts the larger (they
+  -- can be the same idle time).
+  local slow_cost, long_cost = {}, {}
+  local slow, parts, ev = {}, {}, {}
+  local worst = nil
+  if med then
+    local base_list = {}
+    for _, s in ipairs(steps) do
+      if s.host_ops_per_ms and s.host_ops_per_ms >= p.slow_rate_ratio * med and s.host_bound_free_ns then
+        base_list[#base_list + 1] = s.host_bound_free_ns
+      end
+    end
+    local baseline = median(base_list) or 0
+    for i, s in ipairs(steps) do
+      local r = s.host_ops_per_ms
+      if r and (s.host_ops or 0) > 0 and r < p.slow_rate_ratio * med and s.host_bound_free_ns then
+        local dur = (s.end_ns or 0) - (s.start_ns or 0)
+        local cost = math.max(0, s.host_bound_free_ns - baseline)
+        cost = math.min(cost, math.max(0, dur * (1 - r / med)))
+        if cost > 0 then
+          slow[#slow + 1] = s
+          slow_cost[i] = cost
+          parts[#parts + 1] = string.format("step %s at %.1f host ops/ms (%.0f%% of the median %.1f), %.3f ms host-bound idle",
+            sname(s.id), r, 100 * r / med, med, s.host_bound_free_ns / 1e6)
+          if not worst or cost > worst.cost then worst = { step = s, cost = cost } end
+        end
+      end
+    end
+  end
+
+  -- Long host gaps not caused by online compilation.
+  local long_n, long_desc = 0, {}
+  for i, s in ipairs(steps) do
+    if s.classification == "host-bound" or s.classification == "mixed" then
+      local evs = s.evidence or {}
+      for k, g in ipairs(s.top_host_bound_gaps or {}) do
+        if g.dur_ns and g.dur_ns >= p.long_gap_ns then
+          local launch = evs[2 * k]
+          local compiled = launch and launch.what and string.find(launch.what, "aclopCompileAndExecute", 1, true)
+          if not compiled then
+            long_cost[i] = (long_cost[i] or 0) + g.dur_ns
+            long_n = long_n + 1
+            long_desc[#long_desc + 1] = string.format("%.3f ms before %s in step %s", g.dur_ns / 1e6, tostring(g.task), sname(s.id))
+            local e = evs[2 * k - 1]
+            if e then ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+          end
+        end
+      end
+    end
+  end
+  local cost_sum, long_sum, total = 0, 0, 0
+  for i, s in ipairs(steps) do
+    local a, b = slow_cost[i] or 0, long_cost[i] or 0
+    cost_sum = cost_sum + a
+    long_sum = long_sum + b
+    total = total + math.min(math.max(a, b), s.host_bound_free_ns or 0)
+  end
+
+  if #slow == 0 and long_n == 0 then return end
+
+  local env = (facts.run and facts.run.env) or {}
+  local cur = env.CPU_AFFINITY_CONF
+  local cmds, conf = { "export CPU_AFFINITY_CONF=2", "# torch_npu older than 6.0.0 instead: export CPU_AFFINITY_CONF=1" }, 0.3
+  local state = "CPU_AFFINITY_CONF not recorded"
+  if cur == "" then state = "CPU_AFFINITY_CONF unset (no binding)"
+  elseif cur ~= nil then
+    state = "CPU_AFFINITY_CONF=" .. cur
+    local mode = string.sub(cur, 1, 1)
+    if mode == "2" then
+      cmds, conf = { "lscpu | grep -i numa", "npu-smi info -t topo" }, 0.15
+    elseif mode == "1" then
+      cmds = { "export CPU_AFFINITY_CONF=2" }
+    end
+  end
+
+  local texts = {}
+  if #slow > 0 then texts[#texts + 1] = "host op rate drops in " .. table.concat(parts, "; ") end
+  if long_n > 0 then texts[#texts + 1] = string.format("%d long host gaps (%s)", long_n, table.concat(long_desc, ", ")) end
+  if worst then
+    local s = worst.step
+    for i, e in ipairs(s.evidence or {}) do
+      if i > 2 then break end
+      ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+    end
+    ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(s.id) .. "].host_ops_per_ms", value = s.host_ops_per_ms }
+  end
+  ev[#ev + 1] = { fact = "run.env.CPU_AFFINITY_CONF", value = cur }
+
+  emit {
+    observed = "Host jitter: " .. table.concat(texts, "; ") .. "; " .. state .. ".",
+    why = "The same host work takes longer in some steps than in others, and the device waits for it: "
+      .. "typical of launch threads that migrate between cores or share them with other work.",
+    action = "Bind torch_npu's launch threads to the NPU's NUMA cores (mode 2 = dedicated cores for the launch "
+      .. "threads, torch_npu 6.0.0+; mode 1 = coarse binding for older versions), and keep dataloader workers off them.",
+    commands = cmds,
+    saving_ns = p.factor * total / n,
+    saving_formula = string.format("%.2f x sum over steps of max(excess host-bound idle of a slow-host step, its long host gaps) / %d steps"
+      .. " (slow-host %.3f ms, long gaps %.3f ms)", p.factor, n, cost_sum / 1e6, long_sum / 1e6),
+    confidence = conf,
+    evidence = ev,
+    data = { median_host_ops_per_ms = med, slow_steps = #slow, long_gaps = long_n },
+  }
+end

@@ -1,0 +1,166 @@
+-- Host-bound steps: the device waits on the host's operator launches.
+rule {
+  id = "dispatch.host_bound",
+  title = "The host cannot launch operators fast enough: the device waits on it",
+  category = "dispatch",
+  severity = "high",
+  needs = { "dispatch.steps", "dispatch.task_queue", "dispatch.overall.host_bound_free_ns" },
+  platforms = { "ascend" },
+  params = { factor = 0.5, factor_level2 = 0.25 },
+  doc = [[
+Why: in a host-bound step the device finishes each task before the host has launched the next
+one, so the device idles between tasks. Every microsecond of that idle is step time.
+
+How it is measured (facts.dispatch, docs/facts-dispatch.md): a step is host-bound when at least
+half of its launches are vertical (the task starts within 50 us of its host launch) and the idle
+gaps ended by such launches ("host-bound idle", host_bound_free_ns) are at least 10 % of the
+step's device time. The reference advisor has no such check at all: on the real mstt
+timeline_advice trace (device idle 84 % of the step, 99 % vertical launches) it gives no
+host-dispatch advice.
+
+Fix: torch_npu's two-stage task queue moves part of each launch off the Python thread.
+TASK_QUEUE_ENABLE=1 (the default) splits the launch into two stages; =2 also moves the
+workspace work to the second stage and balances the two (binary kernels only, i.e. with
+jit_compile=False; the NPU memory peak can rise a little). So:
+  - queue off (TASK_QUEUE_ENABLE=0, or no Enqueue/Dequeue in the trace): `export TASK_QUEUE_ENABLE=1`
+    (then try 2);
+  - level 1 or unset (default 1): `export TASK_QUEUE_ENABLE=2`;
+  - already 2: nothing left to switch on; reduce the host work (CPU binding, fused operators,
+    fewer small operators, no online compilation) instead.
+The queue level is read from dispatch.task_queue.task_queue_enable_env (profiler_metadata.json);
+when it was not recorded, an active queue is assumed to be at level 1 and confidence drops.
+
+Saving per step = factor x sum over host-bound steps of (host-bound idle - baseline) / number of
+steps, where baseline is the median host-bound idle of the steps that are not host-bound (0
+when every step is host-bound): that much idle is left even in a healthy step (the trailing
+dataloader gap). The factor (0.5, `factor`) is the share of the host's per-operator time that
+the queue takes off the Python thread: the op-api/aclnn part of a launch is about half of the
+aten op that issues it (sample: aclnnMm 5.96 us mean inside aten::mm 12.97 us), and the
+host-caused idle cannot shrink by more than the host work removed. At level 2 already the
+factor is `factor_level2` (0.25: only code changes are left). The saving never exceeds the
+host-bound idle it comes from.
+
+Confidence: 0.7 when the queue level is known (or unset = 1) and a switch is available; 0.5
+when the level had to be inferred; 0.3 at level 2. When the longest host-bound gaps end at
+tasks launched inside aclopCompileAndExecute the finding says so: fix dispatch.op_compile
+first (level 2 does not apply to online-compiled operators).
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+local function median(xs)
+  if #xs == 0 then return nil end
+  table.sort(xs)
+  local n = #xs
+  if n % 2 == 1 then return xs[(n + 1) // 2] end
+  return (xs[n // 2] + xs[n // 2 + 1]) / 2
+end
+
+function check(facts, p, emit)
+  local steps = facts.dispatch.steps
+  local n = #steps
+  if n == 0 then return end
+  local others = {}
+  for _, s in ipairs(steps) do
+    if s.classification ~= "host-bound" and s.classification ~= "unknown" and s.host_bound_free_ns then
+      others[#others + 1] = s.host_bound_free_ns
+    end
+  end
+  local baseline = median(others) or 0
+
+  local hb, excess_sum, hb_free_sum, worst = {}, 0, 0, nil
+  for _, s in ipairs(steps) do
+    if s.classification == "host-bound" and s.host_bound_free_ns then
+      local ex = math.max(0, s.host_bound_free_ns - baseline)
+      excess_sum = excess_sum + ex
+      hb_free_sum = hb_free_sum + s.host_bound_free_ns
+      hb[#hb + 1] = s
+      if not worst or s.host_bound_free_ns > worst.host_bound_free_ns then worst = s end
+    end
+  end
+  if #hb == 0 then return end
+
+  -- Task-queue state.
+  local tq = facts.dispatch.task_queue
+  local env = (facts.run and facts.run.env) or {}
+  local level = tq.task_queue_enable_env
+  if level == nil then level = env.TASK_QUEUE_ENABLE end
+  local blocking = env.ASCEND_LAUNCH_BLOCKING == "1"
+  local state, cmds, conf, factor
+  if blocking or level == "0" then
+    state = blocking and "disabled by ASCEND_LAUNCH_BLOCKING=1" or "off (TASK_QUEUE_ENABLE=0)"
+    cmds = { "export TASK_QUEUE_ENABLE=1" }
+    if blocking then table.insert(cmds, 1, "unset ASCEND_LAUNCH_BLOCKING") end
+    conf, factor = 0.7, p.factor
+  elseif level == "2" then
+    state = "already at level 2 (TASK_QUEUE_ENABLE=2)"
+    cmds = { "export CPU_AFFINITY_CONF=2" }
+    conf, factor = 0.3, p.factor_level2
+  elseif level == "1" or level == "" then
+    state = level == "1" and "level 1 (TASK_QUEUE_ENABLE=1)" or "level 1 (TASK_QUEUE_ENABLE unset, default 1)"
+    cmds = { "export TASK_QUEUE_ENABLE=2" }
+    conf, factor = 0.7, p.factor
+  elseif level == nil and not tq.two_stage_active then
+    state = "apparently off (no Enqueue/Dequeue in the trace, TASK_QUEUE_ENABLE not recorded)"
+    cmds = { "export TASK_QUEUE_ENABLE=1" }
+    conf, factor = 0.5, p.factor
+  else
+    state = "active (" .. tostring(tq.enqueue_slices or 0) .. " Enqueue slices), level not recorded"
+    cmds = { "export TASK_QUEUE_ENABLE=2" }
+    conf, factor = 0.5, p.factor
+  end
+
+  -- Are the longest gaps online compilation?
+  local compile_gaps = 0
+  for _, e in ipairs(worst.evidence or {}) do
+    if e.what and string.find(e.what, "aclopCompileAndExecute", 1, true) then compile_gaps = compile_gaps + 1 end
+  end
+
+  local ids, parts = {}, {}
+  for _, s in ipairs(hb) do
+    ids[#ids + 1] = sname(s.id)
+    parts[#parts + 1] = string.format("step %s: %.3f ms host-bound idle of %.3f ms device time, %.0f%% vertical launches",
+      sname(s.id), s.host_bound_free_ns / 1e6, s.device_time_ns / 1e6, 100 * (s.vertical_share or 0))
+  end
+  local saving = math.min(factor * excess_sum, hb_free_sum) / n
+  local observed = string.format("%d of %d steps are host-bound (%s); task queue %s.",
+    #hb, n, table.concat(parts, "; "), state)
+  if baseline > 0 then
+    observed = observed .. string.format(" Other steps keep %.3f ms of host-bound idle (baseline).", baseline / 1e6)
+  end
+  local action = "Raise the task-queue level so more of each launch runs on the second-stage thread; "
+    .. "then cut host work per operator (CPU binding, fused operators, fewer small operators)."
+  if level == "2" then
+    action = "The task queue is already at level 2: reduce host work per operator (bind CPU cores, "
+      .. "use fused operators, remove small operators and host-side Python in the step)."
+  end
+  if compile_gaps > 0 then
+    observed = observed .. " The longest host-bound gaps end at tasks launched inside AscendCL@aclopCompileAndExecute (online compilation)."
+    action = action .. " Fix online compilation first (dispatch.op_compile): level 2 only applies to binary kernels (jit_compile=False)."
+  end
+
+  local ev = {}
+  for i, e in ipairs(worst.evidence or {}) do
+    if i > 4 then break end
+    ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
+  end
+  ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(worst.id) .. "].host_bound_free_ns", value = worst.host_bound_free_ns }
+  ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
+
+  emit {
+    observed = observed,
+    why = "The device finishes each task before the host has launched the next one, so it idles between tasks.",
+    action = action,
+    commands = cmds,
+    saving_ns = saving,
+    saving_formula = string.format("%.2f x sum over host-bound steps (%s) of (host-bound idle - baseline %.3f ms) / %d steps",
+      factor, table.concat(ids, ", "), baseline / 1e6, n),
+    confidence = conf,
+    evidence = ev,
+    data = { host_bound_steps = ids, baseline_ns = baseline, excess_ns = excess_sum, queue = state },
+  }
+end

@@ -1,0 +1,140 @@
+-- Stream synchronisations drain the launch pipeline.
+rule {
+  id = "dispatch.sync_stream",
+  title = "Synchronisations drain the launch pipeline",
+  category = "dispatch",
+  severity = "medium",
+  needs = { "operator_health.sync", "dispatch.interruptions" },
+  platforms = { "ascend" },
+  params = { co_occur_ratio = 0.5, min_launches = 10, min_syncs_per_step = 2, min_share = 0.01 },
+  doc = [[
+Why: a stream synchronisation (aclrtSynchronizeStream, behind `.item()`, `.cpu()`, `print(tensor)`,
+`torch.npu.synchronize()`, data-dependent shapes such as nonzero) makes the host wait until the
+device has drained its queue. While it waits the host launches nothing, so after the sync
+returns the device idles until the next task arrives: the pipeline restarts empty.
+
+How it is measured (operator_health.sync, dispatch.steps, dispatch.interruptions):
+  A. The reference advisor's heuristic: sort the synchronize-stream and Node@launch calls of all
+     CANN threads by time; when more than `co_occur_ratio` (0.5) of the launches are directly
+     followed by a synchronisation, every launch is probably synchronous, i.e.
+     ASCEND_LAUNCH_BLOCKING=1 (needs at least `min_launches` launches). The same-thread ratio
+     (stricter) raises the confidence from 0.4 to 0.6.
+     Saving: the host-bound idle per step (what launch blocking turns the step into).
+  B. Pipeline interruptions: long tasks after which the next launch was vertical (the host
+     had waited for them). Saving: the idle gap after each listed interruption, summed, per step.
+  C. Frequent synchronisations in host-bound or mixed steps: at least `min_syncs_per_step` (2)
+     synchronize calls in a step. In such a step the host is the critical path, so the time it
+     spends waiting in the syncs is lost launch time. Saving: min(sync time, host-bound idle) of
+     each such step, summed, per step; reported when it is at least `min_share` (1 %) of the
+     step's device time.
+B and C can describe the same idle, so the finding takes the larger of the two (confidence
+0.3: some synchronisations are needed, e.g. for a logged loss). One sync at the end of a step
+(the loss `.item()`) in a device-bound step costs nothing and is not reported.
+Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten::item count).
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+local function copy_ev(dst, src, max)
+  for i, e in ipairs(src or {}) do
+    if max and i > max then break end
+    dst[#dst + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
+  end
+end
+
+function check(facts, p, emit)
+  local sync = facts.operator_health.sync
+  local steps = (facts.dispatch and facts.dispatch.steps) or {}
+  local n = #steps
+  if n == 0 then n = (sync.per_step and sync.per_step.steps) or 0 end
+  if n == 0 then n = 1 end
+
+  -- A: launch blocking heuristic.
+  local launches = sync.node_launch_count or 0
+  if launches >= p.min_launches and (sync.co_occur_ratio or 0) > p.co_occur_ratio then
+    local idle = 0
+    for _, s in ipairs(steps) do idle = idle + (s.host_bound_free_ns or 0) end
+    local same = (sync.co_occur_same_thread_ratio or 0) > p.co_occur_ratio
+    local ev = {}
+    for _, l in ipairs(sync.longest or {}) do copy_ev(ev, l.evidence, 1); if #ev >= 3 then break end end
+    ev[#ev + 1] = { fact = "operator_health.sync.co_occur_ratio", value = sync.co_occur_ratio }
+    emit {
+      title = "Launches look synchronous (ASCEND_LAUNCH_BLOCKING=1?)",
+      observed = string.format("%d of %d Node@launch calls are directly followed by a stream synchronisation (%.0f%%; same thread: %.0f%%).",
+        sync.co_occur or 0, launches, 100 * (sync.co_occur_ratio or 0), 100 * (sync.co_occur_same_thread_ratio or 0)),
+      why = "With ASCEND_LAUNCH_BLOCKING=1 every launch waits for its operator, the task queue is off and host and device never overlap.",
+      action = "Make sure ASCEND_LAUNCH_BLOCKING is unset (or 0) in the training job.",
+      commands = { "unset ASCEND_LAUNCH_BLOCKING" },
+      saving_ns = idle / n,
+      saving_formula = "host-bound idle per step",
+      confidence = same and 0.6 or 0.4,
+      evidence = ev,
+    }
+  end
+
+  -- B: interruptions.
+  local intr = facts.dispatch.interruptions
+  local b_sum, b_ev = 0, {}
+  for _, it in ipairs(intr.items or {}) do
+    b_sum = b_sum + math.max(0, it.gap_after_ns or 0)
+    if #b_ev < 6 then copy_ev(b_ev, it.evidence, 3) end
+  end
+
+  -- C: frequent syncs in host-bound / mixed steps.
+  local c_sum, c_parts, c_dev = 0, {}, 0
+  for _, s in ipairs(steps) do
+    if (s.classification == "host-bound" or s.classification == "mixed")
+        and (s.sync_calls or 0) + (s.device_sync_calls or 0) >= p.min_syncs_per_step then
+      local cost = math.min(s.sync_ns or 0, s.host_bound_free_ns or 0)
+      c_sum = c_sum + cost
+      c_dev = c_dev + (s.device_time_ns or 0)
+      c_parts[#c_parts + 1] = string.format("step %s (%s): %d synchronize calls, %.3f ms waiting",
+        sname(s.id), s.classification, (s.sync_calls or 0) + (s.device_sync_calls or 0), (s.sync_ns or 0) / 1e6)
+    end
+  end
+  if c_dev > 0 and c_sum < p.min_share * c_dev then c_sum, c_parts = 0, {} end
+
+  if b_sum <= 0 and c_sum <= 0 then return end
+
+  local texts, ev = {}, {}
+  if b_sum > 0 then
+    texts[#texts + 1] = string.format("%d pipeline interruptions (a long task, then an empty queue): %.3f ms of idle after the listed ones",
+      intr.count or #(intr.items or {}), b_sum / 1e6)
+    copy_ev(ev, b_ev)
+  end
+  if c_sum > 0 then
+    texts[#texts + 1] = table.concat(c_parts, "; ")
+    for _, l in ipairs(sync.longest or {}) do copy_ev(ev, l.evidence, 1); if #ev >= 6 then break end end
+  end
+  local items = nil
+  if facts.operators and facts.operators.host then
+    for _, h in ipairs(facts.operators.host.by_name or {}) do
+      if h.name == "aten::item" then items = h end
+    end
+  end
+  if items then
+    texts[#texts + 1] = string.format("%d aten::item calls (%.3f ms)", items.count, items.total_ns / 1e6)
+    copy_ev(ev, items.evidence, 1)
+  end
+  ev[#ev + 1] = { fact = "operator_health.sync.count", value = sync.count }
+
+  local saving = math.max(b_sum, c_sum) / n
+  emit {
+    observed = table.concat(texts, "; ") .. ".",
+    why = "Each synchronisation makes the host wait for the device to drain, and the device then waits for the host "
+      .. "to refill the queue.",
+    action = "Remove host reads of device values from the step: no .item()/.cpu()/print(tensor) per iteration (accumulate "
+      .. "on the device, read every N steps), no torch.npu.synchronize() outside timing code, non_blocking=True copies, "
+      .. "avoid data-dependent shapes (nonzero, boolean indexing, torch.unique) in the step.",
+    commands = { "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|synchronize\\(' --include=*.py ." },
+    saving_ns = saving,
+    saving_formula = string.format("max(idle after interruptions %.3f ms, min(sync wait, host-bound idle) in host-bound/mixed steps %.3f ms) / %d steps",
+      b_sum / 1e6, c_sum / 1e6, n),
+    confidence = 0.3,
+    evidence = ev,
+  }
+end

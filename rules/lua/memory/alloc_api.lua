@@ -1,0 +1,82 @@
+-- Device memory allocated and freed through the runtime inside the step.
+rule {
+  id = "memory.alloc_api",
+  title = "Device memory is allocated or freed through the runtime during the step",
+  category = "memory",
+  severity = "medium",
+  needs = { "operator_health.memory_api" },
+  platforms = { "ascend" },
+  params = { min_step_ns = 10000000, min_step_share = 0.03, factor = 0.8 },
+  doc = [[
+Why: torch_npu's caching allocator normally serves tensors from memory it already holds. Calls
+to AscendCL@aclMallocMemInner / aclrtFree / aclrtFreePhysical in the step mean the cache is
+missing (fragmentation: blocks of the wrong size) or being emptied (torch.npu.empty_cache(),
+memory pressure), and each call is slow and synchronises the device.
+
+How it is measured (operator_health.memory_api): per API the calls and their time, and the step
+with the most time. The reference flags an API whose time in a step reaches 10 ms
+(`min_step_ns`); here also when it reaches `min_step_share` (3 %) of the median step time
+(overall.step_time.median_ns, optional), since 10 ms is nothing in a 2 s step and a lot in a
+20 ms one.
+
+Fix: malloc -> `export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` (segments grow instead of
+new allocations for every odd size); free -> remove torch.npu.empty_cache() from the loop, and
+lower the memory pressure (batch size, recomputation) if the allocator frees to make room.
+Saving per step = factor (0.8) x time in the flagged APIs / number of steps (overall.steps, else
+1): the calls mostly disappear but some allocation stays. Confidence 0.5.
+Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_ALLOC_CONF.
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+function check(facts, p, emit)
+  local apis = facts.operator_health.memory_api.by_api or {}
+  local o = facts.overall
+  local median = o and o.step_time and o.step_time.median_ns or nil
+  local limit = p.min_step_ns
+  if median and median > 0 then limit = math.min(limit, p.min_step_share * median) end
+  local steps = (o and o.steps and o.steps > 0) and o.steps or 1
+  local total, parts, ev, malloc, free = 0, {}, {}, false, false
+  for _, a in ipairs(apis) do
+    local ms = a.max_step
+    if ms and (ms.total_ns or 0) >= limit and (a.count or 0) > 0 then
+      total = total + a.total_ns
+      parts[#parts + 1] = string.format("%s x%d %.3f ms (step %s: %.3f ms)", a.api, a.count, a.total_ns / 1e6,
+        sname(ms.step), ms.total_ns / 1e6)
+      if string.find(a.api, "Malloc", 1, true) then malloc = true else free = true end
+      for j, e in ipairs(a.evidence or {}) do
+        if j > 1 then break end
+        ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+      end
+    end
+  end
+  if total == 0 then return end
+  local env = (facts.run and facts.run.env) or {}
+  local conf_v = env.PYTORCH_NPU_ALLOC_CONF
+  local cmds = {}
+  if malloc then
+    if conf_v and string.find(conf_v, "expandable_segments:True", 1, true) then
+      parts[#parts + 1] = "expandable_segments is already on"
+    else
+      cmds[#cmds + 1] = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"
+    end
+  end
+  if free then cmds[#cmds + 1] = "grep -rn 'empty_cache' --include=*.py ." end
+  if #cmds == 0 then cmds[#cmds + 1] = "npu-smi info" end
+  ev[#ev + 1] = { fact = "run.env.PYTORCH_NPU_ALLOC_CONF", value = conf_v }
+  emit {
+    observed = "Runtime memory calls in the step: " .. table.concat(parts, "; ") .. string.format(" (threshold %.3f ms per step).", limit / 1e6),
+    why = "Each runtime allocation or free is slow and synchronous; the caching allocator should serve the step from its pool.",
+    action = (malloc and "Let the allocator grow segments instead of allocating new blocks (expandable segments). " or "")
+      .. (free and "Remove torch.npu.empty_cache() from the training loop; if memory is tight, reduce batch size or use recomputation, and watch HBM with npu-smi info." or ""),
+    commands = cmds,
+    saving_ns = p.factor * total / steps,
+    saving_formula = string.format("%.2f x time in the flagged memory APIs / %d step(s)", p.factor, steps),
+    confidence = 0.5,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,73 @@
+-- Reserved device memory far above what was ever allocated at once: fragmentation or caching.
+rule {
+  id = "memory.peak",
+  title = "Much more device memory is reserved than is ever used at once",
+  category = "memory",
+  severity = "low",
+  needs = { "memory.peak_reserved_mb", "memory.peak_allocated_mb", "memory.overall" },
+  params = { min_gap_mb = 1024, min_gap_ratio = 0.2 },
+  doc = [[
+Why (informational): the caching allocator reserves device memory in segments and keeps it. When
+the peak reserved memory is far above the peak allocated memory, the difference is memory that
+no tensor ever needed at the same time: fragmentation (blocks of the wrong size), or cache held
+from a different phase. It costs no time by itself, but it is memory the job cannot use for a
+larger batch, and on a full device it leads to out-of-memory errors or to allocator frees
+(memory.alloc_api).
+
+How it is measured (memory, from memory_record.csv; docs/facts-operators.md): peak reserved minus
+peak allocated of the framework total (memory.overall.method says how it is summed). Reported
+when the gap is at least `min_gap_mb` (1024 MB) and at least `min_gap_ratio` (20 %) of the
+reserved peak. No time saving (saving 0), confidence 0.3.
+
+Fix: `export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` (fewer, growable segments); avoid
+allocating many differently sized temporaries (dynamic shapes); look at the largest allocations
+(memory.top_allocations) around the peak.
+Optional reads: memory.top_allocations, run.env.PYTORCH_NPU_ALLOC_CONF.
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+function check(facts, p, emit)
+  local m = facts.memory
+  local res, alloc = m.peak_reserved_mb, m.peak_allocated_mb
+  if not res or not alloc or res <= 0 then return end
+  local gap = res - alloc
+  if gap < p.min_gap_mb or gap < p.min_gap_ratio * res then return end
+  local ev = {}
+  local pr, pa = m.overall.peak_reserved, m.overall.peak_allocated
+  for _, x in ipairs({ pr, pa }) do
+    if x then
+      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, what = e.what } end
+    end
+  end
+  local tops = {}
+  for i, a in ipairs(m.top_allocations or {}) do
+    if i > 3 then break end
+    tops[#tops + 1] = string.format("%s %.1f MB", a.name, a.size_mb)
+  end
+  local env = (facts.run and facts.run.env) or {}
+  local cv = env.PYTORCH_NPU_ALLOC_CONF
+  local cmds = {}
+  if not (cv and string.find(cv, "expandable_segments:True", 1, true)) then
+    cmds[#cmds + 1] = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"
+  end
+  cmds[#cmds + 1] = "npu-advisor facts RUN | jq '.memory.top_allocations'"
+  emit {
+    observed = string.format("Peak reserved %.1f MB vs peak allocated %.1f MB (%s): %.1f MB (%.0f%%) reserved but never in use at once%s%s.",
+      res, alloc, m.overall.method or "?", gap, 100 * gap / res,
+      (pa and pa.step ~= nil) and ("; allocated peak in step " .. sname(pa.step)) or "",
+      #tops > 0 and ("; largest allocations: " .. table.concat(tops, ", ")) or ""),
+    why = "Reserved-but-unused device memory is lost to the job: it limits the batch size and leads to OOM or allocator frees.",
+    action = "Enable expandable segments and reduce differently sized temporaries; re-profile with profile_memory=True to compare.",
+    commands = cmds,
+    saving_ns = 0,
+    saving_formula = "informational: memory, not time",
+    confidence = 0.3,
+    evidence = ev,
+    data = { gap_mb = gap, peak_reserved_mb = res, peak_allocated_mb = alloc },
+  }
+end

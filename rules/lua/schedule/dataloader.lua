@@ -1,0 +1,111 @@
+-- The dataloader makes the step wait for its next batch.
+rule {
+  id = "schedule.dataloader",
+  title = "Fetching the next batch holds up the step",
+  category = "schedule",
+  severity = "high",
+  needs = { "operator_health.dataloader" },
+  params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },
+  doc = [[
+Why: at the start of each step the Python thread waits in DataLoader.__next__ for the next
+batch. With num_workers=0 (`_SingleProcessDataLoaderIter`) the loading and preprocessing run in
+that thread; with too few workers, slow storage or no pinned memory the queue runs empty. The
+device idles meanwhile (the trailing Free gap of the previous step).
+
+How it is measured (operator_health.dataloader): host slices whose name contains "dataloader".
+Reported when a call takes at least `slow_ns` (10 ms, the reference's threshold) or when the
+dataloader time per step is at least `min_step_share` (5 %) of the median step time
+(overall.step_time.median_ns, optional): the reference's fixed 10 ms misses a 1.3 ms fetch in a
+14 ms step (the real mstt timeline_advice trace, 9 % of the step, single-process loader).
+
+Fix: DataLoader(num_workers=N (4-8 per device, up to the cores of its NUMA node), pin_memory=True,
+persistent_workers=True, prefetch_factor=2-4); keep data on local disk (not a network mount; on
+ModelArts copy it to /cache) and avoid per-sample decompression of tar/zip archives; keep the
+workers off the launch cores (CPU_AFFINITY_CONF=2 does this).
+Saving per step = factor (0.8) x dataloader time per step (total / overall.steps, else the
+slow calls): workers prefetch in parallel with the step, the main thread still dequeues.
+Capped at the device idle (Free) per step when known. Confidence 0.5 (0.6 for a
+single-process loader, whose fix is certain to help).
+Optional reads: overall.steps, overall.step_time.median_ns, overall.free_ns.
+]],
+}
+
+function check(facts, p, emit)
+  local d = facts.operator_health.dataloader
+  if (d.count or 0) == 0 then return end
+  local o = facts.overall
+  local steps = (o and o.steps and o.steps > 0) and o.steps or nil
+  local median = o and o.step_time and o.step_time.median_ns or nil
+  local per_step = steps and (d.total_ns / steps) or nil
+  local slow = (d.slow_count or 0) > 0
+  local heavy = per_step and median and median > 0 and per_step >= p.min_step_share * median
+  if not slow and not heavy then return end
+
+  local single = false
+  local name = (d.first_slow and d.first_slow.name) or ""
+  for _, x in ipairs(d.slow or {}) do
+    if string.find(string.lower(x.name or ""), "singleprocess", 1, true) then single = true end
+  end
+  if string.find(string.lower(name), "singleprocess", 1, true) then single = true end
+  local ev = {}
+  for _, e in ipairs(d.evidence or {}) do
+    ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+  end
+  -- The longest event's name is not in the facts unless slow; look at the host top list too.
+  if facts.operators and facts.operators.host then
+    for _, h in ipairs(facts.operators.host.by_name or {}) do
+      local ln = string.lower(h.name or "")
+      if string.find(ln, "dataloader", 1, true) then
+        name = h.name
+        if string.find(ln, "singleprocess", 1, true) then single = true end
+      end
+    end
+  end
+
+  local cost, formula
+  if per_step then
+    cost = p.factor * per_step
+    formula = string.format("%.2f x dataloader time per step (%.3f ms)", p.factor, per_step / 1e6)
+  else
+    cost = p.factor * (d.slow_total_ns or 0)
+    formula = string.format("%.2f x slow dataloader calls (step count unknown)", p.factor)
+  end
+  if o and o.free_ns and steps then
+    local free = o.free_ns / steps
+    if cost > free then
+      cost = free
+      formula = formula .. ", capped at Free per step"
+    end
+  end
+
+  local texts = {}
+  texts[#texts + 1] = string.format("%d dataloader calls take %.3f ms%s, longest %.3f ms", d.count, d.total_ns / 1e6,
+    per_step and string.format(" (%.3f ms per step%s)", per_step / 1e6,
+      median and string.format(", %.1f%% of the median step", 100 * per_step / median) or "") or "",
+    (d.max_ns or 0) / 1e6)
+  if slow then
+    texts[#texts + 1] = string.format("%d calls of 10 ms or more (%.3f ms)", d.slow_count, (d.slow_total_ns or 0) / 1e6)
+  end
+  if name ~= "" then texts[#texts + 1] = "loader: " .. name end
+  ev[#ev + 1] = { fact = "operator_health.dataloader.total_ns", value = d.total_ns }
+
+  local cmds
+  if single then
+    cmds = { "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4)" }
+  else
+    cmds = { "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4)",
+             "iostat -x 5" }
+  end
+  emit {
+    observed = table.concat(texts, "; ") .. ".",
+    why = "The step cannot start before its batch is ready; while the host loads data the device idles.",
+    action = single and "The loader runs in the training process (num_workers=0): give it worker processes, pinned memory "
+      .. "and persistent workers." or "Add workers and prefetching, pin memory, and check the storage speed (local disk, "
+      .. "no per-sample archive decompression); keep the workers off the launch cores.",
+    commands = cmds,
+    saving_ns = cost,
+    saving_formula = formula,
+    confidence = single and 0.6 or 0.5,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,102 @@
+-- Python garbage collection pauses the launching thread.
+rule {
+  id = "schedule.gc",
+  title = "Python garbage collection pauses the step",
+  category = "schedule",
+  severity = "medium",
+  needs = { "operator_health.gc" },
+  params = { min_events = 1, conjectured_factor = 0.5 },
+  doc = [[
+Why: a full Python garbage collection (generation 2) stops the interpreter for milliseconds to
+seconds; the Python thread launches no operator meanwhile and the device drains and idles. Big
+models with many Python objects (tensors' autograd graph, data structures kept per step) make
+it frequent and long.
+
+How it is measured (operator_health.gc, docs/facts-operators.md):
+  - detected: GC events (Python GC track, cat "GC"; torch_npu's gc_detect_threshold option)
+    lasting at least 1 ms (the reference's threshold), count_ge_min / total_ge_min_ns. Saving
+    per step = their total time / number of steps (an upper bound: the pause is lost step time
+    when the device has drained meanwhile). Confidence 0.5.
+  - conjectured (no GC events recorded): device idle gaps longer than 200 ms in which the CANN
+    layer made almost no call (< 1 % of the gap, < 1 call per 10 ms): the reference's
+    conjectured-GC test (reference_like). Saving per step = conjectured_factor (0.5) x the
+    listed gaps' time / number of steps. Confidence 0.3 (it is a guess; a long host
+    computation or I/O looks the same).
+
+Fix: collect garbage at a moment of your choosing: gc.freeze() after model setup (moves the
+long-lived objects out of the collector's reach), gc.disable() in the training loop and
+gc.collect() every N steps (or at checkpoints), or raise the thresholds with gc.set_threshold.
+Steps: overall.steps when known, else 1. Optional reads: overall.steps.
+]],
+}
+
+local function sname(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+function check(facts, p, emit)
+  local g = facts.operator_health.gc
+  local steps = 1
+  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local cmds = {
+    "import gc; gc.freeze()  # after building the model and optimizer",
+    "gc.disable()  # before the training loop; then every N steps: gc.collect()",
+    "gc.set_threshold(100000, 50, 100)  # if disabling is not an option",
+  }
+  if g.detected then
+    if (g.count_ge_min or 0) < p.min_events then return end
+    local ev = {}
+    local longest = {}
+    for i, x in ipairs(g.longest or {}) do
+      if i <= 3 then
+        longest[#longest + 1] = string.format("%.3f ms in step %s", x.dur_ns / 1e6, sname(x.step))
+        for j, e in ipairs(x.evidence or {}) do
+          if j > 1 then break end
+          ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+        end
+      end
+    end
+    ev[#ev + 1] = { fact = "operator_health.gc.total_ge_min_ns", value = g.total_ge_min_ns }
+    emit {
+      observed = string.format("%d garbage collections of 1 ms or more take %.3f ms (%.3f ms per step); longest: %s.",
+        g.count_ge_min, g.total_ge_min_ns / 1e6, g.total_ge_min_ns / steps / 1e6, table.concat(longest, ", ")),
+      why = "During a collection the Python thread launches nothing and the device runs dry.",
+      action = "Freeze the long-lived objects and collect at a time of your choosing instead of in the middle of a step.",
+      commands = cmds,
+      saving_ns = g.total_ge_min_ns / steps,
+      saving_formula = string.format("GC time of events >= 1 ms / %d step(s)", steps),
+      confidence = 0.5,
+      evidence = ev,
+    }
+    return
+  end
+  local c = g.conjectured
+  if not c or (c.reference_like_gaps or 0) == 0 then return end
+  local sum, parts, ev = 0, {}, {}
+  for _, x in ipairs(c.gaps or {}) do
+    if x.reference_like then
+      sum = sum + x.dur_ns
+      parts[#parts + 1] = string.format("%.1f ms in step %s with %d CANN calls", x.dur_ns / 1e6, sname(x.step), x.acl_count or 0)
+      for j, e in ipairs(x.evidence or {}) do
+        if j > 1 then break end
+        ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+      end
+    end
+  end
+  if sum == 0 then return end
+  ev[#ev + 1] = { fact = "operator_health.gc.conjectured.reference_like_gaps", value = c.reference_like_gaps }
+  emit {
+    title = "Long device idle with no host activity: probably Python garbage collection",
+    observed = string.format("%d device idle gaps over 200 ms with almost no CANN calls (%s); no GC events were recorded.",
+      c.reference_like_gaps, table.concat(parts, "; ")),
+    why = "A long pause with neither device work nor host launches is typical of a full Python garbage collection.",
+    action = "Confirm with torch_npu's GC detection (experimental_config gc_detect_threshold) or py-spy; then freeze "
+      .. "long-lived objects and collect at a time of your choosing.",
+    commands = cmds,
+    saving_ns = p.conjectured_factor * sum / steps,
+    saving_formula = string.format("%.2f x conjectured GC gaps / %d step(s)", p.conjectured_factor, steps),
+    confidence = 0.3,
+    evidence = ev,
+  }
+end

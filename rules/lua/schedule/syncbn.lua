@@ -1,0 +1,46 @@
+-- SyncBatchNorm synchronises every batch-norm layer across ranks.
+rule {
+  id = "schedule.syncbn",
+  title = "Many SyncBatchNorm layers",
+  category = "schedule",
+  severity = "medium",
+  needs = { "operator_health.syncbn" },
+  params = { min_count = 20, factor = 0.5 },
+  doc = [[
+Why: torch.nn.SyncBatchNorm runs an all-gather of the batch statistics in every layer, forward
+and backward: many small collectives, each a synchronisation point, plus a slow Python path in
+torch_npu's implementation. With many layers it slows dispatch and communication.
+
+How it is measured (operator_health.syncbn): host slices named SyncBatchNorm (case-insensitive);
+reported at `min_count` (20, the reference's threshold) or more.
+
+Fix: drop `torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)` if plain BatchNorm converges
+well enough (large per-device batches), or use the efficient forward the reference advisor
+ships for torch_npu/utils/syncbatchnorm.py (one all_gather_togather of [sum, square sum,
+count] per layer).
+Saving per step = factor (0.5) x SyncBatchNorm time / number of steps (overall.steps, else 1):
+the layers keep their normalisation work. Confidence 0.3.
+]],
+}
+
+function check(facts, p, emit)
+  local s = facts.operator_health.syncbn
+  if (s.count or 0) < p.min_count then return end
+  local steps = 1
+  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local ev = {}
+  for _, e in ipairs(s.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+  ev[#ev + 1] = { fact = "operator_health.syncbn.count", value = s.count }
+  emit {
+    observed = string.format("%d SyncBatchNorm calls take %.3f ms (%.3f ms per step).", s.count, (s.total_ns or 0) / 1e6,
+      (s.total_ns or 0) / steps / 1e6),
+    why = "Each SyncBatchNorm layer synchronises all ranks for its statistics, forward and backward.",
+    action = "Remove convert_sync_batchnorm if plain BatchNorm is accurate enough; otherwise patch torch_npu's "
+      .. "SyncBatchNorm forward with the reference advisor's efficient version.",
+    commands = { "grep -rn 'convert_sync_batchnorm\\|SyncBatchNorm' --include=*.py ." },
+    saving_ns = p.factor * (s.total_ns or 0) / steps,
+    saving_formula = string.format("%.2f x SyncBatchNorm time / %d step(s)", p.factor, steps),
+    confidence = 0.3,
+    evidence = ev,
+  }
+end
