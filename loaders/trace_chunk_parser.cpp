@@ -149,6 +149,8 @@ class ChunkParser {
         // Floats used as ids: keep the integer part.
         double d = 0;
         if (auto e = v.get_double().get(d)) return e;
+        // Out of int64 range (or not finite): not a usable id; keep it distinct but defined.
+        if (!(d > -9.2e18 && d < 9.2e18)) d = 0;
         n = static_cast<int64_t>(d);
       }
       *num = *n;

@@ -18,7 +18,9 @@ struct TrackKey {
 };
 struct TrackKeyHash {
   size_t operator()(const TrackKey& k) const {
-    return std::hash<int64_t>()(k.pid * 1000003 ^ k.tid);
+    // Unsigned arithmetic: pids can be anything, and signed overflow is undefined.
+    uint64_t h = static_cast<uint64_t>(k.pid) * 1000003u ^ static_cast<uint64_t>(k.tid);
+    return static_cast<size_t>(h ^ (h >> 31));
   }
 };
 
