@@ -17,6 +17,7 @@ std::string format_for(const OutputOptions& o) {
   };
   if (ends(".json")) return "json";
   if (ends(".md")) return "md";
+  if (ends(".html") || ends(".htm")) return "html";
   return "text";
 }
 
@@ -34,6 +35,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     nlohmann::json s = load_and_summarize(path, common, &member_failed);
     std::string text = fmt == "json" ? s.dump(2) + "\n"
                        : fmt == "md" ? render_summary_markdown(s)
+                       : fmt == "html" ? render_html(s)
                                      : render_summary_text(s, TextStyle{out.out_file.empty() && stdout_is_color_terminal()});
     if (!write_output(out.out_file, text)) return kBadInput;
     return member_failed ? kBadInput : kOk;
@@ -48,13 +50,15 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   nlohmann::json report = build_report(summary, facts, outcomes);
 
   if (!out.out_file.empty()) {
-    std::string text = fmt == "json" ? report.dump(1) + "\n" : fmt == "md" ? render_markdown(report)
-                                                                           : render_terminal(report, {});
+    std::string text = fmt == "json"   ? report.dump(1) + "\n"
+                       : fmt == "md"   ? render_markdown(report)
+                       : fmt == "html" ? render_html(report)
+                                       : render_terminal(report, {});
     if (!write_output(out.out_file, text)) return kBadInput;
   }
   if (out.out_file.empty() || !common.quiet) {
     if (out.out_file.empty() && fmt != "text") {
-      write_output("", fmt == "json" ? report.dump(1) + "\n" : render_markdown(report));
+      write_output("", fmt == "json" ? report.dump(1) + "\n" : fmt == "html" ? render_html(report) : render_markdown(report));
     } else {
       TerminalOptions t;
       t.color = stdout_is_color_terminal();

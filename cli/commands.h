@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/compare/gate.h"
 #include "loaders/run_loader.h"
 #include "rules/rule_engine.h"
 
@@ -41,6 +42,22 @@ int cmd_rules_show(const std::string& id, const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);
 // Adds the rule sources, applies --set/--config, runs the rules. Returns an exit code.
 int run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules, std::vector<RuleOutcome>* outcomes);
+
+// `compare BASE NEW` and `gate --baseline BASE NEW` (docs/compare-gate.md). A side is any single
+// input `analyze` takes, or a facts file written by `facts`.
+compare::CompareSide load_compare_side(const std::string& path, const CommonOptions& common, const RuleOptions& rules);
+int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
+                const RuleOptions& rules, bool keep_warmup);
+struct GateOptions {
+  std::string config;                        // --config FILE
+  std::vector<std::string> max_regression;   // --max-regression METRIC=VALUE (repeatable)
+  std::string fail_on_finding_saving;        // --fail-on-finding-saving 10%
+  bool new_findings_only = false;
+  bool keep_warmup = false;
+  std::string junit, markdown, json;         // output files
+};
+int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
+             const GateOptions& gate);
 
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.
 bool write_output(const std::string& file, const std::string& text);

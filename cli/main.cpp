@@ -34,12 +34,12 @@ int main(int argc, char** argv) {
 
   std::string analyze_path;
   OutputOptions out;
-  auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown or JSON)");
+  auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
   analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
                                             "or a parent folder of several ranks")
       ->required();
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
-  analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md"}));
+  analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md", "html"}));
   add_common(analyze);
   RuleOptions rule_opts;
   auto add_rule_options = [&](CLI::App* sub, bool with_params) {
@@ -71,6 +71,38 @@ int main(int argc, char** argv) {
   facts->add_option("-o,--output", facts_out, "Write to FILE instead of stdout");
   add_common(facts);
 
+  std::string cmp_base, cmp_new;
+  bool cmp_keep_warmup = false;
+  OutputOptions cmp_out;
+  auto* compare = app.add_subcommand("compare", "Compare two runs (or facts files): what got slower, and why");
+  compare->add_option("BASE", cmp_base, "The baseline: a run folder, trace file or facts file")->required();
+  compare->add_option("NEW", cmp_new, "The run to judge: a run folder, trace file or facts file")->required();
+  compare->add_option("-o,--output", cmp_out.out_file, "Write the comparison to FILE (format from its extension)");
+  compare->add_option("--format", cmp_out.format, "Output format")->check(CLI::IsMember({"text", "json", "md"}));
+  compare->add_flag("--keep-warmup", cmp_keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  add_common(compare);
+  add_rule_options(compare, false);
+
+  std::string gate_base, gate_new;
+  GateOptions gate_opts;
+  auto* gate = app.add_subcommand("gate", "Fail (exit 1) when NEW regresses past the budgets against the baseline");
+  gate->add_option("--baseline", gate_base, "The baseline: a run folder, trace file or facts file")->required();
+  gate->add_option("NEW", gate_new, "The run to judge")->required();
+  gate->add_option("--config", gate_opts.config, "Gate config: .yaml/.yml, or key = value lines (.conf, .toml)");
+  gate->add_option("--max-regression", gate_opts.max_regression,
+                   "Budget METRIC=VALUE, e.g. step_time=5%, free_ratio=0.03, comm_not_overlapped=2ms, "
+                   "op_type:MatMulV3=10%, memory_peak=100MB (repeatable; overrides the config)");
+  gate->add_option("--fail-on-finding-saving", gate_opts.fail_on_finding_saving,
+                   "Fail when a finding of NEW saves more than this share of a step (e.g. 10%)");
+  gate->add_flag("--new-findings-only", gate_opts.new_findings_only,
+                 "With --fail-on-finding-saving: only findings that are new or grew since the baseline");
+  gate->add_flag("--keep-warmup", gate_opts.keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  gate->add_option("--junit", gate_opts.junit, "Write a JUnit XML report (one testcase per budget)");
+  gate->add_option("--markdown", gate_opts.markdown, "Write a Markdown job summary");
+  gate->add_option("--json", gate_opts.json, "Write the verdict and the comparison as JSON");
+  add_common(gate);
+  add_rule_options(gate, false);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,6 +117,8 @@ int main(int argc, char** argv) {
     if (*rules_show) return cmd_rules_show(show_id, rule_opts);
     if (*rules_test) return cmd_rules_test(test_dir);
     if (*facts) return cmd_facts(facts_path, common, facts_out);
+    if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
+    if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;

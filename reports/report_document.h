@@ -22,6 +22,8 @@ struct TerminalOptions {
 };
 std::string render_terminal(const nlohmann::json& report, const TerminalOptions& opt);
 std::string render_markdown(const nlohmann::json& report);
+// One self-contained HTML page (inline CSS/JS, Chart.js compiled in; no network): docs/reports.md.
+std::string render_html(const nlohmann::json& report);
 
 // Small formatting helpers shared by the renderers.
 std::string format_ms(double ns);

@@ -11,6 +11,7 @@ packages=(
   libeigen3-dev          # least-squares fits (dispatch slope)
   libcli11-dev           # command line
   libfmt-dev             # formatting
+  libyaml-cpp-dev        # gate config files (gate.yaml)
   libsqlite3-dev         # .db exports
   zlib1g-dev             # gzipped Kineto traces
   libgtest-dev libgmock-dev googletest

@@ -2,6 +2,11 @@
 """Generate a small, realistic torch_npu profiler output folder with planted behaviour.
 
 Usage:  python3 tools/gen_sample.py OUTDIR [--steps N]
+                  [--slow-op TYPE=FACTOR]... [--extra-free-us US] [--new-aicpu] [--noise-seed N]
+
+The optional flags plant a regression or noise for `npu-advisor compare` / `gate` tests
+(docs/compare-gate.md).  They draw no number from the main random stream, so every other
+task keeps its duration; without them the output is byte-identical to testdata/sample.
 
 Writes OUTDIR/localhost_4242_20261122093000123_ascend_pt/ (the profiler folder) and
 OUTDIR/expected.json (the answers known by construction).  Standard library only and
@@ -207,9 +212,13 @@ OPS = {
                 "25165824;25165824", "FLOAT;FLOAT", "ND;ND", "25165824", "FLOAT", "ND", 40, 0,
                 "25165824;\r\n25165824;\r\n", "float;\r\nfloat;\r\nScalar"),
 }
+# Only with --new-aicpu: an AI CPU operator issued once per step before the loss.
+NEW_AICPU_OP = ("unique", (["aten::_unique2"], "aclnnUnique2", "aclnnUnique2_UniqueAiCpu_Unique", "Unique", "AI_CPU",
+                           "dynamic", (150, 250), "4096", "INT64", "ND", "4096;4096", "INT64;INT64", "ND;ND", 1, 0,
+                           "4096;\r\n;\r\n;\r\n", "long int;\r\nScalar;\r\nScalar;\r\nScalar"))
 
 
-def step_plan():
+def step_plan(new_aicpu=False):
     """Host issue order of one training step: list of (group, op key, tag)."""
     plan = [("zero_grad", "zero", None), ("zero_grad", "zero", None),
             ("pre", "nonzero", None), ("pre", "index_put", None),
@@ -218,6 +227,8 @@ def step_plan():
         for k in ("ln", "qkv", "fa", "out", "add", "ln", "up", "gelu", "down", "add"):
             tag = ("fwd", layer, k) if k in ("up", "down") else None
             plan.append(("fwd", k, tag))
+    if new_aicpu:
+        plan.append(("loss", NEW_AICPU_OP[0], None))
     plan += [("loss", "mul_loss", None), ("loss", "cast", None)]
     for layer in (1, 0):
         bwd = [("mm_big", ("bwd", layer, "down")), ("mm_big", None), ("gelu_grad", None),
@@ -265,10 +276,31 @@ def subtract(a, b):
     return out
 
 
+class Plant:
+    """Optional planted regressions and noise (all off by default)."""
+
+    def __init__(self, slow_ops=None, extra_free_ns=0, new_aicpu=False, noise_seed=None):
+        self.slow_ops = dict(slow_ops or {})   # op type -> duration factor
+        self.extra_free_ns = extra_free_ns      # added to every step's dataloader call
+        self.new_aicpu = new_aicpu
+        self.noise_seed = noise_seed
+
+    def active(self):
+        return bool(self.slow_ops or self.extra_free_ns or self.new_aicpu or self.noise_seed is not None)
+
+    def describe(self):
+        return {"slow_ops": self.slow_ops, "extra_free_ns": self.extra_free_ns,
+                "new_aicpu": NEW_AICPU_OP[1][3] if self.new_aicpu else None, "noise_seed": self.noise_seed}
+
+
 class Gen:
-    def __init__(self, steps):
+    def __init__(self, steps, plant=None):
         self.steps = steps
         self.rnd = R(SEED)
+        self.plant = plant or Plant()
+        # Planted behaviour draws from its own streams, never from self.rnd.
+        self.side_rnd = R(SEED + 2)
+        self.noise = R(self.plant.noise_seed) if self.plant.noise_seed is not None else None
         # 2026-11-22 09:29:59.823 at UTC+8 (the folder stamp 09:30:00.123 is written after collection)
         epoch_s = calendar.timegm((2026, 11, 22, 1, 29, 59, 0, 0, 0))
         self.t0 = epoch_s * 1000000000 + 823000000 + 417283
@@ -308,9 +340,20 @@ class Gen:
         return self.conn
 
     # ---------------------------------------------------------------- simulation
+    def planted_dur(self, ktype, dur, step_factor):
+        """Task duration after the planted slowdown and noise (unchanged without them)."""
+        f = self.plant.slow_ops.get(ktype, 1.0)
+        if self.noise is not None:
+            f *= step_factor * (1.0 + self.noise.uni(-0.005, 0.005))
+        return dur if f == 1.0 else max(1000, int(round(dur * f)))
+
     def simulate(self):
         rnd = self.rnd
-        plan = step_plan()
+        main_rnd = self.rnd
+        ops = dict(OPS)
+        if self.plant.new_aicpu:
+            ops[NEW_AICPU_OP[0]] = NEW_AICPU_OP[1]
+        plan = step_plan(self.plant.new_aicpu)
         host = self.t0
         deq_cursor = self.t0
         seq_of = {}
@@ -321,14 +364,16 @@ class Gen:
             ps_start = host
             step_tasks = []
             host = ps_start + rnd.ns(3, 6)
-            dl_end = host + rnd.ns(95, 130)
+            dl_end = host + rnd.ns(95, 130) + self.plant.extra_free_ns
+            # noise: one factor per step (+-1.5 %) times a per-task +-0.5 %
+            step_factor = 1.0 + self.noise.uni(-0.015, 0.015) if self.noise is not None else 1.0
             self.add_cpu("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", host, dl_end)
             host = dl_end + rnd.ns(2, 5)
             # which ops go through the legacy aclop path with online compile (step 1 only)
             compile_idx = set()
             if step == 1:
                 cands = [i for i, (g, k, t) in enumerate(plan)
-                         if k in OPS and OPS[k][4] == "AI_VECTOR_CORE" and k != "zero"]
+                         if k in ops and ops[k][4] == "AI_VECTOR_CORE" and k != "zero"]
                 assert len(cands) >= COMPILE_OPS_STEP1
                 compile_idx = set(cands[:COMPILE_OPS_STEP1])
             group_open = None
@@ -338,6 +383,8 @@ class Gen:
             comm = None
             mem_points = {}
             for i, (group, key, tag) in enumerate(plan):
+                # the planted extra operator draws from its own stream, so the others keep theirs
+                rnd = self.side_rnd if key == NEW_AICPU_OP[0] else main_rnd
                 # group wrappers on the main thread
                 wrap = {"zero_grad": "Optimizer.zero_grad#AdamW.zero_grad",
                         "optim": "Optimizer.step#AdamW.step"}.get(group)
@@ -375,7 +422,7 @@ class Gen:
                     host = top_end + gap
                     continue
                 (chain, api, kname, ktype, core, state, (dlo, dhi), ish, idt, ifm, osh, odt, ofm,
-                 bdim, mbdim, idims, itypes) = OPS[key]
+                 bdim, mbdim, idims, itypes) = ops[key]
                 via_aclop = (i in compile_idx) or state == "static"
                 leaf_name = ktype if via_aclop else api
                 # ---- main thread: aten chain -> leaf op-api cpu_op -> Enqueue
@@ -454,7 +501,7 @@ class Gen:
                                   "args": {"Thread Id": TID_DEQ, "Mode": "", "level": "node",
                                            "id": "launch", "item_id": kname, "connection_id": cid}})
                 # ---- device
-                dur = rnd.ns(dlo, dhi)
+                dur = self.planted_dur(ktype, rnd.ns(dlo, dhi), step_factor)
                 start = max(h2d_ts + rnd.ns(1.0, 2.0),
                             self.stream_free[STREAM_COMPUTE] + rnd.ns(0.4, 1.6), dep)
                 dep = 0
@@ -924,6 +971,8 @@ class Gen:
             with open(os.path.join(apo, name), "w", newline="") as f:
                 f.write(eol.join(lines) + eol)
         exp = self.expected(events, len(krows) - 1, opstat)
+        if self.plant.active():
+            exp["planted"] = self.plant.describe()
         with open(os.path.join(outdir, "expected.json"), "w", newline="\n") as f:
             f.write(json.dumps(exp, indent=2, sort_keys=False) + "\n")
 
@@ -1008,10 +1057,33 @@ def main():
     ap.add_argument("outdir", help="where to write %s/ and expected.json" % FOLDER)
     ap.add_argument("--steps", type=int, default=5, help="number of profiled steps (default 5; step %d is the "
                     "host-bound one when it exists)" % HOST_BOUND_STEP)
+    ap.add_argument("--slow-op", action="append", default=[], metavar="TYPE=FACTOR",
+                    help="plant a regression: every task of OP Type TYPE lasts FACTOR times longer "
+                    "(e.g. MatMulV3=1.3; repeatable)")
+    ap.add_argument("--extra-free-us", type=float, default=0.0, metavar="US",
+                    help="plant a regression: the dataloader takes US longer every step, so the device idles "
+                    "that much more at each step boundary")
+    ap.add_argument("--new-aicpu", action="store_true",
+                    help="plant a regression: a new AI CPU operator (%s) once per step" % NEW_AICPU_OP[1][3])
+    ap.add_argument("--noise-seed", type=int, default=None, metavar="N",
+                    help="step-to-step noise: device task durations jitter by +-1.5%% per step and +-0.5%% per "
+                    "task, drawn from random.Random(N)")
     a = ap.parse_args()
     if a.steps < 1:
         ap.error("--steps must be >= 1")
-    g = Gen(a.steps)
+    slow = {}
+    for spec in a.slow_op:
+        typ, sep, factor = spec.partition("=")
+        try:
+            slow[typ] = float(factor)
+        except ValueError:
+            slow[typ] = -1.0
+        if not sep or not typ or slow[typ] <= 0:
+            ap.error("--slow-op wants TYPE=FACTOR with FACTOR > 0, got %r" % spec)
+    if a.extra_free_us < 0:
+        ap.error("--extra-free-us must be >= 0")
+    plant = Plant(slow, int(round(a.extra_free_us * 1000)), a.new_aicpu, a.noise_seed)
+    g = Gen(a.steps, plant)
     g.simulate()
     g.overlap()
     g.step_breakdown()

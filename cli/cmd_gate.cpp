@@ -1,0 +1,39 @@
+// `npu-advisor gate --baseline BASE NEW`: exit 0 within budget, 1 on a regression, 2 on bad
+// input (docs/compare-gate.md).
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace npu::cli {
+
+int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
+             const GateOptions& g) {
+  // Settle the configuration before loading anything: a typo should not cost a load.
+  compare::GateConfig cfg;
+  if (!g.config.empty()) compare::read_gate_config(g.config, cfg);  // LoadError: exit 2
+  try {
+    for (const auto& spec : g.max_regression) cfg.set(compare::parse_budget(spec, "--max-regression"));
+    if (!g.fail_on_finding_saving.empty())
+      compare::apply_gate_setting("fail_on_finding_saving", g.fail_on_finding_saving, "--fail-on-finding-saving", cfg);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kBadInput;
+  }
+  if (g.new_findings_only) cfg.new_findings_only = true;
+  if (g.keep_warmup) cfg.compare.skip_warmup = false;
+
+  compare::CompareSide b = load_compare_side(base, common, rules);
+  compare::CompareSide n = load_compare_side(next, common, rules);
+  nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
+  nlohmann::json gate = compare::evaluate_gate(doc, cfg);
+
+  bool ok = true;
+  if (!g.junit.empty()) ok &= write_output(g.junit, compare::render_gate_junit(gate));
+  if (!g.markdown.empty()) ok &= write_output(g.markdown, compare::render_gate_markdown(gate, doc));
+  if (!g.json.empty()) ok &= write_output(g.json, nlohmann::json{{"gate", gate}, {"compare", doc}}.dump(1) + "\n");
+  write_output("", compare::render_gate_text(gate, doc));
+  if (!ok) return kBadInput;
+  return compare::gate_failed(gate) ? kGated : kOk;
+}
+
+}  // namespace npu::cli

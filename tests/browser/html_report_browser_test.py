@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""Opens HTML reports made by `npu-advisor analyze RUN -o report.html` in headless Debian
+chromium (through chromedriver and python3-selenium) and checks that:
+
+  * the page made no network request: every URL in the DevTools network log is the report's
+    own file:// URL or a data: URI (and host names cannot resolve anyway:
+    --host-resolver-rules='MAP * ~NOTFOUND');
+  * the console has no error (script errors, CSP violations, failed loads);
+  * one <details class="finding"> per report finding, and every chart the report has data
+    for was drawn (a canvas with a Chart.js instance and non-blank pixels);
+  * sortable tables sort and the copy buttons run.
+
+Screenshots (PNG, the first screen and the whole page) and a print PDF are written to
+--out-dir as test artefacts. Exits 77 (ctest SKIP_RETURN_CODE) when chromium, chromedriver or
+selenium is not installed; scripts/install-deps.sh installs all three.
+"""
+import argparse
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def find(*names):
+    for n in names:
+        p = shutil.which(n) or (n if os.path.isabs(n) and os.access(n, os.X_OK) else None)
+        if p:
+            return p
+    return None
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(SKIP)
+
+
+def expected_charts(report):
+    facts = report.get("facts") or {}
+    n = 0
+    if facts.get("steps"):
+        n += 1
+    if (facts.get("dispatch") or {}).get("steps"):
+        n += 1
+    ops = facts.get("operators") or {}
+    if ops.get("by_type") or ops.get("by_name"):
+        n += 1
+    return n
+
+
+def make_driver(chromium, chromedriver, profile_dir):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+              "--disable-default-apps", "--disable-extensions", "--metrics-recording-only", "--mute-audio",
+              "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile_dir,
+              "--window-size=1366,900", "--force-device-scale-factor=1", "--hide-scrollbars"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+
+
+def save_artefacts(driver, out_dir, tag):
+    """The first screen, the whole page, one picture per section, the page as printed (PDF)
+    and a picture of the print layout."""
+    def capture(path, x, y, w, h):
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": x, "y": y, "width": w, "height": h, "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+    def page_size():
+        metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+        return metrics.get("cssContentSize") or metrics["contentSize"]
+
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(os.path.join(out_dir, tag + "-screen.png"))
+    size = page_size()
+    capture(os.path.join(out_dir, tag + "-full.png"), 0, 0, size["width"], size["height"])
+    rects = driver.execute_script("""
+      return Array.prototype.map.call(document.querySelectorAll('section.card[id]'), function (s) {
+        var r = s.getBoundingClientRect();
+        return { id: s.id, x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
+      });""")
+    for r in rects:  # easier to review than the whole page
+        capture(os.path.join(out_dir, "%s-section-%s.png" % (tag, r["id"])), r["x"], r["y"], r["w"], min(r["h"], 4000))
+    pdf = driver.execute_cdp_cmd("Page.printToPDF", {"printBackground": False})
+    with open(os.path.join(out_dir, tag + "-print.pdf"), "wb") as f:
+        f.write(base64.b64decode(pdf["data"]))
+    # The print stylesheet as a picture (A4-ish width), all <details> opened as for printing.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 794, "height": 1123, "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_script("window.dispatchEvent(new Event('beforeprint'))")
+    size = page_size()
+    capture(os.path.join(out_dir, tag + "-print.png"), 0, 0, size["width"], min(size["height"], 16000))
+    driver.execute_script("window.dispatchEvent(new Event('afterprint'))")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+def check_report(driver, html_path, report, out_dir, tag):
+    errors = []
+    url = "file://" + os.path.abspath(html_path)
+    driver.get_log("performance")  # drop what came before
+    driver.get_log("browser")
+    driver.get(url)
+    driver.execute_script("return document.readyState")
+
+    save_artefacts(driver, out_dir, tag)
+
+    # Interact a little: sort every sortable table twice, press a copy button.
+    driver.execute_script("""
+      document.querySelectorAll('table.sortable th').forEach(function (th) { th.click(); th.click(); });
+      var b = document.querySelector('button.copy'); if (b) b.click();
+      document.querySelector('button.expand-all') && document.querySelector('button.expand-all').click();
+    """)
+
+    state = driver.execute_script("""
+      var embedded = null;
+      try { embedded = JSON.parse(document.getElementById('report-data').textContent); } catch (e) {}
+      var canvases = Array.prototype.slice.call(document.querySelectorAll('canvas[data-chart]'));
+      var svgs = document.querySelectorAll('svg.chart').length;
+      return {
+        title: document.title,
+        findings: document.querySelectorAll('details.finding').length,
+        embeddedFindings: embedded && embedded.findings ? embedded.findings.length : -1,
+        chartLib: typeof Chart !== 'undefined',
+        svgs: svgs,
+        charts: canvases.map(function (c) {
+          var painted = 0;
+          try {
+            var ctx = c.getContext('2d');
+            var d = ctx.getImageData(0, 0, c.width, c.height).data;
+            for (var i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) painted++;
+          } catch (e) { painted = -1; }
+          return { kind: c.getAttribute('data-chart'), rendered: c.getAttribute('data-rendered') === 'true',
+                   instance: typeof Chart !== 'undefined' && !!Chart.getChart(c), width: c.width,
+                   height: c.height, painted: painted };
+        }),
+        sorted: (function () {
+          var t = document.querySelector('#operators table.sortable');
+          if (!t) return null;
+          var th = Array.prototype.filter.call(t.tHead.rows[0].cells,
+                                               function (h) { return h.textContent === 'total (ms)'; })[0];
+          if (!th) return null;
+          th.click();  // the first click on a fresh numeric header sorts descending; it was clicked twice
+          var dir = th.getAttribute('aria-sort');
+          var col = th.cellIndex;
+          var vals = Array.prototype.map.call(t.tBodies[0].rows,
+                                              function (r) { return Number(r.cells[col].getAttribute('data-v')); });
+          return { dir: dir, vals: vals };
+        })()
+      };
+    """)
+
+    nf = len(report.get("findings", []))
+    if state["findings"] != nf:
+        errors.append("%s: %d finding blocks on the page, the report has %d" % (tag, state["findings"], nf))
+    if state["embeddedFindings"] != nf:
+        errors.append("%s: embedded #report-data has %s findings, expected %d" % (tag, state["embeddedFindings"], nf))
+    want = expected_charts(report)
+    drawn = [c for c in state["charts"] if c["rendered"] and c["instance"] and c["painted"] > 0]
+    if len(state["charts"]) + state["svgs"] != want:
+        errors.append("%s: %d chart elements, expected %d" % (tag, len(state["charts"]) + state["svgs"], want))
+    if len(drawn) + state["svgs"] != want:
+        errors.append("%s: %d charts drawn, expected %d: %s" % (tag, len(drawn), want, state["charts"]))
+    if not state["chartLib"]:
+        errors.append("%s: Chart.js is not in the page" % tag)
+    if state["sorted"] is not None:
+        vals, d = state["sorted"]["vals"], state["sorted"]["dir"]
+        ok = vals == sorted(vals, reverse=(d == "descending"))
+        if not ok:
+            errors.append("%s: operator table not sorted %s: %s" % (tag, d, vals))
+
+    # Network: the page's own requests are the file itself and data: URIs; and nothing in the
+    # whole log (the browser's own chrome:// pages included) went to a network scheme.
+    requests, page_requests = [], []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") in ("Network.requestWillBeSent", "Network.webSocketCreated"):
+            params = msg.get("params", {})
+            u = (params.get("request") or {}).get("url") or params.get("url", "")
+            requests.append(u)
+            if u == url or params.get("documentURL") == url:
+                page_requests.append(u)
+    bad = [u for u in page_requests if not (u == url or u.startswith("data:"))]
+    bad += [u for u in requests if u.split(":", 1)[0].lower() in ("http", "https", "ws", "wss", "ftp")]
+    if bad:
+        errors.append("%s: network requests besides the file itself: %s" % (tag, bad))
+    if url not in page_requests:
+        errors.append("%s: the performance log did not record the page load (%s)" % (tag, requests))
+
+    console = driver.get_log("browser")
+    severe = [e for e in console if e.get("level") == "SEVERE"]
+    if severe:
+        errors.append("%s: console errors: %s" % (tag, [e.get("message") for e in severe]))
+    for e in console:
+        if e.get("level") != "SEVERE":
+            print("%s: console %s: %s" % (tag, e.get("level"), e.get("message")))
+
+    print("%s: %d findings, %d/%d charts drawn, page requests: %s, %d console messages"
+          % (tag, state["findings"], len(drawn), want,
+             ", ".join(sorted(set(u.split(",")[0][:60] for u in page_requests))), len(console)))
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--advisor", required=True)
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--input", action="append", required=True,
+                    help="TAG=PATH: a run to report on (repeatable); a missing optional PATH (TAG?=PATH) is skipped")
+    args = ap.parse_args()
+
+    chromium = find("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome")
+    chromedriver = find("chromedriver", "/usr/bin/chromedriver")
+    if not chromium:
+        skip("chromium is not installed (scripts/install-deps.sh installs it)")
+    if not chromedriver:
+        skip("chromedriver is not installed (apt-get install chromium-driver)")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        skip("python3-selenium is not installed for " + sys.executable)
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    jobs = []
+    for spec in args.input:
+        tag, path = spec.split("=", 1)
+        optional = tag.endswith("?")
+        tag = tag.rstrip("?")
+        if not os.path.exists(path):
+            if optional:
+                print("%s: %s not found, not checked" % (tag, path))
+                continue
+            print("FAIL: %s not found" % path)
+            return 1
+        html = os.path.join(args.out_dir, tag + ".html")
+        js = os.path.join(args.out_dir, tag + ".json")
+        for out in (html, js):
+            r = subprocess.run([args.advisor, "analyze", path, "-q", "-o", out], capture_output=True, text=True)
+            if r.returncode != 0:
+                print("FAIL: npu-advisor analyze %s -o %s: rc %d\n%s" % (path, out, r.returncode, r.stderr))
+                return 1
+        with open(js) as f:
+            jobs.append((tag, html, json.load(f)))
+
+    errors = []
+    profile = tempfile.mkdtemp(prefix="npu-advisor-chromium-")
+    driver = None
+    try:
+        driver = make_driver(chromium, chromedriver, profile)
+        driver.set_page_load_timeout(60)
+        for tag, html, report in jobs:
+            errors += check_report(driver, html, report, args.out_dir, tag)
+    finally:
+        if driver is not None:
+            driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    for e in errors:
+        print("FAIL: " + e)
+    print("artefacts in " + os.path.abspath(args.out_dir))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
