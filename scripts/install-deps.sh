@@ -16,6 +16,7 @@ packages=(
   zlib1g-dev             # gzipped Kineto traces
   libgtest-dev libgmock-dev googletest
   python3                # sample generator, real-data cross-checks
+  libjs-chart.js         # Chart.js, inlined into HTML reports at build time
 )
 
 SUDO=""
