@@ -7,28 +7,13 @@
 #include "reports/run_summary.h"
 
 namespace npu::cli {
-namespace {
-
-std::string format_for(const OutputOptions& o) {
-  if (!o.format.empty()) return o.format;
-  auto ends = [&](const char* ext) {
-    std::string e(ext);
-    return o.out_file.size() >= e.size() && o.out_file.compare(o.out_file.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends(".json")) return "json";
-  if (ends(".md")) return "md";
-  if (ends(".html") || ends(".htm")) return "html";
-  return "text";
-}
-
-}  // namespace
 
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rule_opts) {
   LoadOptions opt;
   opt.trace.threads = common.threads;
   Detection d = detect_input(path);
-  std::string fmt = format_for(out);
+  std::string fmt = output_format(out);
   if (d.kind == InputKind::Cluster) {
     // Per-rank summaries until the cluster analysis lands.
     bool member_failed = false;

@@ -33,18 +33,6 @@ bool is_facts_file(const std::string& path) {
   }
 }
 
-std::string compare_format(const OutputOptions& o) {
-  if (!o.format.empty()) return o.format;
-  auto ends = [&](const char* ext) {
-    std::string e(ext);
-    return o.out_file.size() >= e.size() && o.out_file.compare(o.out_file.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends(".json")) return "json";
-  if (ends(".md")) return "md";
-  if (ends(".html") || ends(".htm")) return "html";
-  return "text";
-}
-
 }  // namespace
 
 compare::CompareSide load_compare_side(const std::string& path, const CommonOptions& common, const RuleOptions& rules) {
@@ -78,7 +66,7 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
 
 int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, bool keep_warmup) {
-  std::string fmt = compare_format(out);
+  std::string fmt = output_format(out);
   if (fmt == "html") {
     std::fprintf(stderr, "error: compare writes text, md or json (no HTML rendering of a comparison yet)\n");
     return kBadInput;

@@ -62,5 +62,7 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.
 bool write_output(const std::string& file, const std::string& text);
 bool stdout_is_color_terminal();
+// The report format: --format, else the output file's extension (.json .md .html), else text.
+std::string output_format(const OutputOptions& out);
 
 }  // namespace npu::cli

@@ -49,6 +49,18 @@ bool write_output(const std::string& file, const std::string& text) {
   return true;
 }
 
+std::string output_format(const OutputOptions& o) {
+  if (!o.format.empty()) return o.format;
+  auto ends = [&](const char* ext) {
+    std::string e(ext);
+    return o.out_file.size() >= e.size() && o.out_file.compare(o.out_file.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends(".json")) return "json";
+  if (ends(".md")) return "md";
+  if (ends(".html") || ends(".htm")) return "html";
+  return "text";
+}
+
 bool stdout_is_color_terminal() {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;

@@ -33,6 +33,22 @@ nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::stri
   return {{"file", f ? f->path : std::string(role)}, {"what", what}};
 }
 
+nlohmann::json run_metadata_json(const RunModel& m) {
+  nlohmann::json run;
+  run["framework"] = m.meta.framework;
+  run["source_format"] = m.meta.source_format;
+  run["rank"] = m.meta.rank;
+  run["device"] = m.meta.device;
+  run["profiler_level"] = m.meta.profiler_level;
+  run["aic_metrics"] = m.meta.aic_metrics;
+  run["worker_name"] = m.meta.worker_name;
+  run["versions"] = m.meta.versions;
+  run["env"] = m.meta.env;
+  run["config"] = m.meta.config;
+  run["distributed"] = m.meta.distributed;
+  return run;
+}
+
 Facts read_facts(const std::string& path) {
   Facts f;
   f.doc = read_json_file(path);

@@ -30,6 +30,10 @@ nlohmann::json evidence_event(const RunModel& m, uint64_t byte_offset, std::stri
 nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what);
 nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what);
 
+// The run's metadata (framework, rank, device, profiler level, versions, env, config,
+// distributed args) as the "run" object that facts and the run summary share.
+nlohmann::json run_metadata_json(const RunModel& m);
+
 // Reads a facts document (written by `npu-advisor facts`); throws LoadError when it is not
 // one or has a newer major schema version.
 Facts read_facts(const std::string& path);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/decimal.h"
+#include "core/facts.h"
 
 namespace npu {
 namespace {
@@ -29,18 +30,7 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   s["schema_version"] = kRunSummarySchemaVersion;
   s["input"] = {{"path", input.path}, {"kind", to_string(input.kind)}, {"description", input.description}};
 
-  json run;
-  run["framework"] = m.meta.framework;
-  run["source_format"] = m.meta.source_format;
-  run["rank"] = m.meta.rank;
-  run["device"] = m.meta.device;
-  run["profiler_level"] = m.meta.profiler_level;
-  run["aic_metrics"] = m.meta.aic_metrics;
-  run["worker_name"] = m.meta.worker_name;
-  run["versions"] = m.meta.versions;
-  run["env"] = m.meta.env;
-  run["config"] = m.meta.config;
-  run["distributed"] = m.meta.distributed;
+  json run = run_metadata_json(m);
   s["run"] = run;
 
   json files = json::array();

@@ -5,18 +5,7 @@ namespace npu {
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts) {
   const RunModel& m = ctx.model;
-  nlohmann::json run;
-  run["framework"] = m.meta.framework;
-  run["source_format"] = m.meta.source_format;
-  run["rank"] = m.meta.rank;
-  run["device"] = m.meta.device;
-  run["profiler_level"] = m.meta.profiler_level;
-  run["aic_metrics"] = m.meta.aic_metrics;
-  run["worker_name"] = m.meta.worker_name;
-  run["versions"] = m.meta.versions;
-  run["env"] = m.meta.env;
-  run["config"] = m.meta.config;
-  run["distributed"] = m.meta.distributed;
+  nlohmann::json run = run_metadata_json(m);
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& f : m.files)
     inputs.push_back({{"role", f.role},
