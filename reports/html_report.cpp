@@ -236,6 +236,16 @@ class Table {
 
 // ---- pieces shared by the sections ----
 
+// A file path shown relative to the input folder `base` (shorter); the full path is the title.
+Cell path_cell(const std::string& path, std::string base) {
+  if (!base.empty() && base.back() != '/') base += '/';
+  std::string shown = !base.empty() && path.size() > base.size() && path.compare(0, base.size(), base) == 0
+                          ? path.substr(base.size())
+                          : path;
+  if (shown == path) return tcell(path, "path");
+  return hcell("<span title=\"" + esc(path) + "\">" + esc(shown) + "</span>", "path");
+}
+
 // Why a fact (or a section of it) is unavailable, from the document's unavailable lists.
 std::string why_unavailable(const json& r, std::string_view fact) {
   for (const json* l : {&list(r, "unavailable"), &list(at(r, "facts"), "unavailable")}) {
@@ -312,6 +322,7 @@ std::string section_summary(const json& r) {
   const json& facts = at(r, "facts");
   const json& o = at(facts, "overall");
   std::string out = "<section id=\"summary\" class=\"card summary\">\n<h2>Summary</h2>\n";
+  std::string kpis, source_line;
   if (o.is_object()) {
     double steps = num(o, "steps").value_or(0);
     double per = steps > 0 ? 1.0 / steps : 0;
@@ -319,33 +330,21 @@ std::string section_summary(const json& r) {
     auto share = [&](const char* key) {
       return device > 0 ? format_percent(num(o, key).value_or(0) / device) + " of device time" : std::string("-");
     };
-    out += "<div class=\"kpis\">\n";
     const json& st = at(o, "step_time");
     if (auto med = num(st, "median_ns")) {
       std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
       if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
       if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
-      out += kpi("Median step time", format_ms(*med), sub);
+      kpis += kpi("Median step time", format_ms(*med), sub);
     }
     if (auto fr = num(o, "free_ratio"))
-      out += kpi("Free (device idle)", format_percent(*fr), format_ms(num(o, "free_ns").value_or(0) * per) + " per step",
-                 *fr >= 0.10 ? "bad" : "good");
+      kpis += kpi("Free (device idle)", format_percent(*fr), format_ms(num(o, "free_ns").value_or(0) * per) + " per step",
+                  *fr >= 0.10 ? "bad" : "good");
     if (num(o, "computing_ns"))
-      out += kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
+      kpis += kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
     if (num(o, "comm_not_overlapped_ns"))
-      out += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
-                 "per step, " + share("comm_not_overlapped_ns"));
-    const json& mem = at(facts, "memory");
-    if (auto peak = num(mem, "peak_reserved_mb")) {
-      std::string sub;
-      if (auto alloc = num(mem, "peak_allocated_mb")) sub = fmt::format("peak allocated {:.0f} MB", *alloc);
-      out += kpi("Peak memory reserved", fmt::format("{:.0f} MB", *peak), sub);
-    }
-    const json& disp = at(at(facts, "dispatch"), "overall");
-    if (!str(disp, "classification").empty())
-      out += kpi("Dispatch", str(disp, "classification"),
-                 num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "");
-    out += "</div>\n";
+      kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
+                  "per step, " + share("comm_not_overlapped_ns"));
     std::string source = str(o, "source");
     std::string agree;
     const json& a = at(o, "worst_agreement");
@@ -356,29 +355,44 @@ std::string section_summary(const json& r) {
                           esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
                           str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
     }
-    out += "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." + agree +
-           "</p>\n";
+    source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
+                  agree + "</p>\n";
   } else {
     std::string why = why_unavailable(r, "overall");
-    out += not_available(why.empty() ? "step breakdown: no device tasks and no step_trace_time.csv" : why);
+    out += not_available("step breakdown: " +
+                         (why.empty() ? std::string("no device tasks and no step_trace_time.csv") : why));
   }
+  const json& mem = at(facts, "memory");
+  if (auto peak = num(mem, "peak_reserved_mb")) {
+    std::string sub;
+    if (auto alloc = num(mem, "peak_allocated_mb")) sub = fmt::format("peak allocated {:.0f} MB", *alloc);
+    kpis += kpi("Peak memory reserved", fmt::format("{:.0f} MB", *peak), sub);
+  }
+  const json& disp = at(at(facts, "dispatch"), "overall");
+  if (!str(disp, "classification").empty())
+    kpis += kpi("Dispatch", str(disp, "classification"),
+                num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "",
+                str(disp, "classification") == "host-bound" ? "bad" : "");
+  if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
+  out += source_line;
 
   const json& findings = list(r, "findings");
   out += fmt::format("<h3>Top findings <span class=\"count\">({} in all)</span></h3>\n", findings.size());
   if (findings.empty()) {
-    out += "<p class=\"none\">No findings: every check that ran was quiet.</p>\n";
+    out += "<p class=\"none\">No findings: the checks that ran were quiet.</p>\n";
   } else {
-    out += "<ol class=\"top-findings\">\n";
+    out += "<table class=\"top-findings\"><tbody>\n";
     size_t n = 0;
     for (const auto& f : findings) {
       if (n++ >= 3) break;
       std::string rank = str(f, "rank");
-      out += fmt::format("<li><a href=\"#finding-{}\">{}</a> <span class=\"saving\">{}</span> "
-                         "<span class=\"badge sev-{}\">{}</span></li>\n",
+      out += fmt::format("<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
+                         "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
+                         "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
                          esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
-                         esc(str(f, "severity")));
+                         esc(str(f, "severity")), esc(str(f, "category")));
     }
-    out += "</ol>\n";
+    out += "</tbody></table>\n";
   }
   size_t ran = 0, not_run = 0;
   for (const auto& rs : list(r, "rules")) {
@@ -408,23 +422,24 @@ std::string section_steps(const json& r) {
          "aria-label=\"Stacked bars per step: computing, communication not overlapped, free\"></canvas></div>\n";
   Table t("steps", {{"step", false},
                     {"computing (ms)", true},
-                    {"communication (ms)", true},
+                    {"comm (ms)", true},
                     {"comm not overlapped (ms)", true},
                     {"free (ms)", true},
                     {"free %", true},
                     {"device time (ms)", true},
                     {"host step (ms)", true},
-                    {"profiler agrees", false}});
+                    {"vs profiler", false}});
   for (const auto& s : steps) {
     Cell agree = tcell("-");
     const json& a = at(s, "agreement");
     if (a.is_object()) {
       bool ok = at(a, "ok").is_boolean() && at(a, "ok").get<bool>();
-      agree = hcell(fmt::format("<span class=\"badge {}\">{}</span> max diff {}", ok ? "ok" : "bad", ok ? "yes" : "no",
-                                esc(dur(num(a, "max_abs_diff_ns").value_or(0)))),
+      agree = hcell(fmt::format("<span class=\"badge {}\" title=\"largest difference from the profiler's breakdown\">{}"
+                                "</span> {}",
+                                ok ? "ok" : "bad", ok ? "yes" : "no", esc(dur(num(a, "max_abs_diff_ns").value_or(0)))),
                     "nowrap");
     }
-    Cell id = tcell(step_label(s));
+    Cell id = tcell(step_label(s), "nowrap");
     if (auto v = num(s, "id")) id.sort_key = *v;
     t.row({id, ms_cell(num(s, "computing_ns")), ms_cell(num(s, "communication_ns")),
            ms_cell(num(s, "comm_not_overlapped_ns")), ms_cell(num(s, "free_ns")), pct_cell(num(s, "free_ratio")),
@@ -484,9 +499,9 @@ std::string section_dispatch(const json& r) {
                        {"host-bound free", true},
                        {"sync calls", true}});
   for (const auto& s : steps) {
-    Cell id = tcell(step_label(s));
+    Cell id = tcell(step_label(s), "nowrap");
     if (auto v = num(s, "id")) id.sort_key = *v;
-    t.row({id, tcell(str(s, "classification")), count_cell(num(s, "count")), dur_cell(num(s, "lag_p10_ns")),
+    t.row({id, tcell(str(s, "classification"), "nowrap"), count_cell(num(s, "count")), dur_cell(num(s, "lag_p10_ns")),
            dur_cell(num(s, "lag_p50_ns")), dur_cell(num(s, "lag_p90_ns")), dur_cell(num(s, "slope_ns_per_ms")),
            ncell(num(s, "r2"), [](double v) { return fmt::format("{:.2f}", v); }),
            pct_cell(num(s, "host_bound_free_ratio")), count_cell(num(s, "sync_calls"))});
@@ -575,7 +590,7 @@ std::string section_operators(const json& r) {
   return out + "</section>\n";
 }
 
-std::string finding_html(const json& f, size_t index) {
+std::string finding_html(const json& f, size_t index, const std::string& base) {
   std::string rank = str(f, "rank");
   if (rank.empty()) rank = std::to_string(index + 1);
   std::string sev = str(f, "severity");
@@ -591,7 +606,9 @@ std::string finding_html(const json& f, size_t index) {
   if (!str(f, "why").empty()) out += "<dt>Why it matters</dt><dd>" + esc(str(f, "why")) + "</dd>\n";
   if (!str(f, "action").empty()) out += "<dt>What to do</dt><dd>" + esc(str(f, "action")) + "</dd>\n";
   std::string est = saving_text(f, false);
-  if (!str(f, "saving_formula").empty()) est += "; estimate: " + str(f, "saving_formula");
+  std::string formula = str(f, "saving_formula");
+  if (num(f, "saving_ns").value_or(0) <= 0) est = formula.empty() ? "not estimated" : formula;
+  else if (!formula.empty()) est += "; estimate: " + formula;
   if (auto c = num(f, "confidence")) est += fmt::format("; confidence {:.0f}%", *c * 100);
   out += "<dt>Estimated saving</dt><dd>" + esc(est) + "</dd>\n</dl>\n";
   const json& cmds = list(f, "commands");
@@ -633,7 +650,7 @@ std::string finding_html(const json& f, size_t index) {
     for (const auto& row : rows) {
       std::vector<Cell> cells = {count_cell(static_cast<double>(++i)), tcell(row.what)};
       if (any_value) cells.push_back(tcell(row.value, "mono"));
-      if (any_where) cells.push_back(tcell(row.where, "path"));
+      if (any_where) cells.push_back(path_cell(row.where, base));
       t.row(std::move(cells));
     }
     out += "<div class=\"evidence-head\">Evidence</div>\n" + t.html();
@@ -653,7 +670,8 @@ std::string section_findings(const json& r) {
   out += "<p class=\"hint\">Ranked by estimated saving per step &times; confidence.</p>\n";
   if (findings.empty()) out += "<p class=\"none\">No findings.</p>\n";
   size_t i = 0;
-  for (const auto& f : findings) out += finding_html(f, i++);
+  std::string base = str(at(r, "input"), "path");
+  for (const auto& f : findings) out += finding_html(f, i++, base);
   return out + "</section>\n";
 }
 
@@ -741,18 +759,15 @@ std::string section_run(const json& r) {
   if (inputs.is_array() && !inputs.empty()) {
     // Paths relative to the input folder; the full path is in the cell's title.
     std::string base = str(input, "path");
-    if (!base.empty() && base.back() != '/') base += '/';
     Table t("inputs", {{"file", false}, {"status", false}, {"records", true}, {"size", true}, {"note", false}, {"path", false}});
     for (const auto& f : inputs) {
       std::string st = str(f, "status");
       bool loaded = st == "loaded";
-      std::string path = str(f, "path");
-      std::string shown = !base.empty() && path.rfind(base, 0) == 0 ? path.substr(base.size()) : path;
       t.row({tcell(str(f, "role"), "mono nowrap"),
              hcell("<span class=\"badge in-" + css_token(st) + "\">" + esc(st) + "</span>"),
              loaded ? count_cell(num(f, "records")) : count_cell(std::nullopt),
              loaded ? ncell(num(f, "bytes"), human_bytes) : count_cell(std::nullopt), tcell(str(f, "note")),
-             hcell("<span title=\"" + esc(path) + "\">" + esc(shown) + "</span>", "path")});
+             path_cell(str(f, "path"), base)});
     }
     out += t.html();
   } else {

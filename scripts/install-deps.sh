@@ -17,6 +17,8 @@ packages=(
   libgtest-dev libgmock-dev googletest
   python3                # sample generator, real-data cross-checks
   libjs-chart.js         # Chart.js, inlined into HTML reports at build time
+  python3-jsonschema     # tests: the JSON report against docs/report.schema.json
+  chromium chromium-driver python3-selenium  # tests: the HTML report in a headless browser
 )
 
 SUDO=""

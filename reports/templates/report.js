@@ -286,7 +286,8 @@
         indexAxis: 'y',
         scales: {
           x: { beginAtZero: true, title: { display: true, text: 'total device time over the run (ms)' } },
-          y: { grid: { display: false }, ticks: { font: { family: css.getPropertyValue('--mono') || 'monospace', size: 11 } } }
+          y: { grid: { display: false },
+               ticks: { autoSkip: false, font: { family: css.getPropertyValue('--mono') || 'monospace', size: 11 } } }
         },
         plugins: {
           legend: {

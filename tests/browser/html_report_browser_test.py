@@ -108,6 +108,47 @@ def save_artefacts(driver, out_dir, tag):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+def network_requests(driver, url):
+    """Drains the performance log. Returns (the requests made by the page at `url`, those of
+    them that are not the file itself or a data: URI plus any request anywhere in the log to
+    a network scheme; the browser's own chrome:// pages are not network)."""
+    requests, page_requests = [], []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") in ("Network.requestWillBeSent", "Network.webSocketCreated"):
+            params = msg.get("params", {})
+            u = (params.get("request") or {}).get("url") or params.get("url", "")
+            requests.append(u)
+            if u == url or params.get("documentURL") == url:
+                page_requests.append(u)
+    bad = [u for u in page_requests if not (u == url or u.startswith("data:"))]
+    bad += [u for u in requests if u.split(":", 1)[0].lower() in ("http", "https", "ws", "wss", "ftp") and u not in bad]
+    return page_requests, bad
+
+
+def canary(driver, out_dir):
+    """The checks must be able to fail: a page that asks for an image over http and logs a
+    console error has to be caught by both."""
+    path = os.path.join(out_dir, "canary.html")
+    with open(path, "w") as f:
+        f.write('<!DOCTYPE html><title>canary</title><img src="http://npu-advisor.invalid/x.png">'
+                '<script>console.error("canary error")</script>')
+    url = "file://" + os.path.abspath(path)
+    driver.get_log("performance")
+    driver.get_log("browser")
+    driver.get(url)
+    driver.execute_script("return document.readyState")
+    _, bad = network_requests(driver, url)
+    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    errors = []
+    if not any("npu-advisor.invalid" in u for u in bad):
+        errors.append("canary: the network check did not see the page's http request")
+    if not any("canary error" in e.get("message", "") for e in severe):
+        errors.append("canary: the console check did not see the page's console.error")
+    os.remove(path)
+    return errors
+
+
 def check_report(driver, html_path, report, out_dir, tag):
     errors = []
     url = "file://" + os.path.abspath(html_path)
@@ -133,7 +174,7 @@ def check_report(driver, html_path, report, out_dir, tag):
       return {
         title: document.title,
         findings: document.querySelectorAll('details.finding').length,
-        embeddedFindings: embedded && embedded.findings ? embedded.findings.length : -1,
+        embeddedFindings: embedded === null ? -1 : (embedded.findings ? embedded.findings.length : 0),
         chartLib: typeof Chart !== 'undefined',
         svgs: svgs,
         charts: canvases.map(function (c) {
@@ -182,23 +223,11 @@ def check_report(driver, html_path, report, out_dir, tag):
         if not ok:
             errors.append("%s: operator table not sorted %s: %s" % (tag, d, vals))
 
-    # Network: the page's own requests are the file itself and data: URIs; and nothing in the
-    # whole log (the browser's own chrome:// pages included) went to a network scheme.
-    requests, page_requests = [], []
-    for entry in driver.get_log("performance"):
-        msg = json.loads(entry["message"])["message"]
-        if msg.get("method") in ("Network.requestWillBeSent", "Network.webSocketCreated"):
-            params = msg.get("params", {})
-            u = (params.get("request") or {}).get("url") or params.get("url", "")
-            requests.append(u)
-            if u == url or params.get("documentURL") == url:
-                page_requests.append(u)
-    bad = [u for u in page_requests if not (u == url or u.startswith("data:"))]
-    bad += [u for u in requests if u.split(":", 1)[0].lower() in ("http", "https", "ws", "wss", "ftp")]
+    page_requests, bad = network_requests(driver, url)
     if bad:
         errors.append("%s: network requests besides the file itself: %s" % (tag, bad))
     if url not in page_requests:
-        errors.append("%s: the performance log did not record the page load (%s)" % (tag, requests))
+        errors.append("%s: the performance log did not record the page load" % tag)
 
     console = driver.get_log("browser")
     severe = [e for e in console if e.get("level") == "SEVERE"]
@@ -261,6 +290,7 @@ def main():
     try:
         driver = make_driver(chromium, chromedriver, profile)
         driver.set_page_load_timeout(60)
+        errors += canary(driver, args.out_dir)
         for tag, html, report in jobs:
             errors += check_report(driver, html, report, args.out_dir, tag)
     finally:

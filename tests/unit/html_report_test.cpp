@@ -1,0 +1,270 @@
+// The HTML report (reports/html_report.cpp): structure, escaping of hostile text, robustness to
+// absent sections, and the CLI choosing it. The real-browser checks are in tests/browser/.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "reports/report_document.h"
+#include "test_support.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string read_file(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + needle.size())) ++n;
+  return n;
+}
+
+// The JSON document of `analyze PATH`, produced by the CLI.
+json analyze_json(const std::string& path) {
+  npu::test::TempDir dir;
+  std::string out = (dir.path() / "r.json").string();
+  std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + path + "' -q --format json -o '" + out + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return json::parse(read_file(out));
+}
+
+const json& sample_report() {
+  static const json r = analyze_json(npu::test::sample_run());
+  return r;
+}
+
+// The text of <script type="application/json" id="report-data">.
+std::string embedded_json(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"report-data\">";
+  size_t a = html.find(open);
+  if (a == std::string::npos) return "";
+  a += open.size();
+  size_t b = html.find("</script>", a);
+  return b == std::string::npos ? "" : html.substr(a, b - a);
+}
+
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+// A report with text an attacker could put in a profile (operator names, env values, paths)
+// and rule output.
+json hostile_report() {
+  const std::string evil = "</script><script>alert(1)</script><!--";
+  json r = {{"schema", "npu-advisor.report"},
+            {"schema_version", 1},
+            {"input", {{"path", "/runs/<b>x</b>"}, {"kind", "trace file"}, {"description", "run \"<img src=x onerror=alert(1)>\""}}},
+            {"summary", json::object()},
+            {"rules", json::array({{{"rule", "x.<i>"}, {"title", evil}, {"category", "c"}, {"status", "failed"},
+                                    {"reason", "line 1: " + evil}, {"findings", 0}, {"file", "f.lua"}}})},
+            {"unavailable", json::array({{{"fact", "dispatch"}, {"why", "no arrows & " + evil}}})}};
+  json facts = {{"schema", "npu-advisor.facts"}, {"schema_version", 1}};
+  facts["run"] = {{"framework", "torch_npu"},
+                  {"env", {{"EVIL_VAR", evil}, {"INVALID_UTF8", std::string("a\xff\xfe" "b")}}},
+                  {"inputs", json::array({{{"role", "trace_view.json"}, {"status", "loaded"}, {"path", "/runs/<b>x</b>/t.json"},
+                                           {"bytes", 1}, {"records", 1}, {"note", evil}}})}};
+  facts["operators"] = {{"source", "kernel_details.csv"},
+                        {"by_type", json::array({{{"type", "<img src=x onerror=alert(2)>"}, {"accelerator_core", "AI_CORE"},
+                                                  {"count", 1}, {"total_ns", 1000}, {"mean_ns", 1000}, {"max_ns", 1000},
+                                                  {"share_of_compute", 1.0}, {"share_of_step", 0.5}}})},
+                        {"by_name", json::array({{{"name", evil}, {"count", 1}, {"total_ns", 1000}}})}};
+  facts["unavailable"] = r["unavailable"];
+  r["facts"] = facts;
+  r["findings"] = json::array({{{"rank", 1},
+                                {"rule", "team.<evil>"},
+                                {"title", "<script>alert(3)</script>"},
+                                {"category", "x\" onmouseover=\"alert(4)"},
+                                {"severity", "high\"><script>"},
+                                {"observed", evil},
+                                {"why", "&amp; stays literal"},
+                                {"action", "a"},
+                                {"commands", json::array({"echo '</script>' && rm -rf \"$HOME\" # <b>"})},
+                                {"evidence", json::array({{{"file", "/runs/<b>x</b>/t.json"}, {"byte", 7}, {"what", evil}},
+                                                          {{"fact", "overall.free_ratio"}, {"value", 0.123456789}},
+                                                          "plain <string>"})},
+                                {"saving_ns", 1000000},
+                                {"saving_ratio", 0.1},
+                                {"saving_formula", "<f>"},
+                                {"confidence", 0.5},
+                                {"score_ns", 500000}}});
+  return r;
+}
+
+}  // namespace
+
+TEST(HtmlReport, SampleHasEverySection) {
+  const json& r = sample_report();
+  std::string html = npu::render_html(r);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id : {"summary", "steps", "dispatch", "operators", "findings", "checks", "run"})
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_EQ(count(html, "<details class=\"finding"), r["findings"].size());
+  // One chart per section with data: steps, dispatch, operators.
+  EXPECT_EQ(count(html, "<canvas "), 3u);
+  EXPECT_NE(html.find("data-chart=\"steps\""), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"dispatch\""), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"operators\""), std::string::npos);
+  // Summary numbers, the top findings with their savings, copyable commands.
+  EXPECT_NE(html.find("Median step time"), std::string::npos);
+  EXPECT_NE(html.find("7.318 ms"), std::string::npos);
+  EXPECT_NE(html.find("22.3%"), std::string::npos);
+  // Every finding: its title, and its commands in a copyable <pre>.
+  size_t with_commands = 0;
+  for (const auto& f : r["findings"]) {
+    EXPECT_NE(html.find(f["title"].get<std::string>()), std::string::npos) << f["title"];
+    for (const auto& c : f["commands"]) {
+      std::string cmd = c.get<std::string>();
+      if (cmd.find_first_of("<>&\"'") == std::string::npos) EXPECT_NE(html.find(cmd), std::string::npos) << cmd;
+    }
+    with_commands += f["commands"].empty() ? 0 : 1;
+  }
+  EXPECT_EQ(count(html, "<button type=\"button\" class=\"copy\""), with_commands);
+  // The top finding's saving as the summary card shows it.
+  ASSERT_FALSE(r["findings"].empty());
+  const auto& top = r["findings"][0];
+  if (top["saving_ns"].get<double>() > 0)
+    EXPECT_NE(html.find("~" + npu::format_ms(top["saving_ns"].get<double>()) + "/step"), std::string::npos);
+  EXPECT_NE(html.find("table class=\"sortable"), std::string::npos);
+  EXPECT_NE(html.find("@media print"), std::string::npos);
+  EXPECT_NE(html.find("MatMulV3"), std::string::npos);
+  EXPECT_NE(html.find("TASK_QUEUE_ENABLE"), std::string::npos);
+}
+
+TEST(HtmlReport, EmbedsTheReportDocument) {
+  const json& r = sample_report();
+  std::string html = npu::render_html(r);
+  std::string data = embedded_json(html);
+  ASSERT_FALSE(data.empty());
+  EXPECT_EQ(json::parse(data), r);
+}
+
+TEST(HtmlReport, SelfContainedNoNetwork) {
+  std::string html = npu::render_html(sample_report());
+  // Chart.js is inlined (Debian's libjs-chart.js at build time), never fetched.
+  EXPECT_NE(html.find("Chart.js v"), std::string::npos) << "built without libjs-chart.js?";
+  std::regex external(R"re((src|href|action|poster|data)\s*=\s*["']?\s*(https?:|//|ftp:))re", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(html, external));
+  std::regex css_fetch(R"re((@import|url\(\s*["']?(https?:|//)))re", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(html, css_fetch));
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<iframe"), std::string::npos);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  // Every template placeholder was filled.
+  for (const char* p : {"{{title}}", "{{css}}", "{{body}}", "{{report_json}}", "{{chartjs}}", "{{app_js}}"})
+    EXPECT_EQ(html.find(p), std::string::npos) << p;
+}
+
+TEST(HtmlReport, EscapesHostileText) {
+  json r = hostile_report();
+  std::string html = npu::render_html(r);
+  EXPECT_TRUE(valid_utf8(html));
+  // Three <script> elements of our own: the data, Chart.js and the page script.
+  EXPECT_EQ(count(html, "<script"), 3u);
+  EXPECT_EQ(count(html, "</script"), 3u);
+  EXPECT_EQ(html.find("<!--"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_EQ(html.find("<i>"), std::string::npos);
+  EXPECT_EQ(html.find("onmouseover=\""), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(3)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&amp;amp; stays literal"), std::string::npos);
+  EXPECT_NE(html.find("rm -rf &quot;$HOME&quot;"), std::string::npos);
+  EXPECT_NE(html.find("a\xEF\xBF\xBD\xEF\xBF\xBD" "b"), std::string::npos);  // invalid UTF-8 replaced
+  // CSS classes from document text are reduced to [a-z0-9-].
+  EXPECT_NE(html.find("sev-highscript"), std::string::npos);
+  // The embedded JSON reads back as the document (invalid UTF-8 replaced).
+  std::string data = embedded_json(html);
+  ASSERT_FALSE(data.empty());
+  json back = json::parse(data);
+  EXPECT_EQ(back["findings"][0]["title"], r["findings"][0]["title"]);
+  EXPECT_EQ(back["findings"][0]["observed"], r["findings"][0]["observed"]);
+  EXPECT_EQ(back["facts"]["operators"]["by_name"][0]["name"], r["facts"]["operators"]["by_name"][0]["name"]);
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  EXPECT_EQ(count(html, "<details class=\"finding"), 1u);
+  // The failed rule and the unavailable fact are listed with their reasons.
+  EXPECT_NE(html.find("not available: no arrows &amp; &lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find(">failed</span>"), std::string::npos);
+}
+
+TEST(HtmlReport, AbsentSectionsSayWhy) {
+  json r = {{"schema", "npu-advisor.report"},
+            {"input", {{"description", "empty"}}},
+            {"unavailable", json::array({{{"fact", "steps"}, {"why", "no device tasks here"}},
+                                         {{"fact", "operators"}, {"why", "no kernels here"}}})}};
+  std::string html;
+  ASSERT_NO_THROW(html = npu::render_html(r));
+  EXPECT_NE(html.find("not available: no device tasks here"), std::string::npos);
+  EXPECT_NE(html.find("not available: no kernels here"), std::string::npos);
+  EXPECT_NE(html.find("not available: no host-to-device launch facts"), std::string::npos);
+  EXPECT_EQ(count(html, "<canvas "), 0u);
+  EXPECT_EQ(count(html, "<details class=\"finding"), 0u);
+  // Wrong types where numbers are expected do not throw either.
+  json odd = sample_report();
+  odd["facts"]["overall"]["free_ratio"] = "high";
+  odd["facts"]["steps"][0]["computing_ns"] = nullptr;
+  odd["facts"]["dispatch"]["steps"] = "none";
+  odd["findings"][0]["evidence"] = json::array({42, json::array({1, 2})});
+  odd["findings"][0]["commands"] = json::array({1, "ok"});
+  ASSERT_NO_THROW(html = npu::render_html(odd));
+  EXPECT_EQ(count(html, "<details class=\"finding"), odd["findings"].size());
+  ASSERT_NO_THROW(npu::render_html(json::object()));
+  ASSERT_NO_THROW(npu::render_html(json::array()));
+}
+
+TEST(HtmlReport, CliWritesHtmlByExtensionAndFormat) {
+  npu::test::TempDir dir;
+  std::string bin = NPU_ADVISOR_BIN;
+  std::string out = (dir.path() / "report.html").string();
+  std::string cmd = bin + " analyze '" + npu::test::sample_run() + "' -q -o '" + out + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string html = read_file(out);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(count(html, "<details class=\"finding"), sample_report()["findings"].size());
+
+  std::string out2 = (dir.path() / "stdout.html").string();
+  cmd = bin + " analyze '" + npu::test::sample_run() + "' --format html > '" + out2 + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(read_file(out2).rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+TEST(HtmlReport, ClusterInputRendersMemberSummaries) {
+  std::string cluster = npu::test::realdata_dir() + "/ascend_torch_npu/msinsight_2rank";
+  if (!std::filesystem::is_directory(cluster)) GTEST_SKIP() << cluster << " not present";
+  npu::test::TempDir dir;
+  std::string out = (dir.path() / "c.html").string();
+  std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + cluster + "' -q -o '" + out + "' 2>/dev/null";
+  std::system(cmd.c_str());  // a member may fail to load (exit 2); the page is still written
+  std::string html = read_file(out);
+  ASSERT_FALSE(html.empty());
+  EXPECT_NE(html.find("Cluster members"), std::string::npos);
+  EXPECT_FALSE(embedded_json(html).empty());
+}
+
+TEST(HtmlReport, MarkdownStillRenders) {
+  std::string md;
+  ASSERT_NO_THROW(md = npu::render_markdown(sample_report()));
+  EXPECT_NE(md.find("# npu-advisor report"), std::string::npos);
+  EXPECT_NE(md.find("## Findings (" + std::to_string(sample_report()["findings"].size()) + ")"), std::string::npos);
+  EXPECT_NE(md.find("| step | computing (ms)"), std::string::npos);
+}
