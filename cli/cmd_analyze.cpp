@@ -10,8 +10,6 @@ namespace npu::cli {
 
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rule_opts) {
-  LoadOptions opt;
-  opt.trace.threads = common.threads;
   Detection d = detect_input(path);
   std::string fmt = output_format(out);
   if (d.kind == InputKind::Cluster) {
@@ -26,7 +24,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     return member_failed ? kBadInput : kOk;
   }
 
-  RunModel model = load_run(d, opt);
+  RunModel model = load_run_for_cli(d, common);
   nlohmann::json summary = summarize_run(model, d);
   Facts facts = compute_facts(model);
   RuleEngine engine;

@@ -45,12 +45,10 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
     const auto& in = side.facts.doc.value("input", nlohmann::json::object());
     side.description = in.value("description", std::string("facts written by npu-advisor facts"));
   } else {
-    LoadOptions opt;
-    opt.trace.threads = common.threads;
     Detection d = detect_input(path);
     if (d.kind == InputKind::Cluster)
       throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
-    RunModel m = load_run(d, opt);
+    RunModel m = load_run_for_cli(d, common);
     side.facts = compute_facts(m);
     side.facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
     side.kind = to_string(d.kind);

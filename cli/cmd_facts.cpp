@@ -8,12 +8,10 @@
 namespace npu::cli {
 
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file) {
-  LoadOptions opt;
-  opt.trace.threads = common.threads;
   Detection d = detect_input(path);
   if (d.kind == InputKind::Cluster)
     throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
-  RunModel m = load_run(d, opt);
+  RunModel m = load_run_for_cli(d, common);
   Facts f = compute_facts(m);
   f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
   if (!write_output(out_file, f.doc.dump(1) + "\n")) return kBadInput;

@@ -29,6 +29,9 @@ struct RuleOptions {
   bool no_builtin = false;
 };
 
+// Loads one run with the CLI's options (threads) and a progress line on stderr for slow loads.
+RunModel load_run_for_cli(const Detection& d, const CommonOptions& common);
+
 // Loads PATH (a run, a trace or a cluster) and returns its summary document; member load
 // errors of a cluster are kept in the document. Throws LoadError for a bad single input.
 nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);

@@ -5,18 +5,25 @@
 #include <fstream>
 
 #include "cli/commands.h"
+#include "cli/progress_line.h"
 #include "loaders/load_error.h"
 #include "reports/run_summary.h"
 
 namespace npu::cli {
 
-nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed) {
+RunModel load_run_for_cli(const Detection& d, const CommonOptions& common) {
+  ProgressLine progress(d.path, common.quiet);
   LoadOptions opt;
   opt.trace.threads = common.threads;
+  opt.trace.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
+  return load_run(d, opt);
+}
+
+nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed) {
   Detection d = detect_input(path);
   *any_member_failed = false;
   if (d.kind != InputKind::Cluster) {
-    RunModel m = load_run(d, opt);
+    RunModel m = load_run_for_cli(d, common);
     return summarize_run(m, d);
   }
   // Cluster: each rank is loaded, summarised and dropped before the next, so memory stays
@@ -25,7 +32,7 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
   for (const auto& member : d.members) {
     try {
       Detection md = detect_input(member);
-      RunModel m = load_run(md, opt);
+      RunModel m = load_run_for_cli(md, common);
       members.push_back(summarize_run(m, md));
     } catch (const LoadError& e) {
       *any_member_failed = true;

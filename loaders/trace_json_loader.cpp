@@ -262,6 +262,7 @@ class TraceLoader {
         have += n;
         consumed_ += n;
       }
+      if (opt_.progress) opt_.progress(consumed_, src_->compressed() ? 0 : src_->file_bytes());
       c.text_offset = carry_offset_;
       c.index = next_index_++;
       if (eof_) {

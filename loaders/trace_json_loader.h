@@ -2,6 +2,7 @@
 // PyTorch Kineto *.pt.trace.json[.gz]) into the model: parse once, in chunks, on up to N
 // threads, keeping int64 ns timestamps and only the fields the analyses use.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -12,6 +13,9 @@ namespace npu {
 struct TraceLoadOptions {
   int threads = 0;                       // 0: up to 2, never more than the machine has
   size_t chunk_bytes = size_t{8} << 20;  // text per chunk handed to a parser
+  // Called on the loading thread after each chunk is read: bytes read so far (uncompressed)
+  // and the size on disk (0 when compressed, as the uncompressed size is not known ahead).
+  std::function<void(uint64_t read, uint64_t total)> progress;
 };
 
 struct TraceLoadResult {

@@ -133,7 +133,9 @@ TEST(HtmlReport, SampleHasEverySection) {
     EXPECT_NE(html.find(f["title"].get<std::string>()), std::string::npos) << f["title"];
     for (const auto& c : f["commands"]) {
       std::string cmd = c.get<std::string>();
-      if (cmd.find_first_of("<>&\"'") == std::string::npos) EXPECT_NE(html.find(cmd), std::string::npos) << cmd;
+      if (cmd.find_first_of("<>&\"'") == std::string::npos) {
+        EXPECT_NE(html.find(cmd), std::string::npos) << cmd;
+      }
     }
     with_commands += f["commands"].empty() ? 0 : 1;
   }
@@ -141,8 +143,9 @@ TEST(HtmlReport, SampleHasEverySection) {
   // The top finding's saving as the summary card shows it.
   ASSERT_FALSE(r["findings"].empty());
   const auto& top = r["findings"][0];
-  if (top["saving_ns"].get<double>() > 0)
+  if (top["saving_ns"].get<double>() > 0) {
     EXPECT_NE(html.find("~" + npu::format_ms(top["saving_ns"].get<double>()) + "/step"), std::string::npos);
+  }
   EXPECT_NE(html.find("table class=\"sortable"), std::string::npos);
   EXPECT_NE(html.find("@media print"), std::string::npos);
   EXPECT_NE(html.find("MatMulV3"), std::string::npos);
