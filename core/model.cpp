@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <thread>
 
 namespace npu {
@@ -105,6 +106,12 @@ bool parse_profiler_step(std::string_view name, int64_t* id) {
 }  // namespace
 
 void RunModel::finalize() {
+  auto t0 = std::chrono::steady_clock::now();
+  auto phase_done = [&](const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    stats.phase_seconds.emplace_back(name, std::chrono::duration<double>(now - t0).count());
+    t0 = now;
+  };
   for (auto& t : tracks) {
     if (t.kind == TrackKind::Unknown) t.kind = classify_process(str(t.process_name));
     int32_t dev = device_from_label(str(t.process_label));
@@ -115,6 +122,7 @@ void RunModel::finalize() {
   }
 
   sort_slices();
+  phase_done("finalize: sort slices");
   track_slices.assign(tracks.size(), Range{});
   for (uint32_t i = 0; i < slices.size();) {
     uint32_t t = slices[i].track, j = i;
@@ -142,6 +150,7 @@ void RunModel::finalize() {
     }
   }
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
+  phase_done("finalize: index tracks and steps");
 
   // Binding flows to slices is independent per flow: split it over two threads on big runs.
   auto bind = [this](size_t lo, size_t hi) {
@@ -158,6 +167,7 @@ void RunModel::finalize() {
   } else {
     bind(0, flows.size());
   }
+  phase_done("finalize: bind flows to slices");
 }
 
 // Orders slices by (track, ts, -dur): parents before children. Sorting 48-byte records

@@ -193,6 +193,8 @@ struct LoadStats {
   uint64_t unmatched_begin_end = 0;
   double trace_seconds = 0;
   uint64_t trace_bytes = 0;
+  // Wall seconds of the load's phases, in order (bench/bench_load prints them).
+  std::vector<std::pair<std::string, double>> phase_seconds;
   std::vector<std::string> warnings;
 };
 

@@ -180,7 +180,11 @@ class TraceLoader {
     } else {
       run_parallel();
     }
+    auto t1 = std::chrono::steady_clock::now();
+    model_.stats.phase_seconds.emplace_back("trace: read, parse, merge chunks", std::chrono::duration<double>(t1 - t0).count());
     finish();
+    model_.stats.phase_seconds.emplace_back("trace: pair flows, metadata",
+                                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     model_.trace_file = file_id_;
     result_.bytes = consumed_;
     model_.stats.trace_bytes += consumed_;
