@@ -86,17 +86,35 @@ def _listing(folder):
 def _trace_handler(inner):
     # Records what the profiler's own handler wrote, for the status file.
     def handler(prof):
+        if _complete_steps(prof) < 1:
+            return  # stopped before one whole recorded step: nothing worth a trace
         out = _config["output_dir"]
         before = _listing(out)
         inner(prof)
         new = sorted(_listing(out) - before)
         _state.exported.extend(os.path.join(out, n) for n in new)
-        _state.recorded_steps = max(0, min(prof.step_num - _config["wait"] - _config["warmup"], _config["active"]))
+        _state.recorded_steps = _complete_steps(prof)
         for n in new:
             _say("wrote %s" % os.path.join(out, n))
         _write_status("exported")
 
     return handler
+
+
+# The schedule skips one (empty) profiler step first: step() is called right after start(), so
+# that no two recorded steps share a ProfilerStep#N label (torch 1.x labels the step that
+# follows start() with the same number as the one start() opened).
+_SKIP = 1
+
+
+def _complete_steps(prof):
+    # Whole steps inside the active window so far (prof.step_num counts step() calls).
+    return max(0, min(prof.step_num - _SKIP - _config["wait"] - _config["warmup"], _config["active"]))
+
+
+def _schedule(module):
+    return module.schedule(wait=_config["wait"], warmup=_config["warmup"], active=_config["active"], repeat=1,
+                           skip_first=_SKIP)
 
 
 def _make_profiler():
@@ -114,7 +132,7 @@ def _make_profiler():
                 ext["aic_metrics"] = getattr(tp.AiCMetrics, cfg["aic_metrics"])
             prof = tp.profile(
                 activities=[tp.ProfilerActivity.CPU, tp.ProfilerActivity.NPU],
-                schedule=tp.schedule(wait=cfg["wait"], warmup=cfg["warmup"], active=cfg["active"], repeat=1),
+                schedule=_schedule(tp),
                 on_trace_ready=_trace_handler(tp.tensorboard_trace_handler(cfg["output_dir"])),
                 record_shapes=cfg["record_shapes"],
                 profile_memory=cfg["profile_memory"],
@@ -132,7 +150,7 @@ def _make_profiler():
         activities.append(tp.ProfilerActivity.CUDA)
     prof = tp.profile(
         activities=activities,
-        schedule=tp.schedule(wait=cfg["wait"], warmup=cfg["warmup"], active=cfg["active"], repeat=1),
+        schedule=_schedule(tp),
         on_trace_ready=_trace_handler(tp.tensorboard_trace_handler(cfg["output_dir"])),
         record_shapes=cfg["record_shapes"],
         profile_memory=cfg["profile_memory"],
@@ -142,7 +160,7 @@ def _make_profiler():
 
 
 def _window_end():
-    return _config["wait"] + _config["warmup"] + _config["active"]
+    return _SKIP + _config["wait"] + _config["warmup"] + _config["active"]
 
 
 def step():
@@ -163,6 +181,7 @@ def step():
                         "torch_npu.profiler" if _state.profiler == "torch_npu" else "torch.profiler",
                         _config["wait"], _config["warmup"], _config["active"]))
                 _state.prof.start()
+                _state.prof.step()  # the skipped step (see _SKIP)
             except Exception as e:
                 _state.failed = "the profiler failed to start: %r" % (e,)
                 _state.prof = None
@@ -190,9 +209,11 @@ def _stop(reason):
 
 
 def _at_exit():
-    if _state.prof is not None:
-        if not _state.done:
-            _say("process ending during the capture (step %d): exporting what was recorded" % _state.steps)
+    prof = _state.prof
+    if prof is not None:
+        if _complete_steps(prof) >= 1:
+            _say("process ending during the capture (step %d): exporting the %d whole "
+                 "steps recorded and the one under way, cut short" % (_state.steps, _complete_steps(prof)))
         _stop("exit")
     else:
         _write_status("exit")
