@@ -119,14 +119,18 @@ std::string nothing_captured_message(const CaptureOptions& o, const ChildResult&
            ", so nothing was captured. Python ignores PYTHONPATH with -E or -I and sitecustomize with -S; "
            "drop those flags, or run the profiler yourself and analyze its output.";
   if (!s.failures.empty()) return ran + "; nothing captured: " + s.failures.front();
+  std::string need = fmt::format("the capture needs {} (the first step, then --wait {}, --warmup {}, --steps {})",
+                                 steps_needed(o), o.wait, o.warmup, o.active);
+  if (child.term_signal != 0)
+    return fmt::format("{}, made {} step{} and was ended by signal {} before the profiler wrote a trace; nothing "
+                       "captured ({}).",
+                       ran, s.max_steps, s.max_steps == 1 ? "" : "s", child.term_signal, need);
   if (s.max_steps == 0)
     return ran + " but never called optimizer.step(); nothing captured. A step is one call of step() on a "
                  "torch.optim optimizer; a loop without one can call npu_advisor_capture.step() once per "
                  "iteration (docs/collector.md).";
-  return fmt::format(
-      "{} and made {} step{}; nothing captured: the capture needs {} (the first step, then --wait {}, "
-      "--warmup {}, --steps {}). Run more steps or lower --wait/--warmup/--steps.",
-      ran, s.max_steps, s.max_steps == 1 ? "" : "s", steps_needed(o), o.wait, o.warmup, o.active);
+  return fmt::format("{} and made {} step{}; nothing captured: {}. Run more steps or lower --wait/--warmup/--steps.",
+                     ran, s.max_steps, s.max_steps == 1 ? "" : "s", need);
 }
 
 }  // namespace

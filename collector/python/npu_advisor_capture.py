@@ -38,6 +38,7 @@ class _State:
         self.steps = 0              # steps seen (optimizer steps or step() calls)
         self.first_optimizer = None  # id() of the optimizer whose steps count
         self.prof = None
+        self.prof_steps = 0         # prof.step() calls so far
         self.profiler = None        # "torch_npu" or "torch", once started
         self.done = False
         self.failed = None          # why the profiler could not start
@@ -107,9 +108,10 @@ def _trace_handler(inner):
 _SKIP = 1
 
 
-def _complete_steps(prof):
-    # Whole steps inside the active window so far (prof.step_num counts step() calls).
-    return max(0, min(prof.step_num - _SKIP - _config["wait"] - _config["warmup"], _config["active"]))
+def _complete_steps(prof=None):
+    # Whole steps inside the active window so far. Counted here rather than read from the
+    # profiler (torch's and torch_npu's profile objects differ in their attributes).
+    return max(0, min(_state.prof_steps - _SKIP - _config["wait"] - _config["warmup"], _config["active"]))
 
 
 def _schedule(module):
@@ -181,16 +183,21 @@ def step():
                         "torch_npu.profiler" if _state.profiler == "torch_npu" else "torch.profiler",
                         _config["wait"], _config["warmup"], _config["active"]))
                 _state.prof.start()
+                _state.prof_steps = 1  # counted before the call: the trace handler runs inside it
                 _state.prof.step()  # the skipped step (see _SKIP)
+                _write_status("profiling")
             except Exception as e:
                 _state.failed = "the profiler failed to start: %r" % (e,)
                 _state.prof = None
                 _say(_state.failed)
                 _write_status("failed")
             return
+        _state.prof_steps += 1
         _state.prof.step()
-        if _state.prof.step_num >= _window_end():
+        if _state.prof_steps >= _window_end():
             _stop("done")
+        else:
+            _write_status("profiling")  # a few small writes, inside the capture window only
 
 
 def _stop(reason):
@@ -318,6 +325,7 @@ def _install():
         _patch_optimizer_module(sys.modules["torch.optim.optimizer"])
     else:
         sys.meta_path.insert(0, _OptimizerImportHook())
+    _write_status("started")  # so that npu-advisor can tell "never loaded" from "killed"
     atexit.register(_at_exit)
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:

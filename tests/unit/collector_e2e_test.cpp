@@ -265,3 +265,19 @@ TEST(CollectorCli, UsageErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nsys"), std::string::npos) << r.err;
 }
+
+TEST(CollectorE2E, KilledBeforeTheTraceIsWrittenSaysSo) {
+  REQUIRE_TORCH();
+  TempDir dir;
+  // The script sleeps after step 4, inside the window; SIGINT is ignored by nothing, so make the
+  // grace 0 s: SIGINT, then SIGTERM and SIGKILL at once. SIGTERM is handled (the trace is
+  // written) unless SIGKILL comes first; either way the tool must not claim the bootstrap never
+  // loaded, and must exit 0 (timeout) with a trace or 2 with a reason.
+  CliRun r = run_cli(dir, "capture -o '" + (dir.path() / "prof").string() +
+                              "' --timeout 6 --kill-grace 0 -- " + kPython + " " + kTrain + " 100 --sleep-after 4");
+  EXPECT_EQ(r.err.find("never loaded"), std::string::npos) << r.err;
+  if (r.exit_code == 2)
+    EXPECT_NE(r.err.find("made 4 steps and was ended by signal"), std::string::npos) << r.err;
+  else
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
