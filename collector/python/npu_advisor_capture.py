@@ -219,8 +219,9 @@ def _at_exit():
     prof = _state.prof
     if prof is not None:
         if _complete_steps(prof) >= 1:
-            _say("process ending during the capture (step %d): exporting the %d whole "
-                 "steps recorded and the one under way, cut short" % (_state.steps, _complete_steps(prof)))
+            n = _complete_steps(prof)
+            _say("process ending during the capture (after step %d): exporting the %d whole step%s recorded and "
+                 "the one under way, cut short" % (_state.steps, n, "" if n == 1 else "s"))
         _stop("exit")
     else:
         _write_status("exit")

@@ -1,9 +1,11 @@
 // The collector's pure logic: which commands are Python, which profiler is chosen and why, the
 // msprof command line, and the exit-code policy (docs/collector.md).
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "collector/capture.h"
+#include "collector/child_process.h"
 #include "collector/command_line.h"
 #include "collector/profiler_choice.h"
 #include "test_support.h"
@@ -150,4 +152,54 @@ TEST(CollectorCapture, RefusesBadOptionsBeforeRunning) {
   } catch (const CaptureError& e) {
     EXPECT_NE(std::string(e.what()).find("is not empty"), std::string::npos) << e.what();
   }
+}
+
+TEST(CollectorChild, ExitCodesSignalsAndSpawnErrors) {
+  std::vector<std::string> env = current_environment();
+  ChildOptions o;
+  o.env = env;
+  o.argv = {"/bin/sh", "-c", "exit 7"};
+  ChildResult r = run_child(o);
+  EXPECT_TRUE(r.spawn_error.empty());
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_EQ(r.term_signal, 0);
+
+  o.argv = {"/bin/sh", "-c", "kill -TERM $$"};
+  r = run_child(o);
+  EXPECT_EQ(r.term_signal, SIGTERM);
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM);
+
+  o.argv = {"/nonexistent/program"};
+  r = run_child(o);
+  EXPECT_EQ(r.spawn_error, "cannot run /nonexistent/program: No such file or directory");
+
+  // --timeout: SIGINT first, which ends `sleep`.
+  o.argv = {"/bin/sh", "-c", "exec sleep 30"};
+  o.timeout_s = 0.3;
+  o.grace_s = 5;
+  r = run_child(o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.term_signal, SIGINT);
+  EXPECT_LT(r.seconds, 5);
+
+  // A command that ignores SIGINT and SIGTERM gets SIGKILL after two grace periods.
+  o.argv = {"/bin/sh", "-c", "trap '' INT TERM; while :; do sleep 0.05; done"};
+  o.grace_s = 0.3;
+  r = run_child(o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.term_signal, SIGKILL);
+  EXPECT_GE(r.seconds, 0.8);
+  EXPECT_LT(r.seconds, 5);
+}
+
+TEST(CollectorChild, EnvironmentHelpersAndOutputCapture) {
+  std::vector<std::string> env = {"A=1", "PYTHONPATH=/x"};
+  set_env(env, "PYTHONPATH", "/boot:/x");
+  set_env(env, "NEW", "v");
+  EXPECT_EQ(env, (std::vector<std::string>{"A=1", "PYTHONPATH=/boot:/x", "NEW=v"}));
+  EXPECT_EQ(get_env(env, "A"), "1");
+  EXPECT_FALSE(get_env(env, "PYTHON").has_value());
+  EXPECT_EQ(run_for_output({"/bin/sh", "-c", "echo $NEW"}, env, 10), "v\n");
+  EXPECT_FALSE(run_for_output({"/bin/sh", "-c", "exit 1"}, env, 10).has_value());
+  EXPECT_FALSE(run_for_output({"/nonexistent"}, env, 10).has_value());
 }
