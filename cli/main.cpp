@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   OutputOptions out;
   auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
   analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
-                                            "or a parent folder of several ranks; with -- CMD: the (new or empty) folder to capture into")
+                                            "or a parent folder of several ranks; with -- CMD: the (new or "
+                                            "empty) folder to capture into")
       ->required();
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md", "html"}));

@@ -156,14 +156,15 @@ TEST(CollectorE2E, TimeoutStopsTheCommandAndStillReports) {
   REQUIRE_TORCH();
   TempDir dir;
   fs::path out = dir.path() / "prof", report = dir.path() / "report.json";
-  // Steps 2..6 are recorded; the script sleeps for good after step 4, inside the window.
+  // Steps 2..6 are recorded; the script sleeps for good after step 4, inside the window. The
+  // timeout leaves time for a slow start (importing torch on a loaded machine).
   auto t0 = std::chrono::steady_clock::now();
   CliRun r = run_cli(dir, "analyze '" + out.string() + "' -q -o '" + report.string() +
-                           "' --wait 0 --warmup 0 --steps 5 --timeout 8 --kill-grace 20 -- " + kPython + " " + kTrain +
+                           "' --wait 0 --warmup 0 --steps 5 --timeout 15 --kill-grace 20 -- " + kPython + " " + kTrain +
                            " 100 --sleep-after 4");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.exit_code, 0) << r.err;  // a deliberate stop
-  EXPECT_LT(secs, 40);
+  EXPECT_LT(secs, 60);
   EXPECT_NE(r.out.find("sleeping"), std::string::npos);
   EXPECT_NE(r.err.find("after --timeout (not an error)"), std::string::npos) << r.err;
   auto traces = traces_in(out);
@@ -269,15 +270,14 @@ TEST(CollectorCli, UsageErrors) {
 TEST(CollectorE2E, KilledBeforeTheTraceIsWrittenSaysSo) {
   REQUIRE_TORCH();
   TempDir dir;
-  // The script sleeps after step 4, inside the window; SIGINT is ignored by nothing, so make the
-  // grace 0 s: SIGINT, then SIGTERM and SIGKILL at once. SIGTERM is handled (the trace is
-  // written) unless SIGKILL comes first; either way the tool must not claim the bootstrap never
-  // loaded, and must exit 0 (timeout) with a trace or 2 with a reason.
+  // --kill-grace 0: SIGINT, SIGTERM and SIGKILL within a few ms, so the profiler's export at
+  // exit may or may not finish. Either way the tool must not claim that the bootstrap never
+  // loaded, and must exit 0 (a timeout, with a trace) or 2 (nothing captured, and why).
   CliRun r = run_cli(dir, "capture -o '" + (dir.path() / "prof").string() +
-                              "' --timeout 6 --kill-grace 0 -- " + kPython + " " + kTrain + " 100 --sleep-after 4");
+                              "' --timeout 10 --kill-grace 0 -- " + kPython + " " + kTrain + " 100 --sleep-after 4");
   EXPECT_EQ(r.err.find("never loaded"), std::string::npos) << r.err;
   if (r.exit_code == 2)
-    EXPECT_NE(r.err.find("made 4 steps and was ended by signal"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" and was ended by signal "), std::string::npos) << r.err;
   else
     EXPECT_EQ(r.exit_code, 0) << r.err;
 }
