@@ -150,8 +150,6 @@ CaptureResult capture(const CaptureOptions& o) {
     throw CaptureError(out.string() + " is not empty: give a new folder (the capture analyzes everything in it)");
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw CaptureError(out.string() + " is not a folder");
-  fs::create_directories(out, ec);
-  if (ec) throw CaptureError("cannot create " + out.string() + ": " + ec.message());
 
   std::vector<std::string> env = current_environment();
   std::string path_env = get_env(env, "PATH").value_or("/usr/bin:/bin");
@@ -160,6 +158,9 @@ CaptureResult capture(const CaptureOptions& o) {
   probe.msprof = !find_on_path("msprof", path_env).empty();
   ProfilerChoice choice = choose_profiler(*requested, cmd.is_python, probe);
   if (!choice.error.empty()) throw CaptureError(cmd.why + "; " + choice.error);
+
+  fs::create_directories(out, ec);  // only now: a refused capture leaves nothing behind
+  if (ec) throw CaptureError("cannot create " + out.string() + ": " + ec.message());
 
   CaptureResult r;
   r.profiler = choice.profiler;
