@@ -35,7 +35,7 @@ bool run_capture(const collector::CaptureOptions& opt, collector::CaptureResult*
   return true;
 }
 
-void report_child_exit(const collector::CaptureResult& r, bool quiet) {
+void report_child_exit(const collector::CaptureResult& r) {
   const auto& c = r.child;
   if (c.exit_code == 0) return;
   std::string how = c.term_signal != 0 ? "was ended by signal " + std::to_string(c.term_signal) + " (exit code " +
@@ -51,7 +51,7 @@ void report_child_exit(const collector::CaptureResult& r, bool quiet) {
 int cmd_capture(const collector::CaptureOptions& opt) {
   collector::CaptureResult r;
   if (!run_capture(opt, &r)) return kBadInput;
-  report_child_exit(r, opt.quiet);
+  report_child_exit(r);
   return collector::final_exit_code(r, -1);
 }
 
@@ -66,7 +66,7 @@ int cmd_analyze_command(const collector::CaptureOptions& opt, const CommonOption
     std::fprintf(stderr, "error: %s\n", e.what());
     rc = kBadInput;
   }
-  report_child_exit(r, opt.quiet);
+  report_child_exit(r);
   return collector::final_exit_code(r, rc);
 }
 
