@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "collector/capture.h"
 #include "core/compare/gate.h"
 #include "loaders/run_loader.h"
 #include "rules/rule_engine.h"
@@ -40,6 +41,11 @@ int cmd_inspect(const std::string& path, const CommonOptions& common, bool json)
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules);
+// `capture -o OUT -- CMD` and `analyze OUT -- CMD` (docs/collector.md). Exit codes:
+// collector::final_exit_code.
+int cmd_capture(const collector::CaptureOptions& opt);
+int cmd_analyze_command(const collector::CaptureOptions& opt, const CommonOptions& common, const OutputOptions& out,
+                        const RuleOptions& rules);
 int cmd_rules_list(const RuleOptions& rules);
 int cmd_rules_show(const std::string& id, const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);

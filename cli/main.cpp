@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 #include "loaders/load_error.h"
@@ -15,6 +17,25 @@ int main(int argc, char** argv) {
   CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
   app.require_subcommand(1);
   app.set_version_flag("--version", NPU_ADVISOR_VERSION);
+
+  // `analyze OUT -- CMD ARGS...` and `capture -o OUT -- CMD ARGS...`: the command after `--` is
+  // taken out before CLI11 parses, so none of its arguments is read as one of ours.
+  std::vector<std::string> command;
+  bool has_command = false;
+  int parse_argc = argc;
+  {
+    int sub = 1;
+    while (sub < argc && argv[sub][0] == '-') ++sub;
+    std::string_view name = sub < argc ? argv[sub] : "";
+    if (name == "analyze" || name == "capture")
+      for (int i = sub + 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--") {
+          command.assign(argv + i + 1, argv + argc);
+          has_command = true;
+          parse_argc = i;
+          break;
+        }
+  }
 
   CommonOptions common;
   auto add_common = [&](CLI::App* sub) {
@@ -36,7 +57,8 @@ int main(int argc, char** argv) {
   OutputOptions out;
   auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
   analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
-                                            "or a parent folder of several ranks")
+                                            "or a parent folder of several ranks; with -- CMD: the (new or "
+                                            "empty) folder to capture into")
       ->required();
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md", "html"}));
@@ -51,6 +73,51 @@ int main(int argc, char** argv) {
     }
   };
   add_rule_options(analyze, true);
+
+  // Options of the embedded collector (docs/collector.md), for capture and analyze -- CMD.
+  npu::collector::CaptureOptions cap;
+  std::vector<CLI::Option*> collector_options;
+  auto add_collector_options = [&](CLI::App* sub) {
+    auto add = [&](CLI::Option* o) { collector_options.push_back(o->group("Capture (with -- CMD)")); };
+    add(sub->add_option("--profiler", cap.profiler, "auto (default), torch_npu, msprof or torch")
+            ->check(CLI::IsMember({"auto", "torch_npu", "msprof", "torch"})));
+    add(sub->add_option("--steps", cap.active, "Training steps to record (default 3)")->check(CLI::Range(1, 1000000)));
+    add(sub->add_option("--warmup", cap.warmup, "Steps profiled but not recorded before them (default 1)")
+            ->check(CLI::Range(0, 1000000)));
+    add(sub->add_option("--wait", cap.wait, "Steps skipped before the warm-up, after the first step, which is "
+                                            "never captured (default 1)")
+            ->check(CLI::Range(0, 1000000)));
+    add(sub->add_flag("--record-shapes", cap.record_shapes, "Record operator input shapes"));
+    add(sub->add_flag("--with-stack", cap.with_stack, "Record Python stacks"));
+    add(sub->add_flag("--profile-memory", cap.profile_memory, "Record memory allocations"));
+    add(sub->add_option("--level", cap.level, "torch_npu profiler level: Level_none, Level0, Level1, Level2"));
+    add(sub->add_option("--aic-metrics", cap.aic_metrics,
+                        "torch_npu AI Core metrics: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0, "
+                        "MemoryUB, ResourceConflictRatio, L2Cache, MemoryAccess, AiCoreNone"));
+    add(sub->add_option("--timeout", cap.timeout_s, "Stop the command after SECONDS (SIGINT, then SIGTERM and "
+                                                    "SIGKILL after --kill-grace each) and analyze what it captured")
+            ->check(CLI::NonNegativeNumber));
+    add(sub->add_option("--kill-grace", cap.grace_s, "Seconds between SIGINT, SIGTERM and SIGKILL (default 30)")
+            ->check(CLI::NonNegativeNumber));
+  };
+  add_collector_options(analyze);
+  analyze->footer(
+      "\nWith a command after --, runs it under the profiler that is present and analyzes what it wrote:\n"
+      "  npu-advisor analyze OUT -- python train.py --epochs 1\n"
+      "OUT must be a new or empty folder. The command keeps its stdout, stderr and exit code; see `capture --help`\n"
+      "and docs/collector.md.");
+
+  auto* capture = app.add_subcommand("capture", "Run a command under a profiler and keep its output (no analysis)");
+  capture->add_option("-o,--output", cap.out_dir, "Folder for the profiler output (new or empty)")->required();
+  add_collector_options(capture);
+  capture->add_flag("-q,--quiet", cap.quiet, "No status lines of our own on stderr");
+  capture->footer(
+      "\nUsage: npu-advisor capture -o OUT [options] -- CMD ARGS...\n"
+      "Python commands (python ..., a .py script, torchrun and other Python programs) are profiled with\n"
+      "torch_npu.profiler when torch_npu can be imported, else torch.profiler, injected without editing the\n"
+      "script: the recorded steps end at optimizer.step() (or npu_advisor_capture.step(); docs/collector.md).\n"
+      "Other commands run under msprof. Exit code: the command's own, 2 when nothing was captured.\n"
+      "Ctrl-C stops the command; what was recorded is still written.");
 
   auto* rules = app.add_subcommand("rules", "List, document and test rules");
   rules->require_subcommand(1);
@@ -104,7 +171,14 @@ int main(int argc, char** argv) {
   add_rule_options(gate, false);
 
   try {
-    app.parse(argc, argv);
+    app.parse(parse_argc, argv);
+    if (*capture && !has_command) throw CLI::ValidationError("capture", "give the command after --, e.g. "
+                                                                          "capture -o OUT -- python train.py");
+    if (has_command && command.empty()) throw CLI::ValidationError("--", "no command after --");
+    if (*analyze && !has_command)
+      for (const auto* o : collector_options)
+        if (o->count() > 0)
+          throw CLI::ValidationError(o->get_name(), "only with a command to run: analyze OUT [options] -- CMD");
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kBadInput;
@@ -112,6 +186,16 @@ int main(int argc, char** argv) {
 
   try {
     if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
+    if (*capture) {
+      cap.command = command;
+      return cmd_capture(cap);
+    }
+    if (*analyze && has_command) {
+      cap.command = command;
+      cap.out_dir = analyze_path;
+      cap.quiet = common.quiet;
+      return cmd_analyze_command(cap, common, out, rule_opts);
+    }
     if (*analyze) return cmd_analyze(analyze_path, common, out, rule_opts);
     if (*rules_list) return cmd_rules_list(rule_opts);
     if (*rules_show) return cmd_rules_show(show_id, rule_opts);

@@ -19,6 +19,7 @@ packages=(
   libjs-chart.js         # Chart.js, inlined into HTML reports at build time
   python3-jsonschema     # tests: the JSON report against docs/report.schema.json
   chromium chromium-driver python3-selenium  # tests: the HTML report in a headless browser
+  python3-torch          # tests: `analyze OUT -- python train.py` end to end (CPU torch.profiler)
 )
 
 SUDO=""
