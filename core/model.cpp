@@ -197,7 +197,7 @@ void RunModel::classify_kineto_tracks() {
     }
     return by_str[c];
   };
-  bool ascend = false, gpu = false, hip = false, cuda = false;
+  bool ascend = false, gpu = false, hip = false, cuda = false, runtime = false, mtia = false;
   std::map<int32_t, uint64_t> gpu_slices;  // device -> its events: the busiest is the run's device
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     Track& tr = tracks[t];
@@ -208,6 +208,8 @@ void RunModel::classify_kineto_tracks() {
       KinetoCat k = cat_of(slices[i].cat);
       if (k == KinetoCat::GpuKernel || k == KinetoCat::GpuMemcpy || k == KinetoCat::GpuMemset) device = true;
       else if (k == KinetoCat::HostOp || k == KinetoCat::HostRuntime) host = true;
+      else if (k == KinetoCat::None && str(slices[i].cat).rfind("mtia", 0) == 0) mtia = true;
+      if (k == KinetoCat::HostRuntime) runtime = true;
       if (k == KinetoCat::HostRuntime && !(hip && cuda)) {
         std::string_view n = str(slices[i].name);
         if (n.rfind("hip", 0) == 0) hip = true;
@@ -229,8 +231,12 @@ void RunModel::classify_kineto_tracks() {
                                     [](const auto& a, const auto& b) { return a.second < b.second; });
     meta.device = busiest->first;
   }
-  if (meta.platform.empty() && (ascend || gpu)) meta.platform = ascend ? "ascend" : "gpu";
-  if (gpu && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
+  // CUDA/HIP runtime calls without any GPU activity (captured without ProfilerActivity.CUDA,
+  // or with the CUPTI range profiler) still make a GPU run, not a CPU-only one; Meta's MTIA
+  // accelerator writes its own categories (mtia_ccp_events, mtia_runtime), read as no device.
+  if (meta.platform.empty() && (ascend || gpu || runtime || mtia))
+    meta.platform = ascend ? "ascend" : (gpu || runtime) ? "gpu" : "mtia";
+  if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 
 // Orders slices by (track, ts, -dur): parents before children. Sorting 48-byte records

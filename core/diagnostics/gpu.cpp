@@ -308,8 +308,9 @@ class GpuFacts {
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts) {
   const std::string platform = run_platform(ctx.model);
   if (platform != "gpu") {
-    facts.unavailable("gpu", platform == "cpu" ? "CPU-only trace: no GPU kernels, copies or syncs to examine"
-                                               : "not a GPU (Kineto) run");
+    facts.unavailable("gpu", platform == "cpu"    ? "CPU-only trace: no GPU kernels, copies or syncs to examine"
+                             : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read"
+                                                  : "not a GPU (Kineto) run");
     return;
   }
   GpuFacts(ctx, facts).run();

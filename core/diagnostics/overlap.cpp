@@ -241,9 +241,13 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
                                           "own step_trace_time.csv, not recomputed");
     return;
   }
-  const char* why = run_platform(m) == "cpu"
-                        ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
-                        : "no device tasks in the trace and no step_trace_time.csv";
+  const std::string platform = run_platform(m);
+  const char* why =
+      platform == "cpu"    ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
+      : platform == "gpu"  ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
+                             "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
+      : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
+                           : "no device tasks in the trace and no step_trace_time.csv";
   facts.unavailable("steps", why);
   facts.unavailable("overall", why);
 }
