@@ -58,6 +58,7 @@ class GpuFacts {
     out["pageable_copies"] = copies_json(pageable_, "copy from/to pageable host memory", false);
     out["memcpy"] = memcpy_json();
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
+    memory_json(out);
     json steps = json::array();
     for (size_t i = 0; i < m_.steps.size(); ++i) {
       const StepCounts& c = per_step_[i];
@@ -276,6 +277,43 @@ class GpuFacts {
     }
     j["longest"] = std::move(items);
     return j;
+  }
+
+  // Peaks of the caching allocator's totals from Kineto "[memory]" events (profile_memory=True),
+  // which the loader turns into counters "[memory] Total Allocated, device N" (bytes).
+  void memory_json(json& out) const {
+    const std::string suffix = ", device " + std::to_string(d_.device);
+    const StrId alloc = m_.strings.find("[memory] Total Allocated" + suffix);
+    const StrId reserved = m_.strings.find("[memory] Total Reserved" + suffix);
+    const CounterSample* peak[2] = {nullptr, nullptr};
+    uint64_t samples = 0;
+    for (const auto& c : m_.counters) {
+      int k = c.name == alloc ? 0 : c.name == reserved ? 1 : -1;
+      if (k < 0 || (alloc == kNone32 && reserved == kNone32)) continue;
+      ++samples;
+      if (!peak[k] || c.value > peak[k]->value) peak[k] = &c;
+    }
+    if (samples == 0) {
+      facts_.unavailable("gpu.memory", "no [memory] events with allocator totals for GPU " + std::to_string(d_.device) +
+                                           " (captured without profile_memory=True, or an older PyTorch)");
+      return;
+    }
+    constexpr double kMiB = 1024.0 * 1024.0;
+    json j = {{"samples", samples}};
+    json ev = json::array();
+    const char* keys[2] = {"peak_allocated_mb", "peak_reserved_mb"};
+    const char* what[2] = {"allocator total at its allocated peak", "allocator total at its reserved peak"};
+    for (int k = 0; k < 2; ++k) {
+      j[keys[k]] = peak[k] ? json(peak[k]->value / kMiB) : json(nullptr);
+      if (peak[k]) ev.push_back(evidence_event(m_, peak[k]->loc, what[k]));
+    }
+    if (peak[0]) {
+      int step = step_index_at(m_.steps, peak[0]->ts);
+      j["peak_allocated_ts_ns"] = peak[0]->ts;
+      j["peak_allocated_step"] = step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr);
+    }
+    j["evidence"] = std::move(ev);
+    out["memory"] = std::move(j);
   }
 
   json memcpy_json() const {

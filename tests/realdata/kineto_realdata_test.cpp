@@ -74,6 +74,10 @@ TEST(KinetoRealData, SingleGpuBreakdownMatchesIndependentComputation) {
   REQUIRE_KINETO("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz");
   expect_steps("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz", 0,
                {{6, 307197, 0, 0, 3600628, 61, 6538}}, 6538);
+  // GPU memory peaks from the [memory] events (bytes, as verify_kineto.py's memory_peaks).
+  npu::Facts f = npu::compute_facts(npu::test::load_path(real("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")));
+  EXPECT_DOUBLE_EQ(f.doc["gpu"]["memory"]["peak_allocated_mb"].get<double>() * 1048576.0, 101305344.0);
+  EXPECT_DOUBLE_EQ(f.doc["gpu"]["memory"]["peak_reserved_mb"].get<double>() * 1048576.0, 121634816.0);
   // The same model on an MI300 (HIP runtime names, GPU 2).
   expect_steps("tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz", 2,
                {{6, 388344, 0, 0, 3107632, 61, 18181}}, 18181);

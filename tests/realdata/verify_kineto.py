@@ -179,12 +179,28 @@ def analyse(path):
         "nccl_kernels": sum(1 for e in dev_events if e["cat"] in KERNEL_CATS and is_nccl(e["name"]))}
 
 
+def memory_peaks(path, device):
+    """Peak "Total Allocated" / "Total Reserved" (bytes) of the GPU allocator `device` over the
+    "[memory]" instant events (Device Type != 0 is a device allocator)."""
+    peaks = {"Total Allocated": None, "Total Reserved": None}
+    for e in load(path):
+        a = e.get("args") or {}
+        if e.get("ph") not in ("i", "I") or a.get("Device Type") in (None, 0) or a.get("Device Id") != device:
+            continue
+        for k in peaks:
+            if k in a and (peaks[k] is None or a[k] > peaks[k]):
+                peaks[k] = a[k]
+    return peaks
+
+
 if __name__ == "__main__":
     for p in sys.argv[1:]:
         r = analyse(p)
         print(p)
+        print("  memory peaks (bytes)", memory_peaks(p, r["device"]))
         print("  device", r["device"], "kernels", r["kernels"], "nccl", r["nccl_kernels"], "launches", r["launches"],
               "lag_p50_ns", r["lag_p50"])
         for s in r["steps"]:
             print("  step {id}: computing {computing} communication {communication} not_overlapped "
                   "{comm_not_overlapped} free {free} launches {launches} lag_p50 {lags}".format(**s))
+

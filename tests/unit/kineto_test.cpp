@@ -98,6 +98,10 @@ TEST(Kineto, GpuFactsFindSyncsBlockingCopiesAndPageableMemory) {
   EXPECT_EQ(g["memcpy"]["dtoh"]["total_ns"], 4'000);
   EXPECT_EQ(g["steps"][1]["blocking_d2h"], 1);
   EXPECT_EQ(g["steps"][0]["pageable_copies"], 1);
+  // The [memory] event of GPU 0's allocator (Total Allocated 2 MiB, Total Reserved 4 MiB).
+  EXPECT_DOUBLE_EQ(g["memory"]["peak_allocated_mb"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(g["memory"]["peak_reserved_mb"].get<double>(), 4.0);
+  EXPECT_EQ(g["memory"]["peak_allocated_step"], 1);
   // Top kernels and host ops.
   const auto& ops = f.doc["operators"];
   EXPECT_EQ(ops["by_name"][0]["name"], "sm90_xmma_gemm_bf16");
@@ -156,7 +160,21 @@ TEST(Kineto, HipRuntimeNamesAreRecognised) {
   EXPECT_EQ(m.meta.device, 2);  // no labels: the GPU pid is the device id
   Facts f = npu::compute_facts(m);
   EXPECT_EQ(f.doc["dispatch"]["overall"]["lag_p50_ns"], 4'000);
+  EXPECT_FALSE(f.doc["gpu"].contains("memory"));  // no [memory] events: listed as unavailable
   EXPECT_EQ(f.doc["gpu"]["syncs"]["by_name"][0]["name"], "hipDeviceSynchronize");
+}
+
+// CPU allocator events (Device Type 0) are not GPU memory; a device allocator's are, per device.
+TEST(Kineto, MemoryEventsBecomeCountersOfTheirDevice) {
+  RunModel m = npu::test::load_trace_text(R"({"traceEvents": [
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 10,
+     "args": {"Device Type": 0, "Device Id": -1, "Addr": 1, "Bytes": 4, "Total Allocated": 999, "Total Reserved": 999}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": 5, "tid": 5, "ts": 11,
+     "args": {"Device Type": 1, "Device Id": 3, "Addr": 2, "Bytes": 8, "Total Allocated": 1048576, "Total Reserved": 2097152}}]})");
+  ASSERT_EQ(m.counters.size(), 2u);
+  EXPECT_EQ(m.str(m.counters[0].name), "[memory] Total Allocated, device 3");
+  EXPECT_EQ(m.counters[0].value, 1048576.0);
+  EXPECT_EQ(m.str(m.counters[1].name), "[memory] Total Reserved, device 3");
 }
 
 TEST(Kineto, TwoGpusInOneTraceAreNotUnioned) {
