@@ -44,7 +44,9 @@ class GpuFacts {
   GpuFacts(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
 
   void run() {
-    per_step_.resize(m_.steps.size());
+    // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
+    pseudo_ = m_.steps.empty();
+    per_step_.resize(pseudo_ ? 1 : m_.steps.size());
     host_by_corr_ = runtime_calls_by_correlation(m_);
     scan_device();
     scan_syncs();
@@ -60,9 +62,9 @@ class GpuFacts {
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
     memory_json(out);
     json steps = json::array();
-    for (size_t i = 0; i < m_.steps.size(); ++i) {
+    for (size_t i = 0; i < per_step_.size(); ++i) {
       const StepCounts& c = per_step_[i];
-      steps.push_back({{"id", m_.steps[i].id},
+      steps.push_back({{"id", pseudo_ ? json(nullptr) : json(m_.steps[i].id)},
                        {"kernels", c.kernels},
                        {"kernel_ns", c.kernel_ns},
                        {"small_kernels", c.small_kernels},
@@ -80,6 +82,7 @@ class GpuFacts {
 
  private:
   StepCounts* step_at(Ns ts) {
+    if (pseudo_) return &per_step_[0];
     int i = step_index_at(m_.steps, ts);
     return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
   }
@@ -333,6 +336,7 @@ class GpuFacts {
   Facts& facts_;
   std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;
+  bool pseudo_ = false;
   std::vector<Ns> kernel_durs_;
   Ns kernel_ns_ = 0, small_ns_ = 0, memcpy_ns_ = 0, memset_ns_ = 0;
   uint64_t nccl_n_ = 0, small_n_ = 0, memcpy_n_ = 0, memset_n_ = 0;

@@ -187,6 +187,10 @@ TEST(Kineto, TwoGpusInOneTraceAreNotUnioned) {
   EXPECT_EQ(f.doc["overall"]["computing_ns"], 60'000);
   EXPECT_EQ(f.doc["overall"]["free_ns"], 10'000);
   EXPECT_EQ(f.doc["overall"]["other_devices"], nlohmann::json::array({1}));
+  // No ProfilerStep#N: one pseudo-step (id null) holds GPU 0's two kernels.
+  ASSERT_EQ(f.doc["gpu"]["steps"].size(), 1u);
+  EXPECT_TRUE(f.doc["gpu"]["steps"][0]["id"].is_null());
+  EXPECT_EQ(f.doc["gpu"]["steps"][0]["kernels"], 2);
 }
 
 }  // namespace

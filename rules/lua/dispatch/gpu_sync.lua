@@ -73,7 +73,7 @@ function check(facts, p, emit)
   end
   local observed = string.format("%.1f synchronisations per step (%d sync calls, %d device-to-host copies the host "
     .. "waited for), %.3f ms of host wait per step; worst step %s with %d", (calls + copies) / n, calls, copies,
-    per_wait / 1e6, tostring(worst.id), worst_n)
+    per_wait / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
   emit {
     observed = observed .. ".",

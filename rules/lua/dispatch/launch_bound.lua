@@ -62,7 +62,7 @@ function check(facts, p, emit)
   emit {
     observed = string.format("%d of %d steps are launch-bound: the GPU idled %.3f ms per step waiting for launches "
       .. "(worst step %s: %.3f ms, %.0f%% of launches started within 50 us of the host call, median launch lag %.1f us)%s.",
-      hb, n, idle / n / 1e6, tostring(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
+      hb, n, idle / n / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
       (worst.lag_p50_ns or 0) / 1e3, kernels),
     why = "Each kernel costs microseconds of host time to launch; when kernels are shorter than that the GPU waits on the CPU.",
     action = "Launch less: capture the step in a CUDA graph, let torch.compile fuse small kernels, or give each kernel "
