@@ -81,6 +81,15 @@ class GpuFacts {
   }
 
  private:
+  // The Kineto category of a cat string, looked up once per distinct string (host tracks
+  // hold millions of slices and a handful of categories).
+  KinetoCat cat(StrId c) const {
+    if (cat_cache_.empty()) cat_cache_.assign(m_.strings.size(), -1);
+    int8_t& v = cat_cache_[c];
+    if (v < 0) v = static_cast<int8_t>(kineto_category(m_.str(c)));
+    return static_cast<KinetoCat>(v);
+  }
+
   StepCounts* step_at(Ns ts) {
     if (pseudo_) return &per_step_[0];
     int i = step_index_at(m_.steps, ts);
@@ -96,7 +105,7 @@ class GpuFacts {
     int budget = 64;  // cpu_op slices may sit between the two calls; stay local
     for (uint32_t i = launch + 1; i < r.end && budget-- > 0; ++i) {
       const Slice& s = m_.slices[i];
-      if (s.ts < l.end() || kineto_category(m_.str(s.cat)) != KinetoCat::HostRuntime) continue;
+      if (s.ts < l.end() || cat(s.cat) != KinetoCat::HostRuntime) continue;
       if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) return kNone32;
       return s.end() >= until ? i : kNone32;
     }
@@ -109,7 +118,7 @@ class GpuFacts {
       if (tr.kind != TrackKind::Device || tr.device != d_.device) continue;
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
-        KinetoCat k = kineto_category(m_.str(s.cat));
+        KinetoCat k = cat(s.cat);
         StepCounts* st = step_at(s.ts);
         if (k == KinetoCat::GpuKernel) {
           kernel_durs_.push_back(s.dur);
@@ -179,7 +188,7 @@ class GpuFacts {
       if (m_.tracks[t].kind == TrackKind::Device) continue;
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
-        if (kineto_category(m_.str(s.cat)) != KinetoCat::HostRuntime) continue;
+        if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
         auto& g = syncs_[s.name];
         ++g.count;
@@ -337,6 +346,7 @@ class GpuFacts {
   std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;
   bool pseudo_ = false;
+  mutable std::vector<int8_t> cat_cache_;
   std::vector<Ns> kernel_durs_;
   Ns kernel_ns_ = 0, small_ns_ = 0, memcpy_ns_ = 0, memset_ns_ = 0;
   uint64_t nccl_n_ = 0, small_n_ = 0, memcpy_n_ = 0, memset_n_ = 0;
