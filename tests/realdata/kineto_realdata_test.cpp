@@ -83,6 +83,20 @@ TEST(KinetoRealData, SingleGpuBreakdownMatchesIndependentComputation) {
                {{6, 388344, 0, 0, 3107632, 61, 18181}}, 18181);
 }
 
+// A 2021 trace (ResNet50, V100 era): categories Kernel / Runtime / Operator / Memcpy, string
+// tids ("stream 7"), flows named "launch" in cat "async".
+TEST(KinetoRealData, Kineto2021TraceBreakdownMatchesIndependentComputation) {
+  REQUIRE_KINETO("tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  expect_steps("tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", 0,
+               {{5, 87531000, 0, 0, 19646000, 974, 783000},
+                {6, 97505000, 0, 0, 76578000, 1509, 8161000},
+                {7, 95730000, 0, 0, 81096000, 1498, 9795000},
+                {8, 105339000, 0, 0, 76013000, 1558, 12041000},
+                {9, 92862000, 0, 0, 83609000, 1477, 7335000},
+                {10, 97228000, 0, 0, 67336000, 1512, 10778000}},
+               9500000);
+}
+
 TEST(KinetoRealData, CpuOnlyTraceSkipsDeviceChecksWithAReason) {
   REQUIRE_KINETO("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
   npu::Facts f = npu::compute_facts(npu::test::load_path(real("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
