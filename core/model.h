@@ -47,7 +47,7 @@ struct Slice {
   uint64_t loc = 0;      // byte offset of the event in the trace file
   StrId name = kEmptyStr;
   StrId cat = kEmptyStr;
-  StrId task_type = kEmptyStr;  // "Task Type" arg of device tasks (AI_CORE, HCCL, ...)
+  StrId task_type = kEmptyStr;  // "Task Type" arg of device tasks (AI_CORE, HCCL, ...); Kineto: "Collective name"
   uint32_t track = 0;
   Ns end() const { return ts + dur; }
 };

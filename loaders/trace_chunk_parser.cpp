@@ -241,6 +241,10 @@ class ChunkParser {
         bool s = false;
         if (auto e = read_id_value(av, &n, &s)) return e;
         if (!s) ev.corr = n;
+      } else if (*k0 == 'C' && rk.unsafe_is_equal("Collective name")) {
+        // Kineto record_param_comms ops and NCCL kernels: "allreduce", "broadcast", ... Kept in
+        // the task type slot, which Kineto events do not otherwise use.
+        if (auto e = read_str(av, &ev.task_type)) return e;
       } else if (*k0 == 'n' && rk.unsafe_is_equal("name")) {
         if (auto e = read_str(av, &ev.arg_name)) return e;
       } else if (*k0 == 'l' && rk.unsafe_is_equal("labels")) {

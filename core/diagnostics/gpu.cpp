@@ -61,6 +61,7 @@ class GpuFacts {
     out["memcpy"] = memcpy_json();
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
     memory_json(out);
+    out["collectives"] = collectives_json();
     json steps = json::array();
     for (size_t i = 0; i < per_step_.size(); ++i) {
       const StepCounts& c = per_step_[i];
@@ -123,7 +124,16 @@ class GpuFacts {
         if (k == KinetoCat::GpuKernel) {
           kernel_durs_.push_back(s.dur);
           kernel_ns_ += s.dur;
-          if (is_nccl_kernel_name(m_.str(s.name))) ++nccl_n_;
+          if (is_nccl_kernel_name(m_.str(s.name))) {
+            ++nccl_n_;
+            Collective& c = collectives_[s.task_type];
+            ++c.kernels;
+            c.kernel_ns += s.dur;
+            if (s.dur > c.longest_ns) {
+              c.longest_ns = s.dur;
+              c.longest = i;
+            }
+          }
           bool small = s.dur < kSmallKernelNs;
           if (small) {
             ++small_n_;
@@ -188,6 +198,7 @@ class GpuFacts {
       if (m_.tracks[t].kind == TrackKind::Device) continue;
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
+        if (s.task_type != kEmptyStr && m_.str(s.name) == "record_param_comms") ++collectives_[s.task_type].host_calls;
         if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
         auto& g = syncs_[s.name];
@@ -328,11 +339,36 @@ class GpuFacts {
     out["memory"] = std::move(j);
   }
 
+  // NCCL kernels and record_param_comms host ops by their "Collective name" arg (kernels of
+  // traces that do not write it are grouped under "(unnamed)"); largest kernel time first.
+  json collectives_json() const {
+    std::vector<std::pair<StrId, Collective>> v(collectives_.begin(), collectives_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.second.kernel_ns != b.second.kernel_ns ? a.second.kernel_ns > b.second.kernel_ns : a.first < b.first;
+    });
+    json a = json::array();
+    for (const auto& [name, c] : v) {
+      json j = {{"name", name == kEmptyStr ? "(unnamed)" : std::string(m_.str(name))},
+                {"kernels", c.kernels},
+                {"kernel_ns", c.kernel_ns},
+                {"host_calls", c.host_calls}};
+      if (c.kernels) j["evidence"] = json::array({evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + us(c.longest_ns) + ")")});
+      a.push_back(std::move(j));
+    }
+    return a;
+  }
+
   json memcpy_json() const {
     json j = {{"count", memcpy_n_}, {"total_ns", memcpy_ns_}};
     for (const auto& [dir, v] : memcpy_by_dir_) j[dir] = {{"count", v.first}, {"total_ns", v.second}};
     return j;
   }
+
+  struct Collective {
+    uint64_t kernels = 0, host_calls = 0;
+    Ns kernel_ns = 0, longest_ns = -1;
+    uint32_t longest = 0;
+  };
 
   struct Sync {
     uint64_t count = 0;
@@ -353,6 +389,7 @@ class GpuFacts {
   std::map<std::string, std::pair<uint64_t, Ns>> memcpy_by_dir_;
   std::vector<Copy> pageable_, blocking_;
   std::map<StrId, Sync> syncs_;
+  std::map<StrId, Collective> collectives_;
 };
 
 }  // namespace

@@ -66,6 +66,18 @@ TEST(KinetoRealData, DdpAllreduceBreakdownMatchesIndependentComputation) {
                 {5, 38429422, 12300029, 10539609, 170763124, 1258, 12184},
                 {6, 38720019, 22587443, 18856097, 161187923, 1258, 12327}},
                12254);
+  // Collectives by the "Collective name" arg of record_param_comms and the NCCL kernels
+  // (counted with Python: 15 allreduce calls and kernels, 46762159 ns; 6 broadcasts).
+  npu::Facts f = npu::compute_facts(npu::test::load_path(real("hta/nccl_parser_config/nccl_data.json.gz")));
+  const auto& c = f.doc["gpu"]["collectives"];
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0]["name"], "allreduce");
+  EXPECT_EQ(c[0]["kernels"], 15);
+  EXPECT_EQ(c[0]["host_calls"], 15);
+  EXPECT_EQ(c[0]["kernel_ns"], 46762159);
+  EXPECT_EQ(c[1]["name"], "broadcast");
+  EXPECT_EQ(c[1]["kernel_ns"], 114334);
+  EXPECT_EQ(c[2]["name"], "wait");
 }
 
 // Single H100, one step, no NCCL; ProfilerStep#6 also appears as a gpu_user_annotation on the

@@ -98,6 +98,12 @@ TEST(Kineto, GpuFactsFindSyncsBlockingCopiesAndPageableMemory) {
   EXPECT_EQ(g["memcpy"]["dtoh"]["total_ns"], 4'000);
   EXPECT_EQ(g["steps"][1]["blocking_d2h"], 1);
   EXPECT_EQ(g["steps"][0]["pageable_copies"], 1);
+  // record_param_comms names its collective; this NCCL kernel does not (older PyTorch).
+  ASSERT_EQ(g["collectives"].size(), 2u);
+  EXPECT_EQ(g["collectives"][0]["name"], "(unnamed)");
+  EXPECT_EQ(g["collectives"][0]["kernel_ns"], 40'000);
+  EXPECT_EQ(g["collectives"][1]["name"], "allreduce");
+  EXPECT_EQ(g["collectives"][1]["host_calls"], 1);
   // The [memory] event of GPU 0's allocator (Total Allocated 2 MiB, Total Reserved 4 MiB).
   EXPECT_DOUBLE_EQ(g["memory"]["peak_allocated_mb"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(g["memory"]["peak_reserved_mb"].get<double>(), 4.0);
