@@ -3,6 +3,9 @@
 // comments give the arithmetic) and agree with tests/realdata/verify_kineto.py on that file.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "core/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
@@ -181,6 +184,28 @@ TEST(Kineto, MemoryEventsBecomeCountersOfTheirDevice) {
   EXPECT_EQ(m.str(m.counters[0].name), "[memory] Total Allocated, device 3");
   EXPECT_EQ(m.counters[0].value, 1048576.0);
   EXPECT_EQ(m.str(m.counters[1].name), "[memory] Total Reserved, device 3");
+}
+
+// The same fixture cut into many small chunks parsed on two threads gives the same facts
+// (chunk-local strings of memory counters and collective names are remapped on merge).
+TEST(Kineto, SmallChunksGiveTheSameFacts) {
+  std::ifstream in(fixture());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RunModel whole = npu::test::load_path(fixture());
+  RunModel cut = npu::test::load_trace_text(text, 256, 2);
+  ASSERT_EQ(cut.counters.size(), whole.counters.size());
+  for (size_t i = 0; i < cut.counters.size(); ++i) EXPECT_EQ(cut.str(cut.counters[i].name), whole.str(whole.counters[i].name));
+  Facts a = npu::compute_facts(whole), b = npu::compute_facts(cut);
+  // Evidence names the file, which only load_path registers: compare the byte offsets alone.
+  auto strip = [](nlohmann::json j) {
+    for (auto& x : j)
+      if (x.contains("evidence"))
+        for (auto& e : x["evidence"]) e.erase("file");
+    return j;
+  };
+  EXPECT_EQ(strip(a.doc["steps"]), strip(b.doc["steps"]));
+  EXPECT_EQ(strip(a.doc["gpu"]["collectives"]), strip(b.doc["gpu"]["collectives"]));
+  EXPECT_EQ(a.doc["dispatch"]["overall"]["lag_p50_ns"], b.doc["dispatch"]["overall"]["lag_p50_ns"]);
 }
 
 TEST(Kineto, TwoGpusInOneTraceAreNotUnioned) {
