@@ -2,10 +2,12 @@
 // launch-bound), host synchronisations (cudaDeviceSynchronize, cudaStreamSynchronize,
 // cudaEventSynchronize and their HIP twins), device-to-host copies the host waited for (the
 // `.item()` / `.cpu()` pattern), pageable host memory in copies (no pin_memory), and memcpy /
-// memset time. See docs/facts.md ("gpu").
+// memset time, allocator peaks, collectives by name. See docs/facts-gpu.md.
 //
 // Kernels are those of the device the device timeline covers (DeviceTimeline::device); a
 // kernel, copy or sync belongs to the step in which it starts (host ProfilerStep#N spans).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -24,7 +26,7 @@ constexpr Ns kSmallKernelNs = 10'000;
 // Items listed per list (the longest / the first); all are counted.
 constexpr size_t kListed = 5;
 
-std::string us(Ns ns) { return std::to_string(ns / 1000) + "." + std::to_string((ns % 1000) / 100) + " us"; }
+std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
 
 bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
 

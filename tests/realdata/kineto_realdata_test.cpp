@@ -4,7 +4,9 @@
 //   /usr/bin/python3 tests/realdata/verify_kineto.py ../shared/realdata/kineto/<trace>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "core/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
@@ -107,6 +109,48 @@ TEST(KinetoRealData, Kineto2021TraceBreakdownMatchesIndependentComputation) {
                 {9, 92862000, 0, 0, 83609000, 1477, 7335000},
                 {10, 97228000, 0, 0, 67336000, 1512, 10778000}},
                9500000);
+}
+
+// Runs the verifier itself and compares every step it prints with the tool's facts, so the
+// numbers above cannot drift from what the script computes.
+void expect_matches_verifier(const std::string& path) {
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
+  std::string cmd = "/usr/bin/python3 " + npu::test::source_dir() + "/tests/realdata/verify_kineto.py '" + path + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  npu::Facts f = npu::compute_facts(npu::test::load_path(path));
+  std::istringstream lines(out);
+  std::string line;
+  size_t i = 0;
+  while (std::getline(lines, line)) {
+    long long id, comp, comm, cno, free, launches;
+    char lag[32] = {};
+    if (std::sscanf(line.c_str(), "  step %lld: computing %lld communication %lld not_overlapped %lld free %lld launches %lld lag_p50 %31s",
+                    &id, &comp, &comm, &cno, &free, &launches, lag) != 7)
+      continue;
+    ASSERT_LT(i, f.doc["steps"].size()) << line;
+    const auto& s = f.doc["steps"][i];
+    const auto& d = f.doc["dispatch"]["steps"][i];
+    EXPECT_EQ(s["id"], id) << line;
+    EXPECT_EQ(s["computing_ns"], comp) << line;
+    EXPECT_EQ(s["communication_ns"], comm) << line;
+    EXPECT_EQ(s["comm_not_overlapped_ns"], cno) << line;
+    EXPECT_EQ(s["free_ns"], free) << line;
+    EXPECT_EQ(d["count"], launches) << line;
+    if (std::string(lag) != "None") EXPECT_EQ(d["lag_p50_ns"], std::stoll(lag)) << line;
+    ++i;
+  }
+  EXPECT_EQ(i, f.doc["steps"].size()) << out;
+}
+
+TEST(KinetoRealData, ToolAgreesWithTheVerifierRunNow) {
+  expect_matches_verifier(npu::test::source_dir() + "/testdata/kineto/two_steps_nccl.json");
+  if (std::filesystem::exists(real("hta/nccl_parser_config/nccl_data.json.gz")))
+    expect_matches_verifier(real("hta/nccl_parser_config/nccl_data.json.gz"));
 }
 
 TEST(KinetoRealData, CpuOnlyTraceSkipsDeviceChecksWithAReason) {
