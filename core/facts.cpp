@@ -36,6 +36,8 @@ nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::stri
 nlohmann::json run_metadata_json(const RunModel& m) {
   nlohmann::json run;
   run["framework"] = m.meta.framework;
+  run["platform"] = run_platform(m);
+  if (!m.meta.gpu_runtime.empty()) run["gpu_runtime"] = m.meta.gpu_runtime;
   run["source_format"] = m.meta.source_format;
   run["rank"] = m.meta.rank;
   run["device"] = m.meta.device;

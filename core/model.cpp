@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <thread>
 
 namespace npu {
@@ -61,6 +62,25 @@ TrackKind classify_process(std::string_view n) {
   if (n == "Overlap Analysis") return TrackKind::Overlap;
   if (n == "AI Core Freq" || n == "AI Core Utilization") return TrackKind::Counter;
   return TrackKind::Unknown;
+}
+
+KinetoCat kineto_category(std::string_view c) {
+  if (c == "kernel" || c == "Kernel") return KinetoCat::GpuKernel;
+  if (c == "gpu_memcpy" || c == "Memcpy") return KinetoCat::GpuMemcpy;
+  if (c == "gpu_memset" || c == "Memset") return KinetoCat::GpuMemset;
+  if (c == "gpu_user_annotation") return KinetoCat::GpuAnnotation;
+  if (c == "cpu_op" || c == "Operator" || c == "python_function" || c == "user_annotation" ||
+      c == "cpu_instant_event")
+    return KinetoCat::HostOp;
+  if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime" || c == "Driver") return KinetoCat::HostRuntime;
+  return KinetoCat::None;
+}
+
+std::string run_platform(const RunModel& m) {
+  if (!m.meta.platform.empty()) return m.meta.platform;
+  const std::string& fw = m.meta.framework;
+  if (fw == "torch_npu" || fw == "mindspore" || fw.empty()) return "ascend";
+  return "cpu";
 }
 
 std::string process_display_name(const RunModel& m, const Track& t) {
@@ -131,6 +151,8 @@ void RunModel::finalize() {
     i = j;
   }
 
+  classify_kineto_tracks();
+
   steps.clear();
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     TrackKind k = tracks[t].kind;
@@ -168,6 +190,63 @@ void RunModel::finalize() {
     bind(0, flows.size());
   }
   phase_done("finalize: bind flows to slices");
+}
+
+// Tracks that no process name classified (Kineto names every process "python3") are
+// classified by their events' categories: a track with GPU activity (kernels, memcpy, memset,
+// GPU-side annotations) is a device stream; one with host categories is a host thread. Runs
+// after the slices are grouped by track and before steps are derived (so the GPU copy of
+// ProfilerStep#N, a gpu_user_annotation, is not taken for a host step).
+void RunModel::classify_kineto_tracks() {
+  std::vector<KinetoCat> by_str(strings.size(), KinetoCat::None);
+  std::vector<bool> seen(strings.size(), false);
+  auto cat_of = [&](StrId c) {
+    if (!seen[c]) {
+      seen[c] = true;
+      by_str[c] = kineto_category(str(c));
+    }
+    return by_str[c];
+  };
+  bool ascend = false, gpu = false, hip = false, cuda = false, runtime = false, mtia = false;
+  std::map<int32_t, uint64_t> gpu_slices;  // device -> its events: the busiest is the run's device
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    Track& tr = tracks[t];
+    if (tr.kind == TrackKind::Device) ascend = true;  // "Ascend Hardware", by name
+    if (tr.kind != TrackKind::Unknown) continue;
+    bool device = false, host = false;
+    for (uint32_t i = track_slices[t].begin; i < track_slices[t].end; ++i) {
+      KinetoCat k = cat_of(slices[i].cat);
+      if (k == KinetoCat::GpuKernel || k == KinetoCat::GpuMemcpy || k == KinetoCat::GpuMemset) device = true;
+      else if (k == KinetoCat::HostOp || k == KinetoCat::HostRuntime) host = true;
+      else if (k == KinetoCat::None && str(slices[i].cat).rfind("mtia", 0) == 0) mtia = true;
+      if (k == KinetoCat::HostRuntime) runtime = true;
+      if (k == KinetoCat::HostRuntime && !(hip && cuda)) {
+        std::string_view n = str(slices[i].name);
+        if (n.rfind("hip", 0) == 0) hip = true;
+        else if (n.rfind("cu", 0) == 0) cuda = true;
+      }
+    }
+    if (device) {
+      tr.kind = TrackKind::Device;
+      gpu = true;
+      // "GPU 3" labels were read above; without metadata Kineto's GPU pid is the device id.
+      if (tr.device < 0 && tr.pid >= 0 && tr.pid < 4096) tr.device = static_cast<int32_t>(tr.pid);
+      gpu_slices[tr.device] += track_slices[t].end - track_slices[t].begin;
+    } else if (host) {
+      tr.kind = TrackKind::HostOther;
+    }
+  }
+  if (gpu && meta.device < 0) {
+    auto busiest = std::max_element(gpu_slices.begin(), gpu_slices.end(),
+                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+    meta.device = busiest->first;
+  }
+  // CUDA/HIP runtime calls without any GPU activity (captured without ProfilerActivity.CUDA,
+  // or with the CUPTI range profiler) still make a GPU run, not a CPU-only one; Meta's MTIA
+  // accelerator writes its own categories (mtia_ccp_events, mtia_runtime), read as no device.
+  if (meta.platform.empty() && (ascend || gpu || runtime || mtia))
+    meta.platform = ascend ? "ascend" : (gpu || runtime) ? "gpu" : "mtia";
+  if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 
 // Orders slices by (track, ts, -dur): parents before children. Sorting 48-byte records

@@ -47,7 +47,7 @@ struct Slice {
   uint64_t loc = 0;      // byte offset of the event in the trace file
   StrId name = kEmptyStr;
   StrId cat = kEmptyStr;
-  StrId task_type = kEmptyStr;  // "Task Type" arg of device tasks (AI_CORE, HCCL, ...)
+  StrId task_type = kEmptyStr;  // "Task Type" arg of device tasks (AI_CORE, HCCL, ...); Kineto: "Collective name"
   uint32_t track = 0;
   Ns end() const { return ts + dur; }
 };
@@ -162,6 +162,10 @@ struct ModuleMemory {  // npu_module_mem.csv
 // What the run says about itself: profiler_info*.json, profiler_metadata.json, trace labels.
 struct RunMetadata {
   std::string framework;       // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
+  // "ascend", "gpu" or "cpu" (the vocabulary of rule `platforms`); set by finalize() from the
+  // device tracks it finds, else derived from the framework (run_platform()).
+  std::string platform;
+  std::string gpu_runtime;     // Kineto GPU traces: "cuda" or "hip" (from the runtime call names)
   std::string source_format;   // "ascend_pt text export", "trace file", ...
   int32_t rank = -1;           // from profiler_info_{rank}.json; -1 when unknown
   int32_t device = -1;         // from process_labels "NPU k"
@@ -237,12 +241,23 @@ struct RunModel {
   void finalize();
 
   void sort_slices();
+  void classify_kineto_tracks();  // part of finalize()
 
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.
   uint32_t enclosing_slice(uint32_t track, Ns ts) const;
 };
 
 TrackKind classify_process(std::string_view process_name);
+
+// Kineto (CUDA/ROCm/CPU) event categories. Kineto names every process after the Python
+// executable ("python3"), GPU ones included, and may reuse small pids for host threads, so
+// a Kineto track is classified by what its events are, not by its pid or process name.
+enum class KinetoCat : uint8_t { None, GpuKernel, GpuMemcpy, GpuMemset, GpuAnnotation, HostOp, HostRuntime };
+KinetoCat kineto_category(std::string_view cat);
+
+// "ascend", "gpu" or "cpu": meta.platform when finalize() found device tracks, else from the
+// framework (torch_npu / mindspore / unknown -> ascend, Kineto without GPU work -> cpu).
+std::string run_platform(const RunModel& m);
 
 // The process name a person would recognise: the process_name metadata, else the string pid,
 // else "pid N".

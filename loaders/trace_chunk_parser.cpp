@@ -100,6 +100,9 @@ struct EventFields {
     std::string_view key, raw;
   } num_args[4];
   int n_num_args = 0;
+  // Kineto "[memory]" instant events: the allocator totals after the event, and whose
+  // allocator (device type 0 = CPU). Kept apart from num_args, which holds only four.
+  std::string_view mem_allocated, mem_reserved, mem_device_type, mem_device_id;
 };
 
 class ChunkParser {
@@ -238,10 +241,23 @@ class ChunkParser {
         bool s = false;
         if (auto e = read_id_value(av, &n, &s)) return e;
         if (!s) ev.corr = n;
+      } else if (*k0 == 'C' && rk.unsafe_is_equal("Collective name")) {
+        // Kineto record_param_comms ops and NCCL kernels: "allreduce", "broadcast", ... Kept in
+        // the task type slot, which Kineto events do not otherwise use.
+        if (auto e = read_str(av, &ev.task_type)) return e;
       } else if (*k0 == 'n' && rk.unsafe_is_equal("name")) {
         if (auto e = read_str(av, &ev.arg_name)) return e;
       } else if (*k0 == 'l' && rk.unsafe_is_equal("labels")) {
         if (auto e = read_str(av, &ev.arg_labels)) return e;
+      } else if ((*k0 == 'T' && (rk.unsafe_is_equal("Total Allocated") || rk.unsafe_is_equal("Total Reserved"))) ||
+                 (*k0 == 'D' && (rk.unsafe_is_equal("Device Type") || rk.unsafe_is_equal("Device Id")))) {
+        od::json_type t;
+        if (auto e = av.type().get(t)) return e;
+        if (t != od::json_type::number) continue;
+        std::string_view raw = av.raw_json_token();
+        const char c = *k0 == 'T' ? rk.raw()[6] : rk.raw()[7];  // Total [A]llocated / [R]eserved, Device [T]ype / [I]d
+        (c == 'A' ? ev.mem_allocated : c == 'R' ? ev.mem_reserved : c == 'T' ? ev.mem_device_type : ev.mem_device_id) = raw;
+        if (ev.n_num_args < 4) ev.num_args[ev.n_num_args++] = {raw_key(f, end), raw};
       } else if (ev.n_num_args < 4) {
         od::json_type t;
         if (auto e = av.type().get(t)) return e;
@@ -283,6 +299,7 @@ class ChunkParser {
         s.task_type = ev.task_type;
         s.track = track_of(ev.key);
         out_.slices.push_back(s);
+        if (!ev.mem_allocated.empty() || !ev.mem_reserved.empty()) memory_counters(ev, loc, s.track);
         return;
       }
       case 'B':
@@ -335,6 +352,22 @@ class ChunkParser {
       }
       default:
         return;  // async b/e, samples, objects: counted, not used
+    }
+  }
+
+  // A Kineto "[memory]" event of a device allocator becomes counter samples named
+  // "[memory] Total Allocated, device N" / "[memory] Total Reserved, device N" (bytes).
+  // CPU allocator events (Device Type 0) are left out.
+  void memory_counters(const EventFields& ev, uint64_t loc, uint32_t track) {
+    auto type = parse_int(ev.mem_device_type);
+    auto dev = parse_int(ev.mem_device_id);
+    if (!type || *type == 0 || !dev) return;
+    for (auto [raw, what] : {std::pair{ev.mem_allocated, "[memory] Total Allocated, device "},
+                             std::pair{ev.mem_reserved, "[memory] Total Reserved, device "}}) {
+      auto v = raw.empty() ? std::nullopt : parse_double(raw);
+      if (!v) continue;
+      StrId series = out_.strings.intern(std::string(what) + std::to_string(*dev));
+      out_.counters.push_back(CounterSample{ev.ts, *v, loc, series, track});
     }
   }
 

@@ -24,6 +24,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string who = run.value("framework", "");
   std::string extra;
   if (run.value("rank", -1) >= 0) extra += fmt::format(", rank {}", run.value("rank", -1));
+  if (run.value("platform", "") == "gpu" || run.value("platform", "") == "cpu")
+    extra += ", " + run.value("platform", std::string()) +
+             (run.contains("gpu_runtime") ? " (" + run.value("gpu_runtime", std::string()) + ")" : "");
   if (run.value("device", -1) >= 0) extra += fmt::format(", device {}", run.value("device", -1));
   if (!run.value("profiler_level", std::string()).empty()) extra += ", " + run.value("profiler_level", std::string());
   out += paint("1", "npu-advisor") + ": " + r["input"].value("description", "") + " (" + (who.empty() ? "?" : who) + extra +
@@ -50,7 +53,11 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       out += "  (the profiler's step_trace_time.csv: no device tasks to recompute from)\n";
     }
   } else {
-    out += "no step breakdown: no device tasks and no step_trace_time.csv\n";
+    // The facts say why (a CPU-only Kineto trace, a trace without device tasks, ...).
+    std::string why = "no device tasks and no step_trace_time.csv";
+    for (const auto& u : facts.value("unavailable", nlohmann::json::array()))
+      if (u.value("fact", "") == "overall") why = u.value("why", why);
+    out += "no step breakdown: " + why + "\n";
   }
 
   const auto& findings = r["findings"];

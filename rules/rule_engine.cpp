@@ -262,7 +262,11 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
     if (!o.meta.platforms.empty() &&
         std::find(o.meta.platforms.begin(), o.meta.platforms.end(), platform) == o.meta.platforms.end()) {
       o.status = RuleOutcome::Status::NotApplicable;
-      o.reason = "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+      // "Ascend-only (this run is gpu)" reads better than a list of one.
+      static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
+      auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
+      o.reason = nm != kName.end() ? nm->second + "-only (this run is " + platform + ")"
+                                   : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
       outcomes.push_back(std::move(o));
       continue;
     }

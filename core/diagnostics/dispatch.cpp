@@ -185,7 +185,7 @@ class Dispatch {
     find_interruptions();
 
     json out = json::object();
-    out["flow_kind"] = kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
+    out["flow_kind"] = flow_kind_json();
     out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
                          {"host_bound_vertical_share", kHostBoundVerticalShare},
                          {"host_bound_free_ratio", kHostBoundFreeRatio},
@@ -204,7 +204,14 @@ class Dispatch {
     out["task_queue"] = task_queue_json();
     out["interruptions"] = interruptions_json();
     facts_.doc["dispatch"] = std::move(out);
-    if (launches_.empty())
+    if (launches_.empty() && m_.meta.platform == "gpu")
+      facts_.unavailable("dispatch", "no runtime launch (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, ...) shares "
+                                     "a correlation id with a kernel, memcpy or memset: launch lag, vertical share, slope "
+                                     "and host-bound idle are not computed; host op rate and sync calls still are");
+    else if (launches_.empty() && run_platform(m_) == "cpu")
+      facts_.unavailable("dispatch", "CPU-only trace: no device launches, so launch lag, vertical share, slope and "
+                                     "host-bound idle are not computed; host op rate and sync calls still are");
+    else if (launches_.empty())
       facts_.unavailable("dispatch", "no launch flows in the trace (looked for HostToDevice, then async_npu, then ac2g "
                                      "flows with both ends): launch lag, vertical share, slope and host-bound idle "
                                      "are not computed; task queue, host op rate and sync calls still are");
@@ -215,9 +222,63 @@ class Dispatch {
   }
 
  private:
+  json flow_kind_json() const {
+    if (by_correlation_) return "correlation";
+    return kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
+  }
+
+  const std::vector<Flow>& flows() const { return by_correlation_ ? corr_flows_ : m_.flows; }
+
+  // GPU (Kineto): a launch is a runtime call (cudaLaunchKernel, cudaLaunchKernelExC,
+  // cuLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync, hipLaunchKernel, ...) and the kernel,
+  // memcpy or memset that carries the same "correlation" arg. That is the relation Kineto's
+  // ac2g flows draw (their id is the correlation id), but it also holds where the flows were
+  // dropped (trimmed traces) or are named otherwise (2021 traces: cat "async", name "launch").
+  // One launch per device event: a CUDA graph launch starts several kernels with one id.
+  void pick_correlated() {
+    const auto host = runtime_calls_by_correlation(m_);
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      const Track& tr = m_.tracks[t];
+      if (tr.kind != TrackKind::Device || tr.device != d_.device) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        const Slice& s = m_.slices[i];
+        if (s.corr == kNoId || classify_device_task(m_, s) == TaskClass::Marker) continue;
+        auto it = host.find(s.corr);
+        if (it == host.end()) continue;
+        const Slice& h = m_.slices[it->second];
+        Flow f;
+        f.id = s.corr;
+        f.start_ts = h.ts;
+        f.end_ts = s.ts;
+        f.start_loc = h.loc;
+        f.end_loc = s.loc;
+        f.start_track = h.track;
+        f.end_track = s.track;
+        f.start_slice = it->second;
+        f.end_slice = i;
+        f.kind = FlowKind::Ac2g;
+        corr_flows_.push_back(f);
+      }
+    }
+    by_correlation_ = true;
+    launches_.reserve(corr_flows_.size());
+    for (uint32_t i = 0; i < corr_flows_.size(); ++i) {
+      const Flow& f = corr_flows_[i];
+      launches_.push_back(Launch{f.start_ts, f.end_ts, f.end_ts - f.start_ts, i});
+    }
+    std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return a.launch < b.launch;
+    });
+  }
+
   // Prefer HostToDevice (CANN launch -> task), else async_npu (Python op -> task), else
-  // Kineto ac2g (runtime launch -> kernel).
+  // Kineto ac2g (runtime launch -> kernel). GPU runs join by correlation id (pick_correlated).
   void pick_flows() {
+    if (m_.meta.platform == "gpu") {
+      pick_correlated();
+      return;
+    }
     size_t count[3] = {0, 0, 0};
     for (const auto& f : m_.flows) {
       if (f.kind == FlowKind::HostToDevice) ++count[0];
@@ -340,6 +401,9 @@ class Dispatch {
   // Host operators, synchronize calls and the task-queue slices.
   void scan_host() {
     StrId cpu_op = m_.strings.find("cpu_op");
+    StrId operator_cat = m_.strings.find("Operator");  // 2021 Kineto traces
+    StrId runtime = m_.strings.find("cuda_runtime"), driver = m_.strings.find("cuda_driver"),
+          runtime_old = m_.strings.find("Runtime");
     for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
       const Track& tr = m_.tracks[t];
       auto r = m_.track_slices[t];
@@ -349,7 +413,19 @@ class Dispatch {
           std::string_view n = m_.str(s.name);
           if (n == "Enqueue") ++enqueue_slices_;
           else if (n.rfind("Dequeue@", 0) == 0) ++dequeue_slices_;
-          if (cpu_op == kNone32 || s.cat != cpu_op || n.rfind("ProfilerStep#", 0) == 0) continue;
+          if (s.cat != kEmptyStr && (s.cat == runtime || s.cat == driver || s.cat == runtime_old)) {
+            GpuSync k = gpu_sync_kind(n);
+            if (k == GpuSync::None) continue;
+            int g = group_of(s.ts);
+            Group* grp = g >= 0 ? &groups_[static_cast<size_t>(g)] : nullptr;
+            for (Group* x : {&overall_, grp}) {
+              if (!x) continue;
+              (k == GpuSync::Device ? x->device_sync_calls : x->sync_calls)++;
+              x->sync_ns += s.dur;
+            }
+            continue;
+          }
+          if (s.cat == kEmptyStr || (s.cat != cpu_op && s.cat != operator_cat) || n.rfind("ProfilerStep#", 0) == 0) continue;
           ++overall_.host_ops;
           int g = group_of(s.ts);
           if (g >= 0) groups_[static_cast<size_t>(g)].host_ops++;
@@ -410,7 +486,7 @@ class Dispatch {
 
   // The device task a launch ends at and the host slice it starts in.
   void launch_evidence(json& ev, const Launch& l, const std::string& task_what, const std::string& host_what) const {
-    const Flow& f = m_.flows[l.flow];
+    const Flow& f = flows()[l.flow];
     if (f.end_slice != kNone32) ev.push_back(evidence_event(m_, m_.slices[f.end_slice].loc, task_what));
     else ev.push_back(evidence_event(m_, f.end_loc, task_what + " (flow end)"));
     if (f.start_slice != kNone32)
@@ -420,7 +496,7 @@ class Dispatch {
   }
 
   std::string task_name(const Launch& l) const {
-    const Flow& f = m_.flows[l.flow];
+    const Flow& f = flows()[l.flow];
     return f.end_slice != kNone32 ? std::string(m_.str(m_.slices[f.end_slice].name)) : std::string();
   }
 
@@ -548,7 +624,7 @@ class Dispatch {
                                     })->launch;
     lag_json(j, all, x0);
     j["flows_used"] = launches_.size();
-    j["flow_kind"] = kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
+    j["flow_kind"] = flow_kind_json();
     j["flows_outside_steps"] = outside_steps_;
     j["unpaired_flow_points"] = m_.stats.dangling_flow_points;
     j["median_task_ns"] = run_median_task_ns_;
@@ -625,6 +701,8 @@ class Dispatch {
   const DeviceTimeline& d_;
   Facts& facts_;
   std::optional<FlowKind> kind_used_;
+  bool by_correlation_ = false;
+  std::vector<Flow> corr_flows_;  // GPU: launches joined by correlation id
   std::vector<Launch> launches_;  // sorted by device start
   std::vector<Step> steps_;
   bool pseudo_ = false;

@@ -102,23 +102,25 @@ nlohmann::json list(const RunModel& m, const Grouper& g, const char* key_name, N
   return a;
 }
 
-// Host operators: torch "cpu_op" slices of the Python process, ProfilerStep#N excluded.
+// Host operators: torch "cpu_op" slices of the Python process (Kineto: of the host threads;
+// "Operator" in 2021 traces), ProfilerStep#N excluded.
 // Inclusive durations: nested ops (aten::linear > aten::matmul > aten::mm) each count their
 // full time, so totals of different names overlap and must not be summed.
 void host_operators(const RunModel& m, nlohmann::json& out, Facts& facts) {
   const StrId cpu_op = m.strings.find("cpu_op");
+  const StrId operator_cat = m.strings.find("Operator");
   Grouper host;
   uint64_t n = 0;
   bool have_python = false;
   std::vector<int8_t> skip(m.strings.size(), -1);  // per name: 1 = ProfilerStep#
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].kind != TrackKind::HostPython) continue;
+    if (m.tracks[t].kind != TrackKind::HostPython && m.tracks[t].kind != TrackKind::HostOther) continue;
     have_python = true;
-    if (cpu_op == kNone32) continue;
+    if (cpu_op == kNone32 && operator_cat == kNone32) continue;
     auto r = m.track_slices[t];
     for (uint32_t i = r.begin; i < r.end; ++i) {
       const Slice& s = m.slices[i];
-      if (s.cat != cpu_op) continue;
+      if (s.cat == kEmptyStr || (s.cat != cpu_op && s.cat != operator_cat)) continue;
       int8_t& sk = skip[s.name];
       if (sk < 0) sk = m.str(s.name).rfind("ProfilerStep#", 0) == 0 ? 1 : 0;
       if (sk) continue;
@@ -178,18 +180,21 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
   } else if (ctx.device.has_device) {
     src = Source::Trace;
     out["source"] = "trace device tasks";
+    // GPU kernels have no task type; their category ("kernel") stands in for it.
+    const bool gpu = m.meta.platform == "gpu";
     for (uint32_t i : ctx.device.compute_slices) {
       const Slice& s = m.slices[i];
-      auto& c = by_core[std::string(m.str(s.task_type))];
+      StrId core = gpu ? s.cat : s.task_type;
+      auto& c = by_core[std::string(m.str(core))];
       ++c.first;
       c.second += s.dur;
-      by_name.add(s.name, s.task_type, s.dur, i);
+      by_name.add(s.name, core, s.dur, i);
       compute_ns += s.dur;
       ++compute_n;
     }
     for (uint32_t i : ctx.device.comm_slices) {
       const Slice& s = m.slices[i];
-      StrId core = s.task_type;
+      StrId core = gpu ? s.cat : s.task_type;
       auto& c = by_core[core ? std::string(m.str(core)) : std::string("COMMUNICATION")];
       ++c.first;
       c.second += s.dur;
@@ -197,8 +202,9 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
       comm_ns += s.dur;
       ++comm_n;
     }
-    facts.unavailable("operators.by_type", "no kernel_details.csv rows: the trace's device tasks carry no operator "
-                                           "types, so operators are grouped by task name only");
+    facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
+                                               : "no kernel_details.csv rows: the trace's device tasks carry no operator "
+                                                 "types, so operators are grouped by task name only");
   } else {
     // Host operators alone, when the trace has them.
     host_operators(m, out, facts);

@@ -191,11 +191,24 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     overall["source"] = "recomputed from device tasks";
     overall["compute_tasks"] = d.compute_slices.size();
     overall["communication_ops"] = d.comm_slices.size();
-    overall["communication_source"] = d.comm_from_ops ? "communication operator threads" : "device HCCL tasks";
+    const bool gpu = m.meta.platform == "gpu";
+    overall["communication_source"] = d.comm_from_ops ? "communication operator threads"
+                                      : gpu          ? "NCCL kernels"
+                                                     : "device HCCL tasks";
+    if (gpu) {
+      overall["device"] = d.device;
+      overall["other_devices"] = d.other_devices;
+      if (!d.other_devices.empty())
+        facts.unavailable("overall.other_devices",
+                          "the trace holds kernels of several GPUs; the breakdown covers GPU " + std::to_string(d.device) +
+                              " (the busiest), the others are listed in overall.other_devices");
+    }
     overall["device_window_ns"] = d.window.length();
     if (!worst.is_null()) overall["worst_agreement"] = worst;
     if (!have_track && m.step_trace.empty())
-      facts.unavailable("steps.profiler", "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
+      facts.unavailable("steps.profiler", m.meta.platform == "gpu"
+                                              ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
+                                              : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
     facts.doc["steps"] = steps_json;
     facts.doc["overall"] = overall;
     return;
@@ -228,8 +241,15 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
                                           "own step_trace_time.csv, not recomputed");
     return;
   }
-  facts.unavailable("steps", "no device tasks in the trace and no step_trace_time.csv");
-  facts.unavailable("overall", "no device tasks in the trace and no step_trace_time.csv");
+  const std::string platform = run_platform(m);
+  const char* why =
+      platform == "cpu"    ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
+      : platform == "gpu"  ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
+                             "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
+      : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
+                           : "no device tasks in the trace and no step_trace_time.csv";
+  facts.unavailable("steps", why);
+  facts.unavailable("overall", why);
 }
 
 }  // namespace npu

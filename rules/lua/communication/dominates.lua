@@ -47,14 +47,20 @@ function check(facts, p, emit)
   local observed = string.format("Communication %.3f ms vs computing %.3f ms per step (%.2fx); %.3f ms per step stays exposed even with perfect overlap",
     o.communication_ns / n / 1e6, o.computing_ns / n / 1e6, o.communication_ns / o.computing_ns, exposed / n / 1e6)
   if #ops > 0 then observed = observed .. "; largest collectives in the kernel table: " .. table.concat(ops, ", ") end
+  -- The cluster tool that compares ranks depends on the platform.
+  local cmds = { "msprof-analyze cluster -d PROFILING_DIR -m all" }
+  if facts.run and facts.run.platform == "gpu" then
+    cmds = { "npu-advisor analyze TRACE_DIR   # one summary per rank: compare their step breakdowns",
+             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }
+  end
   emit {
     observed = observed .. ".",
     why = "More time goes to collectives (or to waiting in them for other ranks) than to computing; overlap cannot hide the difference.",
     action = "First compare ranks (a slow rank makes the others wait inside collectives: npu-advisor on each rank, or "
-      .. "msprof-analyze cluster). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
+      .. "msprof-analyze cluster / HTA on GPUs). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
       .. "per sample), bf16 gradients, ZeRO-1/2 instead of ZeRO-3, less tensor parallelism across nodes; check link "
-      .. "bandwidth (slow links, RDMA/HCCS).",
-    commands = { "msprof-analyze cluster -d PROFILING_DIR -m all" },
+      .. "bandwidth (slow links, RDMA/HCCS/NVLink).",
+    commands = cmds,
     saving_ns = p.factor * exposed / n,
     saving_formula = string.format("%.2f x (not-overlapped comm - min(not-overlapped, computing - overlapped)) / %d steps", p.factor, n),
     confidence = 0.3,

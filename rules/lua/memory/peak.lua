@@ -4,6 +4,7 @@ rule {
   title = "Much more device memory is reserved than is ever used at once",
   category = "memory",
   severity = "low",
+  platforms = { "ascend" },
   needs = { "memory.peak_reserved_mb", "memory.peak_allocated_mb", "memory.overall" },
   params = { min_gap_mb = 1024, min_gap_ratio = 0.2 },
   doc = [[

@@ -4,6 +4,7 @@ rule {
   title = "Python garbage collection pauses the step",
   category = "schedule",
   severity = "medium",
+  platforms = { "ascend" },
   needs = { "operator_health.gc" },
   params = { min_events = 1, conjectured_factor = 0.5 },
   doc = [[

@@ -4,6 +4,7 @@ rule {
   title = "Many SyncBatchNorm layers",
   category = "schedule",
   severity = "medium",
+  platforms = { "ascend" },
   needs = { "operator_health.syncbn" },
   params = { min_count = 20, factor = 0.5 },
   doc = [[

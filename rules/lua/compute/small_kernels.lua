@@ -1,0 +1,74 @@
+-- Most GPU kernels are too short to pay for their launch (Kineto traces).
+rule {
+  id = "compute.small_kernels",
+  title = "Many small GPU kernels: launch overhead rivals the work",
+  category = "compute",
+  severity = "medium",
+  needs = { "gpu.kernels", "gpu.steps" },
+  platforms = { "gpu" },
+  params = { min_share = 0.5, min_per_step = 100, launch_ns = 5000, factor = 0.5 },
+  doc = [[
+Why: a kernel shorter than ~10 us costs about as much host time to launch (cudaLaunchKernel
+plus the PyTorch dispatcher, 5-20 us per operator) as it runs on the GPU. A step made of
+thousands of them is bound by the launch rate, and the GPU mostly idles (see
+dispatch.launch_bound, which measures the idle this causes). Elementwise chains (activation,
+bias, dropout, residual add, norm), per-parameter optimizer loops and tiny batches produce
+them.
+
+How it is measured (facts.gpu.kernels, gpu.steps): kernels of the trace's GPU shorter than
+gpu.thresholds.small_kernel_ns (10 us). Reported when they are at least `min_share` (50 %) of
+all kernels and there are at least `min_per_step` (100) of them per step.
+
+Fix: `torch.compile` fuses elementwise chains into single kernels; fused optimizers
+(`foreach=True` / `fused=True`); fused layers (FlashAttention via
+`F.scaled_dot_product_attention`, apex/TE fused LayerNorm); a larger batch; CUDA graphs
+(`mode="reduce-overhead"`) when shapes are static.
+
+Saving per step = factor (0.5) x min(small kernels per step x launch_ns (5 us), GPU idle per
+step (overall.free_ns / overall.steps)): fusion removes launches, each worth about one launch
+cost of GPU idle when the step is launch-bound; never more than the idle there is. Confidence
+0.3 (it is the same idle as dispatch.launch_bound: do not add them).
+]],
+}
+
+function check(facts, p, emit)
+  local k = facts.gpu.kernels
+  local steps = facts.gpu.steps
+  local n = #steps
+  if n == 0 or (k.count or 0) == 0 then return end
+  local small = 0
+  for _, s in ipairs(steps) do small = small + (s.small_kernels or 0) end
+  local per_step = small / n
+  if (k.small_share_of_count or 0) < p.min_share or per_step < p.min_per_step then return end
+  local cost = per_step * p.launch_ns
+  local formula = string.format("%.2f x %.0f small kernels per step x %.1f us launch", p.factor, per_step, p.launch_ns / 1e3)
+  local o = facts.overall
+  if o and o.free_ns and o.steps and o.steps > 0 and o.free_ns / o.steps < cost then
+    cost = o.free_ns / o.steps
+    formula = formula .. ", capped at GPU idle per step"
+  end
+  local ev = {}
+  if facts.operators and facts.operators.by_name then
+    for i, x in ipairs(facts.operators.by_name) do
+      if i > 2 then break end
+      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what } end
+    end
+  end
+  ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }
+  emit {
+    observed = string.format("%.0f%% of %d kernels are shorter than 10 us (%.0f per step, %.1f%% of kernel time); "
+      .. "median kernel %.1f us.", 100 * k.small_share_of_count, k.count, per_step, 100 * (k.small_share_of_time or 0),
+      (k.median_ns or 0) / 1e3),
+    why = "Each launch costs microseconds of host time; kernels shorter than that leave the GPU waiting on the CPU.",
+    action = "Fuse: torch.compile the model (elementwise chains become one kernel), use fused optimizers and fused "
+      .. "attention/norm layers, or raise the batch size.",
+    commands = {
+      "model = torch.compile(model)",
+      "torch.optim.AdamW(model.parameters(), lr=lr, fused=True)",
+    },
+    saving_ns = p.factor * cost,
+    saving_formula = formula,
+    confidence = 0.3,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,94 @@
+-- Host synchronisations with the GPU inside the step (Kineto traces).
+rule {
+  id = "dispatch.gpu_sync",
+  title = "The host synchronises with the GPU inside the step",
+  category = "dispatch",
+  severity = "medium",
+  needs = { "gpu.syncs", "gpu.blocking_d2h", "gpu.steps", "dispatch.overall.host_bound_free_ns" },
+  platforms = { "gpu" },
+  params = { min_per_step = 2, min_wait_ns = 100000, factor = 0.5 },
+  doc = [[
+Why: a synchronisation makes the Python thread wait until the GPU has drained its queue.
+While it waits it launches nothing, so after the sync the GPU starts from an empty queue and
+idles for as long as the host needs to launch the next kernels. Typical sources:
+`loss.item()`, `tensor.cpu()` / `.tolist()` / `print(tensor)` (a device-to-host copy the host
+waits for), `torch.cuda.synchronize()`, `if tensor.any():` (data-dependent Python control
+flow), `torch.nonzero` / boolean-mask indexing (output size unknown until the GPU is done),
+`non_blocking=False` copies.
+
+How it is measured (facts.gpu): host runtime calls cudaDeviceSynchronize / cuCtxSynchronize
+(device), cudaStreamSynchronize / cudaEventSynchronize / cuStreamSynchronize (stream) and
+their HIP twins (gpu.syncs, per step in gpu.steps[].sync_calls); device-to-host memcpy
+whose launching call (joined by correlation id) ended after the copy, or was directly
+followed on the same thread by a sync that did (gpu.blocking_d2h: the `.item()` pattern).
+Reported when a step holds at least `min_per_step` (2) such syncs or blocking copies on
+average (one sync at the end of a step, for logging or a benchmark harness, is normal), the host waits in them at least `min_wait_ns` (100 us) per step, and the GPU sat idle
+waiting on the host (dispatch.overall.host_bound_free_ns) at least `min_wait_ns` per step. A
+few microseconds of waiting at the end of a step is how every step ends; and in a device-bound
+step the host waiting for a busy GPU costs nothing (the real trace
+hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
+GPU runs 160 ms ahead of the host).
+
+Saving per step = factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
+caused by the host (dispatch.overall.host_bound_free_ns) per step): after a sync the GPU idles
+until the host has launched again; removing the sync lets the host run ahead and refill the
+queue, but part of the wait is real work the host must still wait for somewhere.
+Confidence 0.4. Shares idle time with dispatch.launch_bound: do not add their savings.
+]],
+}
+
+function check(facts, p, emit)
+  local g = facts.gpu
+  local steps = g.steps
+  local n = #steps
+  if n == 0 then return end
+  local calls, copies, wait = 0, 0, 0
+  local worst, worst_n = nil, -1
+  for _, s in ipairs(steps) do
+    local k = (s.sync_calls or 0) + (s.blocking_d2h or 0)
+    calls = calls + (s.sync_calls or 0)
+    copies = copies + (s.blocking_d2h or 0)
+    wait = wait + (s.sync_ns or 0) + (s.blocking_d2h_wait_ns or 0)
+    if k > worst_n then worst, worst_n = s, k end
+  end
+  local host_bound = facts.dispatch.overall.host_bound_free_ns / n
+  if (calls + copies) / n < p.min_per_step or wait / n < p.min_wait_ns or host_bound < p.min_wait_ns then return end
+  local ev, names = {}, {}
+  for i, x in ipairs(g.syncs.by_name or {}) do
+    if i > 3 then break end
+    names[#names + 1] = string.format("%s x%d (%.3f ms)", x.name, x.count, x.total_ns / 1e6)
+    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+  end
+  for i, x in ipairs(g.blocking_d2h.longest or {}) do
+    if i > 2 then break end
+    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+  end
+  ev[#ev + 1] = { fact = "gpu.syncs.count", value = g.syncs.count }
+  local per_wait = wait / n
+  local cost = per_wait
+  local formula = string.format("%.2f x host wait per step (%.3f ms)", p.factor, per_wait / 1e6)
+  if host_bound < cost then
+    cost = host_bound
+    formula = formula .. ", capped at host-caused GPU idle per step"
+  end
+  local observed = string.format("%.1f synchronisations per step (%d sync calls, %d device-to-host copies the host "
+    .. "waited for), %.3f ms of host wait per step; worst step %s with %d", (calls + copies) / n, calls, copies,
+    per_wait / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), worst_n)
+  if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
+  emit {
+    observed = observed .. ".",
+    why = "While the host waits for the GPU it launches nothing, so the GPU idles after every sync until the queue refills.",
+    action = "Keep values on the GPU inside the step: accumulate the loss as a tensor and call .item() every N steps, "
+      .. "drop torch.cuda.synchronize() and debug prints from the step, avoid data-dependent Python branches on tensors, "
+      .. "copy with non_blocking=True from pinned memory.",
+    commands = {
+      "total_loss += loss.detach()            # instead of total_loss += loss.item()",
+      "if step % 50 == 0: print(total_loss.item())",
+      "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call",
+    },
+    saving_ns = p.factor * cost,
+    saving_formula = formula,
+    confidence = 0.4,
+    evidence = ev,
+  }
+end

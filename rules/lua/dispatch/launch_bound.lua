@@ -1,0 +1,80 @@
+-- GPU steps in which the kernels wait on the host's launches (Kineto traces).
+rule {
+  id = "dispatch.launch_bound",
+  title = "The GPU waits on kernel launches: the step is launch-bound",
+  category = "dispatch",
+  severity = "high",
+  needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
+  platforms = { "gpu" },
+  params = { factor = 0.5 },
+  doc = [[
+Why: PyTorch launches every kernel from the Python thread (cudaLaunchKernel / hipLaunchKernel,
+a few microseconds of host time each, plus the operator's own Python and dispatcher overhead).
+When the kernels are shorter than that, the GPU finishes each kernel before the next one is
+launched and idles in between: the step time is the host's launch time, not the GPU's work.
+
+How it is measured (facts.dispatch, docs/facts-dispatch.md): each kernel, memcpy and memset is
+joined to the runtime call that launched it by its correlation id (the relation Kineto's ac2g
+arrows draw); the launch lag is device start - host call start. A step is host-bound when at
+least half its launches start within 50 us of the host call ("vertical") and the GPU idle
+gaps ended by such launches (host_bound_free_ns) are at least 10 % of the step's device time.
+The finding also quotes the kernel sizes (facts.gpu.kernels: median duration, share of kernels
+under 10 us).
+
+Fix, in order of effect: capture the step in a CUDA graph (`torch.compile(model,
+mode="reduce-overhead")`, or `torch.cuda.graphs` / `torch.cuda.make_graphed_callables` for a
+static-shape part), which replaces hundreds of launches by one; `torch.compile` to fuse small
+elementwise kernels into fewer, larger ones; a larger batch (or micro-batch) so each kernel
+does more work per launch; fused optimizers (`foreach=True` / `fused=True`).
+
+Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps:
+graphs and fusion remove most launch overhead, but not the Python time between launches.
+Confidence 0.5. Shares idle time with dispatch.gpu_sync and compute.small_kernels: do not add
+their savings.
+]],
+}
+
+function check(facts, p, emit)
+  local steps = facts.dispatch.steps
+  local n = #steps
+  if n == 0 then return end
+  local idle, hb, worst = 0, 0, nil
+  for _, s in ipairs(steps) do
+    if s.classification == "host-bound" then
+      hb = hb + 1
+      idle = idle + (s.host_bound_free_ns or 0)
+      if not worst or (s.host_bound_free_ns or 0) > (worst.host_bound_free_ns or 0) then worst = s end
+    end
+  end
+  if hb == 0 then return end
+  local k = facts.gpu.kernels
+  local ev = {}
+  for _, e in ipairs(worst.evidence or {}) do
+    if #ev >= 4 then break end
+    ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
+  end
+  ev[#ev + 1] = { fact = "dispatch.overall.host_bound_free_ns", value = facts.dispatch.overall.host_bound_free_ns }
+  local kernels = ""
+  if k.count and k.count > 0 and k.median_ns then
+    kernels = string.format("; kernels: median %.1f us, %.0f%% shorter than 10 us", k.median_ns / 1e3,
+      100 * (k.small_share_of_count or 0))
+  end
+  emit {
+    observed = string.format("%d of %d steps are launch-bound: the GPU idled %.3f ms per step waiting for launches "
+      .. "(worst step %s: %.3f ms, %.0f%% of launches started within 50 us of the host call, median launch lag %.1f us)%s.",
+      hb, n, idle / n / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
+      (worst.lag_p50_ns or 0) / 1e3, kernels),
+    why = "Each kernel costs microseconds of host time to launch; when kernels are shorter than that the GPU waits on the CPU.",
+    action = "Launch less: capture the step in a CUDA graph, let torch.compile fuse small kernels, or give each kernel "
+      .. "more work (larger batch).",
+    commands = {
+      "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
+      "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
+      "torch.optim.AdamW(params, fused=True)",
+    },
+    saving_ns = p.factor * idle / n,
+    saving_formula = string.format("%.2f x host-bound idle of %d host-bound steps / %d steps", p.factor, hb, n),
+    confidence = 0.5,
+    evidence = ev,
+  }
+end

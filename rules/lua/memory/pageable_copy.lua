@@ -1,0 +1,58 @@
+-- Host<->device copies from pageable (unpinned) host memory (Kineto traces).
+rule {
+  id = "memory.pageable_copy",
+  title = "Copies between host and GPU use pageable memory (no pin_memory)",
+  category = "memory",
+  severity = "medium",
+  needs = { "gpu.pageable_copies", "gpu.steps" },
+  platforms = { "gpu" },
+  params = { min_ns_per_step = 50000, factor = 0.5 },
+  doc = [[
+Why: a copy from pageable host memory goes through a driver staging buffer: it runs at a
+fraction of the PCIe/NVLink bandwidth and is synchronous with respect to the host even when
+issued with non_blocking=True, so it cannot overlap with the next batch's launches. Pinned
+(page-locked) memory is copied by DMA directly and asynchronously.
+
+How it is measured (facts.gpu.pageable_copies): gpu_memcpy events whose name says
+"Pageable" (Kineto: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pageable)").
+Reported when they take at least `min_ns_per_step` (50 us) of GPU time per step.
+
+Fix: `DataLoader(..., pin_memory=True)` and `batch.to(device, non_blocking=True)`; for tensors
+you build yourself, `tensor.pin_memory()` once and reuse the buffer; for device-to-host
+results copy into a pinned tensor (`out = torch.empty(..., pin_memory=True);
+out.copy_(x, non_blocking=True)`).
+
+Saving per step = factor (0.5) x pageable copy time per step: pinned copies run about twice
+as fast and overlap with compute. Confidence 0.5.
+]],
+}
+
+function check(facts, p, emit)
+  local pc = facts.gpu.pageable_copies
+  local n = #facts.gpu.steps
+  if (pc.count or 0) == 0 then return end
+  local per_step = n > 0 and pc.device_ns / n or pc.device_ns
+  if per_step < p.min_ns_per_step then return end
+  local ev, names = {}, {}
+  for i, x in ipairs(pc.longest or {}) do
+    if i > 2 then break end
+    names[#names + 1] = string.format("%s %.1f us (%s)", x.name, x.dur_ns / 1e3, x.host_call or "?")
+    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+  end
+  ev[#ev + 1] = { fact = "gpu.pageable_copies.device_ns", value = pc.device_ns }
+  emit {
+    observed = string.format("%d copies use pageable host memory, %.3f ms of GPU time (%.3f ms per step); longest: %s.",
+      pc.count, pc.device_ns / 1e6, per_step / 1e6, table.concat(names, ", ")),
+    why = "Pageable copies are staged by the driver: slower, and synchronous with the host even with non_blocking=True.",
+    action = "Pin the host buffers: pin_memory=True in the DataLoader and non_blocking=True on .to(device); "
+      .. "pin and reuse buffers you fill yourself.",
+    commands = {
+      "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)",
+      "x = x.to(device, non_blocking=True)",
+    },
+    saving_ns = p.factor * per_step,
+    saving_formula = string.format("%.2f x pageable copy time per step", p.factor),
+    confidence = 0.5,
+    evidence = ev,
+  }
+end
