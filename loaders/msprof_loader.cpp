@@ -154,6 +154,33 @@ void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOpti
   }
 }
 
+// msprof's step trace writes one "Iteration N" span per training iteration (with FP_BP,
+// Reduce, ... spans) on a "Step Trace" thread; CANN 6.x puts that thread inside the "Ascend
+// Hardware" process, where its spans would pass for device tasks. Move such threads to a
+// "Step Trace" process, and name the iterations ProfilerStep#N: the model's steps
+// (RunModel::finalize).
+size_t iterations_as_steps(RunModel& model) {
+  size_t n = 0;
+  const StrId step_process = model.strings.intern("Step Trace");
+  std::vector<bool> step_track(model.tracks.size(), false);
+  for (size_t t = 0; t < model.tracks.size(); ++t) {
+    Track& tr = model.tracks[t];
+    if (model.str(tr.thread_name).rfind("Step Trace", 0) == 0) tr.process_name = step_process;
+    step_track[t] = tr.process_name == step_process;
+  }
+  for (auto& s : model.slices) {
+    if (!step_track[s.track]) continue;
+    std::string_view n = model.str(s.name);
+    constexpr std::string_view kIter = "Iteration ";
+    if (n.substr(0, kIter.size()) != kIter) continue;
+    std::string id(n.substr(kIter.size()));
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) continue;
+    s.name = model.strings.intern("ProfilerStep#" + id);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& opt) {
@@ -174,12 +201,13 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
     return;
   }
   // Older CANN (6.x): per-device, per-iteration timelines under device_N/timeline/.
-  std::vector<std::string> timeline, unread;
+  std::vector<std::string> timeline, step_trace, unread;
   for (const auto& dev : list_dir(root)) {
     if (!starts_with(dev.filename().string(), "device_") || !fs::is_directory(dev / "timeline")) continue;
     for (const auto& p : list_dir(dev / "timeline")) {
       std::string n = p.filename().string();
       if (starts_with(n, "msprof_") && ends_with(n, ".json")) timeline.push_back(p.string());
+      else if (starts_with(n, "step_trace_") && ends_with(n, ".json")) step_trace.push_back(p.string());
       else unread.push_back(n);
     }
   }
@@ -188,12 +216,17 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
                                               "mindstudio_profiler_output/, msprof_*.db and device_*/timeline/msprof_*.json "
                                               "(run `msprof --export=on --output=" + d.output_dir + "` first)");
   sort_natural(timeline);
+  sort_natural(step_trace);
   model.meta.source_format = "msprof PROF_ (CANN 6.x device_N/timeline layout, " + std::to_string(timeline.size()) +
                              " iteration files)";
   load_trace_files(model, "trace_view.json", timeline, opt.trace);
-  if (!unread.empty())
-    model.stats.warnings.push_back(d.output_dir + ": " + std::to_string(unread.size()) +
-                                   " hccl_*/step_trace_*/task_time_* timeline files not read (msprof_*.json already "
+  if (iterations_as_steps(model) > 1)
+    model.stats.warnings.push_back(d.output_dir + ": steps are msprof's device-side \"Iteration N\" spans; the idle time "
+                                   "between one iteration's end and the next one's start counts as free here, while "
+                                   "msprof's Overlap Analysis leaves it out");
+  if (!unread.empty() || !step_trace.empty())
+    model.stats.warnings.push_back(d.output_dir + ": " + std::to_string(unread.size() + step_trace.size()) +
+                                   " hccl_*/task_time_*/step_trace_* timeline files not read (msprof_*.json already "
                                    "holds their events)");
   for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
     note_missing(model, role, "not in the CANN 6.x timeline layout (export with a newer msprof for op_summary)");

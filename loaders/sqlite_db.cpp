@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "loaders/load_error.h"
 
 namespace npu {
 
 namespace {
-std::string quoted(std::string_view name) {
+std::string sql_name(std::string_view name) {
   std::string q = "\"";
   for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
@@ -18,6 +19,11 @@ std::string quoted(std::string_view name) {
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
+  // SQLite takes a 0-byte file for an empty database; for a profiler export it means the
+  // write never happened.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0)
+    throw LoadError::whole_file(path, "empty file (0 bytes), not a SQLite database");
   // Read-only and no mutex: we never write, and one connection is used by one thread.
   int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
@@ -48,7 +54,7 @@ bool SqliteDb::has_table(std::string_view name) const {
 std::vector<std::string> SqliteDb::columns(std::string_view table) const {
   std::vector<std::string> out;
   if (!has_table(table)) return out;
-  SqliteStmt st(*this, "PRAGMA table_info(" + quoted(table) + ")", "the columns of " + std::string(table));
+  SqliteStmt st(*this, "PRAGMA table_info(" + sql_name(table) + ")", "the columns of " + std::string(table));
   while (st.step()) out.emplace_back(st.text(1));
   return out;
 }
@@ -110,11 +116,11 @@ int ColumnPicker::add(std::initializer_list<std::string_view> aliases) {
 }
 
 std::string ColumnPicker::select_list(std::string_view alias) const {
-  std::string prefix = alias.empty() ? quoted(table_) : std::string(alias);
+  std::string prefix = alias.empty() ? sql_name(table_) : std::string(alias);
   std::string s;
   for (size_t i = 0; i < picked_.size(); ++i) {
     if (i) s += ", ";
-    s += picked_[i].empty() ? std::string("NULL") : prefix + "." + quoted(picked_[i]);
+    s += picked_[i].empty() ? std::string("NULL") : prefix + "." + sql_name(picked_[i]);
   }
   return s;
 }

@@ -147,10 +147,29 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     out += indent + "  format: " + run["source_format"].get<std::string>() + "\n";
 
   const auto& c = s["counts"];
+  // A timeline split over several files (sliced msprof JSON, one file per iteration) is one line.
+  struct Multi {
+    uint64_t files = 0, bytes = 0, records = 0;
+  };
+  std::map<std::string, Multi> multi;
+  for (const auto& f : s["files"])
+    if (f["status"] == "loaded" && f.value("table", "").empty()) {
+      auto& m = multi[f["role"].get<std::string>()];
+      m.files++;
+      m.bytes += f["bytes"].get<uint64_t>();
+      m.records += f["records"].get<uint64_t>();
+    }
   for (const auto& f : s["files"]) {
     std::string role = f["role"];
     std::string status = f["status"];
     if (status != "loaded") continue;
+    if (auto it = multi.find(role); it != multi.end() && it->second.files != 1) {
+      if (it->second.files > 1)
+        out += indent + fmt::format("  {:<26} {:>9}  {} files, {} events in all\n", role, human_bytes(it->second.bytes),
+                                    it->second.files, it->second.records);
+      it->second.files = 0;  // printed
+      continue;
+    }
     std::string detail;
     const std::string table = f.value("table", "");
     if (!table.empty()) {
