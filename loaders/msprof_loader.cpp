@@ -160,7 +160,7 @@ void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOpti
 // "Step Trace" process, and name the iterations ProfilerStep#N: the model's steps
 // (RunModel::finalize).
 size_t iterations_as_steps(RunModel& model) {
-  size_t n = 0;
+  size_t renamed = 0;
   const StrId step_process = model.strings.intern("Step Trace");
   std::vector<bool> step_track(model.tracks.size(), false);
   for (size_t t = 0; t < model.tracks.size(); ++t) {
@@ -176,9 +176,9 @@ size_t iterations_as_steps(RunModel& model) {
     std::string id(n.substr(kIter.size()));
     if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) continue;
     s.name = model.strings.intern("ProfilerStep#" + id);
-    ++n;
+    ++renamed;
   }
-  return n;
+  return renamed;
 }
 
 }  // namespace
