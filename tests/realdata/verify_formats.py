@@ -9,6 +9,7 @@ import collections
 import glob
 import json
 import os
+import re
 import sqlite3
 import sys
 
@@ -50,15 +51,23 @@ def analysis_db(path):
 
 
 def trace_counts(paths):
-    events, x_by_proc = 0, collections.Counter()
+    events, x_by_proc, step_thread, iterations = 0, collections.Counter(), 0, set()
     for p in paths:
         with open(p) as f:
             ev = json.load(f)
         ev = ev["traceEvents"] if isinstance(ev, dict) else ev
         pname = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+        tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+                 if e.get("ph") == "M" and e.get("name") == "thread_name"}
         events += len(ev)
         x_by_proc.update(pname.get(e.get("pid"), "pid %s" % e.get("pid")) for e in ev if e.get("ph") == "X")
-    return {"files": len(paths), "events": events, "x_by_process": dict(x_by_proc)}
+        for e in ev:
+            if e.get("ph") == "X" and tname.get((e["pid"], e["tid"]), "").startswith("Step Trace"):
+                step_thread += 1
+                if re.fullmatch(r"Iteration \d+", e["name"]):
+                    iterations.add(e["name"])
+    return {"files": len(paths), "events": events, "x_by_process": dict(x_by_proc),
+            "step_trace_thread_x": step_thread, "iterations": len(iterations)}
 
 
 def main():
