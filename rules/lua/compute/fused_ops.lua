@@ -6,6 +6,7 @@ rule {
   severity = "low",
   needs = { "operators.host.by_name" },
   platforms = { "ascend" },
+  frameworks = { "torch_npu", "pytorch" },  -- torch_npu fused APIs
   params = { factor = 0.5 },
   doc = [[
 Why: every small operator costs a host launch and a device kernel with its own memory traffic.

@@ -6,6 +6,7 @@ rule {
   severity = "high",
   needs = { "operator_health" },
   platforms = { "ascend" },
+  frameworks = { "torch_npu", "pytorch" },  -- the reference skips operator-dispatch checks on MindSpore
   params = { max_count = 20, min_step_share = 0.03, hidden_factor = 0.5 },
   doc = [[
 Why: with jit_compile=True (the default of older torch_npu) an aclop operator that meets a new

@@ -3,6 +3,7 @@ rule {
   id = "schedule.dataloader",
   title = "Fetching the next batch holds up the step",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- torch DataLoader
   severity = "high",
   needs = { "operator_health.dataloader" },
   params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },

@@ -3,6 +3,7 @@ rule {
   id = "schedule.gc",
   title = "Python garbage collection pauses the step",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- Python GC of the PyTorch loop
   severity = "medium",
   needs = { "operator_health.gc" },
   params = { min_events = 1, conjectured_factor = 0.5 },

@@ -3,6 +3,7 @@ rule {
   id = "schedule.syncbn",
   title = "Many SyncBatchNorm layers",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- torch SyncBatchNorm
   severity = "medium",
   needs = { "operator_health.syncbn" },
   params = { min_count = 20, factor = 0.5 },
