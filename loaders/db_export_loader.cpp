@@ -81,14 +81,27 @@ class DbLoader {
     int id = c.add({"id"}), value = c.add({"value"});
     if (!c.has(id) || !c.has(value)) return;
     SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM STRING_IDS", "STRING_IDS");
-    while (st.step()) strings_[st.i64(id)] = m_.strings.intern(st.text(value));
+    while (st.step()) {
+      int64_t k = st.i64(id);
+      StrId v = m_.strings.intern(st.text(value));
+      // Ids are small and dense in every export seen: index a vector, keep a map for the rest.
+      if (k >= 0 && k < (int64_t{1} << 24)) {
+        if (static_cast<size_t>(k) >= dense_strings_.size()) dense_strings_.resize(static_cast<size_t>(k) + 1, kNone32);
+        dense_strings_[static_cast<size_t>(k)] = v;
+      } else {
+        strings_[k] = v;
+      }
+    }
   }
 
   // Text columns hold a STRING_IDS id in current schemas and the text itself in older ones.
   StrId str(const SqliteStmt& st, int col) {
     if (st.null(col)) return kEmptyStr;
     if (st.is_integer(col)) {
-      auto it = strings_.find(st.i64(col));
+      int64_t k = st.i64(col);
+      if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
+        return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
+      auto it = strings_.find(k);
       return it != strings_.end() ? it->second : kEmptyStr;
     }
     return m_.strings.intern(st.text(col));
@@ -105,20 +118,41 @@ class DbLoader {
 
   // ---- tracks ----
 
-  uint32_t track(std::string_view process, int64_t pid, int64_t tid, std::string_view thread, int32_t device = -1) {
-    std::string key = std::string(process) + '\x1f' + std::to_string(pid) + '\x1f' + std::to_string(tid);
+  // One track per (process kind, pid, tid); the thread name is made only when a track is new.
+  enum class Proc : uint8_t { Hardware, Communication, Cann, Python, PythonGC, Overlap };
+  struct TrackKey {
+    Proc proc;
+    int64_t a, b;
+    bool operator==(const TrackKey&) const = default;
+  };
+  struct TrackKeyHash {
+    size_t operator()(const TrackKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.a) * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(k.b) + 0x632BE59BD9B4E019ull);
+      return static_cast<size_t>(h ^ (h >> 29) ^ static_cast<uint64_t>(k.proc));
+    }
+  };
+  template <typename ThreadName>
+  uint32_t track(Proc proc, int64_t pid, int64_t tid, ThreadName&& thread, int32_t device = -1) {
+    TrackKey key{proc, pid, tid};
+    if (last_track_ != kNone32 && key == last_key_) return last_track_;
     auto it = tracks_.find(key);
-    if (it != tracks_.end()) return it->second;
+    if (it != tracks_.end()) {
+      last_key_ = key;
+      return last_track_ = it->second;
+    }
+    static const char* kNames[] = {"Ascend Hardware", "Communication", "CANN", "Python", "Python GC", "Overlap Analysis"};
+    std::string_view process = kNames[static_cast<int>(proc)];
     Track t;
     t.pid = pid;
     t.tid = tid;
     t.process_name = m_.strings.intern(process);
-    t.thread_name = m_.strings.intern(thread);
+    t.thread_name = m_.strings.intern(thread());
     if (device >= 0) t.process_label = m_.strings.intern("NPU " + std::to_string(device));
     m_.tracks.push_back(t);
     uint32_t idx = static_cast<uint32_t>(m_.tracks.size() - 1);
-    tracks_.emplace(std::move(key), idx);
-    return idx;
+    tracks_.emplace(key, idx);
+    last_key_ = key;
+    return last_track_ = idx;
   }
 
   void add_slice(uint32_t tr, Ns start, Ns end, StrId name, StrId cat, StrId task_type, int64_t corr,
@@ -255,7 +289,7 @@ class DbLoader {
         name = str(st, xb + x_name);
         task_type = comm_type;  // HCCL transport tasks: communication whatever the raw type says
       }
-      uint32_t tr = track("Ascend Hardware", dev, stream, "Stream " + std::to_string(stream), dev);
+      uint32_t tr = track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
       add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);
       if (conn != kNoId) task_by_conn_.emplace(conn, TaskRef{static_cast<uint32_t>(m_.slices.size() - 1)});
       if (!compute) continue;
@@ -283,7 +317,16 @@ class DbLoader {
       k.output_shapes = c.has(c_oshape) ? str(st, cb + c_oshape) : kEmptyStr;
       k.output_dtypes = c.has(c_otype) ? str(st, cb + c_otype) : kEmptyStr;
       k.output_formats = c.has(c_ofmt) ? str(st, cb + c_ofmt) : kEmptyStr;
-      if (t.has(t_gid)) kernel_by_gid_.emplace(st.i64(tb + t_gid), static_cast<uint32_t>(m_.kernels.size()));
+      if (t.has(t_gid)) {
+        int64_t gid = st.i64(tb + t_gid);
+        if (gid >= 0 && gid < (int64_t{1} << 28)) {
+          if (static_cast<size_t>(gid) >= dense_kernel_by_gid_.size())
+            dense_kernel_by_gid_.resize(std::max(static_cast<size_t>(gid) + 1, dense_kernel_by_gid_.size() * 2), kNone32);
+          dense_kernel_by_gid_[static_cast<size_t>(gid)] = static_cast<uint32_t>(m_.kernels.size());
+        } else {
+          kernel_by_gid_.emplace(gid, static_cast<uint32_t>(m_.kernels.size()));
+        }
+      }
       m_.kernels.push_back(k);
     }
     (void)x_plane;
@@ -305,6 +348,12 @@ class DbLoader {
     }
   }
 
+  uint32_t kernel_of(int64_t gid) const {
+    if (gid >= 0 && static_cast<size_t>(gid) < dense_kernel_by_gid_.size()) return dense_kernel_by_gid_[static_cast<size_t>(gid)];
+    auto it = kernel_by_gid_.find(gid);
+    return it == kernel_by_gid_.end() ? kNone32 : it->second;
+  }
+
   // ---- TASK_PMU_INFO (long format: one row per task and metric) ----
 
   void load_pmu() {
@@ -322,13 +371,19 @@ class DbLoader {
     };
     std::vector<Cell> cells;
     std::unordered_map<StrId, uint32_t> col_of;
+    StrId last_name = kNone32;
+    uint32_t last_col = 0;
     while (st.step()) {
-      auto k = kernel_by_gid_.find(st.i64(gid));
-      if (k == kernel_by_gid_.end()) continue;
+      uint32_t kernel = kernel_of(st.i64(gid));
+      if (kernel == kNone32) continue;
       StrId n = str(st, name);
-      auto [it, inserted] = col_of.try_emplace(n, static_cast<uint32_t>(m_.pmu_columns.size()));
-      if (inserted) m_.pmu_columns.push_back(n);
-      cells.push_back({k->second, it->second, st.null(value) ? std::nan("") : st.f64(value)});
+      if (n != last_name) {
+        auto [it, inserted] = col_of.try_emplace(n, static_cast<uint32_t>(m_.pmu_columns.size()));
+        if (inserted) m_.pmu_columns.push_back(n);
+        last_name = n;
+        last_col = it->second;
+      }
+      cells.push_back({kernel, last_col, st.null(value) ? std::nan("") : st.f64(value)});
     }
     const size_t w = m_.pmu_columns.size();
     m_.pmu_values.assign(m_.kernels.size() * w, std::nan(""));
@@ -354,8 +409,8 @@ class DbLoader {
       Ns s = st.i64(1 + start), e = st.i64(1 + end);
       int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : (m_.meta.device >= 0 ? m_.meta.device : -1);
       StrId g = c.has(group) ? str(st, 1 + group) : kEmptyStr;
-      std::string thread = "Group " + std::string(m_.str(g)) + " Communication";
-      uint32_t tr = track("Communication", d, static_cast<int64_t>(g), thread, d);
+      uint32_t tr = track(Proc::Communication, d, static_cast<int64_t>(g),
+                          [&] { return "Group " + std::string(m_.str(g)) + " Communication"; }, d);
       int64_t cid = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
       StrId op_name = str(st, 1 + name);
       add_slice(tr, s, e, op_name, kEmptyStr, hccl, cid, p_op, rowid);
@@ -402,7 +457,7 @@ class DbLoader {
       int64_t rowid = st.i64(0);
       int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
       int64_t pid = gtid >> 32, t = gtid & 0xffffffff;
-      uint32_t tr = track("CANN", pid, t, "Thread " + std::to_string(t));
+      uint32_t tr = track(Proc::Cann, pid, t, [&] { return "Thread " + std::to_string(t); });
       int64_t ty = c.has(type) ? st.i64(1 + type) : kApiAcl;
       StrId base = str(st, 1 + name);
       auto& slot = full_names[base][ty];
@@ -474,7 +529,7 @@ class DbLoader {
       int64_t rowid = st.i64(0);
       int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
       int64_t pid = gtid >> 32, t = gtid & 0xffffffff;
-      uint32_t tr = track("Python", pid, t, "Thread " + std::to_string(t));
+      uint32_t tr = track(Proc::Python, pid, t, [&] { return "Thread " + std::to_string(t); });
       StrId n = str(st, 1 + name);
       std::string_view nv = m_.str(n);
       int64_t ty = c.has(type) ? st.i64(1 + type) : kApiOp;
@@ -524,7 +579,7 @@ class DbLoader {
   void add_step_slices() {
     if (step_rows_.empty()) return;
     const uint16_t p_step = part("STEP_TIME");
-    uint32_t tr = track("Python", 0, 0, "Steps (STEP_TIME)");
+    uint32_t tr = track(Proc::Python, 0, 0, [] { return std::string("Steps (STEP_TIME)"); });
     for (const auto& s : step_rows_)
       add_slice(tr, s.start, s.end, m_.strings.intern("ProfilerStep#" + std::to_string(s.id)), kEmptyStr, kEmptyStr,
                 kNoId, p_step, s.rowid);
@@ -542,7 +597,7 @@ class DbLoader {
     const StrId gc = m_.strings.intern("GC");
     while (st.step()) {
       int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
-      uint32_t tr = track("Python GC", gtid >> 32, gtid & 0xffffffff, "GC");
+      uint32_t tr = track(Proc::PythonGC, gtid >> 32, gtid & 0xffffffff, [] { return std::string("GC"); });
       add_slice(tr, st.i64(1 + start), st.i64(1 + end), gc, kEmptyStr, kEmptyStr, kNoId, p, st.i64(0));
     }
   }
@@ -560,7 +615,7 @@ class DbLoader {
       int64_t ty = st.i64(1 + type);
       if (ty < 0 || ty > 3) continue;
       int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
-      uint32_t tr = track("Overlap Analysis", d, ty, kNames[ty], d);
+      uint32_t tr = track(Proc::Overlap, d, ty, [&] { return std::string(kNames[ty]); }, d);
       add_slice(tr, st.i64(1 + start), st.i64(1 + end), m_.strings.intern(kNames[ty]), kEmptyStr, kEmptyStr, kNoId, p,
                 st.i64(0));
     }
@@ -738,10 +793,14 @@ class DbLoader {
   RunModel& m_;
   uint16_t db_file_ = 0;
   std::unordered_map<int64_t, StrId> strings_;
+  std::vector<StrId> dense_strings_;
   std::unordered_map<int64_t, std::string> api_types_, modules_;
-  std::unordered_map<std::string, uint32_t> tracks_;
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> tracks_;
+  TrackKey last_key_{};
+  uint32_t last_track_ = kNone32;
   std::unordered_multimap<int64_t, TaskRef> task_by_conn_;
   std::unordered_map<int64_t, uint32_t> kernel_by_gid_;
+  std::vector<uint32_t> dense_kernel_by_gid_;
   std::vector<Kernel> comm_kernels_;
   std::vector<StepRow> step_rows_;
   std::set<std::string> trace_tables_;

@@ -32,6 +32,8 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
     db_ = nullptr;
     throw LoadError::whole_file(path, "cannot open as SQLite: " + msg);
   }
+  // Read through a memory map (no copy into SQLite's page cache): large exports load faster.
+  sqlite3_exec(db_, "PRAGMA mmap_size = 17179869184", nullptr, nullptr, nullptr);
   // A non-SQLite file opens fine and fails at the first read: read the schema now, so a
   // garbage or truncated file is reported here, once.
   try {
