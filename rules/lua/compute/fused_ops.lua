@@ -43,7 +43,7 @@ local function ev_of(h)
   local out = {}
   for i, e in ipairs(h.evidence or {}) do
     if i > 1 then break end
-    out[#out + 1] = { file = e.file, byte = e.byte, what = e.what }
+    out[#out + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
   end
   return out
 end

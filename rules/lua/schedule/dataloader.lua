@@ -50,7 +50,7 @@ function check(facts, p, emit)
   if string.find(string.lower(name), "singleprocess", 1, true) then single = true end
   local ev = {}
   for _, e in ipairs(d.evidence or {}) do
-    ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
   end
   -- The longest event's name is not in the facts unless slow; look at the host top list too.
   if facts.operators and facts.operators.host then

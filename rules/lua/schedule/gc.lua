@@ -54,7 +54,7 @@ function check(facts, p, emit)
         longest[#longest + 1] = string.format("%.3f ms in step %s", x.dur_ns / 1e6, sname(x.step))
         for j, e in ipairs(x.evidence or {}) do
           if j > 1 then break end
-          ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+          ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
         end
       end
     end
@@ -81,7 +81,7 @@ function check(facts, p, emit)
       parts[#parts + 1] = string.format("%.1f ms in step %s with %d CANN calls", x.dur_ns / 1e6, sname(x.step), x.acl_count or 0)
       for j, e in ipairs(x.evidence or {}) do
         if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end
