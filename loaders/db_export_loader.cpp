@@ -365,11 +365,10 @@ class DbLoader {
       return;
     }
     SqliteStmt st(db_, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
-    struct Cell {
-      uint32_t kernel, col;
-      double v;
-    };
-    std::vector<Cell> cells;
+    // One column vector per metric while reading (a new metric never moves the others), then
+    // one pass into the row-major table the model keeps.
+    const size_t n_kernels = m_.kernels.size();
+    std::vector<std::vector<double>> columns;
     std::unordered_map<StrId, uint32_t> col_of;
     StrId last_name = kNone32;
     uint32_t last_col = 0;
@@ -379,15 +378,21 @@ class DbLoader {
       StrId n = str(st, name);
       if (n != last_name) {
         auto [it, inserted] = col_of.try_emplace(n, static_cast<uint32_t>(m_.pmu_columns.size()));
-        if (inserted) m_.pmu_columns.push_back(n);
+        if (inserted) {
+          m_.pmu_columns.push_back(n);
+          columns.emplace_back(n_kernels, std::nan(""));
+        }
         last_name = n;
         last_col = it->second;
       }
-      cells.push_back({kernel, last_col, st.null(value) ? std::nan("") : st.f64(value)});
+      columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
     }
-    const size_t w = m_.pmu_columns.size();
-    m_.pmu_values.assign(m_.kernels.size() * w, std::nan(""));
-    for (const auto& c : cells) m_.pmu_values[size_t{c.kernel} * w + c.col] = c.v;
+    const size_t w = columns.size();
+    m_.pmu_values.assign(n_kernels * w, std::nan(""));
+    for (size_t c = 0; c < w; ++c) {
+      for (size_t k = 0; k < n_kernels; ++k) m_.pmu_values[k * w + c] = columns[c][k];
+      std::vector<double>().swap(columns[c]);
+    }
   }
 
   // ---- COMMUNICATION_OP: operator spans (Communication process) and HCCL kernel rows ----
