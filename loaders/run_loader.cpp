@@ -87,7 +87,6 @@ void load_run_metadata(const Detection& d, RunModel& model) {
   } else {
     note_missing(model, "profiler_metadata.json", "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
   }
-
 }
 
 void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt) {
