@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -33,15 +34,24 @@ class DbLoader {
     load_meta();
     load_steps();  // first: kernels take their step from STEP_TIME
     load_tasks();
-    load_pmu();
-    load_comm_ops();
-    load_cann_api();
-    load_pytorch_api();
-    load_gc();
-    load_overlap();
-    load_memory_record();
-    load_op_memory();
-    load_module_memory();
+    // TASK_PMU_INFO is the biggest table (one row per task and metric): read it on its own
+    // read-only connection while this thread reads the API tables.
+    std::thread pmu([this] { read_pmu(); });
+    try {
+      load_comm_ops();
+      load_cann_api();
+      load_pytorch_api();
+      load_gc();
+      load_overlap();
+      load_memory_record();
+      load_op_memory();
+      load_module_memory();
+    } catch (...) {
+      pmu.join();
+      throw;
+    }
+    pmu.join();
+    apply_pmu();
     finish_trace_role();
     return info();
   }
@@ -97,14 +107,15 @@ class DbLoader {
   // Text columns hold a STRING_IDS id in current schemas and the text itself in older ones.
   StrId str(const SqliteStmt& st, int col) {
     if (st.null(col)) return kEmptyStr;
-    if (st.is_integer(col)) {
-      int64_t k = st.i64(col);
-      if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
-        return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
-      auto it = strings_.find(k);
-      return it != strings_.end() ? it->second : kEmptyStr;
-    }
+    if (st.is_integer(col)) return string_id(st.i64(col));
     return m_.strings.intern(st.text(col));
+  }
+  // A STRING_IDS id's string; reads only (safe from the PMU thread once the strings are in).
+  StrId string_id(int64_t k) const {
+    if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
+      return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
+    auto it = strings_.find(k);
+    return it != strings_.end() ? it->second : kEmptyStr;
   }
 
   void load_enum(const char* table, std::unordered_map<int64_t, std::string>& out) {
@@ -356,42 +367,66 @@ class DbLoader {
 
   // ---- TASK_PMU_INFO (long format: one row per task and metric) ----
 
-  void load_pmu() {
-    if (!db_.has_table("TASK_PMU_INFO") || m_.kernels.empty()) return;
-    ColumnPicker p(db_, "TASK_PMU_INFO");
-    int gid = p.add({"globalTaskId"}), name = p.add({"name"}), value = p.add({"value"});
-    if (!p.has(gid) || !p.has(name) || !p.has(value)) {
-      schema_notes_.push_back("TASK_PMU_INFO without globalTaskId/name/value");
-      return;
-    }
-    SqliteStmt st(db_, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
-    // One column vector per metric while reading (a new metric never moves the others), then
-    // one pass into the row-major table the model keeps.
-    const size_t n_kernels = m_.kernels.size();
-    std::vector<std::vector<double>> columns;
-    std::unordered_map<StrId, uint32_t> col_of;
-    StrId last_name = kNone32;
-    uint32_t last_col = 0;
-    while (st.step()) {
-      uint32_t kernel = kernel_of(st.i64(gid));
-      if (kernel == kNone32) continue;
-      StrId n = str(st, name);
-      if (n != last_name) {
-        auto [it, inserted] = col_of.try_emplace(n, static_cast<uint32_t>(m_.pmu_columns.size()));
-        if (inserted) {
-          m_.pmu_columns.push_back(n);
-          columns.emplace_back(n_kernels, std::nan(""));
-        }
-        last_name = n;
-        last_col = it->second;
+  // Runs on the PMU thread: touches nothing of the model but reads (kernel ids, strings);
+  // metric names written as text are kept as text and interned by apply_pmu().
+  void read_pmu() {
+    try {
+      if (!db_.has_table("TASK_PMU_INFO") || m_.kernels.empty()) return;
+      SqliteDb db(db_.path());
+      ColumnPicker p(db, "TASK_PMU_INFO");
+      int gid = p.add({"globalTaskId"}), name = p.add({"name"}), value = p.add({"value"});
+      if (!p.has(gid) || !p.has(name) || !p.has(value)) {
+        pmu_.note = "TASK_PMU_INFO without globalTaskId/name/value";
+        return;
       }
-      columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
+      SqliteStmt st(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
+      // One column vector per metric while reading (a new metric never moves the others).
+      const size_t n_kernels = m_.kernels.size();
+      std::map<std::string, uint32_t> col_of_text;
+      std::unordered_map<int64_t, uint32_t> col_of_id;
+      int64_t last_id = -1;
+      uint32_t last_col = 0;
+      while (st.step()) {
+        uint32_t kernel = kernel_of(st.i64(gid));
+        if (kernel == kNone32) continue;
+        if (st.is_integer(name)) {
+          int64_t id = st.i64(name);
+          if (id != last_id) {
+            auto [it, inserted] = col_of_id.try_emplace(id, static_cast<uint32_t>(pmu_.columns.size()));
+            if (inserted) {
+              pmu_.names.push_back({string_id(id), ""});
+              pmu_.columns.emplace_back(n_kernels, std::nan(""));
+            }
+            last_id = id;
+            last_col = it->second;
+          }
+        } else {
+          auto [it, inserted] = col_of_text.try_emplace(std::string(st.text(name)), static_cast<uint32_t>(pmu_.columns.size()));
+          if (inserted) {
+            pmu_.names.push_back({kNone32, it->first});
+            pmu_.columns.emplace_back(n_kernels, std::nan(""));
+          }
+          last_id = -1;
+          last_col = it->second;
+        }
+        pmu_.columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
+      }
+    } catch (...) {
+      pmu_.error = std::current_exception();
     }
-    const size_t w = columns.size();
+  }
+
+  // Back on the loading thread: the PMU columns into the model's row-major table.
+  void apply_pmu() {
+    if (pmu_.error) std::rethrow_exception(pmu_.error);
+    if (!pmu_.note.empty()) schema_notes_.push_back(pmu_.note);
+    const size_t w = pmu_.columns.size(), n_kernels = m_.kernels.size();
+    if (w == 0) return;
+    for (const auto& [id, text] : pmu_.names) m_.pmu_columns.push_back(id != kNone32 ? id : m_.strings.intern(text));
     m_.pmu_values.assign(n_kernels * w, std::nan(""));
     for (size_t c = 0; c < w; ++c) {
-      for (size_t k = 0; k < n_kernels; ++k) m_.pmu_values[k * w + c] = columns[c][k];
-      std::vector<double>().swap(columns[c]);
+      for (size_t k = 0; k < n_kernels; ++k) m_.pmu_values[k * w + c] = pmu_.columns[c][k];
+      std::vector<double>().swap(pmu_.columns[c]);
     }
   }
 
@@ -806,6 +841,12 @@ class DbLoader {
   std::unordered_multimap<int64_t, TaskRef> task_by_conn_;
   std::unordered_map<int64_t, uint32_t> kernel_by_gid_;
   std::vector<uint32_t> dense_kernel_by_gid_;
+  struct PmuRead {
+    std::vector<std::pair<StrId, std::string>> names;  // interned id, or the text to intern
+    std::vector<std::vector<double>> columns;
+    std::string note;
+    std::exception_ptr error;
+  } pmu_;
   std::vector<Kernel> comm_kernels_;
   std::vector<StepRow> step_rows_;
   std::set<std::string> trace_tables_;
