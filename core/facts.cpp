@@ -19,12 +19,20 @@ std::string path_of(const RunModel& m, uint16_t file) {
 }
 }  // namespace
 
-nlohmann::json evidence_event(const RunModel& m, uint64_t byte_offset, std::string_view what) {
-  return {{"file", path_of(m, m.trace_file)}, {"byte", byte_offset}, {"what", what}};
+nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what) {
+  RunModel::DecodedLoc d = m.decode_loc(loc);
+  if (!d.table.empty())
+    return {{"file", path_of(m, d.file)}, {"table", d.table}, {"rowid", d.offset}, {"what", what}};
+  return {{"file", path_of(m, d.file)}, {"byte", d.offset}, {"what", what}};
 }
 
 nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what) {
   const InputFile* f = m.file(role);
+  if (f && !f->table.empty()) {
+    // A database role: the "line" is the rowid in the first table the role names.
+    std::string table = f->table.substr(0, f->table.find('+'));
+    return {{"file", f->path}, {"table", table}, {"rowid", line}, {"what", what}};
+  }
   return {{"file", f ? f->path : std::string(role)}, {"line", line}, {"what", what}};
 }
 

@@ -26,7 +26,9 @@ struct Facts {
 };
 
 // Evidence references. `what` says in a few words what the referenced record shows.
-nlohmann::json evidence_event(const RunModel& m, uint64_t byte_offset, std::string_view what);
+// `loc` is a Slice/Flow location: a byte offset, or a (part, rowid) pair (RunModel::decode_loc),
+// written as {file, byte} or {file, table, rowid}.
+nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what);
 nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what);
 nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what);
 

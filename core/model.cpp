@@ -97,6 +97,21 @@ uint16_t RunModel::add_file(InputFile f) {
   return static_cast<uint16_t>(files.size() - 1);
 }
 
+uint16_t RunModel::add_trace_part(uint16_t file, std::string table) {
+  for (size_t i = 0; i < trace_parts.size(); ++i)
+    if (trace_parts[i].file == file && trace_parts[i].table == table) return static_cast<uint16_t>(i);
+  trace_parts.push_back(TracePart{file, std::move(table)});
+  return static_cast<uint16_t>(trace_parts.size() - 1);
+}
+
+RunModel::DecodedLoc RunModel::decode_loc(uint64_t loc) const {
+  if (trace_parts.empty()) return {trace_file, {}, loc};
+  size_t part = static_cast<size_t>(loc >> kLocPartShift);
+  uint64_t offset = loc & ((uint64_t{1} << kLocPartShift) - 1);
+  if (part >= trace_parts.size()) return {trace_file, {}, loc};
+  return {trace_parts[part].file, trace_parts[part].table, offset};
+}
+
 const InputFile* RunModel::file(std::string_view role) const {
   for (const auto& f : files)
     if (f.role == role) return &f;

@@ -186,6 +186,9 @@ struct InputFile {
   uint64_t bytes = 0;
   uint64_t records = 0;
   std::string note;  // why it matters when missing, or a load remark
+  // Databases: the table(s) the role's rows came from ("TASK+COMPUTE_TASK_INFO"); record
+  // `line` numbers of this role are then SQLite rowids of the first table named.
+  std::string table;
 };
 const char* to_string(InputFile::Status s);
 
@@ -208,6 +211,27 @@ struct RunModel {
   std::vector<InputFile> files;  // SourceRef::file indexes this
 
   uint16_t trace_file = 0;  // the file Slice::loc and Flow::*_loc point into
+
+  // When the timeline came from several files (sliced msprof JSON) or from database tables,
+  // a location is (part << kLocPartShift) | offset-or-rowid and the part says where it
+  // points: a file id, and for a database the table. Empty: locations are byte offsets
+  // into files[trace_file]. See decode_loc().
+  struct TracePart {
+    uint16_t file = 0;
+    std::string table;  // "" for a trace file (the offset is a byte offset)
+  };
+  static constexpr int kLocPartShift = 48;
+  std::vector<TracePart> trace_parts;
+  uint16_t add_trace_part(uint16_t file, std::string table);  // returns the part index
+  static uint64_t make_loc(uint16_t part, uint64_t offset) {
+    return (uint64_t{part} << kLocPartShift) | offset;
+  }
+  struct DecodedLoc {
+    uint16_t file = 0;
+    std::string_view table;  // empty: `offset` is a byte offset
+    uint64_t offset = 0;     // byte offset, or rowid when `table` is set
+  };
+  DecodedLoc decode_loc(uint64_t loc) const;
   std::vector<Track> tracks;
   std::vector<Slice> slices;  // sorted by (track, ts, -dur) after finalize()
   std::vector<Flow> flows;

@@ -17,6 +17,7 @@ const char* to_string(InputKind k) {
     case InputKind::Cluster: return "cluster (several ranks)";
     case InputKind::AscendDb: return "SQLite export";
     case InputKind::MsprofFolder: return "msprof PROF_ folder";
+    case InputKind::MindSporeLegacy: return "MindSpore legacy profiler folder";
   }
   return "?";
 }
@@ -47,15 +48,44 @@ bool has_profiler_info(const fs::path& dir) {
   return false;
 }
 
-bool has_db_export(const fs::path& dir) {
+bool is_analysis_db_name(const std::string& n) { return n == "analysis.db" || n == "communication_analyzer.db"; }
+
+bool is_profiler_db_name(const std::string& n) {
+  return ends_with(n, ".db") && (starts_with(n, "ascend_pytorch_profiler") ||
+                                 starts_with(n, "ascend_mindspore_profiler") || starts_with(n, "msprof"));
+}
+
+// The databases of a Db export folder: the (first, sorted) per-rank profiler DB and analysis.db.
+bool find_db_export(const fs::path& dir, std::string* profiler_db, std::string* analysis_db) {
   std::error_code ec;
+  std::vector<std::string> dbs;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string n = e.path().filename().string();
-    if (ends_with(n, ".db") &&
-        (starts_with(n, "ascend_pytorch_profiler") || starts_with(n, "ascend_mindspore_profiler") || n == "analysis.db"))
-      return true;
+    if (!e.is_regular_file()) continue;
+    if (is_profiler_db_name(n)) dbs.push_back(e.path().string());
+    else if (is_analysis_db_name(n) && analysis_db->empty()) *analysis_db = e.path().string();
   }
-  return false;
+  std::sort(dbs.begin(), dbs.end());
+  if (!dbs.empty()) *profiler_db = dbs[0];
+  return !dbs.empty() || !analysis_db->empty();
+}
+
+// MindSpore 1.x / 2.0 (MindInsight era) wrote everything flat into one profiler/ folder.
+bool is_mindspore_legacy(const fs::path& dir, std::string* timeline) {
+  std::error_code ec;
+  bool legacy = false;
+  std::vector<std::string> timelines;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (starts_with(n, "ascend_timeline_display_") && ends_with(n, ".json")) timelines.push_back(e.path().string());
+    if (starts_with(n, "output_format_data_hwts_") || starts_with(n, "framework_raw_") ||
+        starts_with(n, "step_trace_raw_") || starts_with(n, "hccl_raw_") || starts_with(n, "ascend_timeline_display_") ||
+        starts_with(n, "minddata_pipeline_raw_"))
+      legacy = true;
+  }
+  std::sort(timelines.begin(), timelines.end());
+  if (!timelines.empty()) *timeline = timelines[0];
+  return legacy;
 }
 
 std::string framework_of(const fs::path& run_dir) {
@@ -89,6 +119,11 @@ Detection detect_input(const std::string& path) {
     std::string n = p.filename().string();
     if (ends_with(n, ".db")) {
       d.kind = InputKind::AscendDb;
+      if (is_analysis_db_name(n)) d.analysis_db = path;
+      else d.db_file = path;
+      d.framework = starts_with(n, "ascend_mindspore_profiler") ? "mindspore"
+                    : starts_with(n, "ascend_pytorch_profiler") ? "torch_npu"
+                                                                 : "";
       d.description = "SQLite profiler export " + n;
       return d;
     }
@@ -135,11 +170,15 @@ Detection detect_input(const std::string& path) {
     if (p.filename() == kOutput || has_profiler_info(parent)) run = parent;
   }
   if (!out.empty()) {
-    if (!has_export_files(out) && has_db_export(out)) {
+    if (!has_export_files(out) && find_db_export(out, &d.db_file, &d.analysis_db)) {
       d.kind = InputKind::AscendDb;
       d.run_dir = run.string();
       d.output_dir = out.string();
-      d.description = "torch_npu/MindSpore SQLite export in " + out.string();
+      d.framework = run.empty() ? "" : framework_of(run);
+      if (d.framework.empty() && !d.db_file.empty())
+        d.framework = fs::path(d.db_file).filename().string().rfind("ascend_mindspore", 0) == 0 ? "mindspore" : "torch_npu";
+      d.description = std::string(d.framework == "mindspore" ? "MindSpore" : "torch_npu") + " run folder (SQLite export) " +
+                      (run.empty() ? out.string() : run.string());
       return d;
     }
     d.kind = InputKind::AscendRun;
@@ -149,6 +188,23 @@ Detection detect_input(const std::string& path) {
     if (d.framework.empty()) d.framework = "torch_npu";
     d.description = (d.framework == "mindspore" ? "MindSpore" : "torch_npu") + std::string(" run folder ") +
                     (run.empty() ? out.string() : run.string());
+    return d;
+  }
+
+  // One msprof PROF_ folder.
+  if (starts_with(p.filename().string(), "PROF_") || starts_with(fs::absolute(p, ec).filename().string(), "PROF_")) {
+    d.kind = InputKind::MsprofFolder;
+    d.output_dir = p.string();
+    d.description = "msprof PROF_ folder " + p.string();
+    return d;
+  }
+  // A MindSpore legacy profiler/ folder.
+  if (std::string timeline; is_mindspore_legacy(p, &timeline)) {
+    d.kind = InputKind::MindSporeLegacy;
+    d.output_dir = p.string();
+    d.trace_file = timeline;
+    d.framework = "mindspore";
+    d.description = "MindSpore legacy profiler folder " + p.string();
     return d;
   }
 
@@ -173,12 +229,13 @@ Detection detect_input(const std::string& path) {
     return d;
   }
   if (runs.size() == 1) return detect_input(runs[0]);
-  if (!profs.empty() || starts_with(p.filename().string(), "PROF_")) {
-    d.kind = InputKind::MsprofFolder;
+  if (profs.size() >= 2) {
+    d.kind = InputKind::Cluster;
     d.members = profs;
-    d.description = "msprof PROF_ folder(s)";
+    d.description = "cluster of " + std::to_string(profs.size()) + " msprof PROF_ folders";
     return d;
   }
+  if (profs.size() == 1) return detect_input(profs[0]);
   if (traces.size() == 1) return detect_input(traces[0]);
   if (traces.size() >= 2) {
     d.kind = InputKind::Cluster;

@@ -4,6 +4,9 @@
 #include <functional>
 
 #include "loaders/ascend_files.h"
+#include "loaders/db_export_loader.h"
+#include "loaders/input_files.h"
+#include "loaders/msprof_loader.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -34,37 +37,8 @@ const std::vector<FileRole>& output_roles() {
   return roles;
 }
 
-uint64_t size_on_disk(const fs::path& p) {
-  std::error_code ec;
-  auto s = fs::file_size(p, ec);
-  return ec ? 0 : s;
-}
-
-void note_missing(RunModel& model, const std::string& role, const std::string& why) {
-  InputFile f;
-  f.role = role;
-  f.status = InputFile::Status::Missing;
-  f.note = why;
-  model.add_file(std::move(f));
-}
-
-uint16_t register_found(RunModel& model, const std::string& role, const fs::path& p) {
-  InputFile f;
-  f.role = role;
-  f.path = p.string();
-  f.bytes = size_on_disk(p);
-  f.status = f.bytes == 0 ? InputFile::Status::Empty : InputFile::Status::Loaded;
-  return model.add_file(std::move(f));
-}
-
 void load_trace(RunModel& model, const std::string& role, const fs::path& p, const LoadOptions& opt) {
-  uint16_t id = register_found(model, role, p);
-  if (model.files[id].status == InputFile::Status::Empty) {
-    model.files[id].note = "file is empty";
-    return;
-  }
-  TraceLoadResult r = load_trace_json(p.string(), id, model, opt.trace);
-  model.files[id].records = model.stats.trace_events;
+  TraceLoadResult r = load_trace_files(model, role, {p.string()}, opt.trace);
   if (r.object_form) {
     if (model.meta.framework.empty()) model.meta.framework = "pytorch";
     const auto& top = r.top_level;
@@ -78,24 +52,12 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
   }
 }
 
-void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt) {
-  model.meta.framework = d.framework;
-  model.meta.source_format = "ascend text export";
-  if (!d.single_file.empty()) {
-    // One lone CSV: load just that file in the role its header revealed.
-    for (const auto& role : output_roles()) {
-      if (d.single_role != role.name || !role.load) continue;
-      uint16_t id = register_found(model, role.name, d.single_file);
-      model.files[id].records = role.load(d.single_file, model);
-    }
-    return;
-  }
-  fs::path out(d.output_dir);
-  // profiler_info*.json and profiler_metadata.json sit in the run folder (older exports
-  // sometimes put them next to the CSVs).
+// profiler_info*.json and profiler_metadata.json sit in the run folder (older exports
+// sometimes put them next to the CSVs); text and DB exports both have them.
+void load_run_metadata(const Detection& d, RunModel& model) {
   std::vector<fs::path> info_dirs;
   if (!d.run_dir.empty()) info_dirs.push_back(d.run_dir);
-  info_dirs.push_back(out);
+  if (!d.output_dir.empty()) info_dirs.push_back(d.output_dir);
   fs::path info, metadata;
   for (const auto& dir : info_dirs) {
     std::error_code ec;
@@ -125,6 +87,22 @@ void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt
   } else {
     note_missing(model, "profiler_metadata.json", "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
   }
+}
+
+void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt) {
+  model.meta.framework = d.framework;
+  model.meta.source_format = "ascend text export";
+  if (!d.single_file.empty()) {
+    // One lone CSV: load just that file in the role its header revealed.
+    for (const auto& role : output_roles()) {
+      if (d.single_role != role.name || !role.load) continue;
+      uint16_t id = register_found(model, role.name, d.single_file);
+      model.files[id].records = role.load(d.single_file, model);
+    }
+    return;
+  }
+  fs::path out(d.output_dir);
+  load_run_metadata(d, model);
 
   for (const auto& role : output_roles()) {
     fs::path p = out / role.name;
@@ -149,6 +127,22 @@ void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt
   }
 }
 
+// A Db export: the per-rank profiler database, analysis.db, and the run folder's metadata.
+void load_db_run(const Detection& d, RunModel& model) {
+  model.meta.framework = d.framework;
+  load_run_metadata(d, model);
+  if (!d.db_file.empty()) {
+    model.meta.source_format = load_profiler_db(d.db_file, model).description;
+  } else {
+    model.meta.source_format = "analysis DB";
+    note_missing(model, "profiler.db", "no ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db / msprof_*.db: "
+                                       "no timeline, operators or memory");
+  }
+  if (!d.analysis_db.empty()) load_analysis_db(d.analysis_db, model);
+  else if (!model.file("step_trace_time.csv"))
+    note_missing(model, "step_trace_time.csv", "no analysis.db: the profiler's own per-step breakdown (cross-check)");
+}
+
 }  // namespace
 
 RunModel load_run(const Detection& d, const LoadOptions& opt) {
@@ -164,14 +158,17 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
     case InputKind::Cluster:
       throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
     case InputKind::AscendDb:
-      throw LoadError::whole_file(d.path, "SQLite (.db) exports are recognised but not supported yet; "
-                                          "re-export with export_type=Text, or wait for the .db loader");
+      load_db_run(d, model);
+      break;
     case InputKind::MsprofFolder:
-      throw LoadError::whole_file(d.path, "msprof PROF_* folders are recognised but not supported yet; "
-                                          "use the torch_npu *_ascend_pt export");
+      load_msprof_folder(d, model, opt);
+      break;
+    case InputKind::MindSporeLegacy:
+      load_mindspore_legacy(d, model, opt);
+      break;
   }
   model.finalize();
-  if (model.meta.framework.empty()) {
+  if (model.meta.framework.empty() && (d.kind == InputKind::AscendRun || d.kind == InputKind::TraceFile)) {
     for (const auto& t : model.tracks)
       if (t.kind == TrackKind::Device || t.kind == TrackKind::HostCANN) {
         model.meta.framework = "torch_npu";

@@ -285,6 +285,7 @@ std::string evidence_where(const json& e) {
   std::string where = str(e, "file");
   if (auto l = num(e, "line")) where += fmt::format(":{}", static_cast<int64_t>(*l));
   if (auto b = num(e, "byte")) where += fmt::format(" @ byte {}", static_cast<int64_t>(*b));
+  if (auto r = num(e, "rowid")) where += fmt::format(" @ {} rowid {}", str(e, "table"), static_cast<int64_t>(*r));
   return where;
 }
 

@@ -23,6 +23,7 @@ std::string evidence_text(const nlohmann::json& e) {
   std::string where = e.value("file", "");
   if (e.contains("line")) where += fmt::format(":{}", e["line"].get<int64_t>());
   if (e.contains("byte")) where += fmt::format(" @ byte {}", e["byte"].get<int64_t>());
+  if (e.contains("rowid")) where += fmt::format(" @ {} rowid {}", e.value("table", ""), e["rowid"].get<int64_t>());
   std::string what = e.value("what", "");
   if (e.contains("fact")) what = e["fact"].get<std::string>() + (e.contains("value") ? " = " + e["value"].dump() : "");
   return where.empty() ? what : what + " (" + where + ")";

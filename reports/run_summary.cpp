@@ -41,6 +41,7 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
                      {"path", f.path},
                      {"bytes", f.bytes},
                      {"records", f.records},
+                     {"table", f.table},
                      {"note", f.note}});
     if (f.status != InputFile::Status::Loaded) skipped.push_back({{"input", f.role}, {"why", f.note}});
   }
@@ -78,9 +79,14 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   s["counts"] = counts;
 
   json steps = json::array();
-  for (const auto& st : m.steps)
+  for (const auto& st : m.steps) {
+    RunModel::DecodedLoc at = m.decode_loc(st.src.loc);
+    std::string file = m.trace_parts.size() > 1 && at.file < m.files.size() ? m.files[at.file].path + " " : "";
+    std::string source = at.table.empty() ? fmt::format("trace {}byte {}", file, at.offset)
+                                          : fmt::format("{} rowid {}", at.table, at.offset);
     steps.push_back({{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_us", us(st.end - st.start)},
-                     {"source", fmt::format("trace byte {}", st.src.loc)}});
+                     {"source", source}});
+  }
   s["steps"] = steps;
 
   // The profiler's own breakdown, as written in step_trace_time.csv.
@@ -97,7 +103,8 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
                 {"free_us", us(r.free)},
                 {"step_us", us(total)},
                 {"free_ratio", total > 0 ? static_cast<double>(r.free) / static_cast<double>(total) : 0.0},
-                {"source", fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
+                {"source", stt && !stt->table.empty() ? fmt::format("{}:{} rowid {}", stt->path, stt->table, r.line)
+                                                      : fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
     breakdown.push_back(row);
   }
   s["profiler_step_breakdown"] = breakdown;
@@ -136,13 +143,43 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
                                                                      : ", " + run["profiler_level"].get<std::string>();
   out += indent + bold(s["input"]["description"].get<std::string>()) + "\n";
   out += indent + "  " + who + rank + dev + lvl + "\n";
+  if (run.contains("source_format") && !run["source_format"].get<std::string>().empty())
+    out += indent + "  format: " + run["source_format"].get<std::string>() + "\n";
 
   const auto& c = s["counts"];
+  // A timeline split over several files (sliced msprof JSON, one file per iteration) is one line.
+  struct Multi {
+    uint64_t files = 0, bytes = 0, records = 0;
+  };
+  std::map<std::string, Multi> multi;
+  for (const auto& f : s["files"])
+    if (f["status"] == "loaded" && f.value("table", "").empty()) {
+      auto& m = multi[f["role"].get<std::string>()];
+      m.files++;
+      m.bytes += f["bytes"].get<uint64_t>();
+      m.records += f["records"].get<uint64_t>();
+    }
   for (const auto& f : s["files"]) {
     std::string role = f["role"];
     std::string status = f["status"];
     if (status != "loaded") continue;
+    if (auto it = multi.find(role); it != multi.end() && it->second.files != 1) {
+      if (it->second.files > 1)
+        out += indent + fmt::format("  {:<26} {:>9}  {} files, {} events in all\n", role, human_bytes(it->second.bytes),
+                                    it->second.files, it->second.records);
+      it->second.files = 0;  // printed
+      continue;
+    }
     std::string detail;
+    const std::string table = f.value("table", "");
+    if (!table.empty()) {
+      // A database role: name the tables (the role is the text file it stands in for).
+      detail = fmt::format("{} rows from {}", f["records"].get<uint64_t>(), table);
+      std::string note = f["note"].get<std::string>();
+      if (note.find("columns not in") != std::string::npos) detail += note.substr(note.find(';'));
+      out += indent + fmt::format("  {:<26} {:>9}  {}\n", "(" + role + ")", "", detail);
+      continue;
+    }
     if (role == "trace_view.json" || role.find(".json") != std::string::npos) {
       if (f["records"].get<uint64_t>() > 0) {
         detail = fmt::format("{} events", f["records"].get<uint64_t>());
@@ -156,7 +193,7 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     if (!f["note"].get<std::string>().empty()) detail += (detail.empty() ? "" : "; ") + f["note"].get<std::string>();
     out += indent + fmt::format("  {:<26} {:>9}  {}\n", role, human_bytes(f["bytes"].get<uint64_t>()), detail);
   }
-  if (c["trace_events"].get<uint64_t>() > 0) {
+  if (!c["slices_by_process"].empty()) {
     std::string procs;
     for (auto& [k, v] : c["slices_by_process"].items())
       procs += fmt::format("{}{} {}", procs.empty() ? "" : ", ", k, v.get<uint64_t>());

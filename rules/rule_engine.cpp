@@ -65,6 +65,7 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
   meta.doc = d.value("doc", "");
   meta.needs = string_list(d.value("needs", nlohmann::json::array()));
   meta.platforms = string_list(d.value("platforms", nlohmann::json::array()));
+  meta.frameworks = string_list(d.value("frameworks", nlohmann::json::array()));
   meta.params = d.contains("params") && d["params"].is_object() ? d["params"] : nlohmann::json::object();
   if (meta.id.empty()) return src.path + ": rule declaration has no id";
   if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
@@ -195,6 +196,14 @@ double step_denominator(const nlohmann::json& doc) {
 
 }  // namespace
 
+namespace {
+std::string framework_display(const std::string& fw) {
+  if (fw == "mindspore") return "MindSpore";
+  if (fw == "pytorch") return "PyTorch";
+  return fw;
+}
+}  // namespace
+
 std::string facts_platform(const Facts& facts) {
   if (const auto* p = fact_at(facts.doc, "run.platform"); p && p->is_string()) return p->get<std::string>();
   std::string fw;
@@ -249,6 +258,8 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
   load_meta();
   std::vector<RuleOutcome> outcomes;
   const std::string platform = facts_platform(facts);
+  std::string framework;
+  if (const auto* f = fact_at(facts.doc, "run.framework"); f && f->is_string()) framework = f->get<std::string>();
   const double step_ns = step_denominator(facts.doc);
   for (size_t i = 0; i < sources_.size(); ++i) {
     RuleOutcome o;
@@ -267,6 +278,15 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
       auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
       o.reason = nm != kName.end() ? nm->second + "-only (this run is " + platform + ")"
                                    : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+    if (!o.meta.frameworks.empty() && !framework.empty() &&
+        std::find(o.meta.frameworks.begin(), o.meta.frameworks.end(), framework) == o.meta.frameworks.end()) {
+      o.status = RuleOutcome::Status::NotApplicable;
+      std::string list;
+      for (const auto& f : o.meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
+      o.reason = "not applicable to " + framework_display(framework) + " (a " + list + " check)";
       outcomes.push_back(std::move(o));
       continue;
     }

@@ -22,6 +22,9 @@ struct RuleMeta {
   std::string id, title, category, severity, doc, file;
   std::vector<std::string> needs;      // fact paths, e.g. "dispatch.steps"
   std::vector<std::string> platforms;  // "ascend", "gpu", "cpu"; empty = any
+  // "torch_npu", "pytorch", "mindspore"; empty = any. A run whose framework is unknown (msprof)
+  // is checked anyway.
+  std::vector<std::string> frameworks;
   nlohmann::json params = nlohmann::json::object();
   bool builtin = false;
 };

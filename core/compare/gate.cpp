@@ -550,6 +550,7 @@ void evidence_lines(const json& e, const std::string& side, std::string& o) {
     std::string where = x.value("file", "");
     if (x.contains("line")) where += ":" + x["line"].dump();
     if (x.contains("byte")) where += " @ byte " + x["byte"].dump();
+    if (x.contains("rowid")) where += " @ " + x.value("table", "") + " rowid " + x["rowid"].dump();
     o += "evidence (" + side + "): " + x.value("what", "") + " (" + where + ")\n";
   }
 }

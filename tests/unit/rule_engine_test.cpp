@@ -70,6 +70,20 @@ function check(f, p, emit) emit { observed = "x" } end)");
   EXPECT_EQ(o.reason, "missing dispatch.steps (no HostToDevice flows)");
 }
 
+TEST(RuleEngine, FrameworkMismatchIsNotApplicable) {
+  const std::string code = R"(rule { id = "t", title = "T", frameworks = { "torch_npu", "pytorch" } }
+function check(f, p, emit) emit { observed = "x" } end)";
+  Facts ms = tiny_facts();
+  ms.doc["run"]["framework"] = "mindspore";
+  auto o = run_one(code, ms);
+  EXPECT_EQ(o.status, RuleOutcome::Status::NotApplicable);
+  EXPECT_EQ(o.reason, "not applicable to MindSpore (a torch_npu, PyTorch check)");
+  EXPECT_EQ(run_one(code).status, RuleOutcome::Status::Fired);  // torch_npu
+  Facts unknown = tiny_facts();
+  unknown.doc["run"]["framework"] = "";  // msprof: the framework is not known, so the rule runs
+  EXPECT_EQ(run_one(code, unknown).status, RuleOutcome::Status::Fired);
+}
+
 TEST(RuleEngine, PlatformMismatchIsNotApplicable) {
   auto o = run_one(R"(rule { id = "g", title = "G", platforms = { "gpu" } }
 function check(f, p, emit) emit { observed = "x" } end)");

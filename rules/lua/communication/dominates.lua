@@ -38,7 +38,7 @@ function check(facts, p, emit)
       ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
       for j, e in ipairs(c.evidence or {}) do
         if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end

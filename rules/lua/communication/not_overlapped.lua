@@ -52,12 +52,12 @@ function check(facts, p, emit)
       ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
       for j, e in ipairs(c.evidence or {}) do
         if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end
   if worst then
-    for _, e in ipairs(worst.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what } end
+    for _, e in ipairs(worst.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
   end
   ev[#ev + 1] = { fact = "overall.comm_not_overlapped_ns", value = o.comm_not_overlapped_ns }
   local observed = string.format("%.3f ms of %.3f ms communication per step is not overlapped (%.0f%% of it; %.1f%% of device time)",

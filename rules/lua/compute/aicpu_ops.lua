@@ -77,7 +77,7 @@ function check(facts, p, emit)
     if i <= 2 then
       for j, e in ipairs(t.evidence or {}) do
         if j > 2 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
     if i >= 5 then break end

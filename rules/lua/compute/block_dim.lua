@@ -67,7 +67,7 @@ function check(facts, p, emit)
           names[#names + 1] = string.format("%s (block dim %s, %.3f ms)", x.name, tostring(x.block_dim), (x.total_ns or 0) / 1e6)
           for j, e in ipairs(x.evidence or {}) do
             if j > 1 then break end
-            ev[#ev + 1] = { file = e.file, line = e.line, what = e.what }
+            ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
           end
         end
       end

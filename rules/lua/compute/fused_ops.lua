@@ -6,6 +6,7 @@ rule {
   severity = "low",
   needs = { "operators.host.by_name" },
   platforms = { "ascend" },
+  frameworks = { "torch_npu", "pytorch" },  -- torch_npu fused APIs
   params = { factor = 0.5 },
   doc = [[
 Why: every small operator costs a host launch and a device kernel with its own memory traffic.
@@ -42,7 +43,7 @@ local function ev_of(h)
   local out = {}
   for i, e in ipairs(h.evidence or {}) do
     if i > 1 then break end
-    out[#out + 1] = { file = e.file, byte = e.byte, what = e.what }
+    out[#out + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
   end
   return out
 end

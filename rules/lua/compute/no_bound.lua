@@ -40,7 +40,7 @@ function check(facts, p, emit)
       if #ev < 3 then
         for j, e in ipairs(t.evidence or {}) do
           if j > 1 then break end
-          ev[#ev + 1] = { file = e.file, line = e.line, what = e.what }
+          ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
         end
       end
     end

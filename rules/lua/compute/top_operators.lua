@@ -84,7 +84,7 @@ function check(facts, p, emit)
     second_txt = string.format(" Next: %s (%s) %.1f%%.", second.type, second.accelerator_core, 100 * (second.share_of_compute or 0))
   end
   local ev = {}
-  for _, e in ipairs(top.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, what = e.what } end
+  for _, e in ipairs(top.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what } end
   ev[#ev + 1] = { fact = "operators.by_type[1].share_of_compute", value = top.share_of_compute }
   local per_step = top.total_ns / steps
   emit {

@@ -53,7 +53,7 @@ function check(facts, p, emit)
   if hb == 0 or hb < p.min_host_bound_share * n then return end
   for i, e in ipairs(worst.evidence or {}) do
     if i > 2 then break end
-    ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
   end
   local top = {}
   for i, h in ipairs(host) do

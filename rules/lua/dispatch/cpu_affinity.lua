@@ -103,7 +103,7 @@ function check(facts, p, emit)
             long_n = long_n + 1
             long_desc[#long_desc + 1] = string.format("%.3f ms before %s in step %s", g.dur_ns / 1e6, tostring(g.task), sname(s.id))
             local e = evs[2 * k - 1]
-            if e then ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+            if e then ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
           end
         end
       end
@@ -141,7 +141,7 @@ function check(facts, p, emit)
     local s = worst.step
     for i, e in ipairs(s.evidence or {}) do
       if i > 2 then break end
-      ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+      ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
     end
     ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(s.id) .. "].host_ops_per_ms", value = s.host_ops_per_ms }
   end

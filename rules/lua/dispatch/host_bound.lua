@@ -146,7 +146,7 @@ function check(facts, p, emit)
   local ev = {}
   for i, e in ipairs(worst.evidence or {}) do
     if i > 4 then break end
-    ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
+    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, line = e.line, what = e.what }
   end
   ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(worst.id) .. "].host_bound_free_ns", value = worst.host_bound_free_ns }
   ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }

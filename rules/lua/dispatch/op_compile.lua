@@ -6,6 +6,7 @@ rule {
   severity = "high",
   needs = { "operator_health" },
   platforms = { "ascend" },
+  frameworks = { "torch_npu", "pytorch" },  -- the reference skips operator-dispatch checks on MindSpore
   params = { max_count = 20, min_step_share = 0.03, hidden_factor = 0.5 },
   doc = [[
 Why: with jit_compile=True (the default of older torch_npu) an aclop operator that meets a new
@@ -70,7 +71,7 @@ function check(facts, p, emit)
           step_ns > 0 and string.format(" (%.1f%% of the step)", 100 * share) or "")
         for i, e in ipairs(b.evidence or {}) do
           if i > 1 then break end
-          ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+          ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
         end
       end
     end
@@ -96,7 +97,7 @@ function check(facts, p, emit)
         dyn.dynamic or 0, total, 100 * (dyn.dynamic_ratio or 0), all_dynamic and ", none static" or "")
       for i, e in ipairs(dyn.evidence or {}) do
         if i > 2 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, what = e.what }
+        ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end

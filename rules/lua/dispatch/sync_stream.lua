@@ -42,7 +42,7 @@ end
 local function copy_ev(dst, src, max)
   for i, e in ipairs(src or {}) do
     if max and i > max then break end
-    dst[#dst + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
+    dst[#dst + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, line = e.line, what = e.what }
   end
 end
 

@@ -50,7 +50,7 @@ function check(facts, p, emit)
       if string.find(a.api, "Malloc", 1, true) then malloc = true else free = true end
       for j, e in ipairs(a.evidence or {}) do
         if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end

@@ -42,7 +42,7 @@ function check(facts, p, emit)
   local pr, pa = m.overall.peak_reserved, m.overall.peak_allocated
   for _, x in ipairs({ pr, pa }) do
     if x then
-      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, what = e.what } end
+      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what } end
     end
   end
   local tops = {}

@@ -3,6 +3,7 @@ rule {
   id = "schedule.dataloader",
   title = "Fetching the next batch holds up the step",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- torch DataLoader
   severity = "high",
   needs = { "operator_health.dataloader" },
   params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },
@@ -49,7 +50,7 @@ function check(facts, p, emit)
   if string.find(string.lower(name), "singleprocess", 1, true) then single = true end
   local ev = {}
   for _, e in ipairs(d.evidence or {}) do
-    ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
   end
   -- The longest event's name is not in the facts unless slow; look at the host top list too.
   if facts.operators and facts.operators.host then

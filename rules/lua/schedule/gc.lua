@@ -3,6 +3,7 @@ rule {
   id = "schedule.gc",
   title = "Python garbage collection pauses the step",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- Python GC of the PyTorch loop
   severity = "medium",
   platforms = { "ascend" },
   needs = { "operator_health.gc" },
@@ -54,7 +55,7 @@ function check(facts, p, emit)
         longest[#longest + 1] = string.format("%.3f ms in step %s", x.dur_ns / 1e6, sname(x.step))
         for j, e in ipairs(x.evidence or {}) do
           if j > 1 then break end
-          ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+          ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
         end
       end
     end
@@ -81,7 +82,7 @@ function check(facts, p, emit)
       parts[#parts + 1] = string.format("%.1f ms in step %s with %d CANN calls", x.dur_ns / 1e6, sname(x.step), x.acl_count or 0)
       for j, e in ipairs(x.evidence or {}) do
         if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what }
+        ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
       end
     end
   end

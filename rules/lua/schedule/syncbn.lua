@@ -3,6 +3,7 @@ rule {
   id = "schedule.syncbn",
   title = "Many SyncBatchNorm layers",
   category = "schedule",
+  frameworks = { "torch_npu", "pytorch" },  -- torch SyncBatchNorm
   severity = "medium",
   platforms = { "ascend" },
   needs = { "operator_health.syncbn" },
@@ -30,7 +31,7 @@ function check(facts, p, emit)
   local steps = 1
   if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
   local ev = {}
-  for _, e in ipairs(s.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+  for _, e in ipairs(s.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
   ev[#ev + 1] = { fact = "operator_health.syncbn.count", value = s.count }
   emit {
     observed = string.format("%d SyncBatchNorm calls take %.3f ms (%.3f ms per step).", s.count, (s.total_ns or 0) / 1e6,

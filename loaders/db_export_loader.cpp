@@ -1,0 +1,928 @@
+#include "loaders/db_export_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/decimal.h"
+#include "loaders/load_error.h"
+#include "loaders/sqlite_db.h"
+
+namespace npu {
+namespace {
+
+// ENUM_API_TYPE ids (msprof docs; used when the enum table is absent).
+constexpr int64_t kApiAcl = 20000, kApiModel = 15000, kApiNode = 10000, kApiHccl = 5500, kApiRuntime = 5000;
+constexpr int64_t kApiOp = 50001, kApiQueue = 50002, kApiTrace = 50003, kApiMstx = 50004;
+
+class DbLoader {
+ public:
+  DbLoader(const std::string& path, RunModel& m) : db_(path), m_(m) {}
+
+  DbSchemaInfo run() {
+    db_file_ = register_file("profiler.db", "");
+    load_strings();
+    load_enum("ENUM_API_TYPE", api_types_);
+    load_enum("ENUM_MODULE", modules_);
+    load_meta();
+    load_steps();  // first: kernels take their step from STEP_TIME
+    load_tasks();
+    // TASK_PMU_INFO is the biggest table (one row per task and metric): read it on its own
+    // read-only connection while this thread reads the API tables.
+    std::thread pmu([this] { read_pmu(); });
+    try {
+      load_comm_ops();
+      load_cann_api();
+      load_pytorch_api();
+      load_gc();
+      load_overlap();
+      load_memory_record();
+      load_op_memory();
+      load_module_memory();
+    } catch (...) {
+      pmu.join();
+      throw;
+    }
+    pmu.join();
+    apply_pmu();
+    finish_trace_role();
+    return info();
+  }
+
+ private:
+  // ---- files, roles and provenance ----
+
+  uint16_t register_file(const std::string& role, const std::string& table) {
+    InputFile f;
+    f.role = role;
+    f.path = db_.path();
+    std::error_code ec;
+    f.bytes = std::filesystem::file_size(db_.path(), ec);
+    f.status = InputFile::Status::Loaded;
+    f.table = table;
+    return m_.add_file(std::move(f));
+  }
+
+  void missing(const std::string& role, const std::string& table, const std::string& why) {
+    InputFile f;
+    f.role = role;
+    f.status = InputFile::Status::Missing;
+    f.note = "no " + table + " table in " + std::filesystem::path(db_.path()).filename().string() + ": " + why;
+    m_.add_file(std::move(f));
+  }
+
+  uint16_t part(const std::string& table) {
+    trace_tables_.insert(table);
+    return m_.add_trace_part(db_file_, table);
+  }
+
+  // ---- strings ----
+
+  void load_strings() {
+    if (!db_.has_table("STRING_IDS")) return;
+    ColumnPicker c(db_, "STRING_IDS");
+    int id = c.add({"id"}), value = c.add({"value"});
+    if (!c.has(id) || !c.has(value)) return;
+    SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM STRING_IDS", "STRING_IDS");
+    while (st.step()) {
+      int64_t k = st.i64(id);
+      StrId v = m_.strings.intern(st.text(value));
+      // Ids are small and dense in every export seen: index a vector, keep a map for the rest.
+      if (k >= 0 && k < (int64_t{1} << 24)) {
+        if (static_cast<size_t>(k) >= dense_strings_.size()) dense_strings_.resize(static_cast<size_t>(k) + 1, kNone32);
+        dense_strings_[static_cast<size_t>(k)] = v;
+      } else {
+        strings_[k] = v;
+      }
+    }
+  }
+
+  // Text columns hold a STRING_IDS id in current schemas and the text itself in older ones.
+  StrId str(const SqliteStmt& st, int col) {
+    if (st.null(col)) return kEmptyStr;
+    if (st.is_integer(col)) return string_id(st.i64(col));
+    return m_.strings.intern(st.text(col));
+  }
+  // A STRING_IDS id's string; reads only (safe from the PMU thread once the strings are in).
+  StrId string_id(int64_t k) const {
+    if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
+      return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
+    auto it = strings_.find(k);
+    return it != strings_.end() ? it->second : kEmptyStr;
+  }
+
+  void load_enum(const char* table, std::unordered_map<int64_t, std::string>& out) {
+    if (!db_.has_table(table)) return;
+    ColumnPicker c(db_, table);
+    int id = c.add({"id"}), name = c.add({"name"});
+    if (!c.has(id) || !c.has(name)) return;
+    SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM " + table, table);
+    while (st.step()) out[st.i64(id)] = std::string(st.text(name));
+  }
+
+  // ---- tracks ----
+
+  // One track per (process kind, pid, tid); the thread name is made only when a track is new.
+  enum class Proc : uint8_t { Hardware, Communication, Cann, Python, PythonGC, Overlap };
+  struct TrackKey {
+    Proc proc;
+    int64_t a, b;
+    bool operator==(const TrackKey&) const = default;
+  };
+  struct TrackKeyHash {
+    size_t operator()(const TrackKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.a) * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(k.b) + 0x632BE59BD9B4E019ull);
+      return static_cast<size_t>(h ^ (h >> 29) ^ static_cast<uint64_t>(k.proc));
+    }
+  };
+  template <typename ThreadName>
+  uint32_t track(Proc proc, int64_t pid, int64_t tid, ThreadName&& thread, int32_t device = -1) {
+    TrackKey key{proc, pid, tid};
+    if (last_track_ != kNone32 && key == last_key_) return last_track_;
+    auto it = tracks_.find(key);
+    if (it != tracks_.end()) {
+      last_key_ = key;
+      return last_track_ = it->second;
+    }
+    static const char* kNames[] = {"Ascend Hardware", "Communication", "CANN", "Python", "Python GC", "Overlap Analysis"};
+    std::string_view process = kNames[static_cast<int>(proc)];
+    Track t;
+    t.pid = pid;
+    t.tid = tid;
+    t.process_name = m_.strings.intern(process);
+    t.thread_name = m_.strings.intern(thread());
+    if (device >= 0) t.process_label = m_.strings.intern("NPU " + std::to_string(device));
+    m_.tracks.push_back(t);
+    uint32_t idx = static_cast<uint32_t>(m_.tracks.size() - 1);
+    tracks_.emplace(key, idx);
+    last_key_ = key;
+    return last_track_ = idx;
+  }
+
+  void add_slice(uint32_t tr, Ns start, Ns end, StrId name, StrId cat, StrId task_type, int64_t corr,
+                 uint16_t part_id, int64_t rowid) {
+    Slice s;
+    s.ts = start;
+    s.dur = std::max<Ns>(0, end - start);
+    s.name = name;
+    s.cat = cat;
+    s.task_type = task_type;
+    s.corr = corr;
+    s.track = tr;
+    s.loc = RunModel::make_loc(part_id, static_cast<uint64_t>(rowid));
+    m_.slices.push_back(s);
+    ++trace_rows_;
+  }
+
+  // ---- META_DATA, RANK_DEVICE_MAP ----
+
+  void load_meta() {
+    if (db_.has_table("META_DATA")) {
+      ColumnPicker c(db_, "META_DATA");
+      int name = c.add({"name"}), value = c.add({"value"});
+      SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM META_DATA", "META_DATA");
+      while (st.step()) {
+        std::string n(st.text(name)), v(st.text(value));
+        auto j = nlohmann::json::parse(v, nullptr, false);
+        auto flat = [&](std::map<std::string, std::string>& into) {
+          for (auto& [k, x] : j.items()) into[k] = x.is_string() ? x.get<std::string>() : x.dump();
+        };
+        if (n == "distributed_args" && j.is_object()) flat(m_.meta.distributed);
+        else if (n == "ENV_VARIABLES" && j.is_object()) flat(m_.meta.env);
+        else if (n.find("version") != std::string::npos) m_.meta.versions[n] = v;
+        else m_.meta.config[n] = v;
+      }
+    }
+    if (db_.has_table("RANK_DEVICE_MAP")) {
+      ColumnPicker c(db_, "RANK_DEVICE_MAP");
+      int rank = c.add({"rankId"}), dev = c.add({"deviceId"});
+      SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP");
+      if (st.step()) {
+        if (c.has(rank) && st.i64(rank) >= 0 && m_.meta.rank < 0) m_.meta.rank = static_cast<int32_t>(st.i64(rank));
+        if (c.has(dev) && st.i64(dev) >= 0) m_.meta.device = static_cast<int32_t>(st.i64(dev));
+      }
+    }
+  }
+
+  // ---- STEP_TIME ----
+
+  void load_steps() {
+    if (!db_.has_table("STEP_TIME")) return;
+    ColumnPicker c(db_, "STEP_TIME");
+    int id = c.add({"id"}), start = c.add({"startNs"}), end = c.add({"endNs"});
+    if (!c.has(start) || !c.has(end)) {
+      schema_notes_.push_back("STEP_TIME without startNs/endNs");
+      return;
+    }
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM STEP_TIME", "STEP_TIME");
+    while (st.step())
+      step_rows_.push_back({st.i64(id + 1), st.i64(start + 1), st.i64(end + 1), st.i64(0)});
+    std::sort(step_rows_.begin(), step_rows_.end(), [](auto& a, auto& b) { return a.start < b.start; });
+  }
+
+  int64_t step_of(Ns ts) const {
+    auto it = std::upper_bound(step_rows_.begin(), step_rows_.end(), ts,
+                               [](Ns v, const StepRow& s) { return v < s.start; });
+    if (it == step_rows_.begin()) return kNoId;
+    --it;
+    return ts < it->end ? it->id : kNoId;
+  }
+
+  // ---- TASK (+ COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) ----
+
+  void load_tasks() {
+    if (!db_.has_table("TASK")) {
+      missing("trace_view.json", "TASK", "no device tasks: the step breakdown and dispatch checks are skipped");
+      missing("kernel_details.csv", "TASK", "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
+      return;
+    }
+    ColumnPicker t(db_, "TASK");
+    const int t_start = t.add({"startNs"}), t_end = t.add({"endNs"}), t_dev = t.add({"deviceId"}),
+              t_conn = t.add({"connectionId"}), t_gid = t.add({"globalTaskId"}), t_type = t.add({"taskType"}),
+              t_stream = t.add({"streamId"}), t_task = t.add({"taskId"}), t_model = t.add({"modelId"});
+    if (!t.has(t_start) || !t.has(t_end))
+      throw LoadError::whole_file(db_.path(), "table TASK has no startNs/endNs columns");
+    const bool has_compute = db_.has_table("COMPUTE_TASK_INFO") && t.has(t_gid);
+    const bool has_comm_task = db_.has_table("COMMUNICATION_TASK_INFO") && t.has(t_gid);
+    ColumnPicker c(db_, "COMPUTE_TASK_INFO");
+    const int c_name = c.add({"name"}), c_block = c.add({"blockNum", "blockDim", "block_dim"}),
+              c_mix = c.add({"mixBlockNum", "mixBlockDim", "mix_block_dim"}), c_type = c.add({"taskType"}),
+              c_optype = c.add({"opType"}), c_ifmt = c.add({"inputFormats"}), c_itype = c.add({"inputDataTypes"}),
+              c_ishape = c.add({"inputShapes"}), c_ofmt = c.add({"outputFormats"}),
+              c_otype = c.add({"outputDataTypes"}), c_oshape = c.add({"outputShapes"}), c_state = c.add({"opState"}),
+              c_hf32 = c.add({"hf32Eligible"}), c_wait = c.add({"waitNs"}), c_gid = c.add({"globalTaskId"});
+    ColumnPicker x(db_, "COMMUNICATION_TASK_INFO");
+    const int x_name = x.add({"name"}), x_plane = x.add({"planeId"}), x_gid = x.add({"globalTaskId"});
+    if (has_compute) {
+      block_column_ = c.name(c_block);
+      if (!c.has(c_gid)) throw LoadError::whole_file(db_.path(), "table COMPUTE_TASK_INFO has no globalTaskId column");
+    }
+
+    std::string sql = "SELECT t.rowid, " + t.select_list("t");
+    if (has_compute) sql += ", c.rowid, " + c.select_list("c");
+    if (has_comm_task && x.has(x_gid)) sql += ", x.rowid, " + x.select_list("x");
+    sql += " FROM TASK t";
+    if (has_compute) sql += " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId";
+    if (has_comm_task && x.has(x_gid)) sql += " LEFT JOIN COMMUNICATION_TASK_INFO x ON x.globalTaskId = t.globalTaskId";
+    SqliteStmt st(db_, sql, "TASK");
+    const int tb = 1;                                   // TASK fields start after t.rowid
+    const int cb = tb + 9 + 1;                          // COMPUTE_TASK_INFO fields after c.rowid
+    const int cr = cb - 1;                              // c.rowid
+    const int xb = has_compute ? cb + 15 + 1 : cb;      // COMMUNICATION_TASK_INFO fields after x.rowid
+    const int xr = xb - 1;
+    const bool join_comm = has_comm_task && x.has(x_gid);
+
+    const uint16_t p_task = part("TASK");
+    const StrId comm_type = m_.strings.intern("COMMUNICATION");
+    uint64_t n_tasks = 0;
+    while (st.step()) {
+      ++n_tasks;
+      const int64_t rowid = st.i64(0);
+      const Ns start = st.i64(tb + t_start), end = st.i64(tb + t_end);
+      const int32_t dev = t.has(t_dev) ? static_cast<int32_t>(st.i64(tb + t_dev)) : -1;
+      const int64_t stream = t.has(t_stream) ? st.i64(tb + t_stream) : 0;
+      const int64_t conn = t.has(t_conn) && !st.null(tb + t_conn) ? st.i64(tb + t_conn) : kNoId;
+      StrId task_type = t.has(t_type) ? str(st, tb + t_type) : kEmptyStr;
+      StrId name = task_type;
+      const bool compute = has_compute && !st.null(cr);
+      const bool comm = join_comm && !st.null(xr);
+      if (compute) {
+        name = str(st, cb + c_name);
+        if (c.has(c_type) && !st.null(cb + c_type)) task_type = str(st, cb + c_type);
+      } else if (comm) {
+        name = str(st, xb + x_name);
+        task_type = comm_type;  // HCCL transport tasks: communication whatever the raw type says
+      }
+      uint32_t tr = track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
+      add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);
+      if (conn != kNoId) task_by_conn_.emplace(conn, TaskRef{static_cast<uint32_t>(m_.slices.size() - 1)});
+      if (!compute) continue;
+
+      Kernel k;
+      k.line = static_cast<uint32_t>(rowid);
+      k.start = start;
+      k.dur = std::max<Ns>(0, end - start);
+      k.device = dev;
+      k.stream_id = t.has(t_stream) ? stream : kNoId;
+      k.task_id = t.has(t_task) ? st.i64(tb + t_task) : kNoId;
+      k.model_id = t.has(t_model) ? st.i64(tb + t_model) : kNoId;
+      k.step_id = step_of(start);
+      k.wait = c.has(c_wait) && !st.null(cb + c_wait) ? st.i64(cb + c_wait) : kNoId;
+      k.block_dim = c.has(c_block) && !st.null(cb + c_block) ? static_cast<int32_t>(st.i64(cb + c_block)) : -1;
+      k.mix_block_dim = c.has(c_mix) && !st.null(cb + c_mix) ? static_cast<int32_t>(st.i64(cb + c_mix)) : -1;
+      k.name = name;
+      k.accel_core = task_type;
+      k.type = c.has(c_optype) ? str(st, cb + c_optype) : kEmptyStr;
+      k.op_state = c.has(c_state) ? str(st, cb + c_state) : kEmptyStr;
+      k.hf32 = c.has(c_hf32) ? str(st, cb + c_hf32) : kEmptyStr;
+      k.input_shapes = c.has(c_ishape) ? str(st, cb + c_ishape) : kEmptyStr;
+      k.input_dtypes = c.has(c_itype) ? str(st, cb + c_itype) : kEmptyStr;
+      k.input_formats = c.has(c_ifmt) ? str(st, cb + c_ifmt) : kEmptyStr;
+      k.output_shapes = c.has(c_oshape) ? str(st, cb + c_oshape) : kEmptyStr;
+      k.output_dtypes = c.has(c_otype) ? str(st, cb + c_otype) : kEmptyStr;
+      k.output_formats = c.has(c_ofmt) ? str(st, cb + c_ofmt) : kEmptyStr;
+      if (t.has(t_gid)) {
+        int64_t gid = st.i64(tb + t_gid);
+        if (gid >= 0 && gid < (int64_t{1} << 28)) {
+          if (static_cast<size_t>(gid) >= dense_kernel_by_gid_.size())
+            dense_kernel_by_gid_.resize(std::max(static_cast<size_t>(gid) + 1, dense_kernel_by_gid_.size() * 2), kNone32);
+          dense_kernel_by_gid_[static_cast<size_t>(gid)] = static_cast<uint32_t>(m_.kernels.size());
+        } else {
+          kernel_by_gid_.emplace(gid, static_cast<uint32_t>(m_.kernels.size()));
+        }
+      }
+      m_.kernels.push_back(k);
+    }
+    (void)x_plane;
+    tasks_loaded_ = n_tasks;
+    if (has_compute) {
+      uint16_t id = register_file("kernel_details.csv", "TASK+COMPUTE_TASK_INFO");
+      m_.files[id].records = m_.kernels.size();
+      m_.files[id].note = "from TASK joined with COMPUTE_TASK_INFO";
+      auto gone = c.missing();
+      std::erase_if(gone, [](const std::string& s) { return s == "waitNs" || s == "hf32Eligible" || s == "opState"; });
+      if (!gone.empty()) {
+        std::string l;
+        for (auto& g : gone) l += (l.empty() ? "" : ", ") + g;
+        m_.files[id].note += "; columns not in this schema: " + l;
+      }
+    } else {
+      missing("kernel_details.csv", "COMPUTE_TASK_INFO",
+              "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
+    }
+  }
+
+  uint32_t kernel_of(int64_t gid) const {
+    if (gid >= 0 && static_cast<size_t>(gid) < dense_kernel_by_gid_.size()) return dense_kernel_by_gid_[static_cast<size_t>(gid)];
+    auto it = kernel_by_gid_.find(gid);
+    return it == kernel_by_gid_.end() ? kNone32 : it->second;
+  }
+
+  // ---- TASK_PMU_INFO (long format: one row per task and metric) ----
+
+  // Runs on the PMU thread: touches nothing of the model but reads (kernel ids, strings);
+  // metric names written as text are kept as text and interned by apply_pmu().
+  void read_pmu() {
+    try {
+      if (!db_.has_table("TASK_PMU_INFO") || m_.kernels.empty()) return;
+      SqliteDb db(db_.path());
+      ColumnPicker p(db, "TASK_PMU_INFO");
+      int gid = p.add({"globalTaskId"}), name = p.add({"name"}), value = p.add({"value"});
+      if (!p.has(gid) || !p.has(name) || !p.has(value)) {
+        pmu_.note = "TASK_PMU_INFO without globalTaskId/name/value";
+        return;
+      }
+      SqliteStmt st(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
+      // One column vector per metric while reading (a new metric never moves the others).
+      const size_t n_kernels = m_.kernels.size();
+      std::map<std::string, uint32_t> col_of_text;
+      std::unordered_map<int64_t, uint32_t> col_of_id;
+      int64_t last_id = -1;
+      uint32_t last_col = 0;
+      while (st.step()) {
+        uint32_t kernel = kernel_of(st.i64(gid));
+        if (kernel == kNone32) continue;
+        if (st.is_integer(name)) {
+          int64_t id = st.i64(name);
+          if (id != last_id) {
+            auto [it, inserted] = col_of_id.try_emplace(id, static_cast<uint32_t>(pmu_.columns.size()));
+            if (inserted) {
+              pmu_.names.push_back({string_id(id), ""});
+              pmu_.columns.emplace_back(n_kernels, std::nan(""));
+            }
+            last_id = id;
+            last_col = it->second;
+          }
+        } else {
+          auto [it, inserted] = col_of_text.try_emplace(std::string(st.text(name)), static_cast<uint32_t>(pmu_.columns.size()));
+          if (inserted) {
+            pmu_.names.push_back({kNone32, it->first});
+            pmu_.columns.emplace_back(n_kernels, std::nan(""));
+          }
+          last_id = -1;
+          last_col = it->second;
+        }
+        pmu_.columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
+      }
+    } catch (...) {
+      pmu_.error = std::current_exception();
+    }
+  }
+
+  // Back on the loading thread: the PMU columns into the model's row-major table.
+  void apply_pmu() {
+    if (pmu_.error) std::rethrow_exception(pmu_.error);
+    if (!pmu_.note.empty()) schema_notes_.push_back(pmu_.note);
+    const size_t w = pmu_.columns.size(), n_kernels = m_.kernels.size();
+    if (w == 0) return;
+    for (const auto& [id, text] : pmu_.names) m_.pmu_columns.push_back(id != kNone32 ? id : m_.strings.intern(text));
+    m_.pmu_values.assign(n_kernels * w, std::nan(""));
+    for (size_t c = 0; c < w; ++c) {
+      for (size_t k = 0; k < n_kernels; ++k) m_.pmu_values[k * w + c] = pmu_.columns[c][k];
+      std::vector<double>().swap(pmu_.columns[c]);
+    }
+  }
+
+  // ---- COMMUNICATION_OP: operator spans (Communication process) and HCCL kernel rows ----
+
+  void load_comm_ops() {
+    if (!db_.has_table("COMMUNICATION_OP")) return;
+    ColumnPicker c(db_, "COMMUNICATION_OP");
+    int name = c.add({"opName"}), start = c.add({"startNs"}), end = c.add({"endNs"}), conn = c.add({"connectionId"}),
+        group = c.add({"groupName"}), optype = c.add({"opType"}), dev = c.add({"deviceId"});
+    if (!c.has(start) || !c.has(end) || !c.has(name)) {
+      schema_notes_.push_back("COMMUNICATION_OP without opName/startNs/endNs");
+      return;
+    }
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM COMMUNICATION_OP", "COMMUNICATION_OP");
+    const uint16_t p_op = part("COMMUNICATION_OP");
+    const StrId hccl = m_.strings.intern("HCCL");
+    while (st.step()) {
+      int64_t rowid = st.i64(0);
+      Ns s = st.i64(1 + start), e = st.i64(1 + end);
+      int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : (m_.meta.device >= 0 ? m_.meta.device : -1);
+      StrId g = c.has(group) ? str(st, 1 + group) : kEmptyStr;
+      uint32_t tr = track(Proc::Communication, d, static_cast<int64_t>(g),
+                          [&] { return "Group " + std::string(m_.str(g)) + " Communication"; }, d);
+      int64_t cid = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
+      StrId op_name = str(st, 1 + name);
+      add_slice(tr, s, e, op_name, kEmptyStr, hccl, cid, p_op, rowid);
+      // kernel_details lists each communication operator as one HCCL row.
+      Kernel k;
+      k.line = static_cast<uint32_t>(rowid);
+      k.start = s;
+      k.dur = std::max<Ns>(0, e - s);
+      k.device = d;
+      k.step_id = step_of(s);
+      k.name = op_name;
+      k.type = c.has(optype) ? str(st, 1 + optype) : kEmptyStr;
+      k.accel_core = hccl;
+      comm_kernels_.push_back(k);
+    }
+  }
+
+  // ---- CANN_API: AscendCL@ / Runtime@ / Node@ / Model@ slices, HostToDevice flows ----
+
+  std::string api_prefix(int64_t type) const {
+    auto it = api_types_.find(type);
+    std::string n = it != api_types_.end() ? it->second : "";
+    if (type == kApiAcl || n == "acl") return "AscendCL@";
+    if (type == kApiRuntime || n == "runtime") return "Runtime@";
+    if (type == kApiNode || n == "node") return "Node@";
+    if (type == kApiModel || n == "model") return "Model@";
+    if (type == kApiHccl || n == "hccl" || n == "communication") return "HCCL@";
+    return n.empty() ? "" : n + "@";
+  }
+
+  void load_cann_api() {
+    if (!db_.has_table("CANN_API")) return;
+    ColumnPicker c(db_, "CANN_API");
+    int start = c.add({"startNs"}), end = c.add({"endNs"}), type = c.add({"type"}), tid = c.add({"globalTid"}),
+        conn = c.add({"connectionId"}), name = c.add({"name"});
+    if (!c.has(start) || !c.has(end) || !c.has(name)) {
+      schema_notes_.push_back("CANN_API without startNs/endNs/name");
+      return;
+    }
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM CANN_API", "CANN_API");
+    const uint16_t p_api = part("CANN_API");
+    std::unordered_map<StrId, std::unordered_map<int64_t, StrId>> full_names;  // name -> type -> "Prefix@name"
+    while (st.step()) {
+      int64_t rowid = st.i64(0);
+      int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
+      int64_t pid = gtid >> 32, t = gtid & 0xffffffff;
+      uint32_t tr = track(Proc::Cann, pid, t, [&] { return "Thread " + std::to_string(t); });
+      int64_t ty = c.has(type) ? st.i64(1 + type) : kApiAcl;
+      StrId base = str(st, 1 + name);
+      auto& slot = full_names[base][ty];
+      if (slot == kEmptyStr) slot = m_.strings.intern(api_prefix(ty) + std::string(m_.str(base)));
+      int64_t cid = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
+      Ns s = st.i64(1 + start);
+      add_slice(tr, s, st.i64(1 + end), slot, kEmptyStr, kEmptyStr, cid, p_api, rowid);
+      // A launch (Node@ / the API that owns the connection id) -> its device task(s).
+      if (cid != kNoId && ty == kApiNode) add_flows(cid, tr, s, RunModel::make_loc(p_api, rowid), FlowKind::HostToDevice);
+    }
+  }
+
+  void add_flows(int64_t conn, uint32_t from_track, Ns from_ts, uint64_t from_loc, FlowKind kind) {
+    auto [lo, hi] = task_by_conn_.equal_range(conn);
+    for (auto it = lo; it != hi; ++it) {
+      const Slice& task = m_.slices[it->second.slice];
+      Flow f;
+      f.id = conn;
+      f.start_ts = from_ts;
+      f.end_ts = task.ts;
+      f.start_loc = from_loc;
+      f.end_loc = task.loc;
+      f.start_track = from_track;
+      f.end_track = task.track;
+      f.kind = kind;
+      f.cat = m_.strings.intern(to_string(kind));
+      f.name = m_.strings.intern(kind == FlowKind::HostToDevice ? "HostToDevice" : "torch_to_npu");
+      m_.flows.push_back(f);
+    }
+  }
+
+  // ---- PYTORCH_API (+ CONNECTION_IDS): Python ops, steps, async_npu and task-queue flows ----
+
+  void load_pytorch_api() {
+    if (!db_.has_table("PYTORCH_API")) {
+      add_step_slices();
+      return;
+    }
+    ColumnPicker c(db_, "PYTORCH_API");
+    int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"}), conn = c.add({"connectionId"}),
+        name = c.add({"name"}), type = c.add({"type"});
+    if (!c.has(start) || !c.has(end) || !c.has(name)) {
+      schema_notes_.push_back("PYTORCH_API without startNs/endNs/name");
+      return;
+    }
+    // CONNECTION_IDS: PYTORCH_API.connectionId -> id; connectionId there = TASK/CANN connectionId (1:N).
+    std::unordered_multimap<int64_t, int64_t> conn_ids;
+    if (db_.has_table("CONNECTION_IDS")) {
+      ColumnPicker k(db_, "CONNECTION_IDS");
+      int id = k.add({"id"}), cid = k.add({"connectionId"});
+      if (k.has(id) && k.has(cid)) {
+        SqliteStmt s2(db_, "SELECT " + k.select_list() + " FROM CONNECTION_IDS", "CONNECTION_IDS");
+        while (s2.step()) conn_ids.emplace(s2.i64(id), s2.i64(cid));
+      }
+    }
+    const StrId cat_op = m_.strings.intern("cpu_op"), cat_enq = m_.strings.intern("enqueue"),
+                cat_deq = m_.strings.intern("dequeue"), cat_py = m_.strings.intern("python_function"),
+                cat_mstx = m_.strings.intern("mstx");
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM PYTORCH_API", "PYTORCH_API");
+    const uint16_t p_api = part("PYTORCH_API");
+    struct QueueEnd {
+      uint32_t track;
+      Ns ts;
+      uint64_t loc;
+    };
+    std::unordered_map<int64_t, QueueEnd> enqueues, dequeues;
+    bool any_step = false;
+    while (st.step()) {
+      int64_t rowid = st.i64(0);
+      int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
+      int64_t pid = gtid >> 32, t = gtid & 0xffffffff;
+      uint32_t tr = track(Proc::Python, pid, t, [&] { return "Thread " + std::to_string(t); });
+      StrId n = str(st, 1 + name);
+      std::string_view nv = m_.str(n);
+      int64_t ty = c.has(type) ? st.i64(1 + type) : kApiOp;
+      StrId cat = cat_op;
+      if (ty == kApiQueue) cat = nv.rfind("Dequeue", 0) == 0 ? cat_deq : cat_enq;
+      else if (ty == kApiTrace) cat = cat_py;
+      else if (ty == kApiMstx) cat = cat_mstx;
+      if (nv.rfind("ProfilerStep#", 0) == 0) any_step = true;
+      int64_t pconn = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
+      Ns s = st.i64(1 + start);
+      uint64_t loc = RunModel::make_loc(p_api, rowid);
+      add_slice(tr, s, st.i64(1 + end), n, cat, kEmptyStr, pconn, p_api, rowid);
+      if (pconn == kNoId) continue;
+      auto [lo, hi] = conn_ids.equal_range(pconn);
+      for (auto it = lo; it != hi; ++it) {
+        if (ty == kApiQueue) {
+          (cat == cat_deq ? dequeues : enqueues)[it->second] = QueueEnd{tr, s, loc};
+        } else {
+          add_flows(it->second, tr, s, loc, FlowKind::AsyncNpu);
+        }
+      }
+    }
+    // Enqueue -> Dequeue of the same connection id: the task queue's latency.
+    const StrId q_cat = m_.strings.intern("async_task_queue"), q_name = m_.strings.intern("enqueue_to_dequeue");
+    for (const auto& [cid, e] : enqueues) {
+      auto d = dequeues.find(cid);
+      if (d == dequeues.end()) continue;
+      Flow f;
+      f.id = cid;
+      f.start_ts = e.ts;
+      f.end_ts = d->second.ts;
+      f.start_loc = e.loc;
+      f.end_loc = d->second.loc;
+      f.start_track = e.track;
+      f.end_track = d->second.track;
+      f.kind = FlowKind::AsyncTaskQueue;
+      f.cat = q_cat;
+      f.name = q_name;
+      m_.flows.push_back(f);
+    }
+    if (!any_step) add_step_slices();
+    has_pytorch_api_ = true;
+  }
+
+  // Steps come from ProfilerStep#N on the host timeline; without PYTORCH_API rows for them
+  // (MindSpore, msprof), STEP_TIME gives the same spans.
+  void add_step_slices() {
+    if (step_rows_.empty()) return;
+    const uint16_t p_step = part("STEP_TIME");
+    uint32_t tr = track(Proc::Python, 0, 0, [] { return std::string("Steps (STEP_TIME)"); });
+    for (const auto& s : step_rows_)
+      add_slice(tr, s.start, s.end, m_.strings.intern("ProfilerStep#" + std::to_string(s.id)), kEmptyStr, kEmptyStr,
+                kNoId, p_step, s.rowid);
+  }
+
+  // ---- GC_RECORD, OVERLAP_ANALYSIS ----
+
+  void load_gc() {
+    if (!db_.has_table("GC_RECORD")) return;
+    ColumnPicker c(db_, "GC_RECORD");
+    int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"});
+    if (!c.has(start) || !c.has(end)) return;
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM GC_RECORD", "GC_RECORD");
+    const uint16_t p = part("GC_RECORD");
+    const StrId gc = m_.strings.intern("GC");
+    while (st.step()) {
+      int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
+      uint32_t tr = track(Proc::PythonGC, gtid >> 32, gtid & 0xffffffff, [] { return std::string("GC"); });
+      add_slice(tr, st.i64(1 + start), st.i64(1 + end), gc, kEmptyStr, kEmptyStr, kNoId, p, st.i64(0));
+    }
+  }
+
+  void load_overlap() {
+    if (!db_.has_table("OVERLAP_ANALYSIS")) return;
+    ColumnPicker c(db_, "OVERLAP_ANALYSIS");
+    int dev = c.add({"deviceId"}), start = c.add({"startNs"}), end = c.add({"endNs"}), type = c.add({"type"});
+    if (!c.has(start) || !c.has(end) || !c.has(type)) return;
+    // The segment types, in the profiler's order (msprof overlap_analysis_processor).
+    static const char* kNames[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM OVERLAP_ANALYSIS", "OVERLAP_ANALYSIS");
+    const uint16_t p = part("OVERLAP_ANALYSIS");
+    while (st.step()) {
+      int64_t ty = st.i64(1 + type);
+      if (ty < 0 || ty > 3) continue;
+      int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
+      uint32_t tr = track(Proc::Overlap, d, ty, [&] { return std::string(kNames[ty]); }, d);
+      add_slice(tr, st.i64(1 + start), st.i64(1 + end), m_.strings.intern(kNames[ty]), kEmptyStr, kEmptyStr, kNoId, p,
+                st.i64(0));
+    }
+  }
+
+  // ---- memory tables (bytes in the DB; the model keeps the text exports' MB / KB) ----
+
+  static constexpr double kMB = 1024.0 * 1024.0, kKB = 1024.0;
+
+  static std::string device_type(const SqliteStmt& st, int col, bool has) {
+    if (!has || st.null(col)) return "";
+    return "NPU:" + std::to_string(st.i64(col));
+  }
+
+  void load_memory_record() {
+    if (!db_.has_table("MEMORY_RECORD")) {
+      missing("memory_record.csv", "MEMORY_RECORD", "memory peaks over time (profile_memory=True)");
+      return;
+    }
+    ColumnPicker c(db_, "MEMORY_RECORD");
+    int comp = c.add({"component"}), ts = c.add({"timestamp", "timestampNs"}), alloc = c.add({"totalAllocated"}),
+        res = c.add({"totalReserved"}), act = c.add({"totalActive"}), dev = c.add({"deviceId"});
+    if (!c.has(ts) || !c.has(alloc) || !c.has(res)) {
+      missing("memory_record.csv", "MEMORY_RECORD", "the table lacks timestamp/totalAllocated/totalReserved");
+      return;
+    }
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM MEMORY_RECORD", "MEMORY_RECORD");
+    uint64_t n = 0;
+    while (st.step()) {
+      MemoryRecord r;
+      r.line = static_cast<uint32_t>(st.i64(0));
+      r.ts = st.i64(1 + ts);
+      r.allocated_mb = st.f64(1 + alloc) / kMB;
+      r.reserved_mb = st.f64(1 + res) / kMB;
+      r.active_mb = c.has(act) && !st.null(1 + act) ? st.f64(1 + act) / kMB : -1;
+      r.component = c.has(comp) ? str(st, 1 + comp) : kEmptyStr;
+      r.device_type = m_.strings.intern(device_type(st, 1 + dev, c.has(dev)));
+      m_.memory_records.push_back(r);
+      ++n;
+    }
+    m_.files[register_file("memory_record.csv", "MEMORY_RECORD")].records = n;
+  }
+
+  void load_op_memory() {
+    if (!db_.has_table("OP_MEMORY")) {
+      missing("operator_memory.csv", "OP_MEMORY", "per-operator allocations (profile_memory=True)");
+      return;
+    }
+    ColumnPicker c(db_, "OP_MEMORY");
+    int name = c.add({"name"}), size = c.add({"size"}), at = c.add({"allocationTime"}), rt = c.add({"releaseTime"}),
+        dur = c.add({"duration"}), aa = c.add({"allocationTotalAllocated"}), ar = c.add({"allocationTotalReserved"}),
+        dev = c.add({"deviceId"});
+    if (!c.has(name) || !c.has(size)) {
+      missing("operator_memory.csv", "OP_MEMORY", "the table lacks name/size");
+      return;
+    }
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM OP_MEMORY", "OP_MEMORY");
+    uint64_t n = 0;
+    auto opt = [&](int col, bool has) { return has && !st.null(1 + col) ? st.i64(1 + col) : kNoId; };
+    while (st.step()) {
+      OperatorMemory o;
+      o.line = static_cast<uint32_t>(st.i64(0));
+      o.name = str(st, 1 + name);
+      o.size_kb = st.f64(1 + size) / kKB;
+      o.alloc_ts = opt(at, c.has(at));
+      o.release_ts = opt(rt, c.has(rt));
+      o.duration = opt(dur, c.has(dur));
+      o.alloc_total_allocated_mb = c.has(aa) && !st.null(1 + aa) ? st.f64(1 + aa) / kMB : -1;
+      o.alloc_total_reserved_mb = c.has(ar) && !st.null(1 + ar) ? st.f64(1 + ar) / kMB : -1;
+      o.device_type = m_.strings.intern(device_type(st, 1 + dev, c.has(dev)));
+      m_.operator_memory.push_back(o);
+      ++n;
+    }
+    m_.files[register_file("operator_memory.csv", "OP_MEMORY")].records = n;
+  }
+
+  void load_module_memory() {
+    if (!db_.has_table("NPU_MODULE_MEM")) {
+      missing("npu_module_mem.csv", "NPU_MODULE_MEM", "memory by CANN module");
+      return;
+    }
+    ColumnPicker c(db_, "NPU_MODULE_MEM");
+    int mod = c.add({"moduleId"}), ts = c.add({"timestampNs"}), res = c.add({"totalReserved"}), dev = c.add({"deviceId"});
+    if (!c.has(ts) || !c.has(res)) return;
+    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM NPU_MODULE_MEM", "NPU_MODULE_MEM");
+    uint64_t n = 0;
+    while (st.step()) {
+      ModuleMemory r;
+      r.line = static_cast<uint32_t>(st.i64(0));
+      r.ts = st.i64(1 + ts);
+      r.reserved_kb = st.f64(1 + res) / kKB;
+      r.device = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
+      if (c.has(mod)) {
+        auto it = modules_.find(st.i64(1 + mod));
+        r.component = m_.strings.intern(it != modules_.end() ? it->second : std::to_string(st.i64(1 + mod)));
+      }
+      m_.module_memory.push_back(r);
+      ++n;
+    }
+    m_.files[register_file("npu_module_mem.csv", "NPU_MODULE_MEM")].records = n;
+  }
+
+  // ---- wrap-up ----
+
+  void finish_trace_role() {
+    // HCCL rows after the compute kernels, then every kernel in start order (as kernel_details).
+    if (!comm_kernels_.empty()) {
+      m_.kernels.insert(m_.kernels.end(), comm_kernels_.begin(), comm_kernels_.end());
+      if (!m_.pmu_columns.empty())
+        m_.pmu_values.resize(m_.kernels.size() * m_.pmu_columns.size(), std::nan(""));
+      if (const InputFile* f = m_.file("kernel_details.csv"); f && f->status == InputFile::Status::Loaded) {
+        for (auto& file : m_.files)
+          if (&file == f) {
+            file.records = m_.kernels.size();
+            file.table += "+COMMUNICATION_OP";
+          }
+      }
+    }
+    sort_kernels();
+    if (trace_rows_ > 0) {
+      std::string tables;
+      for (const auto& t : trace_tables_) tables += (tables.empty() ? "" : "+") + t;
+      uint16_t id = register_file("trace_view.json", tables);
+      m_.files[id].records = trace_rows_;
+      m_.files[id].note = "timeline rows from " + tables;
+      m_.trace_file = id;
+      m_.stats.trace_events += trace_rows_;  // rows that became timeline records
+    }
+    m_.files[db_file_].records = tasks_loaded_;
+    m_.files[db_file_].note = std::to_string(db_.tables().size()) + " tables";
+  }
+
+  void sort_kernels() {
+    std::vector<uint32_t> order(m_.kernels.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return m_.kernels[a].start < m_.kernels[b].start; });
+    std::vector<Kernel> k(m_.kernels.size());
+    const size_t w = m_.pmu_columns.size();
+    std::vector<double> p(m_.pmu_values.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      k[i] = m_.kernels[order[i]];
+      for (size_t c = 0; c < w; ++c) p[i * w + c] = m_.pmu_values[size_t{order[i]} * w + c];
+    }
+    m_.kernels.swap(k);
+    m_.pmu_values.swap(p);
+  }
+
+  DbSchemaInfo info() const {
+    DbSchemaInfo i;
+    std::string n = std::filesystem::path(db_.path()).filename().string();
+    std::string who = n.rfind("ascend_pytorch_profiler", 0) == 0     ? "torch_npu DB export"
+                      : n.rfind("ascend_mindspore_profiler", 0) == 0 ? "MindSpore DB export"
+                      : n.rfind("msprof", 0) == 0                    ? "msprof DB"
+                                                                     : "profiler DB";
+    std::string schema;
+    if (!block_column_.empty()) schema = "COMPUTE_TASK_INFO." + block_column_;
+    if (db_.has_table("OVERLAP_ANALYSIS")) schema += std::string(schema.empty() ? "" : ", ") + "OVERLAP_ANALYSIS";
+    if (!has_pytorch_api_ && db_.has_table("TASK")) schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
+    i.description = who + (schema.empty() ? "" : " (schema with " + schema + ")");
+    for (const auto& note : schema_notes_) m_.stats.warnings.push_back(db_.path() + ": " + note);
+    return i;
+  }
+
+  struct StepRow {
+    int64_t id;
+    Ns start, end;
+    int64_t rowid;
+  };
+  struct TaskRef {
+    uint32_t slice;
+  };
+
+  SqliteDb db_;
+  RunModel& m_;
+  uint16_t db_file_ = 0;
+  std::unordered_map<int64_t, StrId> strings_;
+  std::vector<StrId> dense_strings_;
+  std::unordered_map<int64_t, std::string> api_types_, modules_;
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> tracks_;
+  TrackKey last_key_{};
+  uint32_t last_track_ = kNone32;
+  std::unordered_multimap<int64_t, TaskRef> task_by_conn_;
+  std::unordered_map<int64_t, uint32_t> kernel_by_gid_;
+  std::vector<uint32_t> dense_kernel_by_gid_;
+  struct PmuRead {
+    std::vector<std::pair<StrId, std::string>> names;  // interned id, or the text to intern
+    std::vector<std::vector<double>> columns;
+    std::string note;
+    std::exception_ptr error;
+  } pmu_;
+  std::vector<Kernel> comm_kernels_;
+  std::vector<StepRow> step_rows_;
+  std::set<std::string> trace_tables_;
+  std::vector<std::string> schema_notes_;
+  std::string block_column_;
+  uint64_t trace_rows_ = 0, tasks_loaded_ = 0;
+  bool has_pytorch_api_ = false;
+};
+
+}  // namespace
+
+DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model) {
+  DbLoader l(path, model);
+  return l.run();
+}
+
+void load_analysis_db(const std::string& path, RunModel& model) {
+  SqliteDb db(path);
+  InputFile f;
+  f.role = "step_trace_time.csv";
+  f.path = path;
+  std::error_code ec;
+  f.bytes = std::filesystem::file_size(path, ec);
+  if (!db.has_table("StepTraceTime")) {
+    f.path.clear();
+    f.status = InputFile::Status::Missing;
+    f.note = "no StepTraceTime table in " + std::filesystem::path(path).filename().string() +
+             ": the profiler's own per-step breakdown (cross-check)";
+    model.add_file(std::move(f));
+    return;
+  }
+  f.status = InputFile::Status::Loaded;
+  f.table = "StepTraceTime";
+  uint16_t id = model.add_file(std::move(f));
+  ColumnPicker c(db, "StepTraceTime");
+  int dev = c.add({"deviceId"}), step = c.add({"step"}), comp = c.add({"computing"}),
+      cno = c.add({"communication_not_overlapped"}), ovl = c.add({"overlapped"}), comm = c.add({"communication"}),
+      free = c.add({"free"}), stage = c.add({"stage"}), bubble = c.add({"bubble"}),
+      cnox = c.add({"communication_not_overlapped_and_exclude_receive"}), prep = c.add({"preparing"});
+  if (!c.has(comp) || !c.has(free) || !c.has(cno))
+    throw LoadError::whole_file(path, "table StepTraceTime has no computing/free/communication_not_overlapped columns");
+  SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM StepTraceTime", "StepTraceTime");
+  // Values are microseconds (as step_trace_time.csv), stored as NUMERIC: read the text and
+  // convert exactly, never through a double.
+  auto us = [&](int col, Ns dflt) -> Ns {
+    if (!c.has(col) || st.null(1 + col)) return dflt;
+    auto v = parse_us_to_ns(st.text(1 + col));
+    if (!v)
+      throw LoadError::whole_file(path, "StepTraceTime rowid " + std::to_string(st.i64(0)) + ": not a number: \"" +
+                                            std::string(st.text(1 + col)) + "\"");
+    return *v;
+  };
+  uint64_t n = 0;
+  while (st.step()) {
+    StepTraceRow r;
+    r.line = static_cast<uint32_t>(st.i64(0));
+    r.device = c.has(dev) && !st.null(1 + dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
+    if (c.has(step) && !st.null(1 + step)) r.step = parse_int(st.text(1 + step)).value_or(kNoId);
+    r.computing = us(comp, 0);
+    r.comm_not_overlapped = us(cno, 0);
+    r.overlapped = us(ovl, 0);
+    r.communication = us(comm, 0);
+    r.free = us(free, 0);
+    r.stage = us(stage, kNoId);
+    r.bubble = us(bubble, kNoId);
+    r.comm_not_overlapped_excl_receive = us(cnox, kNoId);
+    r.preparing = us(prep, kNoId);
+    model.step_trace.push_back(r);
+    ++n;
+  }
+  model.files[id].records = n;
+  for (const auto& t : db.tables())
+    if (t.rfind("CommAnalyzer", 0) == 0) {
+      model.files[id].note = "also holds " + t + " (communication analysis: read by the planned cluster path)";
+      break;
+    }
+}
+
+}  // namespace npu

@@ -1,0 +1,137 @@
+#include "loaders/sqlite_db.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "loaders/load_error.h"
+
+namespace npu {
+
+namespace {
+std::string sql_name(std::string_view name) {
+  std::string q = "\"";
+  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+SqliteDb::SqliteDb(const std::string& path) : path_(path) {
+  // SQLite takes a 0-byte file for an empty database; for a profiler export it means the
+  // write never happened.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0)
+    throw LoadError::whole_file(path, "empty file (0 bytes), not a SQLite database");
+  // Read-only and no mutex: we never write, and one connection is used by one thread.
+  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw LoadError::whole_file(path, "cannot open as SQLite: " + msg);
+  }
+  // Read through a memory map (no copy into SQLite's page cache): large exports load faster.
+  sqlite3_exec(db_, "PRAGMA mmap_size = 17179869184", nullptr, nullptr, nullptr);
+  // A non-SQLite file opens fine and fails at the first read: read the schema now, so a
+  // garbage or truncated file is reported here, once.
+  try {
+    SqliteStmt st(*this, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
+                  "the table list");
+    while (st.step()) tables_.emplace_back(st.text(0));
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+bool SqliteDb::has_table(std::string_view name) const {
+  return std::find(tables_.begin(), tables_.end(), name) != tables_.end();
+}
+
+std::vector<std::string> SqliteDb::columns(std::string_view table) const {
+  std::vector<std::string> out;
+  if (!has_table(table)) return out;
+  SqliteStmt st(*this, "PRAGMA table_info(" + sql_name(table) + ")", "the columns of " + std::string(table));
+  while (st.step()) out.emplace_back(st.text(1));
+  return out;
+}
+
+void SqliteDb::fail(const std::string& what) const {
+  std::string msg = db_ ? sqlite3_errmsg(db_) : "no connection";
+  if (msg == "file is not a database") msg = "not a SQLite database (or a damaged one)";
+  throw LoadError::whole_file(path_, "SQLite error reading " + what + ": " + msg);
+}
+
+SqliteStmt::SqliteStmt(const SqliteDb& db, const std::string& sql, std::string what)
+    : db_(db), what_(std::move(what)) {
+  if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
+    db.fail(what_);
+}
+
+SqliteStmt::~SqliteStmt() { sqlite3_finalize(stmt_); }
+
+bool SqliteStmt::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail(what_);
+}
+
+bool SqliteStmt::null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+bool SqliteStmt::is_integer(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER; }
+int64_t SqliteStmt::i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+std::optional<int64_t> SqliteStmt::opt_i64(int col) const {
+  if (null(col)) return std::nullopt;
+  return sqlite3_column_int64(stmt_, col);
+}
+double SqliteStmt::f64(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string_view SqliteStmt::text(int col) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, col);
+  if (!t) return {};
+  return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
+ColumnPicker::ColumnPicker(const SqliteDb& db, std::string table) : table_(std::move(table)), cols_(db.columns(table_)) {}
+
+int ColumnPicker::add(std::initializer_list<std::string_view> aliases) {
+  std::string found;
+  for (auto a : aliases) {
+    auto it = std::find_if(cols_.begin(), cols_.end(), [&](const std::string& c) {
+      return c.size() == a.size() && std::equal(c.begin(), c.end(), a.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+             });
+    });
+    if (it != cols_.end()) {
+      found = *it;
+      break;
+    }
+  }
+  picked_.push_back(found);
+  wanted_.emplace_back(*aliases.begin());
+  present_.push_back(!found.empty());
+  return static_cast<int>(picked_.size() - 1);
+}
+
+std::string ColumnPicker::select_list(std::string_view alias) const {
+  std::string prefix = alias.empty() ? sql_name(table_) : std::string(alias);
+  std::string s;
+  for (size_t i = 0; i < picked_.size(); ++i) {
+    if (i) s += ", ";
+    s += picked_[i].empty() ? std::string("NULL") : prefix + "." + sql_name(picked_[i]);
+  }
+  return s;
+}
+
+std::vector<std::string> ColumnPicker::missing() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < picked_.size(); ++i)
+    if (!present_[i]) out.push_back(wanted_[i]);
+  return out;
+}
+
+}  // namespace npu

@@ -1,0 +1,85 @@
+// A read-only SQLite database and its prepared statements, for the profilers' .db exports.
+// Columns are found by name (PRAGMA table_info), never by position, because the schemas
+// drift between CANN/torch_npu versions. Every failure is a one-line LoadError naming the
+// file and what was being read.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace npu {
+
+class SqliteDb;
+
+class SqliteStmt {
+ public:
+  SqliteStmt(const SqliteDb& db, const std::string& sql, std::string what);
+  ~SqliteStmt();
+  SqliteStmt(const SqliteStmt&) = delete;
+  SqliteStmt& operator=(const SqliteStmt&) = delete;
+
+  bool step();  // next row; false at the end; throws LoadError on a read error
+  bool null(int col) const;
+  bool is_integer(int col) const;
+  int64_t i64(int col) const;
+  std::optional<int64_t> opt_i64(int col) const;  // nullopt for NULL
+  double f64(int col) const;
+  std::string_view text(int col) const;  // "" for NULL
+
+ private:
+  const SqliteDb& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string what_;
+};
+
+class SqliteDb {
+ public:
+  explicit SqliteDb(const std::string& path);  // opens read-only; throws if it is not SQLite
+  ~SqliteDb();
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& tables() const { return tables_; }
+  bool has_table(std::string_view name) const;
+  // Column names of `table`, in order (empty when the table does not exist).
+  std::vector<std::string> columns(std::string_view table) const;
+
+  [[noreturn]] void fail(const std::string& what) const;  // LoadError with sqlite's message
+  sqlite3* handle() const { return db_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::vector<std::string> tables_;
+};
+
+// The columns a query needs from one table, looked up by name among aliases; -1 when absent.
+// `select_list()` gives "col1, col2, ..." with NULL for absent ones, so statement column i
+// is always the i-th requested field whatever the schema.
+class ColumnPicker {
+ public:
+  ColumnPicker(const SqliteDb& db, std::string table);
+  // Adds a field: the first alias the table has. Returns the field's statement column index.
+  int add(std::initializer_list<std::string_view> aliases);
+  bool has(int field) const { return present_[static_cast<size_t>(field)]; }
+  const std::string& name(int field) const { return picked_[static_cast<size_t>(field)]; }  // "" when absent
+  // `alias`: the name the table has in the query (default: the table itself).
+  std::string select_list(std::string_view alias = {}) const;
+  const std::string& table() const { return table_; }
+  std::vector<std::string> missing() const;  // first alias of each absent field
+
+ private:
+  std::string table_;
+  std::vector<std::string> cols_;
+  std::vector<std::string> picked_;  // column name or "" when absent
+  std::vector<std::string> wanted_;
+  std::vector<bool> present_;
+};
+
+}  // namespace npu
