@@ -49,6 +49,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     } else if (o.value("source", "") == "step_trace_time.csv") {
       out += "  (the profiler's step_trace_time.csv: no device tasks to recompute from)\n";
     }
+  } else if (facts.contains("cluster")) {
+    out += render_cluster_terminal(facts["cluster"]);
   } else {
     out += "no step breakdown: no device tasks and no step_trace_time.csv\n";
   }

@@ -13,6 +13,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_dispatch(ctx, f);
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
+  diagnose_communication(ctx, f);
   return f;
 }
 

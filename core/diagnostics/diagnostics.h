@@ -20,6 +20,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts);        // ove
 void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts);       // dispatch.cpp: "dispatch"
 void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);      // operators.cpp: "operators"
 void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts);  // operator_health.cpp: "operator_health", "memory"
+void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);
