@@ -58,8 +58,9 @@ if [[ ! -d "$CL" ]]; then
 fi
 TRACE_BYTES=$(du -cb "$CL"/*/ASCEND_PROFILER_OUTPUT/trace_view.json | tail -1 | cut -f1)
 
-measure() {  # label, args...: prints "wall_s peak_rss_kb"
-  local log="$OUT/time.log"
+measure() {  # label, command...: prints "wall peak_rss_kb"
+  local log="$OUT/time-$1.log"
+  shift
   /usr/bin/time -v "$@" >/dev/null 2>"$log" || { cat "$log" >&2; die "$* failed"; }
   local wall rss
   wall=$(grep "Elapsed (wall clock)" "$log" | awk '{print $NF}')

@@ -31,8 +31,10 @@ std::string cluster_verdict_line(const json& c) {
            (judged > 0 ? fmt::format(", and Dixon's test flagged no rank in a clear share of the {} collectives judged", judged)
                        : std::string(", and no collective had 3+ ranks with per-rank times to judge"));
   }
-  std::string line = fmt::format("slow rank: rank {} ({}): computing {:+.3f} ms/step, free {:+.3f} ms/step vs the median rank",
-                                 rank, s.value("basis", ""), d(s, "computing_excess_ns") / 1e6, d(s, "free_excess_ns") / 1e6);
+  std::string line = fmt::format("slow rank: rank {} ({}): computing {:+.3f} ms/step", rank, s.value("basis", ""),
+                                 d(s, "computing_excess_ns") / 1e6);
+  if (d(s, "free_excess_ns") > 0) line += fmt::format(", free {:+.3f} ms/step", d(s, "free_excess_ns") / 1e6);
+  line += " vs the median rank";
   if (s.value("judged_ops", 0) > 0)
     line += fmt::format("; fastest in {} of {} collectives (Dixon 99.5%)", s.value("votes_for_rank", 0), s.value("judged_ops", 0));
   return line;
@@ -40,9 +42,13 @@ std::string cluster_verdict_line(const json& c) {
 
 std::string render_cluster_terminal(const json& c) {
   std::string out;
+  if (c.value("rank_steps", json::array()).empty()) {
+    out += fmt::format("{} ranks, no step breakdown in any rank (no device tasks or step_trace_time.csv)\n", c.value("rank_count", 0));
+  } else {
   out += fmt::format("{} ranks, {} step{} ({}); median rank step {} ms\n", c.value("rank_count", 0),
                      c.value("steps", json::array()).size(), c.value("steps", json::array()).size() == 1 ? "" : "s",
                      c.value("rank_steps_source", ""), ms(c.contains("step_time") ? d(c["step_time"], "median_ns") : 0));
+  }
   out += "  " + cluster_verdict_line(c) + "\n";
   if (c.contains("spread") && !c["spread"].empty()) {
     std::string parts;

@@ -11,10 +11,11 @@ Communication" thread), communication.json and communication_matrix.json.
 
 The ranks are simulated on one global timeline, as a data-parallel step of `--ops` layers:
 every rank computes a layer, then all ranks enter an allReduce; the collective ends at the
-LAST arrival + its transit time. So a rank with more compute (--slow-rank) arrives last, waits
-least, and every other rank waits for it, which is how a real slow rank looks.  A planted slow
-link (--slow-link) has its bandwidth multiplied by --slow-link-factor in the source rank's
-communication_matrix.json.  --duplicate-rank writes an older second capture of that rank.
+LAST arrival + the slowest rank's transit (a ring moves at its slowest hop). So a rank with more
+compute (--slow-rank) arrives last, waits least, and every other rank waits for it, which is how
+a real slow rank looks.  A planted slow link (--slow-link SRC-DST) has its bandwidth multiplied
+by --slow-link-factor: the source rank's transit (communication.json, communication_matrix.json)
+and so every collective of the ring take longer.  --duplicate-rank writes an older second capture of that rank.
 
 Writes OUTDIR/expected.json with the answers known by construction (integer ns, computed from
 the generator's own numbers).  Standard library only; deterministic (random.Random(seed)).
@@ -91,6 +92,8 @@ def simulate(a):
                 dst = (r + 1) % n
                 bw = HCCS_GBPS if transport(r, dst, a.ranks_per_node) == "HCCS" else RDMA_GBPS
                 transit[r] = int(round(size / bw * 1e6))  # ms -> ns
+                if a.slow_link == "%d-%d" % (r, dst):
+                    transit[r] = int(round(transit[r] / a.slow_link_factor))
             t_transit = max(transit.values())
             end = max(arrive) + t_transit
             name = "hcom_allReduce__%s_%d" % (HCCL_GROUP[-3:], (step - 1) * a.ops + op)
@@ -153,9 +156,7 @@ def write_rank(a, rank, sim, folder):
                 "Synchronization Time Ratio": round(wait / (wait + o["transit"]), 4)},
             "Communication Bandwidth Info": bwinfo,
         }
-        t_link = o["transit"]
-        if a.slow_link == "%d-%d" % (rank, o["dst"]):
-            t_link = int(round(t_link / a.slow_link_factor))
+        t_link = o["transit"]  # a planted slow link is already slower here (simulate)
         matrix.setdefault("step%d" % o["step"], {"collective": {}, "p2p": {}})["collective"][key] = {
             "%d-%d" % (rank, rank): {"Transport Type": "LOCAL", "Transit Size(MB)": o["size"], "Transit Time(ms)": 0.01,
                                      "Bandwidth(GB/s)": round(o["size"] / 0.01, 4)},

@@ -490,7 +490,7 @@ json standard_bandwidth() { return {{"HCCS", 18.0}, {"SDMA", 18.0}, {"PCIE", 20.
 
 json slim_rank_facts(const json& facts) {
   json s = json::object();
-  for (const char* k : {"schema", "schema_version", "overall", "communication"})
+  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable"})
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
@@ -548,7 +548,14 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     for (const auto& r : rows) dev.push_back(dbl(r, "device_time_ns"));
     if (!dev.empty()) c["step_time"] = {{"median_ns", static_cast<int64_t>(std::llround(median(dev)))}, {"rows", dev.size()}};
   }
-  if (rows.empty()) f.unavailable("cluster.rank_steps", "no rank has steps and there is no cluster_step_trace_time.csv");
+  if (rows.empty()) {
+    // Say why, in the first rank's own words.
+    std::string why = "no rank has a step breakdown and there is no cluster_step_trace_time.csv";
+    if (!ranks.empty())
+      for (const auto& u : ranks[0].facts.value("unavailable", json::array()))
+        if (u.value("fact", "") == "steps") why += " (rank " + std::to_string(ranks[0].rank) + ": " + u.value("why", "") + ")";
+    f.unavailable("cluster.rank_steps", why);
+  }
   c["spread"] = spread(rows);
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;

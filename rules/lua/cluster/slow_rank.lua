@@ -34,8 +34,9 @@ function check(facts, p, emit)
     if r.rank == s.rank then row = r end
   end
   local parts = {}
-  parts[#parts + 1] = string.format("rank %d: computing %+.3f ms/step, free %+.3f ms/step against the median rank",
-    s.rank, (s.computing_excess_ns or 0) / 1e6, (s.free_excess_ns or 0) / 1e6)
+  local excess = string.format("computing %+.3f ms/step", (s.computing_excess_ns or 0) / 1e6)
+  if (s.free_excess_ns or 0) > 0 then excess = excess .. string.format(", free %+.3f ms/step", s.free_excess_ns / 1e6) end
+  parts[#parts + 1] = string.format("rank %d: %s against the median rank", s.rank, excess)
   if row then
     parts[#parts + 1] = string.format("its step is %.3f ms of computing, %.3f ms of free and %.3f ms of exposed communication",
       row.computing_per_step_ns / 1e6, row.free_per_step_ns / 1e6, row.comm_not_overlapped_per_step_ns / 1e6)
