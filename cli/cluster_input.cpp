@@ -4,6 +4,7 @@
 // worker loads a rank, computes its facts, slims them and drops the model before the next.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -91,6 +92,22 @@ cluster::ClusterReference load_reference(const std::string& path) {
   return ref;
 }
 
+// The rank id a rank's facts carry: run.rank (profiler_info_{rank}.json, its rank_id, Kineto
+// distributedInfo.rank), else profiler_metadata.json's distributed_args.rank, else -1.
+int rank_of(const json& facts) {
+  const json run = facts.value("run", json::object());
+  int rank = run.value("rank", -1);
+  if (rank >= 0) return rank;
+  const json dist = run.value("distributed", json::object());
+  if (auto it = dist.find("rank"); it != dist.end()) {
+    std::string t = it->is_string() ? it->get<std::string>() : it->dump();
+    int v = -1;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && p == t.data() + t.size() && v >= 0) return v;
+  }
+  return -1;
+}
+
 json cluster_summary(const std::string& path, const std::string& description, const std::vector<cluster::RankFacts>& ranks) {
   json members = json::array();
   for (const auto& r : ranks)
@@ -124,7 +141,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
           f = compute_facts(m);
         }  // the model (events) is gone here; only facts stay
         f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
-        loaded[i].rank = f.doc["run"].value("rank", -1);
+        loaded[i].rank = rank_of(f.doc);
         loaded[i].path = d.members[i];
         loaded[i].facts = cluster::slim_rank_facts(f.doc);
       } catch (const LoadError& e) {
@@ -170,7 +187,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
     if (f.doc.contains("cluster"))
       throw LoadError::whole_file(file, "is a cluster facts file; --facts expects one facts file per rank");
     cluster::RankFacts r;
-    r.rank = f.doc.value("run", json::object()).value("rank", -1);
+    r.rank = rank_of(f.doc);
     r.path = f.doc.value("input", json::object()).value("path", file);
     r.facts = cluster::slim_rank_facts(f.doc);
     ranks.push_back(std::move(r));
