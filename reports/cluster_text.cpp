@@ -50,6 +50,12 @@ std::string render_cluster_terminal(const json& c) {
                      c.value("rank_steps_source", ""), ms(c.contains("step_time") ? d(c["step_time"], "median_ns") : 0));
   }
   out += "  " + cluster_verdict_line(c) + "\n";
+  if (c.contains("reference") && c["reference"].contains("agreement")) {
+    const json& a = c["reference"]["agreement"];
+    out += fmt::format("  vs the profiler's cluster_step_trace_time.csv: {} rank x step rows, largest difference {} ns{}\n",
+                       a.value("rows_compared", 0), a.value("max_abs_diff_ns", 0),
+                       a["worst"].is_object() ? fmt::format(" (rank {}, {})", a["worst"].value("rank", -1), a["worst"].value("metric", "")) : "");
+  }
   if (c.contains("spread") && !c["spread"].empty()) {
     std::string parts;
     for (const auto& [k, v] : c["spread"].items())

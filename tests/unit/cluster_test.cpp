@@ -206,3 +206,68 @@ TEST(ClusterEndToEnd, ReduceRejectsAnEmptyFolder) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ClusterEndToEnd, RankIdFallbacks) {
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(gen_cluster(c, "--ranks 4 --steps 1"));
+  namespace fs = std::filesystem;
+  std::string r2 = c + "/node0_10002_20261122093000002_ascend_pt", r3 = c + "/node0_10003_20261122093000003_ascend_pt";
+  // Rank 2: no profiler_info, but profiler_metadata.json's distributed_args.rank.
+  fs::remove(r2 + "/profiler_info_2.json");
+  std::ofstream(r2 + "/profiler_metadata.json") << R"({"distributed_args": {"rank": 2, "world_size": 4}})";
+  // Rank 3: no id at all: numbered after the known ones, with a warning.
+  fs::remove(r3 + "/profiler_info_3.json");
+  std::string out = (dir.path() / "r.json").string();
+  json r = analyze_json("'" + c + "'", out);
+  const json& ranks = r["facts"]["cluster"]["ranks"];
+  ASSERT_EQ(ranks.size(), 4u);
+  EXPECT_EQ(ranks[2]["rank"], 2);
+  EXPECT_EQ(ranks[2]["path"], r2);
+  EXPECT_EQ(ranks[3]["rank"], 3);
+  EXPECT_EQ(ranks[3]["path"], r3);
+  std::ifstream err(out + ".err");
+  std::string e((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_NE(e.find(r3 + ": no rank id"), std::string::npos) << e;
+  EXPECT_EQ(e.find(r2 + ": no rank id"), std::string::npos) << e;
+}
+
+}  // namespace
+
+namespace {
+
+npu::cluster::RankFacts rank_with_step(int rank, int64_t comp, int64_t cno, int64_t free) {
+  npu::cluster::RankFacts r;
+  r.rank = rank;
+  r.path = "r" + std::to_string(rank);
+  r.facts = {{"run", {{"framework", "torch_npu"}, {"rank", rank}}},
+             {"steps", json::array({{{"id", 7}, {"computing_ns", comp}, {"comm_not_overlapped_ns", cno}, {"free_ns", free},
+                                     {"device_time_ns", comp + cno + free}}})}};
+  return r;
+}
+
+TEST(ClusterFacts, AgreementWithTheProfilersClusterStepTraceTime) {
+  std::vector<npu::cluster::RankFacts> ranks = {rank_with_step(0, 1000, 200, 30), rank_with_step(1, 1100, 100, 30)};
+  npu::cluster::ClusterReference ref;
+  ref.dir = "cluster_analysis_output";
+  ref.files = {"cluster_analysis_output/cluster_step_trace_time.csv"};
+  ref.rank_steps = json::array({{{"rank", 0}, {"step", 7}, {"computing_ns", 1000}, {"comm_not_overlapped_ns", 200}, {"free_ns", 30}},
+                                {{"rank", 1}, {"step", 7}, {"computing_ns", 1100}, {"comm_not_overlapped_ns", 95}, {"free_ns", 30}}});
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, ref, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["rank_steps_source"], "each rank's recomputed steps");
+  const json& a = c["reference"]["agreement"];
+  EXPECT_EQ(a["rows_compared"], 2);
+  EXPECT_EQ(a["max_abs_diff_ns"], 5);
+  EXPECT_EQ(a["worst"]["rank"], 1);
+  EXPECT_EQ(a["worst"]["metric"], "comm_not_overlapped_ns");
+  // Two ranks and no communication records: no slow-rank verdict is attempted.
+  EXPECT_FALSE(c.contains("slow_rank"));
+  // The reference advisor's spread: (1100 - 1000) / mean row device time (1230).
+  EXPECT_NEAR(c["spread"]["computing_ns"]["ratio"].get<double>(), 100.0 / 1230.0, 1e-12);
+  EXPECT_EQ(c["spread"]["computing_ns"]["max_rank"], 1);
+}
+
+}  // namespace
