@@ -139,6 +139,11 @@ TEST(ClusterRealData, MsinsightTwoRankFolders) {
   EXPECT_EQ(c["links"]["list"][0]["src"], 1);
   EXPECT_EQ(c["links"]["list"][0]["dst"], 7);
   EXPECT_EQ(c["links"]["list"][0]["time_ns"], 10635940);
+  // Both ranks wait ~94% in group 13337953553061386822 (their peers are not in this 2-rank
+  // excerpt of a 16-rank job): no rank of the group is blamed.
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "Group 13337953553061386822 (ranks 0,1, 5 operators): wait 27.682 ms vs transit 1.778 ms"));
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "every rank of the group waits alike (wait ratio 94% to 94%)"));
+  EXPECT_FALSE(fired(r, "cluster.wait_dominated", "is the one the others wait for"));
   // 17.75 GB/s is 0.93x the HCCS median: no slow link.
   EXPECT_FALSE(fired(r, "cluster.slow_link", ""));
 }

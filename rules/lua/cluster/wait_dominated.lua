@@ -5,7 +5,7 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.communication.groups" },
-  params = { wait_ratio = 0.2, sync_ratio = 0.2, factor = 0.5 },
+  params = { wait_ratio = 0.2, sync_ratio = 0.2, gap = 0.1, factor = 0.5 },
   doc = [[
 Why: the Wait time of a collective is time a rank spends before the data moves, waiting for
 the other ranks to arrive. When it dominates the transit time, faster links will not help: the
@@ -16,7 +16,9 @@ cluster_communication.json): per communication group, wait ratio = wait / (wait 
 summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio` (0.2,
 msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
 its synchronisation ratio is > `sync_ratio` (0.2) the rank that waits LEAST is the one the others
-wait for (a slow rank); otherwise suspect the links.
+wait for (a slow rank); otherwise suspect the links. When every rank of the group waits alike
+(most and least waiting ranks within `gap`, 0.1, of each other) no rank of the group is blamed:
+the one they wait for is elsewhere.
 
 Saving per step = factor (0.5) x the group's wait / (ranks x steps): half of the average rank's
 wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
@@ -34,7 +36,10 @@ function check(facts, p, emit)
         if r.rank == g.max_wait_rank then max_sync = r.sync_ratio end
       end
       local blame
-      if max_sync > p.sync_ratio then
+      if g.max_wait_ratio - g.min_wait_ratio < p.gap then
+        blame = string.format("every rank of the group waits alike (wait ratio %.0f%% to %.0f%%): the rank they wait for is not in this group or not in the data (another pipeline stage, or delays before the collective on every rank)",
+          100 * g.min_wait_ratio, 100 * g.max_wait_ratio)
+      elseif max_sync > p.sync_ratio then
         blame = string.format("rank %d waits most (wait ratio %.0f%%, synchronisation ratio %.0f%%) and rank %d least (%.0f%%): rank %d is the one the others wait for",
           g.max_wait_rank, 100 * g.max_wait_ratio, 100 * max_sync, g.min_wait_rank, 100 * g.min_wait_ratio, g.min_wait_rank)
       else
