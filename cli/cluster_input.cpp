@@ -2,6 +2,8 @@
 // per-rank facts files (the reduce step of map/reduce), and msprof-analyze's
 // cluster_analysis_output (the reference). Only facts are kept per rank, never events: each
 // worker loads a rank, computes its facts, slims them and drops the model before the next.
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -113,7 +115,7 @@ json cluster_summary(const std::string& path, const std::string& description, co
   for (const auto& r : ranks)
     members.push_back({{"input", {{"path", r.path}, {"kind", "rank"}, {"description", "rank " + std::to_string(r.rank)}}},
                        {"rank", r.rank},
-                       {"steps", r.facts.value("steps", json::array()).size()}});
+                       {"steps", r.steps.size()}});
   return {{"schema", "npu-advisor.run-summary"},
           {"schema_version", 1},
           {"input", {{"path", path}, {"kind", to_string(InputKind::Cluster)}, {"description", description}}},
@@ -140,10 +142,12 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
           RunModel m = load_run(md, lo);
           f = compute_facts(m);
         }  // the model (events) is gone here; only facts stay
+        // Give the freed pages back: the small facts that stay would otherwise pin a whole rank's
+        // worth of heap per rank (glibc keeps freed arena memory), and RSS would grow with the
+        // rank count instead of the worker count.
+        malloc_trim(0);
         f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
-        loaded[i].rank = rank_of(f.doc);
-        loaded[i].path = d.members[i];
-        loaded[i].facts = cluster::slim_rank_facts(f.doc);
+        loaded[i] = cluster::rank_facts_from(rank_of(f.doc), d.members[i], f.doc);
       } catch (const LoadError& e) {
         errors[i] = e.what();
       }
@@ -186,11 +190,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
     Facts f = read_facts(file);
     if (f.doc.contains("cluster"))
       throw LoadError::whole_file(file, "is a cluster facts file; --facts expects one facts file per rank");
-    cluster::RankFacts r;
-    r.rank = rank_of(f.doc);
-    r.path = f.doc.value("input", json::object()).value("path", file);
-    r.facts = cluster::slim_rank_facts(f.doc);
-    ranks.push_back(std::move(r));
+    ranks.push_back(cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", file), f.doc));
   }
   ranks = resolve_ranks(std::move(ranks), out.warnings);
   cluster::ClusterReference ref = load_reference(dir);

@@ -24,81 +24,112 @@ double dbl(const json& o, const char* key) {
 std::string step_text(const json& s) { return s.is_null() ? std::string("-") : s.dump(); }
 
 const char* const kMetrics[] = {"computing_ns", "comm_not_overlapped_ns", "free_ns"};
+constexpr int64_t StepRow::*kMetricFields[] = {&StepRow::computing, &StepRow::comm_not_overlapped, &StepRow::free};
+constexpr size_t kMaxShownSteps = 50;  // rank x step rows written to the facts (the heat map's columns)
+
+json step_json(int64_t step) { return step == StepRow::kNoStep ? json(nullptr) : json(step); }
 
 // ---- rank x step ----------------------------------------------------------------------
 
-json rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source) {
-  json rows = json::array();
-  for (const auto& r : ranks) {
-    const json steps = r.facts.value("steps", json::array());
-    for (const auto& s : steps) {
-      json row = {{"rank", r.rank}, {"step", s.value("id", json())}};
-      for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "free_ns", "communication_ns", "overlapped_ns",
-                            "device_time_ns"})
-        row[k] = i64(s, k);
-      rows.push_back(std::move(row));
+std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source) {
+  std::vector<StepRow> rows;
+  for (const auto& r : ranks)
+    for (StepRow s : r.steps) {
+      s.rank = r.rank;
+      rows.push_back(s);
     }
-  }
   source = "each rank's recomputed steps";
   if (rows.empty() && !ref.rank_steps.empty()) {
-    for (const auto& r : ref.rank_steps) rows.push_back(r);
+    for (const auto& r : ref.rank_steps) {
+      StepRow s;
+      s.rank = r.value("rank", -1);
+      s.step = r["step"].is_number_integer() ? r["step"].get<int64_t>() : StepRow::kNoStep;
+      s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"), s.free = i64(r, "free_ns");
+      s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"), s.device_time = i64(r, "device_time_ns");
+      rows.push_back(s);
+    }
     source = "cluster_step_trace_time.csv";
   }
-  auto step_num = [](const json& s) { return s.is_number_integer() ? s.get<int64_t>() : int64_t{-1}; };
-  std::sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
-    return std::make_tuple(step_num(a["step"]), a["rank"].get<int>()) < std::make_tuple(step_num(b["step"]), b["rank"].get<int>());
-  });
+  std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) { return std::tie(a.step, a.rank) < std::tie(b.step, b.rank); });
   return rows;
 }
 
+json row_json(const StepRow& r) {
+  return {{"rank", r.rank},
+          {"step", step_json(r.step)},
+          {"computing_ns", r.computing},
+          {"comm_not_overlapped_ns", r.comm_not_overlapped},
+          {"free_ns", r.free},
+          {"communication_ns", r.communication},
+          {"overlapped_ns", r.overlapped},
+          {"device_time_ns", r.device_time}};
+}
+
+// The step ids, and the ones whose rows go into the facts: all of them up to kMaxShownSteps,
+// else evenly spaced ones (first and last included).
+std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids) {
+  if (ids.size() <= kMaxShownSteps) return ids;
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < kMaxShownSteps; ++i) out.push_back(ids[i * (ids.size() - 1) / (kMaxShownSteps - 1)]);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 // Per rank: totals over steps and the mean per step.
-json rank_table(const json& rows, const std::vector<RankFacts>& ranks) {
-  std::map<int, json> by_rank;
-  for (const auto& row : rows) {
-    int rk = row["rank"];
-    json& t = by_rank[rk];
-    if (t.is_null()) {
-      t = {{"rank", rk}, {"steps", 0}};
-      for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "free_ns", "device_time_ns"}) t[k] = 0;
-    }
-    t["steps"] = t["steps"].get<int>() + 1;
-    for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "free_ns", "device_time_ns"})
-      t[k] = t[k].get<int64_t>() + i64(row, k);
+json rank_table(const std::vector<StepRow>& rows, const std::vector<RankFacts>& ranks) {
+  struct Acc {
+    int steps = 0;
+    int64_t computing = 0, cno = 0, free = 0, device = 0;
+  };
+  std::map<int, Acc> by_rank;
+  for (const auto& r : rows) {
+    Acc& a = by_rank[r.rank];
+    a.steps++, a.computing += r.computing, a.cno += r.comm_not_overlapped, a.free += r.free, a.device += r.device_time;
   }
+  std::map<int, std::string> paths;
   for (const auto& r : ranks) {
-    json& t = by_rank[r.rank];
-    if (t.is_null()) t = {{"rank", r.rank}, {"steps", 0}};
-    t["path"] = r.path;
+    by_rank[r.rank];
+    paths[r.rank] = r.path;
   }
   json out = json::array();
-  for (auto& [rk, t] : by_rank) {
-    int n = t.value("steps", 0);
-    for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "free_ns", "device_time_ns"})
-      t[std::string(k).replace(std::string(k).size() - 3, 3, "_per_step_ns")] = n > 0 ? i64(t, k) / n : 0;
-    out.push_back(t);
+  for (const auto& [rk, a] : by_rank) {
+    int64_t n = a.steps > 0 ? a.steps : 1;
+    json t = {{"rank", rk},
+              {"steps", a.steps},
+              {"computing_ns", a.computing},
+              {"comm_not_overlapped_ns", a.cno},
+              {"free_ns", a.free},
+              {"device_time_ns", a.device},
+              {"computing_per_step_ns", a.computing / n},
+              {"comm_not_overlapped_per_step_ns", a.cno / n},
+              {"free_per_step_ns", a.free / n},
+              {"device_time_per_step_ns", a.device / n}};
+    if (paths.count(rk)) t["path"] = paths[rk];
+    out.push_back(std::move(t));
   }
   return out;
 }
 
 // The reference advisor's spread per metric: (max - min) / mean(row total) over step x rank rows.
-json spread(const json& rows) {
+json spread(const std::vector<StepRow>& rows) {
   json out = json::object();
   if (rows.empty()) return out;
   double total = 0;
-  for (const auto& r : rows) total += static_cast<double>(i64(r, "device_time_ns"));
+  for (const auto& r : rows) total += static_cast<double>(r.device_time);
   const double mean_total = total / static_cast<double>(rows.size());
-  for (const char* k : kMetrics) {
-    const json* mx = &rows[0];
-    const json* mn = &rows[0];
+  for (size_t m = 0; m < std::size(kMetrics); ++m) {
+    auto f = kMetricFields[m];
+    const StepRow* mx = &rows[0];
+    const StepRow* mn = &rows[0];
     for (const auto& r : rows) {
-      if (i64(r, k) > i64(*mx, k)) mx = &r;
-      if (i64(r, k) < i64(*mn, k)) mn = &r;
+      if (r.*f > mx->*f) mx = &r;
+      if (r.*f < mn->*f) mn = &r;
     }
-    int64_t diff = i64(*mx, k) - i64(*mn, k);
-    out[k] = {{"max_ns", i64(*mx, k)}, {"max_rank", (*mx)["rank"]}, {"max_step", (*mx)["step"]},
-              {"min_ns", i64(*mn, k)}, {"min_rank", (*mn)["rank"]}, {"min_step", (*mn)["step"]},
-              {"diff_ns", diff},       {"mean_row_total_ns", static_cast<int64_t>(std::llround(mean_total))},
-              {"ratio", mean_total > 0 ? static_cast<double>(diff) / mean_total : 0.0}};
+    int64_t diff = mx->*f - mn->*f;
+    out[kMetrics[m]] = {{"max_ns", mx->*f},  {"max_rank", mx->rank}, {"max_step", step_json(mx->step)},
+                        {"min_ns", mn->*f},  {"min_rank", mn->rank}, {"min_step", step_json(mn->step)},
+                        {"diff_ns", diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(mean_total))},
+                        {"ratio", mean_total > 0 ? static_cast<double>(diff) / mean_total : 0.0}};
   }
   return out;
 }
@@ -465,7 +496,7 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
   return out;
 }
 
-json agreement_with_reference(const json& ours, const ClusterReference& ref) {
+json agreement_with_reference(const std::vector<StepRow>& ours, const ClusterReference& ref) {
   if (ref.rank_steps.empty() || ours.empty()) return nullptr;
   std::map<std::pair<int, std::string>, const json*> theirs;
   for (const auto& r : ref.rank_steps) theirs[{r["rank"].get<int>(), step_text(r["step"])}] = &r;
@@ -473,12 +504,12 @@ json agreement_with_reference(const json& ours, const ClusterReference& ref) {
   json worst_at;
   int compared = 0;
   for (const auto& r : ours) {
-    auto it = theirs.find({r["rank"].get<int>(), step_text(r["step"])});
+    auto it = theirs.find({r.rank, step_text(step_json(r.step))});
     if (it == theirs.end()) continue;
     ++compared;
-    for (const char* k : kMetrics) {
-      int64_t d = std::llabs(i64(r, k) - i64(*it->second, k));
-      if (d > worst) worst = d, worst_at = {{"rank", r["rank"]}, {"step", r["step"]}, {"metric", k}};
+    for (size_t m = 0; m < std::size(kMetrics); ++m) {
+      int64_t d = std::llabs(r.*kMetricFields[m] - i64(*it->second, kMetrics[m]));
+      if (d > worst) worst = d, worst_at = {{"rank", r.rank}, {"step", step_json(r.step)}, {"metric", kMetrics[m]}};
     }
   }
   return {{"rows_compared", compared}, {"max_abs_diff_ns", worst}, {"worst", worst_at}, {"file", "cluster_step_trace_time.csv"}};
@@ -488,24 +519,28 @@ json agreement_with_reference(const json& ours, const ClusterReference& ref) {
 
 json standard_bandwidth() { return {{"HCCS", 18.0}, {"SDMA", 18.0}, {"PCIE", 20.0}, {"RDMA", 12.5}}; }
 
-json slim_rank_facts(const json& facts) {
+RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
+  RankFacts out;
+  out.rank = rank;
+  out.path = std::move(path);
   json s = json::object();
-  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable"})
+  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input"})
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
     for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform"})
       if (facts["run"].contains(k)) s["run"][k] = facts["run"][k];
   }
-  s["steps"] = json::array();
   for (const auto& st : facts.value("steps", json::array())) {
-    json t = st;
-    t.erase("evidence");
-    t.erase("profiler");
-    s["steps"].push_back(std::move(t));
+    StepRow r;
+    r.rank = rank;
+    r.step = st.contains("id") && st["id"].is_number_integer() ? st["id"].get<int64_t>() : StepRow::kNoStep;
+    r.computing = i64(st, "computing_ns"), r.comm_not_overlapped = i64(st, "comm_not_overlapped_ns"), r.free = i64(st, "free_ns");
+    r.communication = i64(st, "communication_ns"), r.overlapped = i64(st, "overlapped_ns"), r.device_time = i64(st, "device_time_ns");
+    out.steps.push_back(r);
   }
-  if (facts.contains("input")) s["input"] = facts["input"];
-  return s;
+  out.facts = std::move(s);
+  return out;
 }
 
 Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
@@ -519,7 +554,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   json inputs = json::array();
   for (const auto& r : ranks)
     inputs.push_back({{"role", "rank " + std::to_string(r.rank)}, {"status", "loaded"}, {"path", r.path}, {"bytes", 0},
-                      {"records", r.facts.value("steps", json::array()).size()}, {"note", "rank facts"}});
+                      {"records", r.steps.size()}, {"note", "rank facts"}});
   for (const auto& file : ref.files)
     inputs.push_back({{"role", "cluster_analysis_output"}, {"status", "loaded"}, {"path", file}, {"bytes", 0}, {"records", 0},
                       {"note", "the profiler's own cluster analysis (reference)"}});
@@ -532,20 +567,29 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   json c;
   c["input"] = input_path;
   std::string rows_source, ops_source;
-  json rows = rank_step_rows(ranks, ref, rows_source);
+  std::vector<StepRow> rows = rank_step_rows(ranks, ref, rows_source);
   json rank_rows = rank_table(rows, ranks);
   c["rank_count"] = rank_rows.size();
   c["ranks"] = rank_rows;
-  c["rank_steps"] = rows;
   c["rank_steps_source"] = rows_source;
   {
-    std::set<std::string> ids;
-    json steps = json::array();
+    std::vector<int64_t> ids;
+    for (const auto& r : rows) ids.push_back(r.step);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<int64_t> shown = shown_steps(ids);
+    json steps = json::array(), table = json::array();
+    for (int64_t id : shown) steps.push_back(step_json(id));
     for (const auto& r : rows)
-      if (ids.insert(step_text(r["step"])).second) steps.push_back(r["step"]);
+      if (std::binary_search(shown.begin(), shown.end(), r.step)) table.push_back(row_json(r));
+    c["step_count"] = ids.size();
     c["steps"] = steps;
+    c["rank_steps"] = table;
+    if (shown.size() < ids.size())
+      c["rank_steps_sampled"] = {{"steps_total", ids.size()}, {"steps_shown", shown.size()},
+                                 {"note", "evenly spaced steps; every total, spread and verdict uses all steps"}};
     std::vector<double> dev;
-    for (const auto& r : rows) dev.push_back(dbl(r, "device_time_ns"));
+    for (const auto& r : rows) dev.push_back(static_cast<double>(r.device_time));
     if (!dev.empty()) c["step_time"] = {{"median_ns", static_cast<int64_t>(std::llround(median(dev)))}, {"rows", dev.size()}};
   }
   if (rows.empty()) {
@@ -599,7 +643,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
   if (!ref.empty()) {
     c["reference"] = {{"dir", ref.dir}, {"files", ref.files}};
-    if (json a = agreement_with_reference(rows_source == "cluster_step_trace_time.csv" ? json::array() : rows, ref); !a.is_null())
+    if (json a = agreement_with_reference(rows_source == "cluster_step_trace_time.csv" ? std::vector<StepRow>{} : rows, ref);
+        !a.is_null())
       c["reference"]["agreement"] = a;
   }
   f.doc["cluster"] = std::move(c);

@@ -6,6 +6,7 @@
 // retransmission. Rules and reports read only the resulting facts document.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,16 +14,26 @@
 
 namespace npu::cluster {
 
-struct RankFacts {
+// One rank x step row of the time breakdown, kept compact: a scaled-up job has tens of
+// thousands of steps per rank, which as JSON objects would cost more than the ranks' events.
+struct StepRow {
+  static constexpr int64_t kNoStep = INT64_MIN;  // the run has no step schedule
   int rank = -1;
-  std::string path;      // the rank folder / trace / facts file it came from
-  nlohmann::json facts;  // the rank's facts document, slimmed by slim_rank_facts()
+  int64_t step = kNoStep;
+  int64_t computing = 0, comm_not_overlapped = 0, free = 0, communication = 0, overlapped = 0, device_time = 0;
 };
 
-// What the cluster analysis keeps of a rank's facts: run (without env/config), steps without
-// evidence, overall, communication. Everything else (operators, dispatch, ...) is dropped so
-// memory stays small however many ranks there are.
-nlohmann::json slim_rank_facts(const nlohmann::json& facts);
+struct RankFacts {
+  int rank = -1;
+  std::string path;            // the rank folder / trace / facts file it came from
+  nlohmann::json facts;        // the rank's facts, slimmed (see rank_facts_from)
+  std::vector<StepRow> steps;  // the rank's steps[] (rank set by build_cluster_facts)
+};
+
+// What the cluster analysis keeps of a rank's facts: run (without env/config), overall,
+// communication, unavailable, and the steps as StepRows. Everything else (operators,
+// dispatch, step evidence, ...) is dropped so memory stays small however many ranks there are.
+RankFacts rank_facts_from(int rank, std::string path, const nlohmann::json& facts);
 
 // cluster_analysis_output/ files, already loaded (loaders/communication_loader.h).
 struct ClusterReference {

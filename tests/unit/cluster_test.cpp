@@ -239,12 +239,13 @@ TEST(ClusterEndToEnd, RankIdFallbacks) {
 namespace {
 
 npu::cluster::RankFacts rank_with_step(int rank, int64_t comp, int64_t cno, int64_t free) {
-  npu::cluster::RankFacts r;
-  r.rank = rank;
-  r.path = "r" + std::to_string(rank);
-  r.facts = {{"run", {{"framework", "torch_npu"}, {"rank", rank}}},
-             {"steps", json::array({{{"id", 7}, {"computing_ns", comp}, {"comm_not_overlapped_ns", cno}, {"free_ns", free},
-                                     {"device_time_ns", comp + cno + free}}})}};
+  json facts = {{"run", {{"framework", "torch_npu"}, {"rank", rank}}},
+                {"steps", json::array({{{"id", 7}, {"computing_ns", comp}, {"comm_not_overlapped_ns", cno}, {"free_ns", free},
+                                        {"device_time_ns", comp + cno + free}, {"evidence", json::array()}}})},
+                {"dispatch", {{"dropped", true}}}};
+  npu::cluster::RankFacts r = npu::cluster::rank_facts_from(rank, "r" + std::to_string(rank), facts);
+  EXPECT_FALSE(r.facts.contains("dispatch"));  // only what the cluster analysis reads is kept
+  EXPECT_FALSE(r.facts.contains("steps"));     // steps are kept as compact rows
   return r;
 }
 

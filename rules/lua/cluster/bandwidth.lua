@@ -27,7 +27,7 @@ Saving per step = (transit time - size / (utilization x standard)) / steps. Conf
 
 function check(facts, p, emit)
   local standard = { HCCS = p.standard_hccs_gbps, SDMA = p.standard_sdma_gbps, PCIE = p.standard_pcie_gbps, RDMA = p.standard_rdma_gbps }
-  local steps = #(facts.cluster.steps or {})
+  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
   if steps < 1 then steps = 1 end
   for _, b in ipairs(facts.cluster.bandwidth) do
     local std = standard[b.transport]

@@ -44,7 +44,7 @@ function check(facts, p, emit)
   if c and c.ratio > p.ratio then
     who = string.format(" Rank %s has the least exposed communication: the others wait for it.", tostring(c.min_rank))
   end
-  local steps = #(facts.cluster.steps or {})
+  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
   if steps < 1 then steps = 1 end
   emit {
     observed = "Across ranks and steps, " .. table.concat(parts, "; ") .. "." .. who,

@@ -28,7 +28,7 @@ function check(facts, p, emit)
   local l = facts.cluster.links
   local counts = {}
   for _, x in ipairs(l.list) do counts[x.transport] = (counts[x.transport] or 0) + 1 end
-  local steps = #(facts.cluster.steps or {})
+  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
   if steps < 1 then steps = 1 end
   local slow, ev, saving = {}, {}, 0
   for _, x in ipairs(l.list) do

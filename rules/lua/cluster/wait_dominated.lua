@@ -27,7 +27,7 @@ wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
 
 function check(facts, p, emit)
   local c = facts.cluster
-  local steps = #(c.steps or {})
+  local steps = c.step_count or #(c.steps or {})
   if steps < 1 then steps = 1 end
   for _, g in ipairs(c.communication.groups) do
     if g.wait_ratio > p.wait_ratio and #g.ranks > 1 then
