@@ -53,7 +53,9 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       facts = std::move(c.facts);
       summary = std::move(c.summary);
       member_failed = c.member_failed;
-      for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      // The reports show the warnings; with -q, stderr is where a script sees them.
+      if (common.quiet)
+        for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     } else {
       LoadOptions opt;
       opt.trace.threads = common.threads;

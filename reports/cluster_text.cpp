@@ -29,7 +29,7 @@ std::string cluster_verdict_line(const json& c) {
     int judged = s.value("judged_ops", 0);
     return std::string("no slow rank: no rank's computing + free stands out (median/MAD)") +
            (judged > 0 ? fmt::format(", and Dixon's test flagged no rank in a clear share of the {} collectives judged", judged)
-                       : std::string(", and no collective had 3+ ranks with per-rank times to judge"));
+                       : std::string(", and no collective could be judged (Dixon's test needs 4+ ranks with distinct times)"));
   }
   std::string line = fmt::format("slow rank: rank {} ({}): computing {:+.3f} ms/step", rank, s.value("basis", ""),
                                  d(s, "computing_excess_ns") / 1e6);
@@ -50,6 +50,14 @@ std::string render_cluster_terminal(const json& c) {
                      c.value("rank_steps_source", ""), ms(c.contains("step_time") ? d(c["step_time"], "median_ns") : 0));
   }
   out += "  " + cluster_verdict_line(c) + "\n";
+  size_t nw = 0;
+  for (const auto& w : c.value("warnings", json::array())) {
+    if (nw++ == 3) {
+      out += fmt::format("  ... {} more warnings in the full report\n", c["warnings"].size() - 3);
+      break;
+    }
+    out += "  warning: " + w.get<std::string>() + "\n";
+  }
   if (c.contains("reference") && c["reference"].contains("agreement")) {
     const json& a = c["reference"]["agreement"];
     out += fmt::format("  vs the profiler's cluster_step_trace_time.csv: {} rank x step rows, largest difference {} ns{}\n",
@@ -91,6 +99,8 @@ std::string render_cluster_markdown(const json& c) {
   std::string out = "\n## Cluster\n\n";
   out += fmt::format("{} ranks; rank x step breakdown from {}.\n\n", c.value("rank_count", 0), c.value("rank_steps_source", ""));
   out += "**" + cluster_verdict_line(c) + "**\n\n";
+  for (const auto& w : c.value("warnings", json::array())) out += "- warning: " + w.get<std::string>() + "\n";
+  if (!c.value("warnings", json::array()).empty()) out += "\n";
   out += "| rank | steps | computing/step (ms) | comm not overlapped/step (ms) | free/step (ms) | device/step (ms) |\n";
   out += "|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : c.value("ranks", json::array()))

@@ -566,6 +566,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
 
   json c;
   c["input"] = input_path;
+  c["warnings"] = warnings;
   std::string rows_source, ops_source;
   std::vector<StepRow> rows = rank_step_rows(ranks, ref, rows_source);
   json rank_rows = rank_table(rows, ranks);

@@ -272,3 +272,44 @@ TEST(ClusterFacts, AgreementWithTheProfilersClusterStepTraceTime) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ClusterEndToEnd, ARankThatFailsToLoadIsSkippedAndSaid) {
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(gen_cluster(c, "--ranks 4 --steps 2"));
+  std::ofstream(c + "/node0_10001_20261122093000001_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json") << R"([{"ph":"X", "name": "cut)";
+  std::string out = (dir.path() / "r.json").string();
+  int rc = std::system((std::string("'") + NPU_ADVISOR_BIN + "' analyze '" + c + "' -q --format json -o '" + out + "' 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);  // the report is written, the exit code says a rank is missing
+  std::ifstream f(out);
+  json r = json::parse(f);
+  const json& cl = r["facts"]["cluster"];
+  EXPECT_EQ(cl["rank_count"], 3);
+  ASSERT_EQ(cl["warnings"].size(), 1u);
+  EXPECT_NE(cl["warnings"][0].get<std::string>().find("node0_10001_20261122093000001_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json: byte 1"),
+            std::string::npos);
+}
+
+TEST(ClusterFacts, ManyStepsAreSampledInTheTableButAllCounted) {
+  std::vector<npu::cluster::RankFacts> ranks;
+  for (int rk = 0; rk < 2; ++rk) {
+    json steps = json::array();
+    for (int s = 1; s <= 120; ++s)
+      steps.push_back({{"id", s}, {"computing_ns", 100 + rk}, {"comm_not_overlapped_ns", 10}, {"free_ns", 1}, {"device_time_ns", 111 + rk}});
+    ranks.push_back(npu::cluster::rank_facts_from(rk, "r", {{"steps", steps}}));
+  }
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["step_count"], 120);
+  EXPECT_EQ(c["steps"].size(), 50u);
+  EXPECT_EQ(c["steps"].front(), 1);
+  EXPECT_EQ(c["steps"].back(), 120);
+  EXPECT_EQ(c["rank_steps"].size(), 100u);
+  EXPECT_EQ(c["rank_steps_sampled"]["steps_total"], 120);
+  EXPECT_EQ(c["ranks"][1]["computing_ns"], 120 * 101);
+  EXPECT_EQ(c["ranks"][1]["steps"], 120);
+}
+
+}  // namespace
