@@ -1,6 +1,7 @@
 #include "core/cluster/cluster_facts.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -235,7 +236,7 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
   return table;
 }
 
-json groups_table(const json& ops, const ClusterReference& ref) {
+json groups_table(const json& ops) {
   struct Acc {
     std::set<int> ranks;
     std::set<std::string> names;
@@ -284,7 +285,6 @@ json groups_table(const json& ops, const ClusterReference& ref) {
     out.push_back(std::move(row));
   }
   std::sort(out.begin(), out.end(), [](const json& a, const json& b) { return i64(a, "elapse_ns") > i64(b, "elapse_ns"); });
-  (void)ref;
   return out;
 }
 
@@ -618,7 +618,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     comm["ops_count"] = table.size();
     if (table.size() > 30) table.erase(table.begin() + 30, table.end());
     comm["top_ops"] = table;
-    groups = groups_table(ops, ref);
+    groups = groups_table(ops);
     comm["groups"] = groups;
     c["communication"] = comm;
     c["bandwidth"] = bandwidth_table(ops);
