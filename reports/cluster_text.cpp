@@ -108,7 +108,11 @@ std::string render_cluster_markdown(const json& c) {
                        ms(d(r, "comm_not_overlapped_per_step_ns")), ms(d(r, "free_per_step_ns")), ms(d(r, "device_time_per_step_ns")));
   const json& rows = c.value("rank_steps", json::array());
   if (!rows.empty()) {
-    out += "\n<details><summary>Rank x step</summary>\n\n| step | rank | computing (ms) | comm not overlapped (ms) | free (ms) |\n"
+    std::string sampled;
+    if (c.contains("rank_steps_sampled"))
+      sampled = fmt::format(" ({} of {} steps, evenly spaced)", c["rank_steps_sampled"].value("steps_shown", 0),
+                            c["rank_steps_sampled"].value("steps_total", 0));
+    out += "\n<details><summary>Rank x step" + sampled + "</summary>\n\n| step | rank | computing (ms) | comm not overlapped (ms) | free (ms) |\n"
            "|---:|---:|---:|---:|---:|\n";
     size_t n = 0;
     for (const auto& r : rows) {

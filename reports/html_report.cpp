@@ -844,13 +844,26 @@ std::string section_cluster(const json& r) {
   for (const auto& w : list(c, "warnings")) out += "<p class=\"warning\">warning: " + esc(text(w)) + "</p>\n";
   out += "<p class=\"hint\">" + esc(fmt::format("{} ranks; rank x step breakdown from {}.", count_str(num(c, "rank_count").value_or(0)),
                                                 str(c, "rank_steps_source"))) + "</p>\n";
-  Table ranks("cluster-ranks", {{"rank", true}, {"steps", true}, {"computing / step (ms)", true},
-                                {"comm not overlapped / step (ms)", true}, {"free / step (ms)", true}, {"device / step (ms)", true}, {"source", false}});
-  for (const auto& rk : list(c, "ranks"))
-    ranks.row({count_cell(num(rk, "rank")), count_cell(num(rk, "steps")), ms_cell(num(rk, "computing_per_step_ns")),
-               ms_cell(num(rk, "comm_not_overlapped_per_step_ns")), ms_cell(num(rk, "free_per_step_ns")),
-               ms_cell(num(rk, "device_time_per_step_ns")), tcell(str(rk, "path"))});
+  // Ranks read from rank folders have a path; ranks from cluster_step_trace_time.csv do not.
+  bool paths = false;
+  for (const auto& rk : list(c, "ranks")) paths = paths || !str(rk, "path").empty();
+  std::vector<std::pair<std::string, bool>> cols = {{"rank", true}, {"steps", true}, {"computing / step (ms)", true},
+                                                    {"comm not overlapped / step (ms)", true}, {"free / step (ms)", true},
+                                                    {"device / step (ms)", true}};
+  if (paths) cols.push_back({"source", false});
+  Table ranks("cluster-ranks", cols);
+  for (const auto& rk : list(c, "ranks")) {
+    std::vector<Cell> row = {count_cell(num(rk, "rank")), count_cell(num(rk, "steps")), ms_cell(num(rk, "computing_per_step_ns")),
+                             ms_cell(num(rk, "comm_not_overlapped_per_step_ns")), ms_cell(num(rk, "free_per_step_ns")),
+                             ms_cell(num(rk, "device_time_per_step_ns"))};
+    if (paths) row.push_back(tcell(str(rk, "path")));
+    ranks.row(std::move(row));
+  }
   out += ranks.html();
+  if (const json& sampled = at(c, "rank_steps_sampled"); sampled.is_object())
+    out += "<p class=\"hint\">" + esc(fmt::format("{} of {} steps shown (evenly spaced); totals and verdicts use every step.",
+                                                     count_str(num(sampled, "steps_shown").value_or(0)),
+                                                     count_str(num(sampled, "steps_total").value_or(0)))) + "</p>\n";
   out += heat_map(c, "computing_ns", "Computing");
   out += "<details><summary>Free and communication-not-overlapped heat maps</summary>\n";
   out += heat_map(c, "free_ns", "Free");
