@@ -13,8 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-json analyze(const std::string& rel) {
-  std::string in = npu::test::realdata_dir() + "/ascend_torch_npu/" + rel;
+json analyze(const std::string& rel, const std::string& base = "/ascend_torch_npu/") {
+  std::string in = npu::test::realdata_dir() + base + rel;
   if (!std::filesystem::exists(in)) return nullptr;
   npu::test::TempDir dir;
   std::string out = (dir.path() / "r.json").string();
@@ -146,6 +146,25 @@ TEST(ClusterRealData, MsinsightTwoRankFolders) {
   EXPECT_FALSE(fired(r, "cluster.wait_dominated", "is the one the others wait for"));
   // 17.75 GB/s is 0.93x the HCCS median: no slow link.
   EXPECT_FALSE(fired(r, "cluster.slow_link", ""));
+}
+
+}  // namespace
+
+namespace {
+
+// Several Kineto traces: the rank comes from each trace's distributedInfo.rank (HTA's sampled
+// ranks 0 and 1 of a 128-rank job). They hold no device tasks, so there is no step breakdown.
+TEST(ClusterRealData, KinetoTracesTakeTheirRankFromDistributedInfo) {
+  json r = analyze("trace_filter", "/kineto/hta/");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  ASSERT_EQ(c["rank_count"], 2);
+  EXPECT_EQ(c["ranks"][0]["rank"], 0);
+  EXPECT_NE(c["ranks"][0]["path"].get<std::string>().find("sampled_rank-0.json.gz"), std::string::npos);
+  EXPECT_EQ(c["ranks"][1]["rank"], 1);
+  EXPECT_NE(c["ranks"][1]["path"].get<std::string>().find("sampled_rank-1.json.gz"), std::string::npos);
+  EXPECT_TRUE(c["warnings"].empty());
+  EXPECT_TRUE(c["rank_steps"].empty());
 }
 
 }  // namespace
