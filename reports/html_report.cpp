@@ -880,10 +880,11 @@ std::string section_cluster(const json& r) {
     out += g.html();
     out += "<details><summary>Longest collectives (per-rank elapse, Dixon test)</summary>\n";
     Table o("cluster-ops", {{"step", false}, {"operator", false}, {"ranks", true}, {"elapse max (ms)", true}, {"elapse min (ms)", true},
-                            {"fastest rank", true}, {"slow rank (Dixon)", false}});
+                            {"transit max (ms)", true}, {"wait ratio", true}, {"fastest rank", true}, {"slow rank (Dixon)", false}});
     for (const auto& x : list(comm, "top_ops"))
       o.row({tcell(text(at(x, "step"))), tcell(str(x, "name")), count_cell(num(x, "ranks")), ms_cell(num(x, "elapse_max_ns")),
-             ms_cell(num(x, "elapse_min_ns")), count_cell(num(x, "fastest_rank")), tcell(text(at(x, "slow_ranks")))});
+             ms_cell(num(x, "elapse_min_ns")), ms_cell(num(x, "transit_max_ns")), pct_cell(num(x, "wait_ratio")),
+             count_cell(num(x, "fastest_rank")), tcell(text(at(x, "slow_ranks")))});
     out += o.html() + "</details>\n";
   }
   if (const json& bw = at(c, "bandwidth"); bw.is_array() && !bw.empty()) {

@@ -206,10 +206,12 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
       slow.push_back(rk);
     }
     auto [mn, mx] = std::minmax_element(elapse.begin(), elapse.end());
-    int64_t wait_max = 0, wait_min = INT64_MAX;
+    int64_t wait_max = 0, wait_min = INT64_MAX, wait_sum = 0, transit_sum = 0, sync_sum = 0, transit_max = 0;
     int wait_max_rank = -1, wait_min_rank = -1;
     for (const json* r : recs) {
       int64_t w = i64(*r, "wait_ns");
+      wait_sum += w, transit_sum += i64(*r, "transit_ns"), sync_sum += i64(*r, "sync_ns");
+      transit_max = std::max(transit_max, i64(*r, "transit_ns"));
       if (w > wait_max || wait_max_rank < 0) wait_max = w, wait_max_rank = (*r)["rank"];
       if (w < wait_min) wait_min = w, wait_min_rank = (*r)["rank"];
     }
@@ -225,6 +227,9 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
                 {"wait_max_rank", wait_max_rank},
                 {"wait_min_ns", wait_min == INT64_MAX ? 0 : wait_min},
                 {"wait_min_rank", wait_min_rank},
+                {"transit_max_ns", transit_max},
+                {"wait_ratio", wait_sum + transit_sum > 0 ? static_cast<double>(wait_sum) / static_cast<double>(wait_sum + transit_sum) : 0.0},
+                {"sync_ratio", sync_sum + transit_sum > 0 ? static_cast<double>(sync_sum) / static_cast<double>(sync_sum + transit_sum) : 0.0},
                 {"slow_ranks", slow}};
     if (t.tested) row["test"] = {{"method", t.method}, {"statistic", t.statistic}, {"critical", t.critical}};
     const json& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
