@@ -103,6 +103,14 @@ TEST(ClusterRealData, MsinsightSixteenRanksWithMatrix) {
   EXPECT_EQ((*rdma)["time_ns"], 1727635);
   EXPECT_NEAR((*rdma)["size_mb"].get<double>(), 41.94304, 1e-9);
   EXPECT_NEAR((*rdma)["gbps"].get<double>(), 24.277721, 1e-6);
+  // Longest collective: hcom_broadcast__483_0, elapse 8.665280 ms on rank 1, 4.969808 ms on rank 0
+  // (send/receive are not collectives and are left out).
+  const json& top = c["communication"]["top_ops"];
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0]["name"], "hcom_broadcast__483_0");
+  EXPECT_EQ(top[0]["elapse_max_ns"], 8665280);
+  EXPECT_EQ(top[0]["elapse_min_ns"], 4969808);
+  EXPECT_EQ(top[0]["fastest_rank"], 0);
   EXPECT_EQ(c["links"]["count"], 3);
   EXPECT_EQ(c["links"]["list"][0]["src"], 1);
   EXPECT_EQ(c["links"]["list"][0]["dst"], 0);

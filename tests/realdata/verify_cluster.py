@@ -171,6 +171,9 @@ print("  op records %d" % len(ops))
 group_stats(ops)
 bandwidth(ops)
 dixon_votes(ops)
+for step, kind, key, rank, info in ops:
+    if kind != "p2p":
+        print("  op %s rank %d elapse_ns %d" % (key.rsplit("@", 1)[0], rank, ns_from_ms(info["Communication Time Info"]["Elapse Time(ms)"])))
 raw = []
 for grp, steps in json.load(open(os.path.join(d, "cluster_communication_matrix.json"))).items():
     for step, opsd in steps.items():
