@@ -1,4 +1,6 @@
-// `npu-advisor analyze PATH`: load -> facts -> rules -> report.
+// `npu-advisor analyze PATH` / `analyze --facts DIR`: load -> facts -> rules -> report.
+// A cluster (several ranks, or a folder of per-rank facts) goes through core/cluster first;
+// from the facts on, single runs and clusters share the same rules and renderers.
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -8,30 +10,10 @@
 
 namespace npu::cli {
 
-int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
-                const RuleOptions& rule_opts) {
-  Detection d = detect_input(path);
-  std::string fmt = output_format(out);
-  if (d.kind == InputKind::Cluster) {
-    // Per-rank summaries until the cluster analysis lands.
-    bool member_failed = false;
-    nlohmann::json s = load_and_summarize(path, common, &member_failed);
-    std::string text = fmt == "json" ? s.dump(2) + "\n"
-                       : fmt == "md" ? render_summary_markdown(s)
-                       : fmt == "html" ? render_html(s)
-                                     : render_summary_text(s, TextStyle{out.out_file.empty() && stdout_is_color_terminal()});
-    if (!write_output(out.out_file, text)) return kBadInput;
-    return member_failed ? kBadInput : kOk;
-  }
+namespace {
 
-  RunModel model = load_run_for_cli(d, common);
-  nlohmann::json summary = summarize_run(model, d);
-  Facts facts = compute_facts(model);
-  RuleEngine engine;
-  std::vector<RuleOutcome> outcomes;
-  if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
-  nlohmann::json report = build_report(summary, facts, outcomes);
-
+int write_report(const nlohmann::json& report, const std::string& fmt, const CommonOptions& common,
+                 const OutputOptions& out) {
   if (!out.out_file.empty()) {
     std::string text = fmt == "json"   ? report.dump(1) + "\n"
                        : fmt == "md"   ? render_markdown(report)
@@ -50,6 +32,43 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     }
   }
   return kOk;
+}
+
+}  // namespace
+
+int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
+                const RuleOptions& rule_opts, const ClusterOptions& cluster) {
+  std::string fmt = output_format(out);
+  nlohmann::json summary;
+  Facts facts;
+  bool member_failed = false;
+  if (!cluster.facts_dir.empty()) {
+    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, cluster);
+    facts = std::move(c.facts);
+    summary = std::move(c.summary);
+  } else {
+    Detection d = detect_input(path);
+    if (d.kind == InputKind::Cluster) {
+      ClusterAnalysis c = analyze_cluster_input(d, common, cluster);
+      facts = std::move(c.facts);
+      summary = std::move(c.summary);
+      member_failed = c.member_failed;
+      // The reports show the warnings; with -q, stderr is where a script sees them.
+      if (common.quiet)
+        for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    } else {
+      RunModel model = load_run_for_cli(d, common);
+      summary = summarize_run(model, d);
+      facts = compute_facts(model);
+    }
+  }
+  RuleEngine engine;
+  std::vector<RuleOutcome> outcomes;
+  if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
+  nlohmann::json report = build_report(summary, facts, outcomes);
+  if (int rc = write_report(report, fmt, common, out); rc != kOk) return rc;
+  // A rank that failed to load is reported (warning) and the others analysed; the exit code says so.
+  return member_failed ? kBadInput : kOk;
 }
 
 }  // namespace npu::cli

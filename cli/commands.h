@@ -37,10 +37,24 @@ RunModel load_run_for_cli(const Detection& d, const CommonOptions& common);
 // errors of a cluster are kept in the document. Throws LoadError for a bad single input.
 nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
 
+// Cluster analysis (cli/cluster_input.cpp, core/cluster): per-rank facts, reduced.
+struct ClusterOptions {
+  std::string facts_dir;  // analyze --facts DIR: reduce a folder of per-rank *.facts.json
+  int workers = 2;        // ranks loaded at once (memory: about this many ranks' worth)
+};
+struct ClusterAnalysis {
+  Facts facts;                        // the cluster facts document (docs/facts-cluster.md)
+  nlohmann::json summary;             // the run summary: input and one member per rank
+  std::vector<std::string> warnings;  // duplicates, renumbered ranks, ranks that failed to load
+  bool member_failed = false;
+};
+ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt);
+ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);
+
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
-                const RuleOptions& rules);
+                const RuleOptions& rules, const ClusterOptions& cluster = {});
 // `capture -o OUT -- CMD` and `analyze OUT -- CMD` (docs/collector.md). Exit codes:
 // collector::final_exit_code.
 int cmd_capture(const collector::CaptureOptions& opt);

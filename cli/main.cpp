@@ -56,10 +56,14 @@ int main(int argc, char** argv) {
   std::string analyze_path;
   OutputOptions out;
   auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
+  ClusterOptions cluster_opts;
   analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
                                             "or a parent folder of several ranks; with -- CMD: the (new or "
-                                            "empty) folder to capture into")
-      ->required();
+                                            "empty) folder to capture into");
+  analyze->add_option("--facts", cluster_opts.facts_dir,
+                      "Cluster from a folder of per-rank *.facts.json (the reduce step; see README)");
+  analyze->add_option("--workers", cluster_opts.workers, "Cluster: ranks loaded at once (default 2)")
+      ->check(CLI::Range(1, 256));
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md", "html"}));
   add_common(analyze);
@@ -191,12 +195,22 @@ int main(int argc, char** argv) {
       return cmd_capture(cap);
     }
     if (*analyze && has_command) {
+      if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
+        std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
+        return kBadInput;
+      }
       cap.command = command;
       cap.out_dir = analyze_path;
       cap.quiet = common.quiet;
       return cmd_analyze_command(cap, common, out, rule_opts);
     }
-    if (*analyze) return cmd_analyze(analyze_path, common, out, rule_opts);
+    if (*analyze) {
+      if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
+        std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
+        return kBadInput;
+      }
+      return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
+    }
     if (*rules_list) return cmd_rules_list(rule_opts);
     if (*rules_show) return cmd_rules_show(show_id, rule_opts);
     if (*rules_test) return cmd_rules_test(test_dir);

@@ -61,6 +61,8 @@ std::string render_markdown(const nlohmann::json& r) {
     }
   }
 
+  if (facts.contains("cluster")) out += render_cluster_markdown(facts["cluster"]);
+
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
   if (findings.empty()) out += "No findings.\n";
@@ -94,8 +96,17 @@ std::string render_markdown(const nlohmann::json& r) {
 
   out += "## Checks not run\n\n";
   int n = 0;
+  // Rules for the other scope (single-rank rules on a cluster, cluster rules on one rank) in one line.
+  std::vector<std::string> other_scope;
+  std::string other_reason;
   for (const auto& rs : r["rules"]) {
     std::string st = rs.value("status", "");
+    std::string reason = rs.value("reason", "");
+    if (st == "not applicable" && (reason.rfind("single-rank check", 0) == 0 || reason.rfind("cluster check", 0) == 0)) {
+      other_scope.push_back("`" + rs.value("rule", "") + "`");
+      other_reason = reason;
+      continue;
+    }
     if (st == "skipped" || st == "failed" || st == "not applicable") {
       out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, cell(rs.value("reason", "")));
       ++n;
@@ -103,6 +114,12 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   for (const auto& u : r.value("unavailable", nlohmann::json::array())) {
     out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), cell(u.value("why", "")));
+    ++n;
+  }
+  if (!other_scope.empty()) {
+    std::string ids;
+    for (const auto& id : other_scope) ids += (ids.empty() ? "" : ", ") + id;
+    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), cell(other_reason), ids);
     ++n;
   }
   if (n == 0) out += "All checks ran.\n";

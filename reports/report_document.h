@@ -25,6 +25,11 @@ std::string render_markdown(const nlohmann::json& report);
 // One self-contained HTML page (inline CSS/JS, Chart.js compiled in; no network): docs/reports.md.
 std::string render_html(const nlohmann::json& report);
 
+// The cluster section (facts.cluster) of the terminal and Markdown reports (cluster_text.cpp).
+std::string cluster_verdict_line(const nlohmann::json& cluster);
+std::string render_cluster_terminal(const nlohmann::json& cluster);
+std::string render_cluster_markdown(const nlohmann::json& cluster);
+
 // Small formatting helpers shared by the renderers.
 std::string format_ms(double ns);
 std::string format_percent(double ratio);

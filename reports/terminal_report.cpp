@@ -52,6 +52,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     } else if (o.value("source", "") == "step_trace_time.csv") {
       out += "  (the profiler's step_trace_time.csv: no device tasks to recompute from)\n";
     }
+  } else if (facts.contains("cluster")) {
+    out += render_cluster_terminal(facts["cluster"]);
   } else {
     // The facts say why (a CPU-only Kineto trace, a trace without device tasks, ...).
     std::string why = "no device tasks and no step_trace_time.csv";

@@ -188,6 +188,8 @@ int lua_emit(lua_State* L) {
 
 double step_denominator(const nlohmann::json& doc) {
   if (const auto* m = fact_at(doc, "overall.step_time.median_ns"); m && m->is_number()) return m->get<double>();
+  // A cluster: the median rank x step device time.
+  if (const auto* m = fact_at(doc, "cluster.step_time.median_ns"); m && m->is_number()) return m->get<double>();
   const auto* dt = fact_at(doc, "overall.device_time_ns");
   const auto* n = fact_at(doc, "overall.steps");
   if (dt && n && dt->is_number() && n->is_number() && n->get<double>() > 0) return dt->get<double>() / n->get<double>();
@@ -287,6 +289,16 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
       std::string list;
       for (const auto& f : o.meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
       o.reason = "not applicable to " + framework_display(framework) + " (a " + list + " check)";
+      outcomes.push_back(std::move(o));
+      continue;
+    }
+    // Cluster rules (needs under "cluster.") run on cluster facts, the others on one rank's.
+    bool cluster_rule = std::any_of(o.meta.needs.begin(), o.meta.needs.end(),
+                                    [](const std::string& n) { return n.rfind("cluster", 0) == 0; });
+    if (cluster_rule != facts.doc.contains("cluster")) {
+      o.status = RuleOutcome::Status::NotApplicable;
+      o.reason = cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
+                              : "single-rank check: run `npu-advisor analyze RANK_DIR` on a rank";
       outcomes.push_back(std::move(o));
       continue;
     }

@@ -14,6 +14,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
+  diagnose_communication(ctx, f);
   return f;
 }
 

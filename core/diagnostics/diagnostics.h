@@ -21,6 +21,7 @@ void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts);       // dis
 void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);      // operators.cpp: "operators"
 void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts);  // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);            // gpu.cpp: "gpu" (Kineto GPU runs)
+void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);

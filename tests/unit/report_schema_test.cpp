@@ -133,3 +133,29 @@ TEST_F(ReportSchema, RejectsBrokenDocuments) {
   d["facts"]["overall"].erase("step_time");
   expect_invalid(d, "overall without step_time");
 }
+
+// Cluster reports: the cluster section and the per-rank communication records have their own schema.
+TEST_F(ReportSchema, ClusterReportsValidate) {
+  for (const char* rel : {"msinsight_2rank", "msinsight_cluster_8rank", "mstt_cluster_4rank"}) {
+    std::string run = npu::test::realdata_dir() + "/ascend_torch_npu/" + rel;
+    if (!std::filesystem::is_directory(run)) GTEST_SKIP() << run << " not present";
+    json r = analyze_json(run);
+    ASSERT_TRUE(r["facts"].contains("cluster")) << rel;
+    expect_valid(r, std::string(rel) + "'s cluster report");
+  }
+  json good = analyze_json(npu::test::realdata_dir() + "/ascend_torch_npu/msinsight_2rank");
+  auto expect_invalid = [&](json doc, const std::string& what) {
+    bool valid = true;
+    validate(python_, doc, &valid);
+    EXPECT_FALSE(valid) << what;
+  };
+  json d = good;
+  d["facts"]["cluster"]["rank_steps"][0]["free_ns"] = 0.5;
+  expect_invalid(d, "fractional ns in a rank x step row");
+  d = good;
+  d["facts"]["cluster"]["communication"]["groups"][0]["wait_ratio"] = 2;
+  expect_invalid(d, "wait ratio above 1");
+  d = good;
+  d["facts"]["cluster"].erase("ranks");
+  expect_invalid(d, "cluster without ranks");
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Cluster benchmark: generates an N-rank cluster (tools/gen_cluster.py, a planted slow rank),
+# scales every rank's trace to SIZE with ../shared/tools/scale_trace.py, then times
+# `npu-advisor analyze CLUSTER` and prints wall time and peak RSS next to one rank's peak RSS:
+# with --workers W the cluster's peak should stay at about W ranks' worth, not N.
+#
+#   bench/cluster.sh [--ranks 64] [--size 100M] [--workers 2] [--out DIR] [--build DIR] [--clean-after]
+#
+# The full case (64 ranks x 100 MB = 6.4 GB of traces) takes disk and a long time on a small
+# machine: try `--ranks 8 --size 20M` first.
+set -euo pipefail
+
+die() { echo "bench/cluster.sh: error: $*" >&2; exit 1; }
+say() { echo "[cluster-bench] $*" >&2; }
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+SCALE="$REPO/../shared/tools/scale_trace.py"
+RANKS=64
+SIZE=100M
+WORKERS=2
+OUT="${TMPDIR:-/tmp}/npu-advisor-cluster-bench"
+BUILD="${NPU_ADVISOR_BUILD:-$REPO/build}"
+CLEAN_AFTER=0
+PY=/usr/bin/python3
+[[ -x "$PY" ]] || PY=python3
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ranks) RANKS="${2:?}"; shift 2 ;;
+    --size) SIZE="${2:?}"; shift 2 ;;
+    --workers) WORKERS="${2:?}"; shift 2 ;;
+    --out) OUT="${2:?}"; shift 2 ;;
+    --build) BUILD="${2:?}"; shift 2 ;;
+    --clean-after) CLEAN_AFTER=1; shift ;;
+    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument: $1" ;;
+  esac
+done
+[[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || die "--ranks must be a positive integer"
+BIN="$BUILD/npu-advisor"
+[[ -x "$BIN" ]] || die "$BIN not found: build first (cmake --build build)"
+[[ -f "$SCALE" ]] || die "$SCALE not found"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install time)"
+OUT="$(realpath -m -- "$OUT")"
+case "$OUT/" in "$REPO"/*|/|"$HOME"/) die "refusing output folder $OUT" ;; esac
+
+BASE="$OUT/base-$RANKS"
+CL="$OUT/cluster-$RANKS-$SIZE"
+if [[ ! -d "$CL" ]]; then
+  rm -rf "$BASE" && mkdir -p "$BASE" "$CL.tmp"
+  say "generating $RANKS ranks"
+  "$PY" "$REPO/tools/gen_cluster.py" "$BASE" --ranks "$RANKS" --steps 4 --slow-rank $((RANKS / 2)) >/dev/null
+  for d in "$BASE"/*_ascend_pt; do
+    say "scaling $(basename "$d") to $SIZE"
+    "$PY" "$SCALE" "$d" "$CL.tmp/$(basename "$d")" --size "$SIZE" >/dev/null
+  done
+  mv "$CL.tmp" "$CL"
+fi
+TRACE_BYTES=$(du -cb "$CL"/*/ASCEND_PROFILER_OUTPUT/trace_view.json | tail -1 | cut -f1)
+
+measure() {  # label, command...: prints "wall peak_rss_kb"
+  local log="$OUT/time-$1.log"
+  shift
+  /usr/bin/time -v "$@" >/dev/null 2>"$log" || { cat "$log" >&2; die "$* failed"; }
+  local wall rss
+  wall=$(grep "Elapsed (wall clock)" "$log" | awk '{print $NF}')
+  rss=$(grep "Maximum resident set size" "$log" | awk '{print $NF}')
+  echo "$wall $rss"
+}
+
+FIRST=$(ls -d "$CL"/*_ascend_pt | head -1)
+read -r one_wall one_rss < <(measure one "$BIN" analyze "$FIRST" -q --format json -o "$OUT/one.json")
+read -r cl_wall cl_rss < <(measure cluster "$BIN" analyze "$CL" -q --workers "$WORKERS" --format json -o "$OUT/cluster.json")
+SLOW=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["facts"]["cluster"]["slow_rank"]["rank"])' "$OUT/cluster.json")
+
+printf '\n%-44s %s\n' "cluster" "$RANKS ranks x $SIZE trace ($((TRACE_BYTES / 1000000)) MB in all), $WORKERS workers"
+printf '%-44s %s\n' "one rank: wall, peak RSS" "$one_wall, $((one_rss / 1024)) MiB"
+printf '%-44s %s\n' "cluster analyze: wall, peak RSS" "$cl_wall, $((cl_rss / 1024)) MiB"
+printf '%-44s %.2f (goal: about the worker count, not the rank count)\n' "cluster peak RSS / one rank's" "$(echo "$cl_rss / $one_rss" | bc -l)"
+printf '%-44s %s (planted: %s)\n' "slow rank found" "$SLOW" "$((RANKS / 2))"
+[[ "$CLEAN_AFTER" == 1 ]] && rm -rf "$BASE" "$CL"
+exit 0

@@ -1,0 +1,267 @@
+#include "loaders/communication_loader.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/decimal.h"
+#include "loaders/csv_table.h"
+#include "loaders/json_file.h"
+#include "loaders/load_error.h"
+
+namespace npu {
+namespace {
+
+using nlohmann::json;
+
+const char* const kTransports[] = {"HCCS", "PCIE", "RDMA", "SDMA", "SIO", "LOCAL"};
+
+// "step12" -> 12; "step" or anything else -> null (no step schedule).
+json step_id(const std::string& key) {
+  if (key.size() > 4 && key.compare(0, 4, "step") == 0) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), v);
+    if (ec == std::errc() && p == key.data() + key.size()) return v;
+  }
+  return nullptr;
+}
+
+// "hcom_allReduce__483_2@9350434047717501483" -> name, group.
+void split_op(const std::string& key, std::string& name, std::string& group) {
+  auto at = key.rfind('@');
+  name = at == std::string::npos ? key : key.substr(0, at);
+  group = at == std::string::npos ? std::string() : key.substr(at + 1);
+}
+
+double num(const json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number()) return 0.0;
+  return it->get<double>();
+}
+
+int64_t ms(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? 0 : json_ms_to_ns(*it);
+}
+
+bool is_p2p_name(const std::string& name) {
+  return name.find("send") != std::string::npos || name.find("receive") != std::string::npos ||
+         name.find("batchsendrecv") != std::string::npos;
+}
+
+// One operator's {"Communication Time Info", "Communication Bandwidth Info"}.
+json op_record(const std::string& path, const std::string& where, const json& step, const std::string& kind,
+               const std::string& key, int rank, const json& info) {
+  if (!info.is_object()) throw LoadError::whole_file(path, where + ": expected an object");
+  json r;
+  std::string name, group;
+  split_op(key, name, group);
+  r["step"] = step;
+  r["kind"] = kind.empty() ? (is_p2p_name(name) ? "p2p" : "collective") : kind;
+  r["name"] = name;
+  r["group"] = group;
+  r["rank"] = rank;
+  const json t = info.value("Communication Time Info", json::object());
+  r["elapse_ns"] = ms(t, "Elapse Time(ms)");
+  r["transit_ns"] = ms(t, "Transit Time(ms)");
+  r["wait_ns"] = ms(t, "Wait Time(ms)");
+  r["sync_ns"] = ms(t, "Synchronization Time(ms)");
+  r["idle_ns"] = ms(t, "Idle Time(ms)");
+  r["wait_ratio"] = num(t, "Wait Time Ratio");
+  r["sync_ratio"] = num(t, "Synchronization Time Ratio");
+  json bw = json::object();
+  const json b = info.value("Communication Bandwidth Info", json::object());
+  for (const char* tr : kTransports) {
+    auto it = b.find(tr);
+    if (it == b.end() || !it->is_object()) continue;
+    double size = num(*it, "Transit Size(MB)");
+    int64_t time = ms(*it, "Transit Time(ms)");
+    if (size <= 0 && time <= 0) continue;  // transport not used by this op
+    uint64_t packets = 0;
+    if (auto d = it->find("Size Distribution"); d != it->end() && d->is_object())
+      for (const auto& [sz, v] : d->items())
+        if (v.is_array() && !v.empty() && v[0].is_number()) packets += static_cast<uint64_t>(v[0].get<double>());
+    bw[tr] = {{"size_mb", size},
+              {"time_ns", time},
+              {"gbps", num(*it, "Bandwidth(GB/s)")},
+              {"large_packet_ratio", num(*it, "Large Packet Ratio")},
+              {"packets", packets}};
+  }
+  r["bandwidth"] = bw;
+  r["evidence"] = json::array({{{"file", path}, {"what", where}}});
+  return r;
+}
+
+json link_record(const std::string& path, const std::string& where, const json& step, const std::string& kind,
+                 const std::string& key, const std::string& src_dst, const json& info) {
+  json r;
+  std::string name, group;
+  split_op(key, name, group);
+  auto dash = src_dst.find('-');
+  int src = -1, dst = -1;
+  if (dash != std::string::npos) {
+    std::from_chars(src_dst.data(), src_dst.data() + dash, src);
+    std::from_chars(src_dst.data() + dash + 1, src_dst.data() + src_dst.size(), dst);
+  }
+  if (src < 0 || dst < 0) throw LoadError::whole_file(path, where + ": link key \"" + src_dst + "\" is not \"src-dst\"");
+  r["step"] = step;
+  r["kind"] = kind.empty() ? (is_p2p_name(name) ? "p2p" : "collective") : kind;
+  r["op"] = name;
+  r["group"] = group;
+  r["src"] = src;
+  r["dst"] = dst;
+  r["transport"] = info.value("Transport Type", "");
+  r["size_mb"] = num(info, "Transit Size(MB)");
+  r["time_ns"] = ms(info, "Transit Time(ms)");
+  r["gbps"] = num(info, "Bandwidth(GB/s)");
+  r["evidence"] = json::array({{{"file", path}, {"what", where}}});
+  return r;
+}
+
+const json& object_at(const std::string& path, const json& v, const std::string& where) {
+  if (!v.is_object()) throw LoadError::whole_file(path, (where.empty() ? "top level" : where) + ": expected an object");
+  return v;
+}
+
+}  // namespace
+
+int64_t json_ms_to_ns(const nlohmann::json& v) {
+  if (!v.is_number()) return 0;
+  if (v.is_number_integer()) return v.get<int64_t>() * 1000000;
+  // The shortest text that round-trips the double is the text the profiler wrote (up to 15
+  // significant digits); shifting its decimal point by 3 makes it microseconds.
+  std::string text = v.dump();
+  auto e = text.find_first_of("eE");
+  std::optional<Ns> ns;
+  if (e == std::string::npos) {
+    ns = parse_us_to_ns(text + "e3");
+  } else {
+    int exp = 0;
+    std::from_chars(text.data() + e + 1 + (text[e + 1] == '+'), text.data() + text.size(), exp);
+    ns = parse_us_to_ns(text.substr(0, e) + "e" + std::to_string(exp + 3));
+  }
+  return ns.value_or(0);
+}
+
+json load_communication_ops(const std::string& path, int rank) {
+  json doc = read_json_file(path);
+  json out = json::array();
+  for (const auto& [skey, sval] : object_at(path, doc, "").items()) {
+    json step = step_id(skey);
+    for (const auto& [kind, kval] : object_at(path, sval, skey).items()) {
+      for (const auto& [okey, oval] : object_at(path, kval, skey + "/" + kind).items()) {
+        if (okey == "Total Op Info") continue;
+        out.push_back(op_record(path, skey + "/" + kind + "/" + okey, step, kind, okey, rank, oval));
+      }
+    }
+  }
+  return out;
+}
+
+json load_communication_links(const std::string& path) {
+  json doc = read_json_file(path);
+  json out = json::array();
+  for (const auto& [skey, sval] : object_at(path, doc, "").items()) {
+    json step = step_id(skey);
+    for (const auto& [kind, kval] : object_at(path, sval, skey).items()) {
+      for (const auto& [okey, oval] : object_at(path, kval, skey + "/" + kind).items()) {
+        if (okey == "Total Op Info") continue;
+        std::string where = skey + "/" + kind + "/" + okey;
+        for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+          out.push_back(link_record(path, where + "/" + lkey, step, kind, okey, lkey, object_at(path, lval, where)));
+      }
+    }
+  }
+  return out;
+}
+
+json load_cluster_communication_ops(const std::string& path) {
+  json doc = read_json_file(path);
+  json out = json::array();
+  for (const auto& [gkey, gval] : object_at(path, doc, "").items()) {
+    for (const auto& [skey, sval] : object_at(path, gval, gkey).items()) {
+      json step = step_id(skey);
+      for (const auto& [okey, oval] : object_at(path, sval, gkey + "/" + skey).items()) {
+        if (okey == "Total Op Info") continue;
+        std::string where = gkey + "/" + skey + "/" + okey;
+        for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
+          int rank = -1;
+          auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
+          if (ec != std::errc() || p != rkey.data() + rkey.size())
+            throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
+          out.push_back(op_record(path, where + "/" + rkey, step, gkey == "p2p" ? "p2p" : "", okey, rank, rval));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+json load_cluster_communication_links(const std::string& path) {
+  json doc = read_json_file(path);
+  json out = json::array();
+  for (const auto& [gkey, gval] : object_at(path, doc, "").items()) {
+    for (const auto& [skey, sval] : object_at(path, gval, gkey).items()) {
+      json step = step_id(skey);
+      for (const auto& [okey, oval] : object_at(path, sval, gkey + "/" + skey).items()) {
+        if (okey == "Total Op Info") continue;
+        std::string where = gkey + "/" + skey + "/" + okey;
+        for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+          out.push_back(link_record(path, where + "/" + lkey, step, gkey == "p2p" ? "p2p" : "", okey, lkey,
+                                    object_at(path, lval, where)));
+      }
+    }
+  }
+  return out;
+}
+
+json load_cluster_step_trace_time(const std::string& path) {
+  CsvTable t(path);
+  json out = json::array();
+  if (t.header().empty()) return out;
+  const int c_step = t.col({"Step", "Step Id", "Step ID"});
+  const int c_type = t.require({"Type"});
+  const int c_index = t.require({"Index"});
+  const int c_comp = t.require({"Computing"});
+  const int c_cno = t.require({"Communication(Not Overlapped)"});
+  const int c_ovl = t.col({"Overlapped"});
+  const int c_comm = t.col({"Communication"});
+  const int c_free = t.require({"Free"});
+  t.for_each_row([&](const CsvTable::Row& r) {
+    if (trim_cell(r[c_type]) != "rank") return;
+    auto rank = r.integer(c_index);
+    if (!rank) throw LoadError::at_line(path, r.line(), "rank row without an integer Index");
+    json row;
+    row["rank"] = *rank;
+    auto step = r.integer(c_step);
+    row["step"] = step ? json(*step) : json(nullptr);
+    Ns comp = r.us_to_ns(c_comp).value_or(0), cno = r.us_to_ns(c_cno).value_or(0), fr = r.us_to_ns(c_free).value_or(0);
+    row["computing_ns"] = comp;
+    row["comm_not_overlapped_ns"] = cno;
+    row["overlapped_ns"] = r.us_to_ns(c_ovl).value_or(0);
+    row["communication_ns"] = r.us_to_ns(c_comm).value_or(0);
+    row["free_ns"] = fr;
+    row["device_time_ns"] = comp + cno + fr;
+    row["evidence"] = json::array({{{"file", path}, {"line", r.line()}, {"what", "rank row"}}});
+    out.push_back(std::move(row));
+  });
+  return out;
+}
+
+json load_communication_groups(const std::string& path) {
+  json doc = read_json_file(path);
+  json out = json::array();
+  for (const char* kind : {"collective", "p2p"}) {
+    if (!doc.contains(kind) || !doc[kind].is_array()) continue;
+    for (const auto& g : doc[kind]) {
+      if (!g.is_array()) continue;
+      json ranks = json::array();
+      for (const auto& r : g)
+        if (r.is_number_integer()) ranks.push_back(r.get<int>());
+      std::sort(ranks.begin(), ranks.end());
+      out.push_back({{"kind", kind}, {"ranks", ranks}});
+    }
+  }
+  return out;
+}
+
+}  // namespace npu

@@ -1,0 +1,61 @@
+-- A transport moves data well below its standard bandwidth.
+rule {
+  id = "cluster.bandwidth",
+  title = "Communication bandwidth below the link's standard",
+  category = "cluster",
+  severity = "medium",
+  needs = { "cluster.bandwidth" },
+  params = { utilization = 0.8, large_packet_ratio = 0.8, min_size_mb = 10.0,
+             standard_hccs_gbps = 18.0, standard_sdma_gbps = 18.0, standard_pcie_gbps = 20.0, standard_rdma_gbps = 12.5 },
+  doc = [[
+Why: when a transport's achieved bandwidth is far below what the link can do, communication
+takes longer than it must: either the transfers are too small to reach line rate, or the link
+is misconfigured or shared.
+
+How it is measured (facts.cluster.bandwidth): per transport, total transit size / total transit
+time over all operators and ranks (MB/ms = GB/s), against the standard bandwidth: HCCS 18,
+PCIe 20, RDMA 12.5 GB/s (msProf's v2.1.0 constants; set `standard_hccs_gbps=28`,
+`standard_rdma_gbps=25` for newer hardware, msProf v4.1.0), SDMA held to the HCCS value.
+Reported when utilisation < `utilization` (0.8) and the transport moved at least `min_size_mb`.
+As msProf does, the large-packet ratio decides the cause: below `large_packet_ratio` (0.8) the
+transfers are small (see cluster.small_packets); otherwise blame the link (HCCS configuration,
+PCIe contention, the RDMA switch).
+
+Saving per step = (transit time - size / (utilization x standard)) / steps. Confidence 0.3.
+]],
+}
+
+function check(facts, p, emit)
+  local standard = { HCCS = p.standard_hccs_gbps, SDMA = p.standard_sdma_gbps, PCIE = p.standard_pcie_gbps, RDMA = p.standard_rdma_gbps }
+  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
+  if steps < 1 then steps = 1 end
+  for _, b in ipairs(facts.cluster.bandwidth) do
+    local std = standard[b.transport]
+    if std and b.size_mb >= p.min_size_mb and b.gbps < p.utilization * std then
+      local cause
+      if b.large_packet_ratio < p.large_packet_ratio then
+        cause = string.format("only %.0f%% of the data went in large packets: the transfers are too small to reach line rate", 100 * b.large_packet_ratio)
+      else
+        cause = string.format("%.0f%% of the data went in large packets, so the link itself is slow", 100 * b.large_packet_ratio)
+      end
+      local worst
+      for _, r in ipairs(b.per_rank or {}) do
+        if r.size_mb > 0 and (worst == nil or r.gbps < worst.gbps) then worst = r end
+      end
+      emit {
+        observed = string.format("%s moved %.1f MB at %.2f GB/s, %.0f%% of its standard %.1f GB/s (%d operators)%s; %s.",
+          b.transport, b.size_mb, b.gbps, 100 * b.gbps / std, std, b.ops,
+          worst and string.format("; slowest rank %d at %.2f GB/s", worst.rank, worst.gbps) or "", cause),
+        why = "Communication takes longer than the link allows.",
+        action = b.large_packet_ratio < p.large_packet_ratio
+          and "Merge transfers (larger DDP buckets, gradient accumulation, ZeRO-1/2) so they reach line rate."
+          or "Check the link: HCCS configuration (npu-smi info -t topo), PCIe contention with other devices, RDMA switch and NIC settings.",
+        commands = { "npu-smi info -t topo" },
+        saving_ns = math.max(0, b.time_ns - b.size_mb / (p.utilization * std) * 1e6) / steps,
+        saving_formula = string.format("(transit time - size / (%.2f x %.1f GB/s)) / %d steps", p.utilization, std, steps),
+        confidence = 0.3,
+        evidence = { { fact = "cluster.bandwidth[" .. b.transport .. "].gbps", value = b.gbps } },
+      }
+    end
+  end
+end

@@ -1,0 +1,60 @@
+-- The reference advisor's slow-rank check: step time components differ across ranks.
+rule {
+  id = "cluster.imbalance",
+  title = "Ranks are out of balance",
+  category = "cluster",
+  severity = "medium",
+  needs = { "cluster.spread", "cluster.rank_steps" },
+  params = { ratio = 0.05, factor = 0.5 },
+  doc = [[
+Why: in a synchronous job every rank waits for the slowest at each collective. When one rank
+has much more free (idle) or computing time than another, the difference shows up on the other
+ranks as communication (waiting) time.
+
+How it is measured (facts.cluster.spread), as the reference advisor's slow-rank analysis: for
+computing, communication not overlapped and free, (max - min) over all rank x step rows divided
+by the mean device time of a row. Reported when any is above `ratio` (5 %). The rank with the
+LEAST exposed communication is the one the others wait for (it never waits itself); the rank
+with the most free or computing time is where its extra time goes.
+
+Quiet when cluster.slow_rank names a rank (that finding explains the imbalance).
+
+Saving per step = factor (0.5) x (max - min) of communication not overlapped: the waiting a
+balanced cluster would not have. Confidence 0.35 (cluster.slow_rank, when it fires, says more).
+]],
+}
+
+function check(facts, p, emit)
+  -- A slow-rank verdict already explains the imbalance (cluster.slow_rank): do not say it twice.
+  if facts.cluster.slow_rank and (facts.cluster.slow_rank.rank or -1) >= 0 then return end
+  local s = facts.cluster.spread
+  local parts, flagged = {}, false
+  local labels = { computing_ns = "computing", comm_not_overlapped_ns = "communication not overlapped", free_ns = "free" }
+  for _, k in ipairs({ "computing_ns", "comm_not_overlapped_ns", "free_ns" }) do
+    local m = s[k]
+    if m and m.ratio > p.ratio then
+      flagged = true
+      parts[#parts + 1] = string.format("%s ranges %.3f ms (rank %s) to %.3f ms (rank %s), %.1f%% of a step",
+        labels[k], m.min_ns / 1e6, tostring(m.min_rank), m.max_ns / 1e6, tostring(m.max_rank), 100 * m.ratio)
+    end
+  end
+  if not flagged then return end
+  local c = s.comm_not_overlapped_ns
+  local who = ""
+  if c and c.ratio > p.ratio then
+    who = string.format(" Rank %s has the least exposed communication: the others wait for it.", tostring(c.min_rank))
+  end
+  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
+  if steps < 1 then steps = 1 end
+  emit {
+    observed = "Across ranks and steps, " .. table.concat(parts, "; ") .. "." .. who,
+    why = "Ranks that finish early wait in the next collective for the slowest; the imbalance becomes communication time.",
+    action = "Look at the rank with the least exposed communication and the most free/computing time: host-bound "
+      .. "steps, data loading, uneven pipeline stages or sequence lengths. Compare it with a balanced rank.",
+    commands = { "npu-advisor compare BALANCED_RANK_DIR SLOW_RANK_DIR" },
+    saving_ns = c and p.factor * (c.max_ns - c.min_ns) or 0,
+    saving_formula = string.format("%.2f x (max - min) communication not overlapped of a rank x step row", p.factor),
+    confidence = 0.35,
+    evidence = { { fact = "cluster.spread.comm_not_overlapped_ns.ratio", value = c and c.ratio or 0 } },
+  }
+end

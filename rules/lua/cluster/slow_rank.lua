@@ -1,0 +1,76 @@
+-- One rank computes (or idles) longer than the others, so they wait for it in every collective.
+rule {
+  id = "cluster.slow_rank",
+  title = "A slow rank makes the other ranks wait",
+  category = "cluster",
+  severity = "high",
+  needs = { "cluster.slow_rank", "cluster.ranks" },
+  params = { confidence_agree = 0.7, confidence_single = 0.45 },
+  doc = [[
+Why: a collective finishes only when its last rank arrives. A rank that computes longer, or
+idles longer (host-bound, data loading, GC, a throttled or different card), makes every other
+rank of its groups wait inside the collective: their communication time grows by its delay,
+and the whole job runs at the slow rank's pace.
+
+How it is measured (facts.cluster.slow_rank, docs/facts-cluster.md): two independent signals.
+(1) Time breakdown: each rank's computing + free per step against the median rank; an outlier
+when the robust z-score (median/MAD) is above 3.5 and the excess is over 5 % of the median step.
+(2) Communication: for every collective, the per-rank elapse times go through Dixon's Q test at
+99.5 % (msprof-analyze's slow_rank recipe); the FASTEST rank is the low outlier (it waited
+least because the others waited for it) and gets a vote. A rank needs more than a quarter of the
+judged collectives and a plurality. The verdict says which signals agree.
+
+Saving per step = the slow rank's excess computing + free over the median rank (what the others
+wait). Confidence `confidence_agree` (0.7) when both signals name the rank, else
+`confidence_single` (0.45).
+]],
+}
+
+function check(facts, p, emit)
+  local s = facts.cluster.slow_rank
+  if s.rank == nil or s.rank < 0 then return end
+  local row
+  for _, r in ipairs(facts.cluster.ranks) do
+    if r.rank == s.rank then row = r end
+  end
+  local parts = {}
+  local excess = string.format("computing %+.3f ms/step", (s.computing_excess_ns or 0) / 1e6)
+  if (s.free_excess_ns or 0) > 0 then excess = excess .. string.format(", free %+.3f ms/step", s.free_excess_ns / 1e6) end
+  parts[#parts + 1] = string.format("rank %d: %s against the median rank", s.rank, excess)
+  if row then
+    parts[#parts + 1] = string.format("its step is %.3f ms of computing, %.3f ms of free and %.3f ms of exposed communication",
+      row.computing_per_step_ns / 1e6, row.free_per_step_ns / 1e6, row.comm_not_overlapped_per_step_ns / 1e6)
+  end
+  if (s.judged_ops or 0) > 0 then
+    parts[#parts + 1] = string.format("it was the fastest rank (the one waited for) in %d of %d collectives judged by Dixon's test at 99.5%%",
+      s.votes_for_rank or 0, s.judged_ops)
+  end
+  local groups = {}
+  for i, g in ipairs(s.groups or {}) do
+    if i > 3 then break end
+    groups[#groups + 1] = string.format("%s (wait ratio %.0f%%)", g.group, 100 * g.wait_ratio)
+  end
+  if #groups > 0 then parts[#parts + 1] = "groups that wait for it: " .. table.concat(groups, ", ") end
+  local ev = {
+    { fact = "cluster.slow_rank.rank", value = s.rank },
+    { fact = "cluster.slow_rank.basis", value = s.basis },
+  }
+  if row and row.path then ev[#ev + 1] = { file = row.path, what = "the slow rank's profile" } end
+  local agree = string.find(s.basis, "agree", 1, true) ~= nil
+  emit {
+    observed = "Slow rank " .. s.rank .. " (" .. s.basis .. "): " .. table.concat(parts, "; ") .. ".",
+    why = "Every collective waits for its last rank: the other ranks spend this rank's delay waiting in communication.",
+    action = string.format("Analyse rank %d on its own and compare it with a normal rank: host-bound steps (dispatch), "
+      .. "data loading, GC, AI CPU operators, a throttled card (AI Core frequency), uneven work (pipeline stage sizes, "
+      .. "uneven sequence lengths or MoE experts). Fix the cause on that rank; the others speed up with it.", s.rank),
+    commands = {
+      row and row.path and ("npu-advisor analyze " .. row.path) or "npu-advisor analyze RANK_DIR",
+      row and row.path and ("npu-advisor compare OTHER_RANK_DIR " .. row.path) or "npu-advisor compare NORMAL_RANK SLOW_RANK",
+    },
+    saving_ns = s.excess_per_step_ns or 0,
+    saving_formula = "slow rank's computing + free per step - the median rank's",
+    confidence = agree and p.confidence_agree or p.confidence_single,
+    evidence = ev,
+    data = { rank = s.rank, votes = s.votes_for_rank, judged = s.judged_ops },
+  }
+end

@@ -1,0 +1,64 @@
+-- Ranks spend their communication time waiting for each other, not moving data.
+rule {
+  id = "cluster.wait_dominated",
+  title = "Communication is mostly waiting for other ranks",
+  category = "cluster",
+  severity = "medium",
+  needs = { "cluster.communication.groups" },
+  params = { wait_ratio = 0.2, sync_ratio = 0.2, gap = 0.1, factor = 0.5 },
+  doc = [[
+Why: the Wait time of a collective is time a rank spends before the data moves, waiting for
+the other ranks to arrive. When it dominates the transit time, faster links will not help: the
+ranks are out of step (a slow rank, uneven work, or host jitter).
+
+How it is measured (facts.cluster.communication.groups, from communication.json of each rank or
+cluster_communication.json): per communication group, wait ratio = wait / (wait + transit)
+summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio` (0.2,
+msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
+its synchronisation ratio is > `sync_ratio` (0.2) the rank that waits LEAST is the one the others
+wait for (a slow rank); otherwise suspect the links. When every rank of the group waits alike
+(most and least waiting ranks within `gap`, 0.1, of each other) no rank of the group is blamed:
+the one they wait for is elsewhere.
+
+Saving per step = factor (0.5) x the group's wait / (ranks x steps): half of the average rank's
+wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
+]],
+}
+
+function check(facts, p, emit)
+  local c = facts.cluster
+  local steps = c.step_count or #(c.steps or {})
+  if steps < 1 then steps = 1 end
+  for _, g in ipairs(c.communication.groups) do
+    if g.wait_ratio > p.wait_ratio and #g.ranks > 1 then
+      local max_sync = 0
+      for _, r in ipairs(g.per_rank or {}) do
+        if r.rank == g.max_wait_rank then max_sync = r.sync_ratio end
+      end
+      local blame
+      if g.max_wait_ratio - g.min_wait_ratio < p.gap then
+        blame = string.format("every rank of the group waits alike (wait ratio %.0f%% to %.0f%%): the rank they wait for is not in this group or not in the data (another pipeline stage, or delays before the collective on every rank)",
+          100 * g.min_wait_ratio, 100 * g.max_wait_ratio)
+      elseif max_sync > p.sync_ratio then
+        blame = string.format("rank %d waits most (wait ratio %.0f%%, synchronisation ratio %.0f%%) and rank %d least (%.0f%%): rank %d is the one the others wait for",
+          g.max_wait_rank, 100 * g.max_wait_ratio, 100 * max_sync, g.min_wait_rank, 100 * g.min_wait_ratio, g.min_wait_rank)
+      else
+        blame = string.format("rank %d waits most (wait ratio %.0f%%) without synchronisation waits (%.0f%%): suspect the links rather than a slow rank",
+          g.max_wait_rank, 100 * g.max_wait_ratio, 100 * max_sync)
+      end
+      emit {
+        observed = string.format("Group %s (ranks %s, %d operators): wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",
+          g.group, table.concat(g.ranks, ","), g.ops, g.wait_ns / 1e6, g.transit_ns / 1e6, 100 * g.wait_ratio, blame),
+        why = "Waiting is time the ranks are out of step; faster links do not shorten it.",
+        action = "Find what delays the rank the others wait for (see cluster.slow_rank, or analyze that rank alone); "
+          .. "balance the work across ranks (pipeline stages, sequence lengths, MoE routing).",
+        commands = { "npu-advisor analyze RANK_DIR" },
+        saving_ns = p.factor * g.wait_ns / (#g.ranks * steps),
+        saving_formula = string.format("%.2f x group wait / (%d ranks x %d steps)", p.factor, #g.ranks, steps),
+        confidence = 0.3,
+        evidence = { { fact = "cluster.communication.groups[" .. g.group .. "].wait_ratio", value = g.wait_ratio } },
+        data = { group = g.group, min_wait_rank = g.min_wait_rank, max_wait_rank = g.max_wait_rank },
+      }
+    end
+  end
+end

@@ -1,0 +1,191 @@
+// The cluster analysis on real data, read in place from ../shared/realdata. Every number here
+// was computed independently from the files by tests/realdata/verify_cluster.py (Python
+// standard library, Decimal for the ms/us -> ns conversion).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace {
+
+using nlohmann::json;
+
+json analyze(const std::string& rel, const std::string& base = "/ascend_torch_npu/") {
+  std::string in = npu::test::realdata_dir() + base + rel;
+  if (!std::filesystem::exists(in)) return nullptr;
+  npu::test::TempDir dir;
+  std::string out = (dir.path() / "r.json").string();
+  std::string cmd = std::string("'") + NPU_ADVISOR_BIN + "' analyze '" + in + "' -q --format json -o '" + out + "' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out);
+  return json::parse(f);
+}
+
+const json* group(const json& c, const std::string& id) {
+  for (const auto& g : c["communication"]["groups"])
+    if (g["group"] == id) return &g;
+  return nullptr;
+}
+const json* transport(const json& c, const std::string& t) {
+  for (const auto& b : c["bandwidth"])
+    if (b["transport"] == t) return &b;
+  return nullptr;
+}
+bool fired(const json& r, const std::string& rule, const std::string& text) {
+  for (const auto& f : r["findings"])
+    if (f["rule"] == rule && f["observed"].get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ClusterRealData, MsttClusterAnalysisOutputOnly) {
+  json r = analyze("mstt_cluster_4rank");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  EXPECT_EQ(c["rank_count"], 8);
+  EXPECT_EQ(c["rank_steps_source"], "cluster_step_trace_time.csv");
+  EXPECT_EQ(c["ranks"][1]["computing_ns"], 80435747);
+  EXPECT_EQ(c["ranks"][1]["free_ns"], 1488610059);
+  const json& s = c["spread"]["comm_not_overlapped_ns"];
+  EXPECT_EQ(s["max_ns"], 756374860);
+  EXPECT_EQ(s["max_rank"], 5);
+  EXPECT_EQ(s["min_ns"], 133385977);
+  EXPECT_EQ(s["min_rank"], 1);
+  EXPECT_NEAR(s["ratio"].get<double>(), 0.363527, 1e-6);
+  EXPECT_NEAR(c["spread"]["free_ns"]["ratio"].get<double>(), 0.347646, 1e-6);
+  EXPECT_NEAR(c["spread"]["computing_ns"]["ratio"].get<double>(), 0.000925, 1e-6);
+  // No rank's computing + free is a robust outlier (largest z 1.385, rank 1), and the only
+  // collectives have 2 ranks (no Dixon test): no slow-rank verdict, but the imbalance rule fires.
+  EXPECT_EQ(c["slow_rank"]["rank"], -1);
+  EXPECT_EQ(c["slow_rank"]["judged_ops"], 0);
+  EXPECT_TRUE(fired(r, "cluster.imbalance", "Rank 1 has the least exposed communication"));
+  const json* g = group(c, "6297232067196334501");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["wait_ns"], 143057631);
+  EXPECT_EQ((*g)["transit_ns"], 24370);
+  EXPECT_EQ((*g)["sync_ns"], 129796683);
+  EXPECT_EQ((*g)["elapse_ns"], 187011181);
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "Group 6297232067196334501"));
+  const json* h = transport(c, "HCCS");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ((*h)["ops"], 4);
+  EXPECT_EQ((*h)["time_ns"], 65470);
+  EXPECT_NEAR((*h)["size_mb"].get<double>(), 0.167984, 1e-9);
+  EXPECT_NEAR((*h)["gbps"].get<double>(), 2.565816, 1e-6);
+  const json* p = transport(c, "PCIE");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ((*p)["time_ns"], 27810);
+}
+
+TEST(ClusterRealData, MsinsightSixteenRanksWithMatrix) {
+  json r = analyze("msinsight_cluster_8rank");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  EXPECT_EQ(c["rank_count"], 16);
+  EXPECT_EQ(c["steps"], json::array({2}));
+  EXPECT_EQ(c["ranks"][13]["free_ns"], 92698580);
+  EXPECT_EQ(c["spread"]["comm_not_overlapped_ns"]["max_rank"], 11);
+  EXPECT_NEAR(c["spread"]["comm_not_overlapped_ns"]["ratio"].get<double>(), 0.261967, 1e-6);
+  EXPECT_EQ(c["slow_rank"]["rank"], -1);
+  EXPECT_EQ(c["slow_rank"]["judged_ops"], 0);
+  const json* g = group(c, "9350434047717501483");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["wait_ns"], 9397136);
+  EXPECT_EQ((*g)["transit_ns"], 5080);
+  const json* g2 = group(c, "13337953553061386822");
+  ASSERT_NE(g2, nullptr);
+  EXPECT_EQ((*g2)["wait_ns"], 20);
+  EXPECT_EQ((*g2)["transit_ns"], 1727635);
+  const json* rdma = transport(c, "RDMA");
+  ASSERT_NE(rdma, nullptr);
+  EXPECT_EQ((*rdma)["time_ns"], 1727635);
+  EXPECT_NEAR((*rdma)["size_mb"].get<double>(), 41.94304, 1e-9);
+  EXPECT_NEAR((*rdma)["gbps"].get<double>(), 24.277721, 1e-6);
+  // Longest collective: hcom_broadcast__483_0, elapse 8.665280 ms on rank 1, 4.969808 ms on rank 0
+  // (send/receive are not collectives and are left out).
+  const json& top = c["communication"]["top_ops"];
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0]["name"], "hcom_broadcast__483_0");
+  EXPECT_EQ(top[0]["elapse_max_ns"], 8665280);
+  EXPECT_EQ(top[0]["elapse_min_ns"], 4969808);
+  EXPECT_EQ(top[0]["fastest_rank"], 0);
+  EXPECT_EQ(c["links"]["count"], 3);
+  EXPECT_EQ(c["links"]["list"][0]["src"], 1);
+  EXPECT_EQ(c["links"]["list"][0]["dst"], 0);
+  EXPECT_EQ(c["links"]["list"][0]["time_ns"], 1620);
+  EXPECT_NEAR(c["links"]["median_gbps"]["RDMA"].get<double>(), 24.277791, 1e-6);
+}
+
+TEST(ClusterRealData, MsinsightTwoRankFolders) {
+  json r = analyze("msinsight_2rank");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  EXPECT_EQ(c["rank_count"], 2);
+  EXPECT_EQ(c["ranks"][0]["computing_ns"], 75174575);
+  EXPECT_EQ(c["ranks"][0]["comm_not_overlapped_ns"], 146614020);
+  EXPECT_EQ(c["ranks"][1]["free_ns"], 67860800);
+  EXPECT_EQ(c["communication"]["op_records"], 56);
+  const json* g = group(c, "368314942532213303");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["wait_ns"], 97113920);
+  EXPECT_EQ((*g)["transit_ns"], 5373700);
+  EXPECT_EQ((*g)["sync_ns"], 97113900);
+  const json* h = transport(c, "HCCS");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ((*h)["ops"], 27);
+  EXPECT_EQ((*h)["time_ns"], 140634715);
+  EXPECT_NEAR((*h)["size_mb"].get<double>(), 2643.150156, 1e-6);
+  EXPECT_NEAR((*h)["gbps"].get<double>(), 18.794436, 1e-6);
+  const json* rdma = transport(c, "RDMA");
+  ASSERT_NE(rdma, nullptr);
+  EXPECT_EQ((*rdma)["ops"], 9);
+  EXPECT_EQ((*rdma)["time_ns"], 12521388);
+  EXPECT_EQ(c["links"]["count"], 17);
+  EXPECT_NEAR(c["links"]["median_gbps"]["HCCS"].get<double>(), 19.106946, 1e-6);
+  EXPECT_EQ(c["links"]["list"][0]["src"], 1);
+  EXPECT_EQ(c["links"]["list"][0]["dst"], 7);
+  EXPECT_EQ(c["links"]["list"][0]["time_ns"], 10635940);
+  // Both ranks wait ~94% in group 13337953553061386822 (their peers are not in this 2-rank
+  // excerpt of a 16-rank job): no rank of the group is blamed.
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "Group 13337953553061386822 (ranks 0,1, 5 operators): wait 27.682 ms vs transit 1.778 ms"));
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "every rank of the group waits alike (wait ratio 94% to 94%)"));
+  EXPECT_FALSE(fired(r, "cluster.wait_dominated", "is the one the others wait for"));
+  // 17.75 GB/s is 0.93x the HCCS median: no slow link.
+  EXPECT_FALSE(fired(r, "cluster.slow_link", ""));
+}
+
+}  // namespace
+
+namespace {
+
+// Several Kineto traces: the rank comes from each trace's distributedInfo.rank (HTA's sampled
+// ranks 0 and 1 of a 128-rank job). They hold no device tasks, so there is no step breakdown.
+TEST(ClusterRealData, KinetoTracesTakeTheirRankFromDistributedInfo) {
+  json r = analyze("trace_filter", "/kineto/hta/");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  ASSERT_EQ(c["rank_count"], 2);
+  EXPECT_EQ(c["ranks"][0]["rank"], 0);
+  EXPECT_NE(c["ranks"][0]["path"].get<std::string>().find("sampled_rank-0.json.gz"), std::string::npos);
+  EXPECT_EQ(c["ranks"][1]["rank"], 1);
+  EXPECT_NE(c["ranks"][1]["path"].get<std::string>().find("sampled_rank-1.json.gz"), std::string::npos);
+  EXPECT_TRUE(c["warnings"].empty());
+  // Each rank's GPU breakdown (Kineto facts, verified by tests/realdata/verify_kineto.py) feeds
+  // the rank x step table: step 551 of rank 0 and of rank 1.
+  ASSERT_EQ(c["rank_steps"].size(), 4u);
+  const json& r0 = c["rank_steps"][0];
+  EXPECT_EQ(r0["rank"], 0);
+  EXPECT_EQ(r0["step"], 551);
+  EXPECT_EQ(r0["computing_ns"], 106252000);
+  EXPECT_EQ(r0["comm_not_overlapped_ns"], 172259000);
+  EXPECT_EQ(r0["free_ns"], 328735000);
+  const json& r1 = c["rank_steps"][1];
+  EXPECT_EQ(r1["rank"], 1);
+  EXPECT_EQ(r1["computing_ns"], 135548000);
+  EXPECT_EQ(r1["comm_not_overlapped_ns"], 134336000);
+  EXPECT_EQ(r1["free_ns"], 338016000);
+}
+
+}  // namespace
