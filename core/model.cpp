@@ -213,6 +213,20 @@ void RunModel::finalize() {
 // after the slices are grouped by track and before steps are derived (so the GPU copy of
 // ProfilerStep#N, a gpu_user_annotation, is not taken for a host step).
 void RunModel::classify_kineto_tracks() {
+  // torch.profiler built without Kineto (Debian 12's python3-torch 1.13) writes the legacy
+  // autograd-profiler trace: one process, the string pid "CPU functions", events without a
+  // category, all of them torch operators or record_function ranges. Read them as Kineto's
+  // cpu_op host slices so the host facts (steps, top host operators) apply; the run is CPU-only.
+  for (uint32_t t = 0; t < tracks.size(); ++t) {
+    Track& tr = tracks[t];
+    if (tr.kind != TrackKind::Unknown || process_display_name(*this, tr) != "CPU functions") continue;
+    tr.kind = TrackKind::HostOther;
+    const StrId cpu_op = strings.intern("cpu_op");
+    for (uint32_t i = track_slices[t].begin; i < track_slices[t].end; ++i)
+      if (slices[i].cat == kEmptyStr) slices[i].cat = cpu_op;
+    if (meta.platform.empty()) meta.platform = "cpu";
+    if (meta.framework.empty()) meta.framework = "pytorch";
+  }
   std::vector<KinetoCat> by_str(strings.size(), KinetoCat::None);
   std::vector<bool> seen(strings.size(), false);
   auto cat_of = [&](StrId c) {

@@ -2,6 +2,9 @@
 // their savings, what was skipped, and where the full report is. About 25 lines at most.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "reports/report_document.h"
 
 namespace npu {
@@ -15,6 +18,33 @@ struct Paint {
 };
 
 }  // namespace
+
+// Without a device timeline (CPU-only captures) the host still tells something: the steps the
+// profiler marked (ProfilerStep#N wall time) and where host time went (inclusive, so the
+// operators' times overlap and are not summed).
+static std::string host_only_lines(const nlohmann::json& summary, const nlohmann::json& facts) {
+  std::string out;
+  const auto& steps = summary.value("steps", nlohmann::json::array());
+  if (!steps.empty()) {
+    std::vector<double> d;
+    for (const auto& s : steps) d.push_back(s.value("dur_us", 0.0) * 1e3);
+    std::sort(d.begin(), d.end());
+    out += fmt::format("{} host steps (ProfilerStep#{}..{}), wall time median {}, max {}\n", steps.size(),
+                       steps.front().value("id", 0), steps.back().value("id", 0), format_ms(d[d.size() / 2]),
+                       format_ms(d.back()));
+  }
+  if (facts.contains("operators") && facts["operators"].contains("host")) {
+    std::string top;
+    int n = 0;
+    for (const auto& o : facts["operators"]["host"].value("by_name", nlohmann::json::array())) {
+      if (n++ == 3) break;
+      top += fmt::format("{}{} {} ({}x)", top.empty() ? "" : ", ", o.value("name", std::string()),
+                         format_ms(o.value("total_ns", 0.0)), o.value("count", 0));
+    }
+    if (!top.empty()) out += "top host operators (inclusive): " + top + "\n";
+  }
+  return out;
+}
 
 std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt) {
   Paint paint{opt.color};
@@ -60,6 +90,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     for (const auto& u : facts.value("unavailable", nlohmann::json::array()))
       if (u.value("fact", "") == "overall") why = u.value("why", why);
     out += "no step breakdown: " + why + "\n";
+    out += host_only_lines(r["summary"], facts);
   }
 
   const auto& findings = r["findings"];
