@@ -796,10 +796,12 @@ std::string section_run(const json& r) {
 
 // ---- cluster (facts.cluster, docs/facts-cluster.md) ----
 
-// A heat-map cell colour: white (the metric's minimum) to red (its maximum). Chart.js in
-// Debian has no matrix chart, so the heat map is a table with background colours.
+// A heat-map cell colour: white at the metric's minimum, full red at its maximum, but never
+// less span than 20% of the maximum, so ranks 0.3% apart do not look like white and red. Chart.js
+// in Debian has no matrix chart, so the heat map is a table with background colours.
 std::string heat_style(double v, double lo, double hi) {
-  double t = hi > lo ? (v - lo) / (hi - lo) : 0.0;
+  double span = std::max(hi - lo, 0.2 * std::abs(hi));
+  double t = span > 0 ? std::min(1.0, (v - lo) / span) : 0.0;
   int g = static_cast<int>(255 - 150 * t), b = static_cast<int>(255 - 170 * t);
   return fmt::format(" style=\"background:rgb(255,{},{})\"", g, b);
 }
@@ -821,7 +823,9 @@ std::string heat_map(const json& c, const char* metric, const char* title) {
     first = false;
   }
   if (steps.size() > 200) steps.resize(200);
-  std::string out = fmt::format("<h3>{} (ms) per rank &times; step</h3>\n<div class=\"table-wrap\"><table class=\"heatmap\" "
+  std::string out = fmt::format("<h3>{} (ms) per rank &times; step</h3>\n<p class=\"hint\">White: the lowest "
+                                "value; red: the highest, when it is 20% of it or more above the lowest.</p>\n"
+                                "<div class=\"table-wrap\"><table class=\"heatmap\" "
                                 "data-metric=\"{}\"><thead><tr><th scope=\"col\">rank</th>", esc(title), esc(metric));
   for (const auto& st : steps) out += "<th scope=\"col\" class=\"num\">step " + esc(st) + "</th>";
   out += "</tr></thead><tbody>\n";
