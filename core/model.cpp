@@ -278,60 +278,77 @@ void RunModel::classify_kineto_tracks() {
   if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 
-// Orders slices by (track, ts, -dur): parents before children. Sorting 48-byte records
-// directly costs most of a large load, so the order is computed on 16-byte (key, index)
-// pairs and then applied in place by following the permutation's cycles.
+// Orders slices by (track, ts, -dur): parents before children. Sorting the 48-byte records
+// directly costs most of a large load, so the order is computed on small (ts, -dur, index)
+// records: a stable counting pass groups them by track (tracks are few), each track's run is
+// then usually already in time order (profilers write a thread's events in order) and only the
+// runs that are not get sorted, on two threads when there are several big ones.
 void RunModel::sort_slices() {
   const size_t n = slices.size();
   if (n < 2) return;
-  Ns min_ts = slices[0].ts, max_ts = slices[0].ts;
-  for (const auto& s : slices) {
-    min_ts = std::min(min_ts, s.ts);
-    max_ts = std::max(max_ts, s.ts);
-  }
-  auto full_less = [](const Slice& a, const Slice& b) {
-    if (a.track != b.track) return a.track < b.track;
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return a.dur > b.dur;
-  };
-  constexpr int kTsBits = 44;  // 4.9 hours of ns; longer traces take the plain sort
-  if (static_cast<uint64_t>(max_ts - min_ts) >= (uint64_t{1} << kTsBits) || tracks.size() >= (size_t{1} << 20)) {
-    std::sort(slices.begin(), slices.end(), full_less);
+  if (n >= kNone32) {
+    std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+      if (a.track != b.track) return a.track < b.track;
+      if (a.ts != b.ts) return a.ts < b.ts;
+      return a.dur > b.dur;
+    });
     return;
   }
-  struct KeyIdx {
-    uint64_t key;
+  uint32_t max_track = 0;
+  for (const auto& sl : slices) max_track = std::max(max_track, sl.track);
+  std::vector<uint32_t> offset(size_t{max_track} + 2, 0);
+  for (const auto& sl : slices) ++offset[size_t{sl.track} + 1];
+  for (size_t t = 1; t < offset.size(); ++t) offset[t] += offset[t - 1];
+
+  struct Key {
+    Ns ts;
+    Ns neg_dur;
     uint32_t idx;
+    bool operator<(const Key& o) const { return ts != o.ts ? ts < o.ts : neg_dur < o.neg_dur; }
   };
-  std::vector<KeyIdx> order(n);
-  bool sorted = true;
-  for (uint32_t i = 0; i < n; ++i) {
-    order[i] = {(uint64_t{slices[i].track} << kTsBits) | static_cast<uint64_t>(slices[i].ts - min_ts), i};
-    if (i > 0 && (order[i].key < order[i - 1].key ||
-                  (order[i].key == order[i - 1].key && slices[i].dur > slices[i - 1].dur)))
-      sorted = false;
-  }
-  if (sorted) return;
-  std::sort(order.begin(), order.end(), [&](const KeyIdx& a, const KeyIdx& b) {
-    if (a.key != b.key) return a.key < b.key;
-    return slices[a.idx].dur > slices[b.idx].dur;
-  });
-  // Apply: position i must receive slices[order[i].idx]. Walk each cycle once.
-  for (uint32_t i = 0; i < n; ++i) {
-    if (order[i].idx == i || order[i].idx == kNone32) continue;
-    Slice tmp = slices[i];
-    uint32_t j = i;
-    for (;;) {
-      uint32_t from = order[j].idx;
-      order[j].idx = kNone32;
-      if (from == i) {
-        slices[j] = tmp;
-        break;
-      }
-      slices[j] = slices[from];
-      j = from;
+  std::vector<Key> order(n);
+  {
+    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      const Slice& sl = slices[i];
+      order[fill[sl.track]++] = Key{sl.ts, -sl.dur, i};
     }
   }
+  // Sort the tracks whose run is out of order; big runs are split between two threads.
+  std::vector<std::pair<uint32_t, uint32_t>> unsorted;
+  size_t unsorted_total = 0;
+  for (size_t t = 0; t + 1 < offset.size(); ++t) {
+    auto b = order.begin() + offset[t], e = order.begin() + offset[t + 1];
+    if (!std::is_sorted(b, e)) {
+      unsorted.emplace_back(offset[t], offset[t + 1]);
+      unsorted_total += offset[t + 1] - offset[t];
+    }
+  }
+  auto sort_runs = [&](size_t lo, size_t hi) {
+    for (size_t r = lo; r < hi; ++r) std::sort(order.begin() + unsorted[r].first, order.begin() + unsorted[r].second);
+  };
+  if (unsorted_total > 200000 && unsorted.size() > 1 && std::thread::hardware_concurrency() > 1) {
+    // Split the runs so both threads get about half of the elements.
+    size_t acc = 0, split = 0;
+    while (split < unsorted.size() && acc < unsorted_total / 2) acc += unsorted[split].second - unsorted[split].first, ++split;
+    std::thread other(sort_runs, split, unsorted.size());
+    sort_runs(0, split);
+    other.join();
+  } else {
+    sort_runs(0, unsorted.size());
+  }
+
+  // Apply as a gather into a new table: the reads walk each track's slices in file order (a
+  // few interleaved sequential streams the prefetcher follows), where following the
+  // permutation's cycles in place jumps at random and cost 3x more. The keys are dropped
+  // first, so the copy's memory replaces theirs.
+  std::vector<uint32_t> from(n);
+  for (size_t i = 0; i < n; ++i) from[i] = order[i].idx;
+  std::vector<Key>().swap(order);
+  std::vector<Slice> sorted;
+  sorted.reserve(n);  // not sized: each page is written once, by the copy
+  for (size_t i = 0; i < n; ++i) sorted.push_back(slices[from[i]]);
+  slices.swap(sorted);
 }
 
 uint32_t RunModel::enclosing_slice(uint32_t track, Ns ts) const {
