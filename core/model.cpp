@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <unordered_map>
 
 namespace npu {
 
@@ -169,14 +170,16 @@ void RunModel::finalize() {
   classify_kineto_tracks();
 
   steps.clear();
+  std::unordered_map<int64_t, size_t> step_of_id;  // long captures hold tens of thousands of steps
   for (uint32_t t = 0; t < tracks.size(); ++t) {
     TrackKind k = tracks[t].kind;
     if (k != TrackKind::HostPython && k != TrackKind::HostOther && k != TrackKind::Unknown) continue;
     for (uint32_t i = track_slices[t].begin; i < track_slices[t].end; ++i) {
       int64_t id = 0;
       if (!parse_profiler_step(str(slices[i].name), &id)) continue;
-      auto dup = std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == id; });
-      if (dup != steps.end()) {
+      auto [seen, added] = step_of_id.try_emplace(id, steps.size());
+      if (!added) {
+        Step* dup = &steps[seen->second];
         // The same step on two host threads: keep the span that covers both.
         Ns end = std::max(dup->end, slices[i].end());
         dup->start = std::min(dup->start, slices[i].ts);
