@@ -174,43 +174,43 @@ json load_communication_links(const std::string& path) {
   return out;
 }
 
-json load_cluster_communication_ops(const std::string& path) {
-  json doc = read_json_file(path);
-  json out = json::array();
+// Walks msprof-analyze's cluster files: group ("(0, 1)" or "p2p") -> "stepN" -> operator ->
+// per-rank or per-link records; the "Total Op Info" summaries are skipped.
+template <class Fn>
+void for_each_cluster_op(const std::string& path, const json& doc, Fn fn) {
   for (const auto& [gkey, gval] : object_at(path, doc, "").items()) {
     for (const auto& [skey, sval] : object_at(path, gval, gkey).items()) {
       json step = step_id(skey);
       for (const auto& [okey, oval] : object_at(path, sval, gkey + "/" + skey).items()) {
         if (okey == "Total Op Info") continue;
-        std::string where = gkey + "/" + skey + "/" + okey;
-        for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
-          int rank = -1;
-          auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
-          if (ec != std::errc() || p != rkey.data() + rkey.size())
-            throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
-          out.push_back(op_record(path, where + "/" + rkey, step, gkey == "p2p" ? "p2p" : "", okey, rank, rval));
-        }
+        fn(gkey == "p2p" ? "p2p" : "", step, okey, gkey + "/" + skey + "/" + okey, oval);
       }
     }
   }
+}
+
+json load_cluster_communication_ops(const std::string& path) {
+  json out = json::array();
+  for_each_cluster_op(path, read_json_file(path), [&](const char* kind, const json& step, const std::string& op,
+                                                      const std::string& where, const json& oval) {
+    for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
+      int rank = -1;
+      auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
+      if (ec != std::errc() || p != rkey.data() + rkey.size())
+        throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
+      out.push_back(op_record(path, where + "/" + rkey, step, kind, op, rank, rval));
+    }
+  });
   return out;
 }
 
 json load_cluster_communication_links(const std::string& path) {
-  json doc = read_json_file(path);
   json out = json::array();
-  for (const auto& [gkey, gval] : object_at(path, doc, "").items()) {
-    for (const auto& [skey, sval] : object_at(path, gval, gkey).items()) {
-      json step = step_id(skey);
-      for (const auto& [okey, oval] : object_at(path, sval, gkey + "/" + skey).items()) {
-        if (okey == "Total Op Info") continue;
-        std::string where = gkey + "/" + skey + "/" + okey;
-        for (const auto& [lkey, lval] : object_at(path, oval, where).items())
-          out.push_back(link_record(path, where + "/" + lkey, step, gkey == "p2p" ? "p2p" : "", okey, lkey,
-                                    object_at(path, lval, where)));
-      }
-    }
-  }
+  for_each_cluster_op(path, read_json_file(path), [&](const char* kind, const json& step, const std::string& op,
+                                                      const std::string& where, const json& oval) {
+    for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+      out.push_back(link_record(path, where + "/" + lkey, step, kind, op, lkey, object_at(path, lval, where)));
+  });
   return out;
 }
 
