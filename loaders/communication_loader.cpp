@@ -122,6 +122,23 @@ const json& object_at(const std::string& path, const json& v, const std::string&
   return v;
 }
 
+// communication(_matrix).json (step -> kind -> operator) and msprof-analyze's cluster files
+// (group -> step -> operator) nest three object levels the same way; the "Total Op Info"
+// summaries are skipped. `fn(outer, inner, op, where, value)`.
+template <class Fn>
+void for_each_op(const std::string& path, const json& doc, Fn fn) {
+  for (const auto& [k1, v1] : object_at(path, doc, "").items()) {
+    for (const auto& [k2, v2] : object_at(path, v1, k1).items()) {
+      for (const auto& [op, oval] : object_at(path, v2, k1 + "/" + k2).items()) {
+        if (op == "Total Op Info") continue;
+        fn(k1, k2, op, k1 + "/" + k2 + "/" + op, oval);
+      }
+    }
+  }
+}
+
+const char* cluster_kind(const std::string& group) { return group == "p2p" ? "p2p" : ""; }
+
 }  // namespace
 
 int64_t json_ms_to_ns(const nlohmann::json& v) {
@@ -143,62 +160,34 @@ int64_t json_ms_to_ns(const nlohmann::json& v) {
 }
 
 json load_communication_ops(const std::string& path, int rank) {
-  json doc = read_json_file(path);
   json out = json::array();
-  for (const auto& [skey, sval] : object_at(path, doc, "").items()) {
-    json step = step_id(skey);
-    for (const auto& [kind, kval] : object_at(path, sval, skey).items()) {
-      for (const auto& [okey, oval] : object_at(path, kval, skey + "/" + kind).items()) {
-        if (okey == "Total Op Info") continue;
-        out.push_back(op_record(path, skey + "/" + kind + "/" + okey, step, kind, okey, rank, oval));
-      }
-    }
-  }
+  for_each_op(path, read_json_file(path), [&](const std::string& step, const std::string& kind, const std::string& op,
+                                              const std::string& where, const json& oval) {
+    out.push_back(op_record(path, where, step_id(step), kind, op, rank, oval));
+  });
   return out;
 }
 
 json load_communication_links(const std::string& path) {
-  json doc = read_json_file(path);
   json out = json::array();
-  for (const auto& [skey, sval] : object_at(path, doc, "").items()) {
-    json step = step_id(skey);
-    for (const auto& [kind, kval] : object_at(path, sval, skey).items()) {
-      for (const auto& [okey, oval] : object_at(path, kval, skey + "/" + kind).items()) {
-        if (okey == "Total Op Info") continue;
-        std::string where = skey + "/" + kind + "/" + okey;
-        for (const auto& [lkey, lval] : object_at(path, oval, where).items())
-          out.push_back(link_record(path, where + "/" + lkey, step, kind, okey, lkey, object_at(path, lval, where)));
-      }
-    }
-  }
+  for_each_op(path, read_json_file(path), [&](const std::string& step, const std::string& kind, const std::string& op,
+                                              const std::string& where, const json& oval) {
+    for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+      out.push_back(link_record(path, where + "/" + lkey, step_id(step), kind, op, lkey, object_at(path, lval, where)));
+  });
   return out;
-}
-
-// Walks msprof-analyze's cluster files: group ("(0, 1)" or "p2p") -> "stepN" -> operator ->
-// per-rank or per-link records; the "Total Op Info" summaries are skipped.
-template <class Fn>
-void for_each_cluster_op(const std::string& path, const json& doc, Fn fn) {
-  for (const auto& [gkey, gval] : object_at(path, doc, "").items()) {
-    for (const auto& [skey, sval] : object_at(path, gval, gkey).items()) {
-      json step = step_id(skey);
-      for (const auto& [okey, oval] : object_at(path, sval, gkey + "/" + skey).items()) {
-        if (okey == "Total Op Info") continue;
-        fn(gkey == "p2p" ? "p2p" : "", step, okey, gkey + "/" + skey + "/" + okey, oval);
-      }
-    }
-  }
 }
 
 json load_cluster_communication_ops(const std::string& path) {
   json out = json::array();
-  for_each_cluster_op(path, read_json_file(path), [&](const char* kind, const json& step, const std::string& op,
-                                                      const std::string& where, const json& oval) {
+  for_each_op(path, read_json_file(path), [&](const std::string& group, const std::string& step, const std::string& op,
+                                              const std::string& where, const json& oval) {
     for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
       int rank = -1;
       auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
       if (ec != std::errc() || p != rkey.data() + rkey.size())
         throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
-      out.push_back(op_record(path, where + "/" + rkey, step, kind, op, rank, rval));
+      out.push_back(op_record(path, where + "/" + rkey, step_id(step), cluster_kind(group), op, rank, rval));
     }
   });
   return out;
@@ -206,10 +195,11 @@ json load_cluster_communication_ops(const std::string& path) {
 
 json load_cluster_communication_links(const std::string& path) {
   json out = json::array();
-  for_each_cluster_op(path, read_json_file(path), [&](const char* kind, const json& step, const std::string& op,
-                                                      const std::string& where, const json& oval) {
+  for_each_op(path, read_json_file(path), [&](const std::string& group, const std::string& step, const std::string& op,
+                                              const std::string& where, const json& oval) {
     for (const auto& [lkey, lval] : object_at(path, oval, where).items())
-      out.push_back(link_record(path, where + "/" + lkey, step, kind, op, lkey, object_at(path, lval, where)));
+      out.push_back(link_record(path, where + "/" + lkey, step_id(step), cluster_kind(group), op, lkey,
+                                object_at(path, lval, where)));
   });
   return out;
 }
