@@ -38,7 +38,9 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(m.stats.trace_events), m.slices.size(), m.flows.size(), secs,
                 m.stats.trace_seconds, mb / secs, static_cast<double>(m.stats.trace_events) / secs,
                 static_cast<double>(ru.ru_maxrss) / 1024.0, facts_secs);
-    for (const auto& [phase, s] : m.stats.phase_seconds) std::printf("  phase %-36s %.3f s\n", phase.c_str(), s);
+    for (const auto& p : m.stats.phases)
+      std::printf("  phase %-36s %.3f s  rss %.0f MB, peak %.0f MB\n", p.name.c_str(), p.seconds, p.rss_mb,
+                  p.peak_rss_mb);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

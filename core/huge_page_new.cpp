@@ -8,13 +8,15 @@
 // with GLIBC_TUNABLES=glibc.malloc.hugetlb=1. So large blocks are asked for here, for every
 // std::vector and buffer in the program, without touching the code that allocates them.
 //
-// How: malloc as usual, then madvise(MADV_HUGEPAGE) the 2 MiB-aligned interior of the block.
+// How: blocks from 1 MiB up are allocated 2 MiB-aligned, in whole 2 MiB pages, and marked
+// madvise(MADV_HUGEPAGE).
 // Freeing stays plain free() (libstdc++'s operator delete), so nothing else changes; where THP
 // is off or madvise fails, the hint is silently ignored. NPU_ADVISOR_NO_HUGE_PAGES=1 turns
 // it off (to measure without it).
 //
 // Linked into the executables as an object library (not the static core library), so the
 // replacement is always the one the linker sees.
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -25,7 +27,7 @@ namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 // Smaller blocks are left alone: a huge page would be mostly empty.
-constexpr std::size_t kAdviseFrom = std::size_t{2} << 20;
+constexpr std::size_t kAdviseFrom = std::size_t{1} << 20;
 
 bool huge_pages_wanted() {
   static const bool wanted = [] {
@@ -35,19 +37,27 @@ bool huge_pages_wanted() {
   return wanted;
 }
 
-void advise_huge_pages(void* p, std::size_t n) {
-  auto begin = reinterpret_cast<std::uintptr_t>(p);
-  std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  std::uintptr_t last = (begin + n) & ~(kHugePage - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
+std::size_t round_up_to_huge_page(std::size_t n) { return (n + kHugePage - 1) & ~(kHugePage - 1); }
+
+// glibc raises its mmap threshold each time a mapped block is freed (up to 32 MiB), after which
+// big blocks come from the heap, and freeing them no longer gives memory back: a loader that
+// frees its per-chunk buffers and per-track blocks as it goes would keep their peak anyway.
+// A fixed threshold keeps every block of 1 MiB and more mapped, so free() returns it at once.
+// Fixing it also fixes the heap's trim threshold (128 KiB by default), and the heap would then
+// hand its top back to the kernel on nearly every free and fault it in again on the next
+// malloc: keep up to 32 MiB of it for reuse.
+const bool malloc_tuned = [] {
+  return mallopt(M_MMAP_THRESHOLD, 1 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 32 << 20) == 1;
+}();
 
 void* allocate(std::size_t n) {
   void* p = nullptr;
   if (n >= kAdviseFrom && huge_pages_wanted()) {
-    // Aligned, so the whole block (not just its interior) can be backed by huge pages.
-    if (posix_memalign(&p, kHugePage, n) != 0) throw std::bad_alloc();
-    advise_huge_pages(p, n);
+    // Aligned and rounded up to whole huge pages, so all of the block can be backed by them
+    // (the rounding costs address space; a page is only made resident when touched).
+    std::size_t whole = round_up_to_huge_page(n);
+    if (posix_memalign(&p, kHugePage, whole) != 0) throw std::bad_alloc();
+    madvise(p, whole, MADV_HUGEPAGE);
     return p;
   }
   p = std::malloc(n ? n : 1);

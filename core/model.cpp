@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -141,11 +143,26 @@ bool parse_profiler_step(std::string_view name, int64_t* id) {
 
 }  // namespace
 
+void LoadStats::add_phase(std::string name, double seconds) {
+  Phase p{std::move(name), seconds};
+  // Linux: the resident set now (VmRSS) and its peak so far (VmHWM), in kB.
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      double kb = 0;
+      if (std::sscanf(line, "VmRSS: %lf", &kb) == 1) p.rss_mb = kb / 1024.0;
+      else if (std::sscanf(line, "VmHWM: %lf", &kb) == 1) p.peak_rss_mb = kb / 1024.0;
+    }
+    std::fclose(f);
+  }
+  phases.push_back(std::move(p));
+}
+
 void RunModel::finalize() {
   auto t0 = std::chrono::steady_clock::now();
   auto phase_done = [&](const char* name) {
     auto now = std::chrono::steady_clock::now();
-    stats.phase_seconds.emplace_back(name, std::chrono::duration<double>(now - t0).count());
+    stats.add_phase(name, std::chrono::duration<double>(now - t0).count());
     t0 = now;
   };
   for (auto& t : tracks) {
@@ -286,6 +303,28 @@ void RunModel::classify_kineto_tracks() {
 // records: a stable counting pass groups them by track (tracks are few), each track's run is
 // then usually already in time order (profilers write a thread's events in order) and only the
 // runs that are not get sorted, on two threads when there are several big ones.
+namespace {
+bool slice_before(const Slice& a, const Slice& b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; }
+}  // namespace
+
+bool RunModel::sort_grouped_slices() {
+  // The trace loader hands its slices over grouped by track (loaders/track_slice_blocks.h),
+  // and within a track they are nearly always in time order already: then only the runs out
+  // of order are sorted, in place, with no key table and no second copy of the slices.
+  const size_t n = slices.size();
+  for (size_t i = 1; i < n; ++i)
+    if (slices[i].track < slices[i - 1].track) return false;
+  for (size_t b = 0; b < n;) {
+    size_t e = b + 1;
+    while (e < n && slices[e].track == slices[b].track) ++e;
+    // Stable: slices equal in start and duration keep their file order.
+    if (!std::is_sorted(slices.begin() + b, slices.begin() + e, slice_before))
+      std::stable_sort(slices.begin() + b, slices.begin() + e, slice_before);
+    b = e;
+  }
+  return true;
+}
+
 void RunModel::sort_slices() {
   const size_t n = slices.size();
   if (n < 2) return;
@@ -297,6 +336,7 @@ void RunModel::sort_slices() {
     });
     return;
   }
+  if (sort_grouped_slices()) return;
   uint32_t max_track = 0;
   for (const auto& sl : slices) max_track = std::max(max_track, sl.track);
   std::vector<uint32_t> offset(size_t{max_track} + 2, 0);

@@ -200,8 +200,15 @@ struct LoadStats {
   uint64_t unmatched_begin_end = 0;
   double trace_seconds = 0;
   uint64_t trace_bytes = 0;
-  // Wall seconds of the load's phases, in order (bench/bench_load prints them).
-  std::vector<std::pair<std::string, double>> phase_seconds;
+  // The load's phases in order, with wall seconds and the process's resident memory when each
+  // ended (bench/bench_load prints them, to see where time and memory go).
+  struct Phase {
+    std::string name;
+    double seconds = 0;
+    double rss_mb = 0, peak_rss_mb = 0;  // VmRSS and VmHWM after the phase (0 where unknown)
+  };
+  std::vector<Phase> phases;
+  void add_phase(std::string name, double seconds);
   std::vector<std::string> warnings;
 };
 
@@ -264,7 +271,8 @@ struct RunModel {
   // derives steps from ProfilerStep#N. Called once by the loaders when everything is in.
   void finalize();
 
-  void sort_slices();
+  void sort_slices();           // by track, then start, longer first
+  bool sort_grouped_slices();   // the fast path when slices come grouped by track
   void classify_kineto_tracks();  // part of finalize()
 
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.

@@ -2,7 +2,9 @@
 // only what the analyses need. Chunks are independent (own string pool and track table) so
 // several can be parsed at once; the trace loader merges them in file order.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -66,6 +68,25 @@ struct ChunkResult {
   uint64_t error_offset = 0;
   // ObjectTail chunks: the object's keys other than traceEvents, as a JSON object text.
   std::string tail;
+
+  // Empties the result for the next chunk but keeps the tables' memory: a loader reuses a few
+  // results rather than allocating (and page-faulting) fresh tables for every chunk.
+  void reset() {
+    strings = StringPool();
+    tracks.clear();
+    slices.clear();
+    flows.clear();
+    begin_end.clear();
+    counters.clear();
+    meta.clear();
+    events = 0;
+    std::fill(std::begin(by_phase), std::end(by_phase), 0);
+    without_ts = 0;
+    ok = true;
+    error.clear();
+    error_offset = 0;
+    tail.clear();
+  }
 };
 
 enum class ChunkShape {

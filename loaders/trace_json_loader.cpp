@@ -13,8 +13,10 @@
 #include <unordered_map>
 
 #include "loaders/byte_source.h"
+#include "loaders/flow_pairing.h"
 #include "loaders/load_error.h"
 #include "loaders/trace_chunk_parser.h"
+#include "loaders/track_slice_blocks.h"
 
 namespace npu {
 namespace {
@@ -181,10 +183,10 @@ class TraceLoader {
       run_parallel();
     }
     auto t1 = std::chrono::steady_clock::now();
-    model_.stats.phase_seconds.emplace_back("trace: read, parse, merge chunks", std::chrono::duration<double>(t1 - t0).count());
+    model_.stats.add_phase("trace: read, parse, merge chunks", std::chrono::duration<double>(t1 - t0).count());
     finish();
-    model_.stats.phase_seconds.emplace_back("trace: pair flows, metadata",
-                                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+    model_.stats.add_phase("trace: hand over slices, metadata",
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     model_.trace_file = file_id_;
     result_.bytes = consumed_;
     model_.stats.trace_bytes += consumed_;
@@ -324,10 +326,24 @@ class TraceLoader {
     c.data.reset();
   }
 
+  std::unique_ptr<ChunkResult> take_result() {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (result_pool_.empty()) return std::make_unique<ChunkResult>();
+    auto r = std::move(result_pool_.back());
+    result_pool_.pop_back();
+    r->reset();
+    return r;
+  }
+  void recycle(std::unique_ptr<ChunkResult> r) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (result_pool_.size() < static_cast<size_t>(threads_) + 1) result_pool_.push_back(std::move(r));
+  }
+
   void run_serial() {
     Chunk c;
+    ChunkResult r;
     while (next_chunk(c)) {
-      ChunkResult r;
+      r.reset();
       c.parse(r);
       if (!r.ok) {
         recover_from(c.text_offset, r);
@@ -359,7 +375,7 @@ class TraceLoader {
             jobs.pop_front();
           }
           cv_jobs.notify_all();
-          auto r = std::make_unique<ChunkResult>();
+          std::unique_ptr<ChunkResult> r = take_result();
           c.parse(*r);
           give_back(c);
           {
@@ -394,6 +410,7 @@ class TraceLoader {
           return;
         }
         merge(*r);
+        recycle(std::move(r));
         ++next_merge;
       }
     };
@@ -496,11 +513,11 @@ class TraceLoader {
       }
       tmap[i] = it->second;
     }
-    if (first_merge_ && r.events > 0 && src_->file_bytes() > 0 && !src_->compressed()) {
-      // Reserve once from the first chunk's density, so the slice table is not re-grown
-      // (and briefly doubled) many times on a large file.
-      double per_byte = static_cast<double>(r.slices.size()) / static_cast<double>(std::max<uint64_t>(1, consumed_));
-      model_.slices.reserve(static_cast<size_t>(per_byte * static_cast<double>(src_->file_bytes()) * 1.05) + 1024);
+    if (first_merge_ && !r.flows.empty() && src_->file_bytes() > 0 && !src_->compressed()) {
+      // Reserve the arrow table once from the first chunk's density (generously: pages that
+      // are never written cost no memory), so it is not re-grown and copied many times.
+      double per_byte = static_cast<double>(r.flows.size()) / 2 / static_cast<double>(std::max<uint64_t>(1, consumed_));
+      model_.flows.reserve(model_.flows.size() + static_cast<size_t>(per_byte * static_cast<double>(src_->file_bytes()) * 1.2) + 1024);
     }
     first_merge_ = false;
     for (Slice s : r.slices) {
@@ -508,7 +525,7 @@ class TraceLoader {
       s.cat = smap[s.cat];
       s.task_type = smap[s.task_type];
       s.track = tmap[s.track];
-      model_.slices.push_back(s);
+      slices_.push(s.track, s);
     }
     for (const auto& f : r.flows) {
       RawFlowPoint g = f;
@@ -516,7 +533,7 @@ class TraceLoader {
       g.cat = smap[f.cat];
       g.name = smap[f.name];
       if (f.id_is_str) g.id = smap[static_cast<StrId>(f.id)];
-      flow_points_.push_back(g);
+      flows_.add(g);
     }
     for (const auto& b : r.begin_end) {
       RawBeginEnd g = b;
@@ -560,7 +577,8 @@ class TraceLoader {
       if (tn != thread_names_.end()) t.thread_name = tn->second;
     }
     pair_begin_end();
-    pair_flows();
+    slices_.move_into(model_.slices);
+    flows_.finish();
     if (without_ts_)
       model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
                                       " events without a usable ts (or flow id) were skipped");
@@ -604,71 +622,12 @@ class TraceLoader {
         s.name = b->name;
         s.cat = b->cat;
         s.track = b->track;
-        model_.slices.push_back(s);
+        slices_.push(s.track, s);
       } else {
         ++model_.stats.unmatched_begin_end;
       }
     }
     model_.stats.unmatched_begin_end += stack.size();
-  }
-
-  // Joins "s" and "f" points with the same (cat, id) in one pass over the points in file
-  // order (a hash map of the unmatched ones), rather than sorting them: traces hold millions.
-  // An id seen again after it was paired starts a new arrow (ids are sometimes reused).
-  void pair_flows() {
-    struct Key {
-      int64_t id;
-      StrId cat;
-      bool is_str;
-      bool operator==(const Key& o) const { return id == o.id && cat == o.cat && is_str == o.is_str; }
-    };
-    struct KeyHash {
-      size_t operator()(const Key& k) const {
-        uint64_t h = static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.cat} << 1 | k.is_str);
-        return static_cast<size_t>(h ^ (h >> 29));
-      }
-    };
-    std::unordered_map<Key, uint32_t, KeyHash> open_starts, open_ends;
-    open_starts.reserve(flow_points_.size() / 4 + 16);
-    model_.flows.reserve(model_.flows.size() + flow_points_.size() / 2);
-    uint64_t dangling = 0;
-    auto emit = [&](const RawFlowPoint& st, const RawFlowPoint& en) {
-      Flow f;
-      f.id = st.id;
-      f.start_ts = st.ts;
-      f.end_ts = en.ts;
-      f.start_loc = st.loc;
-      f.end_loc = en.loc;
-      f.start_track = st.track;
-      f.end_track = en.track;
-      f.cat = st.cat;
-      f.name = st.name;
-      f.kind = flow_kind_from_category(model_.str(f.cat));
-      model_.flows.push_back(f);
-    };
-    for (uint32_t i = 0; i < flow_points_.size(); ++i) {
-      const RawFlowPoint& p = flow_points_[i];
-      if (p.phase != 's' && p.phase != 'f') continue;  // 't' steps are not needed
-      Key k{p.id, p.cat, p.id_is_str};
-      auto& mine = p.phase == 's' ? open_starts : open_ends;
-      auto& other = p.phase == 's' ? open_ends : open_starts;
-      auto it = other.find(k);
-      if (it != other.end()) {
-        const RawFlowPoint& q = flow_points_[it->second];
-        if (p.phase == 's') emit(p, q);
-        else emit(q, p);
-        other.erase(it);
-        continue;
-      }
-      auto [slot, inserted] = mine.try_emplace(k, i);
-      if (!inserted) {
-        ++dangling;  // a second start (or end) before the first was matched
-        slot->second = i;
-      }
-    }
-    model_.stats.dangling_flow_points += dangling + open_starts.size() + open_ends.size();
-    flow_points_.clear();
-    flow_points_.shrink_to_fit();
   }
 
   std::string path_;
@@ -689,12 +648,14 @@ class TraceLoader {
 
   std::mutex pool_mu_;
   std::vector<std::pair<std::unique_ptr<char[]>, size_t>> pool_;
+  std::vector<std::unique_ptr<ChunkResult>> result_pool_;  // merged results, kept for their memory
 
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;
   std::unordered_map<int64_t, StrId> process_names_, process_labels_;
   std::unordered_map<TrackKey, StrId, TrackKeyHash> thread_names_;
-  std::vector<RawFlowPoint> flow_points_;
+  FlowPairing flows_{model_};  // pairs flow points into model_.flows as chunks are merged
   std::vector<RawBeginEnd> begin_end_;
+  TrackSliceBlocks slices_;  // until finish(): then moved into model_.slices, grouped by track
 };
 
 }  // namespace
