@@ -57,7 +57,9 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       if (common.quiet)
         for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     } else {
+      if (output_is_an_input(out.out_file, d)) return kBadInput;
       RunModel model = load_run_for_cli(d, common);
+      if (output_is_an_input(out.out_file, d, &model)) return kBadInput;
       summary = summarize_run(model, d);
       facts = compute_facts(model);
     }

@@ -11,7 +11,9 @@ int cmd_facts(const std::string& path, const CommonOptions& common, const std::s
   Detection d = detect_input(path);
   if (d.kind == InputKind::Cluster)
     throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
+  if (output_is_an_input(out_file, d)) return kBadInput;
   RunModel m = load_run_for_cli(d, common);
+  if (output_is_an_input(out_file, d, &m)) return kBadInput;
   Facts f = compute_facts(m);
   f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
   if (!write_output(out_file, f.doc.dump(1) + "\n")) return kBadInput;

@@ -84,6 +84,10 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
 
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.
 bool write_output(const std::string& file, const std::string& text);
+// True (after printing why) when the output file is one of the input files: `-o trace_view.json`
+// must not overwrite the data it reports on. Before the load, the files detection named; after
+// it, also every file the loaders read (`model`).
+bool output_is_an_input(const std::string& out_file, const Detection& d, const RunModel* model = nullptr);
 bool stdout_is_color_terminal();
 // The report format: --format, else the output file's extension (.json .md .html), else text.
 std::string output_format(const OutputOptions& out);

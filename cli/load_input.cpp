@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -54,6 +55,23 @@ bool write_output(const std::string& file, const std::string& text) {
     return false;
   }
   return true;
+}
+
+bool output_is_an_input(const std::string& out_file, const Detection& d, const RunModel* model) {
+  if (out_file.empty() || out_file == "-") return false;
+  std::error_code ec;
+  if (!std::filesystem::exists(out_file, ec)) return false;
+  std::vector<std::string> inputs = {d.path, d.trace_file, d.db_file, d.analysis_db, d.single_file};
+  if (model)
+    for (const auto& f : model->files) inputs.push_back(f.path);
+  for (const auto& in : inputs) {
+    if (in.empty() || !std::filesystem::is_regular_file(in, ec)) continue;
+    if (std::filesystem::equivalent(out_file, in, ec)) {
+      std::fprintf(stderr, "error: -o %s is an input file of this run; choose another output file\n", out_file.c_str());
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string output_format(const OutputOptions& o) {

@@ -80,7 +80,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
                          ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", 0),
                          a.value("worst", std::string()).empty() ? "none" : a.value("worst", std::string()));
     } else if (o.value("source", "") == "step_trace_time.csv") {
-      out += "  (the profiler's step_trace_time.csv: no device tasks to recompute from)\n";
+      out += fmt::format("  (the profiler's own breakdown, from {}: no device tasks to recompute from)\n",
+                         o.value("source_file", std::string("step_trace_time.csv")));
     }
   } else if (facts.contains("cluster")) {
     out += render_cluster_terminal(facts["cluster"]);

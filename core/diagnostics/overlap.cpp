@@ -235,6 +235,9 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     overall["steps"] = m.step_trace.size();
     overall["step_time"] = step_time_stats(step_times);
     overall["source"] = "step_trace_time.csv";
+    // Where the rows really came from: the CSV, or a database table standing in for it.
+    if (const InputFile* f = m.file("step_trace_time.csv"); f && !f->path.empty())
+      overall["source_file"] = f->table.empty() ? f->path : f->path + " (table " + f->table + ")";
     facts.doc["steps"] = steps_json;
     facts.doc["overall"] = overall;
     facts.unavailable("steps.recomputed", "no device tasks (trace_view.json missing): the breakdown is the profiler's "

@@ -973,4 +973,24 @@ TEST(CorruptCli, KnownBugsStillOneErrorLine) {
   SKIP_IF_KNOWN_BUGS(kb);
 }
 
+// `-o` naming one of the input files is refused (exit 2, one line) and the file is untouched,
+// whether it is the trace given directly or a file the loaders read inside a run folder.
+TEST(CorruptCli, OutputOverAnInputFileIsRefused) {
+  TempDir dir;
+  std::string trace = trace_array(5, nullptr);
+  std::string run = make_run(dir, "out", {{"trace_view.json", trace}, {"kernel_details.csv", "Name,Start Time(us),Duration(us)\nA,1,2\n"}});
+  std::string tv = run + "/ASCEND_PROFILER_OUTPUT/trace_view.json";
+  std::string kd = run + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+  std::string kd_before = slurp(kd);
+  expect_one_error_line(run_cli(dir, "analyze '" + tv + "' -q -o '" + tv + "'"), "-o the trace itself");
+  expect_one_error_line(run_cli(dir, "analyze '" + run + "' -q -o '" + kd + "'"), "-o a CSV of the run");
+  expect_one_error_line(run_cli(dir, "facts '" + run + "' -q -o '" + kd + "'"), "facts -o a CSV of the run");
+  EXPECT_EQ(slurp(tv), trace);
+  EXPECT_EQ(slurp(kd), kd_before);
+  // A report file inside the run folder is fine, also when it already exists.
+  std::string report = run + "/report.md";
+  EXPECT_EQ(run_cli(dir, "analyze '" + run + "' -q -o '" + report + "'").exit_code, 0);
+  EXPECT_EQ(run_cli(dir, "analyze '" + run + "' -q -o '" + report + "'").exit_code, 0);
+}
+
 }  // namespace
