@@ -284,11 +284,11 @@ void RunModel::classify_kineto_tracks() {
 }
 
 // Orders slices by (track, ts, -dur): parents before children. Sorting the 48-byte records
-// directly costs most of a large load, so the order is computed on an index: a stable
-// counting pass groups the slices by track (tracks are few), each track's run is then usually
-// already in time order (profilers write a thread's events in order) and only the runs that
-// are not get sorted, on small (ts, -dur, index) keys, on two threads when there are several
-// big ones. Runs already in order need no keys at all (a 1 GB load: 270 MB less to touch).
+// directly costs most of a large load, so the order is computed on small (ts, -dur, index)
+// records: a stable counting pass groups them by track (tracks are few), each track's run is
+// then usually already in time order (profilers write a thread's events in order) and only the
+// runs that are not get sorted, on two threads when there are several big ones. The key,
+// index and copy tables are reserved in huge pages (core/huge_pages.h).
 void RunModel::sort_slices() {
   const size_t n = slices.size();
   if (n < 2) return;
@@ -306,43 +306,34 @@ void RunModel::sort_slices() {
   for (const auto& sl : slices) ++offset[size_t{sl.track} + 1];
   for (size_t t = 1; t < offset.size(); ++t) offset[t] += offset[t - 1];
 
-  // from[k]: the slice that goes to position k; first grouped by track, in table order.
-  std::vector<uint32_t> from;
-  reserve_huge(from, n);
-  from.resize(n);
-  {
-    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-    for (uint32_t i = 0; i < n; ++i) from[fill[slices[i].track]++] = i;
-  }
   struct Key {
     Ns ts;
     Ns neg_dur;
     uint32_t idx;
     bool operator<(const Key& o) const { return ts != o.ts ? ts < o.ts : neg_dur < o.neg_dur; }
   };
-  auto key = [&](uint32_t i) { return Key{slices[i].ts, -slices[i].dur, i}; };
-  // Sort the tracks whose run is out of order (sort keys are made for those only); big runs
-  // are split between two threads.
+  std::vector<Key> order;
+  reserve_huge(order, n);
+  order.resize(n);
+  {
+    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      const Slice& sl = slices[i];
+      order[fill[sl.track]++] = Key{sl.ts, -sl.dur, i};
+    }
+  }
+  // Sort the tracks whose run is out of order; big runs are split between two threads.
   std::vector<std::pair<uint32_t, uint32_t>> unsorted;
   size_t unsorted_total = 0;
   for (size_t t = 0; t + 1 < offset.size(); ++t) {
-    for (uint32_t k = offset[t] + 1; k < offset[t + 1]; ++k)
-      if (key(from[k]) < key(from[k - 1])) {
-        unsorted.emplace_back(offset[t], offset[t + 1]);
-        unsorted_total += offset[t + 1] - offset[t];
-        break;
-      }
+    auto b = order.begin() + offset[t], e = order.begin() + offset[t + 1];
+    if (!std::is_sorted(b, e)) {
+      unsorted.emplace_back(offset[t], offset[t + 1]);
+      unsorted_total += offset[t + 1] - offset[t];
+    }
   }
   auto sort_runs = [&](size_t lo, size_t hi) {
-    std::vector<Key> keys;
-    for (size_t r = lo; r < hi; ++r) {
-      const auto [b, e] = unsorted[r];
-      keys.clear();
-      keys.reserve(e - b);
-      for (uint32_t k = b; k < e; ++k) keys.push_back(key(from[k]));
-      std::sort(keys.begin(), keys.end());
-      for (uint32_t k = b; k < e; ++k) from[k] = keys[k - b].idx;
-    }
+    for (size_t r = lo; r < hi; ++r) std::sort(order.begin() + unsorted[r].first, order.begin() + unsorted[r].second);
   };
   if (unsorted_total > 200000 && unsorted.size() > 1 && std::thread::hardware_concurrency() > 1) {
     // Split the runs so both threads get about half of the elements.
@@ -357,7 +348,12 @@ void RunModel::sort_slices() {
 
   // Apply as a gather into a new table: the reads walk each track's slices in file order (a
   // few interleaved sequential streams the prefetcher follows), where following the
-  // permutation's cycles in place jumps at random and cost 3x more.
+  // permutation's cycles in place jumps at random and cost 3x more. The keys are dropped
+  // first, so the copy's memory replaces theirs.
+  std::vector<uint32_t> from;
+  reserve_huge(from, n);
+  for (size_t i = 0; i < n; ++i) from.push_back(order[i].idx);
+  std::vector<Key>().swap(order);
   std::vector<Slice> sorted;
   reserve_huge(sorted, n);  // not sized: each page is written once, by the copy
   for (size_t i = 0; i < n; ++i) sorted.push_back(slices[from[i]]);

@@ -428,47 +428,76 @@ class DbLoader {
         pmu_.note = "TASK_PMU_INFO without globalTaskId/name/value";
         return;
       }
+      // Rows of the kernels' row-major table: the compute kernels, then room for the HCCL
+      // rows that finish_trace_role() appends (NaN). The width is the number of metrics in
+      // the first rows (every task has them all, in practice); a metric found later widens
+      // the table (a copy), and unused width is squeezed out at the end.
+      pmu_.rows = m_.kernels.size() + rows_.comm_ops;
+      {
+        SqliteStmt head(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO LIMIT 4096", "TASK_PMU_INFO");
+        std::set<std::string> seen;
+        while (head.step()) seen.insert((head.is_integer(name) ? "#" : "") + std::string(head.text(name)));
+        pmu_.stride = std::max<size_t>(1, seen.size());
+      }
       SqliteStmt st(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
-      // One column vector per metric while reading (a new metric never moves the others).
-      const size_t n_kernels = m_.kernels.size();
       std::map<std::string, uint32_t> col_of_text;
-      std::unordered_map<int64_t, uint32_t> col_of_id;
-      int64_t last_id = -1;
-      uint32_t last_col = 0;
+      std::vector<uint32_t> col_of_id;  // STRING_IDS id -> column; ids are small
+      std::unordered_map<int64_t, uint32_t> col_of_big_id;
+      auto new_column = [&](StrId id, std::string text) {
+        if (pmu_.names.size() == pmu_.stride || pmu_.values.empty()) widen_pmu(pmu_.values.empty() ? pmu_.stride : pmu_.stride * 2);
+        pmu_.names.push_back({id, std::move(text)});
+        return static_cast<uint32_t>(pmu_.names.size() - 1);
+      };
       while (st.step()) {
-        uint32_t kernel = kernel_of(st.i64(gid));
+        const uint32_t kernel = kernel_of(st.i64(gid));
         if (kernel == kNone32) continue;
+        uint32_t col;
         if (st.is_integer(name)) {
-          int64_t id = st.i64(name);
-          if (id != last_id) {
-            auto [it, inserted] = col_of_id.try_emplace(id, static_cast<uint32_t>(pmu_.columns.size()));
-            if (inserted) {
-              pmu_.names.push_back({string_id(id), ""});
-              add_pmu_column(n_kernels);
-            }
-            last_id = id;
-            last_col = it->second;
+          const int64_t id = st.i64(name);
+          if (id >= 0 && id < (int64_t{1} << 20)) {
+            if (static_cast<size_t>(id) >= col_of_id.size()) col_of_id.resize(static_cast<size_t>(id) + 1, kNone32);
+            uint32_t& slot = col_of_id[static_cast<size_t>(id)];
+            if (slot == kNone32) slot = new_column(string_id(id), "");
+            col = slot;
+          } else {
+            auto it = col_of_big_id.find(id);
+            if (it == col_of_big_id.end()) it = col_of_big_id.emplace(id, new_column(string_id(id), "")).first;
+            col = it->second;
           }
         } else {
-          auto [it, inserted] = col_of_text.try_emplace(std::string(st.text(name)), static_cast<uint32_t>(pmu_.columns.size()));
-          if (inserted) {
-            pmu_.names.push_back({kNone32, it->first});
-            add_pmu_column(n_kernels);
-          }
-          last_id = -1;
-          last_col = it->second;
+          std::string text(st.text(name));
+          auto it = col_of_text.find(text);
+          if (it == col_of_text.end()) it = col_of_text.emplace(text, new_column(kNone32, text)).first;
+          col = it->second;
         }
-        pmu_.columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
+        pmu_.values[size_t{kernel} * pmu_.stride + col] = st.null(value) ? std::nan("") : st.f64(value);
+      }
+      // Squeeze the unused width out: row r moves down from r * stride to r * w.
+      const size_t w = pmu_.names.size();
+      if (w > 0 && w < pmu_.stride) {
+        for (size_t r = 0; r < pmu_.rows; ++r)
+          std::copy_n(pmu_.values.begin() + static_cast<ptrdiff_t>(r * pmu_.stride), w,
+                      pmu_.values.begin() + static_cast<ptrdiff_t>(r * w));
+        pmu_.values.resize(pmu_.rows * w);
+        pmu_.stride = w;
       }
     } catch (...) {
       pmu_.error = std::current_exception();
     }
   }
 
-  void add_pmu_column(size_t n_kernels) {
-    std::vector<double>& col = pmu_.columns.emplace_back();
-    reserve_huge(col, n_kernels);
-    col.assign(n_kernels, std::nan(""));
+  // The PMU table with room for `stride` metrics per row (NaN where a kernel has no value).
+  void widen_pmu(size_t stride) {
+    std::vector<double> wider;
+    reserve_huge(wider, pmu_.rows * stride);
+    wider.assign(pmu_.rows * stride, std::nan(""));
+    const size_t w = pmu_.names.size();
+    if (!pmu_.values.empty())
+      for (size_t r = 0; r < pmu_.rows; ++r)
+        std::copy_n(pmu_.values.begin() + static_cast<ptrdiff_t>(r * pmu_.stride), w,
+                    wider.begin() + static_cast<ptrdiff_t>(r * stride));
+    pmu_.values.swap(wider);
+    pmu_.stride = stride;
   }
 
   // ---- COMMUNICATION_OP: operator spans (Communication process) and HCCL kernel rows ----
@@ -898,7 +927,6 @@ class DbLoader {
 
   void finish_trace_role() {
     // HCCL rows after the compute kernels, then every kernel in start order (as kernel_details).
-    const size_t n_compute = m_.kernels.size();
     if (!comm_kernels_.empty()) {
       m_.kernels.insert(m_.kernels.end(), comm_kernels_.begin(), comm_kernels_.end());
       if (const InputFile* f = m_.file("kernel_details.csv"); f && f->status == InputFile::Status::Loaded) {
@@ -909,7 +937,7 @@ class DbLoader {
           }
       }
     }
-    sort_kernels_and_pmu(n_compute);
+    sort_kernels_and_pmu();
     if (trace_rows_ > 0) {
       std::string tables;
       for (const auto& t : trace_tables_) tables += (tables.empty() ? "" : "+") + t;
@@ -932,36 +960,35 @@ class DbLoader {
   }
 
   // Kernels in start order (stable: HCCL rows after compute rows that start at the same time),
-  // and the PMU columns (one vector per metric over the first `n_compute` kernels, as read)
-  // written straight into the model's row-major table in that order: each row is written once
-  // and no second copy of either table is made.
-  void sort_kernels_and_pmu(size_t n_compute) {
+  // with their PMU rows, both permuted in place one cycle at a time (no second copy of either).
+  void sort_kernels_and_pmu() {
     const size_t n = m_.kernels.size();
+    const size_t w = m_.pmu_columns.size();
+    if (w > 0) {
+      m_.pmu_values.swap(pmu_.values);
+      m_.pmu_values.resize(n * w, std::nan(""));  // drops the HCCL rows reserved but not used
+    }
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](uint32_t a, uint32_t b) { return m_.kernels[a].start < m_.kernels[b].start; });
-    const size_t w = pmu_.columns.size();
-    if (w > 0) {
-      reserve_huge(m_.pmu_values, n * w);
-      for (size_t i = 0; i < n; ++i)
-        for (size_t c = 0; c < w; ++c)
-          m_.pmu_values.push_back(order[i] < n_compute ? pmu_.columns[c][order[i]] : std::nan(""));
-      pmu_.columns.clear();
-      pmu_.columns.shrink_to_fit();
-    }
-    // kernels[i] = kernels[order[i]], in place, one cycle of the permutation at a time.
+    // kernels[i] = kernels[order[i]] (and PMU row i = row order[i]).
     std::vector<bool> done(n, false);
+    std::vector<double> row_tmp(w);
+    double* pmu = m_.pmu_values.data();
     for (size_t i = 0; i < n; ++i) {
       if (done[i] || order[i] == i) continue;
       Kernel tmp = m_.kernels[i];
+      std::copy_n(pmu + i * w, w, row_tmp.begin());
       size_t j = i;
       while (order[j] != i) {
         m_.kernels[j] = m_.kernels[order[j]];
+        std::copy_n(pmu + size_t{order[j]} * w, w, pmu + j * w);
         done[j] = true;
         j = order[j];
       }
       m_.kernels[j] = tmp;
+      std::copy_n(row_tmp.begin(), w, pmu + j * w);
       done[j] = true;
     }
   }
@@ -1021,7 +1048,8 @@ class DbLoader {
   std::vector<uint32_t> dense_kernel_by_gid_;
   struct PmuRead {
     std::vector<std::pair<StrId, std::string>> names;  // interned id, or the text to intern
-    std::vector<std::vector<double>> columns;
+    std::vector<double> values;  // rows x stride, row-major (kernel order as read)
+    size_t rows = 0, stride = 0;
     std::string note;
     std::exception_ptr error;
   } pmu_;

@@ -395,6 +395,48 @@ INSERT INTO CONNECTION_IDS VALUES (1, 70), (1, 71), (2, 81), (3, 80), (4, 82);
   EXPECT_EQ(queue, (std::vector<std::pair<npu::Ns, npu::Ns>>{{130, 400}, {110, 300}}));
 }
 
+// TASK_PMU_INFO pivot: the table's width is guessed from its first rows; metrics first seen
+// later widen it (twice here: 1 -> 2 -> 4 columns, then squeezed to 3), rows of tasks that are
+// not kernels are skipped, and the HCCL rows appended after the compute kernels are all NaN.
+TEST(DbExport, PmuMetricsFoundLateWidenTheTable) {
+  TempDir dir;
+  std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  make_db(p, R"sql(
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, globalTaskId INTEGER PRIMARY KEY,
+  taskType TEXT, streamId INTEGER);
+INSERT INTO TASK VALUES (300, 400, 0, 10, 'AI_CORE', 1), (100, 200, 0, 11, 'AI_CORE', 1);
+CREATE TABLE COMPUTE_TASK_INFO (name TEXT, globalTaskId INTEGER PRIMARY KEY, opType TEXT);
+INSERT INTO COMPUTE_TASK_INFO VALUES ('Late', 10, 'MatMul'), ('Early', 11, 'Add');
+CREATE TABLE COMMUNICATION_OP (opName TEXT, startNs INTEGER, endNs INTEGER, opType TEXT);
+INSERT INTO COMMUNICATION_OP VALUES ('hcom_allReduce__1', 250, 260, 'hcom_allReduce_');
+CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name TEXT, value NUMERIC);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4096)
+  INSERT INTO TASK_PMU_INFO SELECT 999, 'x', 1.0 FROM n;
+INSERT INTO TASK_PMU_INFO VALUES (10, 'b', 0.5), (11, 'c', 0.25), (10, 'c', 0.75), (11, 'd', 2);
+)sql");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  m.finalize();
+  ASSERT_EQ(m.pmu_columns.size(), 3u);
+  EXPECT_EQ(m.str(m.pmu_columns[0]), "b");
+  EXPECT_EQ(m.str(m.pmu_columns[1]), "c");
+  EXPECT_EQ(m.str(m.pmu_columns[2]), "d");
+  ASSERT_EQ(m.kernels.size(), 3u);
+  ASSERT_EQ(m.pmu_values.size(), 9u);
+  // Start order: Early (11), the HCCL operator, Late (10).
+  EXPECT_EQ(m.str(m.kernels[0].name), "Early");
+  EXPECT_EQ(m.str(m.kernels[1].name), "hcom_allReduce__1");
+  EXPECT_EQ(m.str(m.kernels[2].name), "Late");
+  const double* v = m.pmu_values.data();
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 0.25);
+  EXPECT_EQ(v[2], 2.0);
+  for (int c = 3; c < 6; ++c) EXPECT_TRUE(std::isnan(v[c])) << c;
+  EXPECT_EQ(v[6], 0.5);
+  EXPECT_EQ(v[7], 0.75);
+  EXPECT_TRUE(std::isnan(v[8]));
+}
+
 // ---- the shipped sample, text vs DB export ----
 
 bool have_system_python() { return std::system("/usr/bin/python3 -c 'import sqlite3' > /dev/null 2>&1") == 0; }
