@@ -754,13 +754,17 @@ class DbLoader {
       for (const auto& p : last)
         if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
     } else {
-      std::map<int64_t, std::pair<uint32_t, uint32_t>> last;
-      for (uint32_t i = 0; i < ends.size(); ++i) {
-        auto& slot = last.try_emplace(ends[i].cid, kNone32, kNone32).first->second;
-        (ends[i].dequeue ? slot.second : slot.first) = i;
-      }
-      for (const auto& [cid, p] : last)
+      // Ids spread thin: the ends sorted by (id, row); the last of each kind per id wins.
+      std::vector<uint32_t> by_id(ends.size());
+      std::iota(by_id.begin(), by_id.end(), 0u);
+      std::sort(by_id.begin(), by_id.end(),
+                [&](uint32_t a, uint32_t b) { return ends[a].cid != ends[b].cid ? ends[a].cid < ends[b].cid : a < b; });
+      for (size_t k = 0; k < by_id.size();) {
+        std::pair<uint32_t, uint32_t> p{kNone32, kNone32};
+        const int64_t cid = ends[by_id[k]].cid;
+        for (; k < by_id.size() && ends[by_id[k]].cid == cid; ++k) (ends[by_id[k]].dequeue ? p.second : p.first) = by_id[k];
         if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
+      }
     }
     for (const auto& [ei, di] : pairs) {
       const QueueEnd &e = ends[ei], &d = ends[di];

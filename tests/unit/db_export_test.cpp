@@ -347,10 +347,14 @@ TEST(DbExport, DetectsDbFilesAndFolders) {
 // PYTORCH_API with names written as text (read on the loader's second connection), one
 // Python connection id linked to several tasks through CONNECTION_IDS, and the task queue:
 // an Enqueue/Dequeue pair per connection id makes one flow, an Enqueue alone makes none.
+// The second pass adds a queue pair on a far connection id (2^40), which the loader matches
+// by sorting instead of an id table.
 TEST(DbExport, PytorchApiFlowsAndTaskQueue) {
-  TempDir dir;
-  std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
-  make_db(p, R"sql(
+  for (bool far_id : {false, true}) {
+    SCOPED_TRACE(far_id ? "far connection id" : "dense connection ids");
+    TempDir dir;
+    std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+    make_db(p, std::string(R"sql(
 CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
   globalTaskId INTEGER PRIMARY KEY, taskType TEXT, streamId INTEGER);
 INSERT INTO TASK VALUES (500, 600, 0, 70, 1, 'AI_CORE', 2), (700, 800, 0, 71, 2, 'AI_CORE', 2),
@@ -367,32 +371,41 @@ INSERT INTO PYTORCH_API VALUES
   (170, 180, 4294967297, NULL, 'aten::empty', NULL);
 CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);
 INSERT INTO CONNECTION_IDS VALUES (1, 70), (1, 71), (2, 81), (3, 80), (4, 82);
-)sql");
-  npu::RunModel m;
-  npu::load_profiler_db(p, m);
-  m.finalize();
-  std::map<std::string, std::string> cat_of;
-  for (const auto& s : m.slices)
-    if (npu::process_display_name(m, m.tracks[s.track]) == "Python") cat_of[std::string(m.str(s.name))] = m.str(s.cat);
-  EXPECT_EQ(cat_of["aten::add"], "cpu_op");
-  EXPECT_EQ(cat_of["aten::empty"], "cpu_op");  // NULL type: an operator
-  EXPECT_EQ(cat_of["Enqueue"], "enqueue");
-  EXPECT_EQ(cat_of["Dequeue@aten::add"], "dequeue");
+)sql") + (far_id ? R"sql(
+INSERT INTO PYTORCH_API VALUES (190, 195, 4294967297, 5, 'Enqueue', 50002),
+                               (500, 510, 4294967298, 5, 'Dequeue@aten::sub', 50002);
+INSERT INTO CONNECTION_IDS VALUES (5, 1099511627776);
+)sql"
+                 : ""));
+    npu::RunModel m;
+    npu::load_profiler_db(p, m);
+    m.finalize();
+    std::map<std::string, std::string> cat_of;
+    for (const auto& s : m.slices)
+      if (npu::process_display_name(m, m.tracks[s.track]) == "Python")
+        cat_of[std::string(m.str(s.name))] = m.str(s.cat);
+    EXPECT_EQ(cat_of["aten::add"], "cpu_op");
+    EXPECT_EQ(cat_of["aten::empty"], "cpu_op");  // NULL type: an operator
+    EXPECT_EQ(cat_of["Enqueue"], "enqueue");
+    EXPECT_EQ(cat_of["Dequeue@aten::add"], "dequeue");
 
-  std::vector<std::pair<npu::Ns, npu::Ns>> async_npu, queue;
-  for (const auto& f : m.flows) {
-    if (f.kind == npu::FlowKind::AsyncNpu) async_npu.emplace_back(f.start_ts, f.end_ts);
-    if (f.kind == npu::FlowKind::AsyncTaskQueue) {
-      queue.emplace_back(f.start_ts, f.end_ts);
-      EXPECT_EQ(m.str(f.cat), "async_task_queue");
+    std::vector<std::pair<npu::Ns, npu::Ns>> async_npu, queue;
+    for (const auto& f : m.flows) {
+      if (f.kind == npu::FlowKind::AsyncNpu) async_npu.emplace_back(f.start_ts, f.end_ts);
+      if (f.kind == npu::FlowKind::AsyncTaskQueue) {
+        queue.emplace_back(f.start_ts, f.end_ts);
+        EXPECT_EQ(m.str(f.cat), "async_task_queue");
+      }
     }
+    // aten::add -> connections 71 and 70, each link and task newest first (the order the
+    // loader's former hash multimaps gave, kept so the flows keep their order).
+    EXPECT_EQ(async_npu, (std::vector<std::pair<npu::Ns, npu::Ns>>{{100, 700}, {100, 900}, {100, 500}}));
+    // Connection ids 80 (Enqueue at 130 -> Dequeue at 400) and 81 (110 -> 300), in id order;
+    // connection 82 has no Dequeue.
+    std::vector<std::pair<npu::Ns, npu::Ns>> want_queue = {{130, 400}, {110, 300}};
+    if (far_id) want_queue.emplace_back(190, 500);
+    EXPECT_EQ(queue, want_queue);
   }
-  // aten::add -> connections 71 and 70, each link and task newest first (the order the
-  // loader's former hash multimaps gave, kept so the flows keep their order).
-  EXPECT_EQ(async_npu, (std::vector<std::pair<npu::Ns, npu::Ns>>{{100, 700}, {100, 900}, {100, 500}}));
-  // Connection ids 80 (Enqueue at 130 -> Dequeue at 400) and 81 (110 -> 300), in id order;
-  // connection 82 has no Dequeue.
-  EXPECT_EQ(queue, (std::vector<std::pair<npu::Ns, npu::Ns>>{{130, 400}, {110, 300}}));
 }
 
 // TASK_PMU_INFO pivot: the table's width is guessed from its first rows; metrics first seen
