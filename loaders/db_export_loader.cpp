@@ -1,6 +1,7 @@
 #include "loaders/db_export_loader.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/decimal.h"
+#include "loaders/db_id_index.h"
 #include "loaders/load_error.h"
 #include "loaders/sqlite_db.h"
 
@@ -33,30 +35,72 @@ class DbLoader {
     load_enum("ENUM_MODULE", modules_);
     load_meta();
     load_steps();  // first: kernels take their step from STEP_TIME
-    load_tasks();
-    // TASK_PMU_INFO is the biggest table (one row per task and metric): read it on its own
-    // read-only connection while this thread reads the API tables.
-    std::thread pmu([this] { read_pmu(); });
+    reserve_tables();
+    phase_done("db: strings, metadata, steps, row counts");
+    // The two biggest tables are read on their own read-only connections: PYTORCH_API (with
+    // CONNECTION_IDS) from the start, TASK_PMU_INFO (one row per task and metric) once the
+    // kernels are in. This thread reads TASK and the other tables meanwhile, then turns the
+    // PYTORCH_API rows into slices and flows in row order, as a single thread would.
+    std::thread py([this] { read_pytorch_api(); });
+    std::thread pmu;
+    auto join_readers = [&] {
+      if (py.joinable()) py.join();
+      if (pmu.joinable()) pmu.join();
+    };
     try {
+      load_tasks();
+      phase_done("db: TASK + COMPUTE_TASK_INFO");
+      pmu = std::thread([this] { read_pmu(); });
       load_comm_ops();
       load_cann_api();
+      phase_done("db: COMMUNICATION_OP, CANN_API");
+      py.join();
+      phase_done("db: wait for PYTORCH_API");
       load_pytorch_api();
+      phase_done("db: PYTORCH_API slices and flows");
       load_gc();
       load_overlap();
       load_memory_record();
       load_op_memory();
       load_module_memory();
+      phase_done("db: GC, overlap, memory tables");
     } catch (...) {
-      pmu.join();
+      join_readers();
       throw;
     }
-    pmu.join();
-    apply_pmu();
+    join_readers();
+    phase_done("db: wait for TASK_PMU_INFO");
+    take_pmu_names();
     finish_trace_role();
+    phase_done("db: PMU table, kernel sort");
     return info();
   }
 
  private:
+  void phase_done(const char* name) {
+    auto now = std::chrono::steady_clock::now();
+    m_.stats.add_phase(name, std::chrono::duration<double>(now - phase_start_).count());
+    phase_start_ = now;
+  }
+
+  // The big tables get their final size up front (from count(*)), in huge pages: growing them
+  // by doubling copied and page-faulted each of them about twice.
+  void reserve_tables() {
+    rows_.tasks = db_.row_count("TASK");
+    rows_.comm_ops = db_.row_count("COMMUNICATION_OP");
+    rows_.cann = db_.row_count("CANN_API");
+    rows_.pytorch = db_.row_count("PYTORCH_API");
+    rows_.connection_ids = db_.row_count("CONNECTION_IDS");
+    const uint64_t slices = rows_.tasks + rows_.comm_ops + rows_.cann + rows_.pytorch + db_.row_count("GC_RECORD") +
+                            db_.row_count("OVERLAP_ANALYSIS") + step_rows_.size();
+    m_.slices.reserve(m_.slices.size() + slices);
+    m_.kernels.reserve(m_.kernels.size() + rows_.tasks + rows_.comm_ops);
+    // HostToDevice (one per launched task), async_npu (one per CONNECTION_IDS link and task),
+    // enqueue->dequeue (at most one per PYTORCH_API row): a bound, not a guess; pages that
+    // stay unused are never touched.
+    m_.flows.reserve(m_.flows.size() + rows_.tasks + rows_.connection_ids + rows_.pytorch / 2);
+  }
+
   // ---- files, roles and provenance ----
 
   uint16_t register_file(const std::string& role, const std::string& table) {
@@ -106,9 +150,11 @@ class DbLoader {
 
   // Text columns hold a STRING_IDS id in current schemas and the text itself in older ones.
   StrId str(const SqliteStmt& st, int col) {
-    if (st.null(col)) return kEmptyStr;
-    if (st.is_integer(col)) return string_id(st.i64(col));
-    return m_.strings.intern(st.text(col));
+    switch (st.type(col)) {
+      case SQLITE_NULL: return kEmptyStr;
+      case SQLITE_INTEGER: return string_id(st.i64(col));
+      default: return m_.strings.intern(st.text(col));
+    }
   }
   // A STRING_IDS id's string; reads only (safe from the PMU thread once the strings are in).
   StrId string_id(int64_t k) const {
@@ -282,13 +328,14 @@ class DbLoader {
     const uint16_t p_task = part("TASK");
     const StrId comm_type = m_.strings.intern("COMMUNICATION");
     uint64_t n_tasks = 0;
+    task_by_conn_.reserve(rows_.tasks);
     while (st.step()) {
       ++n_tasks;
       const int64_t rowid = st.i64(0);
       const Ns start = st.i64(tb + t_start), end = st.i64(tb + t_end);
       const int32_t dev = t.has(t_dev) ? static_cast<int32_t>(st.i64(tb + t_dev)) : -1;
       const int64_t stream = t.has(t_stream) ? st.i64(tb + t_stream) : 0;
-      const int64_t conn = t.has(t_conn) && !st.null(tb + t_conn) ? st.i64(tb + t_conn) : kNoId;
+      const int64_t conn = t.has(t_conn) ? st.i64_or(tb + t_conn, kNoId) : kNoId;
       StrId task_type = t.has(t_type) ? str(st, tb + t_type) : kEmptyStr;
       StrId name = task_type;
       const bool compute = has_compute && !st.null(cr);
@@ -302,7 +349,7 @@ class DbLoader {
       }
       uint32_t tr = track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
       add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);
-      if (conn != kNoId) task_by_conn_.emplace(conn, TaskRef{static_cast<uint32_t>(m_.slices.size() - 1)});
+      if (conn != kNoId) task_by_conn_.add(conn, static_cast<uint32_t>(m_.slices.size() - 1));
       if (!compute) continue;
 
       Kernel k;
@@ -341,6 +388,7 @@ class DbLoader {
       m_.kernels.push_back(k);
     }
     (void)x_plane;
+    task_by_conn_.build();
     tasks_loaded_ = n_tasks;
     if (has_compute) {
       uint16_t id = register_file("kernel_details.csv", "TASK+COMPUTE_TASK_INFO");
@@ -379,55 +427,76 @@ class DbLoader {
         pmu_.note = "TASK_PMU_INFO without globalTaskId/name/value";
         return;
       }
+      // Rows of the kernels' row-major table: the compute kernels, then room for the HCCL
+      // rows that finish_trace_role() appends (NaN). The width is the number of metrics in
+      // the first rows (every task has them all, in practice); a metric found later widens
+      // the table (a copy), and unused width is squeezed out at the end.
+      pmu_.rows = m_.kernels.size() + rows_.comm_ops;
+      {
+        SqliteStmt head(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO LIMIT 4096", "TASK_PMU_INFO");
+        std::set<std::string> seen;
+        while (head.step()) seen.insert((head.is_integer(name) ? "#" : "") + std::string(head.text(name)));
+        pmu_.stride = std::max<size_t>(1, seen.size());
+      }
       SqliteStmt st(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
-      // One column vector per metric while reading (a new metric never moves the others).
-      const size_t n_kernels = m_.kernels.size();
       std::map<std::string, uint32_t> col_of_text;
-      std::unordered_map<int64_t, uint32_t> col_of_id;
-      int64_t last_id = -1;
-      uint32_t last_col = 0;
+      std::vector<uint32_t> col_of_id;  // STRING_IDS id -> column; ids are small
+      std::unordered_map<int64_t, uint32_t> col_of_big_id;
+      auto new_column = [&](StrId id, std::string text) {
+        if (pmu_.names.size() == pmu_.stride || pmu_.values.empty()) widen_pmu(pmu_.values.empty() ? pmu_.stride : pmu_.stride * 2);
+        pmu_.names.push_back({id, std::move(text)});
+        return static_cast<uint32_t>(pmu_.names.size() - 1);
+      };
       while (st.step()) {
-        uint32_t kernel = kernel_of(st.i64(gid));
+        const uint32_t kernel = kernel_of(st.i64(gid));
         if (kernel == kNone32) continue;
+        uint32_t col;
         if (st.is_integer(name)) {
-          int64_t id = st.i64(name);
-          if (id != last_id) {
-            auto [it, inserted] = col_of_id.try_emplace(id, static_cast<uint32_t>(pmu_.columns.size()));
-            if (inserted) {
-              pmu_.names.push_back({string_id(id), ""});
-              pmu_.columns.emplace_back(n_kernels, std::nan(""));
-            }
-            last_id = id;
-            last_col = it->second;
+          const int64_t id = st.i64(name);
+          if (id >= 0 && id < (int64_t{1} << 20)) {
+            if (static_cast<size_t>(id) >= col_of_id.size()) col_of_id.resize(static_cast<size_t>(id) + 1, kNone32);
+            uint32_t& slot = col_of_id[static_cast<size_t>(id)];
+            if (slot == kNone32) slot = new_column(string_id(id), "");
+            col = slot;
+          } else {
+            auto it = col_of_big_id.find(id);
+            if (it == col_of_big_id.end()) it = col_of_big_id.emplace(id, new_column(string_id(id), "")).first;
+            col = it->second;
           }
         } else {
-          auto [it, inserted] = col_of_text.try_emplace(std::string(st.text(name)), static_cast<uint32_t>(pmu_.columns.size()));
-          if (inserted) {
-            pmu_.names.push_back({kNone32, it->first});
-            pmu_.columns.emplace_back(n_kernels, std::nan(""));
-          }
-          last_id = -1;
-          last_col = it->second;
+          std::string text(st.text(name));
+          auto it = col_of_text.find(text);
+          if (it == col_of_text.end()) it = col_of_text.emplace(text, new_column(kNone32, text)).first;
+          col = it->second;
         }
-        pmu_.columns[last_col][kernel] = st.null(value) ? std::nan("") : st.f64(value);
+        pmu_.values[size_t{kernel} * pmu_.stride + col] = st.null(value) ? std::nan("") : st.f64(value);
+      }
+      // Squeeze the unused width out: row r moves down from r * stride to r * w.
+      const size_t w = pmu_.names.size();
+      if (w > 0 && w < pmu_.stride) {
+        for (size_t r = 0; r < pmu_.rows; ++r)
+          std::copy_n(pmu_.values.begin() + static_cast<ptrdiff_t>(r * pmu_.stride), w,
+                      pmu_.values.begin() + static_cast<ptrdiff_t>(r * w));
+        pmu_.values.resize(pmu_.rows * w);
+        pmu_.stride = w;
       }
     } catch (...) {
       pmu_.error = std::current_exception();
     }
   }
 
-  // Back on the loading thread: the PMU columns into the model's row-major table.
-  void apply_pmu() {
-    if (pmu_.error) std::rethrow_exception(pmu_.error);
-    if (!pmu_.note.empty()) schema_notes_.push_back(pmu_.note);
-    const size_t w = pmu_.columns.size(), n_kernels = m_.kernels.size();
-    if (w == 0) return;
-    for (const auto& [id, text] : pmu_.names) m_.pmu_columns.push_back(id != kNone32 ? id : m_.strings.intern(text));
-    m_.pmu_values.assign(n_kernels * w, std::nan(""));
-    for (size_t c = 0; c < w; ++c) {
-      for (size_t k = 0; k < n_kernels; ++k) m_.pmu_values[k * w + c] = pmu_.columns[c][k];
-      std::vector<double>().swap(pmu_.columns[c]);
-    }
+  // The PMU table with room for `stride` metrics per row (NaN where a kernel has no value).
+  void widen_pmu(size_t stride) {
+    std::vector<double> wider;
+    wider.reserve(pmu_.rows * stride);
+    wider.assign(pmu_.rows * stride, std::nan(""));
+    const size_t w = pmu_.names.size();
+    if (!pmu_.values.empty())
+      for (size_t r = 0; r < pmu_.rows; ++r)
+        std::copy_n(pmu_.values.begin() + static_cast<ptrdiff_t>(r * pmu_.stride), w,
+                    wider.begin() + static_cast<ptrdiff_t>(r * stride));
+    pmu_.values.swap(wider);
+    pmu_.stride = stride;
   }
 
   // ---- COMMUNICATION_OP: operator spans (Communication process) and HCCL kernel rows ----
@@ -451,7 +520,7 @@ class DbLoader {
       StrId g = c.has(group) ? str(st, 1 + group) : kEmptyStr;
       uint32_t tr = track(Proc::Communication, d, static_cast<int64_t>(g),
                           [&] { return "Group " + std::string(m_.str(g)) + " Communication"; }, d);
-      int64_t cid = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
+      int64_t cid = c.has(conn) ? st.i64_or(1 + conn, kNoId) : kNoId;
       StrId op_name = str(st, 1 + name);
       add_slice(tr, s, e, op_name, kEmptyStr, hccl, cid, p_op, rowid);
       // kernel_details lists each communication operator as one HCCL row.
@@ -492,7 +561,9 @@ class DbLoader {
     }
     SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM CANN_API", "CANN_API");
     const uint16_t p_api = part("CANN_API");
-    std::unordered_map<StrId, std::unordered_map<int64_t, StrId>> full_names;  // name -> type -> "Prefix@name"
+    // "Prefix@name" per API type, indexed by the bare name's id (types are few).
+    std::vector<std::pair<int64_t, std::vector<StrId>>> full_names;
+    size_t last_type = 0;
     while (st.step()) {
       int64_t rowid = st.i64(0);
       int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
@@ -500,9 +571,16 @@ class DbLoader {
       uint32_t tr = track(Proc::Cann, pid, t, [&] { return "Thread " + std::to_string(t); });
       int64_t ty = c.has(type) ? st.i64(1 + type) : kApiAcl;
       StrId base = str(st, 1 + name);
-      auto& slot = full_names[base][ty];
-      if (slot == kEmptyStr) slot = m_.strings.intern(api_prefix(ty) + std::string(m_.str(base)));
-      int64_t cid = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
+      if (last_type >= full_names.size() || full_names[last_type].first != ty) {
+        last_type = 0;
+        while (last_type < full_names.size() && full_names[last_type].first != ty) ++last_type;
+        if (last_type == full_names.size()) full_names.emplace_back(ty, std::vector<StrId>());
+      }
+      std::vector<StrId>& by_base = full_names[last_type].second;
+      if (base >= by_base.size()) by_base.resize(std::max<size_t>(size_t{base} + 1, m_.strings.size()), kNone32);
+      StrId& slot = by_base[base];
+      if (slot == kNone32) slot = m_.strings.intern(api_prefix(ty) + std::string(m_.str(base)));
+      int64_t cid = c.has(conn) ? st.i64_or(1 + conn, kNoId) : kNoId;
       Ns s = st.i64(1 + start);
       add_slice(tr, s, st.i64(1 + end), slot, kEmptyStr, kEmptyStr, cid, p_api, rowid);
       // A launch (Node@ / the API that owns the connection id) -> its device task(s).
@@ -511,9 +589,8 @@ class DbLoader {
   }
 
   void add_flows(int64_t conn, uint32_t from_track, Ns from_ts, uint64_t from_loc, FlowKind kind) {
-    auto [lo, hi] = task_by_conn_.equal_range(conn);
-    for (auto it = lo; it != hi; ++it) {
-      const Slice& task = m_.slices[it->second.slice];
+    for (uint32_t slice : task_by_conn_.values(conn)) {
+      const Slice& task = m_.slices[slice];
       Flow f;
       f.id = conn;
       f.start_ts = from_ts;
@@ -523,95 +600,186 @@ class DbLoader {
       f.start_track = from_track;
       f.end_track = task.track;
       f.kind = kind;
-      f.cat = m_.strings.intern(to_string(kind));
-      f.name = m_.strings.intern(kind == FlowKind::HostToDevice ? "HostToDevice" : "torch_to_npu");
+      // Interned at the first flow of each kind (as before), then reused.
+      auto& names = flow_names_[kind == FlowKind::HostToDevice ? 0 : 1];
+      if (names.first == kNone32) {
+        names.first = m_.strings.intern(to_string(kind));
+        names.second = m_.strings.intern(kind == FlowKind::HostToDevice ? "HostToDevice" : "torch_to_npu");
+      }
+      f.cat = names.first;
+      f.name = names.second;
       m_.flows.push_back(f);
     }
   }
 
   // ---- PYTORCH_API (+ CONNECTION_IDS): Python ops, steps, async_npu and task-queue flows ----
 
+  // Runs on its own thread and connection: reads PYTORCH_API and CONNECTION_IDS into py_.
+  // Touches nothing of the model; STRING_IDS ids are resolved through the string tables that
+  // load_strings() filled before the thread started, text names are kept for the main thread.
+  void read_pytorch_api() {
+    try {
+      if (!db_.has_table("PYTORCH_API")) return;
+      SqliteDb db(db_.path());
+      ColumnPicker c(db, "PYTORCH_API");
+      int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"}),
+          conn = c.add({"connectionId"}), name = c.add({"name"}), type = c.add({"type"});
+      if (!c.has(start) || !c.has(end) || !c.has(name)) return;
+      py_.columns_ok = true;
+      // CONNECTION_IDS: PYTORCH_API.connectionId -> id; connectionId there = TASK/CANN connectionId (1:N).
+      if (db.has_table("CONNECTION_IDS")) {
+        ColumnPicker k(db, "CONNECTION_IDS");
+        int id = k.add({"id"}), cid = k.add({"connectionId"});
+        if (k.has(id) && k.has(cid)) {
+          SqliteStmt s2(db, "SELECT " + k.select_list() + " FROM CONNECTION_IDS", "CONNECTION_IDS");
+          py_.conn_ids.reserve(rows_.connection_ids);
+          while (s2.step()) py_.conn_ids.add(s2.i64(id), s2.i64(cid));
+          py_.conn_ids.build();
+        }
+      }
+      SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM PYTORCH_API", "PYTORCH_API");
+      py_.rows.reserve(rows_.pytorch);
+      std::unordered_map<std::string, StrId> text_index;
+      const bool has_tid = c.has(tid), has_conn = c.has(conn), has_type = c.has(type);
+      while (st.step()) {
+        ApiRow& r = py_.rows.emplace_back();
+        r.rowid = st.i64(0);
+        r.start = st.i64(1 + start);
+        r.end = st.i64(1 + end);
+        r.gtid = has_tid ? st.i64(1 + tid) : 0;
+        r.conn = has_conn ? st.i64_or(1 + conn, kNoId) : kNoId;
+        switch (st.type(1 + name)) {
+          case SQLITE_NULL: r.name = kEmptyStr; break;
+          case SQLITE_INTEGER: r.name = string_id(st.i64(1 + name)); break;
+          default: {
+            auto [it, added] = text_index.try_emplace(std::string(st.text(1 + name)), 0);
+            if (added) {
+              it->second = kTextName | static_cast<StrId>(py_.texts.size());
+              py_.texts.push_back(it->first);
+            }
+            r.name = it->second;
+          }
+        }
+        const int64_t ty = has_type ? st.i64(1 + type) : kApiOp;
+        r.kind = ty == kApiQueue ? ApiRow::Queue : ty == kApiTrace ? ApiRow::Trace : ty == kApiMstx ? ApiRow::Mstx : ApiRow::Op;
+      }
+    } catch (...) {
+      py_.error = std::current_exception();
+    }
+  }
+
   void load_pytorch_api() {
+    if (py_.error) std::rethrow_exception(py_.error);
     if (!db_.has_table("PYTORCH_API")) {
       add_step_slices();
       return;
     }
-    ColumnPicker c(db_, "PYTORCH_API");
-    int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"}), conn = c.add({"connectionId"}),
-        name = c.add({"name"}), type = c.add({"type"});
-    if (!c.has(start) || !c.has(end) || !c.has(name)) {
+    if (!py_.columns_ok) {
       schema_notes_.push_back("PYTORCH_API without startNs/endNs/name");
       return;
-    }
-    // CONNECTION_IDS: PYTORCH_API.connectionId -> id; connectionId there = TASK/CANN connectionId (1:N).
-    std::unordered_multimap<int64_t, int64_t> conn_ids;
-    if (db_.has_table("CONNECTION_IDS")) {
-      ColumnPicker k(db_, "CONNECTION_IDS");
-      int id = k.add({"id"}), cid = k.add({"connectionId"});
-      if (k.has(id) && k.has(cid)) {
-        SqliteStmt s2(db_, "SELECT " + k.select_list() + " FROM CONNECTION_IDS", "CONNECTION_IDS");
-        while (s2.step()) conn_ids.emplace(s2.i64(id), s2.i64(cid));
-      }
     }
     const StrId cat_op = m_.strings.intern("cpu_op"), cat_enq = m_.strings.intern("enqueue"),
                 cat_deq = m_.strings.intern("dequeue"), cat_py = m_.strings.intern("python_function"),
                 cat_mstx = m_.strings.intern("mstx");
-    SqliteStmt st(db_, "SELECT rowid, " + c.select_list() + " FROM PYTORCH_API", "PYTORCH_API");
     const uint16_t p_api = part("PYTORCH_API");
-    struct QueueEnd {
-      uint32_t track;
-      Ns ts;
-      uint64_t loc;
+    // Enqueue/Dequeue ends by connection id, in row order (a later row replaces an earlier one).
+    std::vector<QueueEnd> queue_ends;
+    queue_ends.reserve(rows_.pytorch);  // usually one end per row; untouched pages cost nothing
+    // What a name's prefix says, found once per name: bit 0 known, bit 1 "Dequeue", bit 2 "ProfilerStep#".
+    std::vector<uint8_t> name_flags;
+    auto flags_of = [&](StrId n) {
+      if (n >= name_flags.size()) name_flags.resize(std::max<size_t>(size_t{n} + 1, m_.strings.size()), 0);
+      uint8_t& f = name_flags[n];
+      if (!f) {
+        std::string_view nv = m_.str(n);
+        f = static_cast<uint8_t>(1 | (nv.rfind("Dequeue", 0) == 0 ? 2 : 0) | (nv.rfind("ProfilerStep#", 0) == 0 ? 4 : 0));
+      }
+      return f;
     };
-    std::unordered_map<int64_t, QueueEnd> enqueues, dequeues;
     bool any_step = false;
-    while (st.step()) {
-      int64_t rowid = st.i64(0);
-      int64_t gtid = c.has(tid) ? st.i64(1 + tid) : 0;
-      int64_t pid = gtid >> 32, t = gtid & 0xffffffff;
-      uint32_t tr = track(Proc::Python, pid, t, [&] { return "Thread " + std::to_string(t); });
-      StrId n = str(st, 1 + name);
-      std::string_view nv = m_.str(n);
-      int64_t ty = c.has(type) ? st.i64(1 + type) : kApiOp;
+    for (const ApiRow& row : py_.rows) {
+      const int64_t rowid = row.rowid, t = row.gtid & 0xffffffff, pconn = row.conn;
+      uint32_t tr = track(Proc::Python, row.gtid >> 32, t, [&] { return "Thread " + std::to_string(t); });
+      StrId n = (row.name & kTextName) ? m_.strings.intern(py_.texts[row.name & ~kTextName]) : row.name;
+      const uint8_t flags = flags_of(n);
+      const bool queue = row.kind == ApiRow::Queue;
       StrId cat = cat_op;
-      if (ty == kApiQueue) cat = nv.rfind("Dequeue", 0) == 0 ? cat_deq : cat_enq;
-      else if (ty == kApiTrace) cat = cat_py;
-      else if (ty == kApiMstx) cat = cat_mstx;
-      if (nv.rfind("ProfilerStep#", 0) == 0) any_step = true;
-      int64_t pconn = c.has(conn) && !st.null(1 + conn) ? st.i64(1 + conn) : kNoId;
-      Ns s = st.i64(1 + start);
+      if (queue) cat = (flags & 2) ? cat_deq : cat_enq;
+      else if (row.kind == ApiRow::Trace) cat = cat_py;
+      else if (row.kind == ApiRow::Mstx) cat = cat_mstx;
+      if (flags & 4) any_step = true;
+      const Ns s = row.start;
       uint64_t loc = RunModel::make_loc(p_api, rowid);
-      add_slice(tr, s, st.i64(1 + end), n, cat, kEmptyStr, pconn, p_api, rowid);
+      add_slice(tr, s, row.end, n, cat, kEmptyStr, pconn, p_api, rowid);
       if (pconn == kNoId) continue;
-      auto [lo, hi] = conn_ids.equal_range(pconn);
-      for (auto it = lo; it != hi; ++it) {
-        if (ty == kApiQueue) {
-          (cat == cat_deq ? dequeues : enqueues)[it->second] = QueueEnd{tr, s, loc};
+      for (int64_t cid : py_.conn_ids.values(pconn)) {
+        if (queue) {
+          queue_ends.push_back(QueueEnd{cid, tr, s, loc, cat == cat_deq});
         } else {
-          add_flows(it->second, tr, s, loc, FlowKind::AsyncNpu);
+          add_flows(cid, tr, s, loc, FlowKind::AsyncNpu);
         }
       }
     }
-    // Enqueue -> Dequeue of the same connection id: the task queue's latency.
+    std::vector<ApiRow>().swap(py_.rows);
+    py_.conn_ids = {};
+    add_queue_flows(queue_ends);
+    if (!any_step) add_step_slices();
+    has_pytorch_api_ = true;
+  }
+
+  struct QueueEnd {
+    int64_t cid;
+    uint32_t track;
+    Ns ts;
+    uint64_t loc;
+    bool dequeue;
+  };
+
+  // Enqueue -> Dequeue of the same connection id: the task queue's latency. When an id has
+  // several enqueues (or dequeues) the last row's wins. Flows come in connection id order.
+  void add_queue_flows(const std::vector<QueueEnd>& ends) {
     const StrId q_cat = m_.strings.intern("async_task_queue"), q_name = m_.strings.intern("enqueue_to_dequeue");
-    for (const auto& [cid, e] : enqueues) {
-      auto d = dequeues.find(cid);
-      if (d == dequeues.end()) continue;
+    if (ends.empty()) return;
+    auto [mn, mx] = std::minmax_element(ends.begin(), ends.end(),
+                                        [](const QueueEnd& a, const QueueEnd& b) { return a.cid < b.cid; });
+    const int64_t lo = mn->cid, hi = mx->cid;
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (last enqueue, last dequeue) per id, in id order
+    if (dense_id_range(lo, hi, ends.size())) {
+      std::vector<std::pair<uint32_t, uint32_t>> last(static_cast<size_t>(hi - lo) + 1, {kNone32, kNone32});
+      for (uint32_t i = 0; i < ends.size(); ++i) {
+        auto& slot = last[static_cast<size_t>(ends[i].cid - lo)];
+        (ends[i].dequeue ? slot.second : slot.first) = i;
+      }
+      for (const auto& p : last)
+        if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
+    } else {
+      // Ids spread thin: the ends sorted by (id, row); the last of each kind per id wins.
+      std::vector<uint32_t> by_id(ends.size());
+      std::iota(by_id.begin(), by_id.end(), 0u);
+      std::sort(by_id.begin(), by_id.end(),
+                [&](uint32_t a, uint32_t b) { return ends[a].cid != ends[b].cid ? ends[a].cid < ends[b].cid : a < b; });
+      for (size_t k = 0; k < by_id.size();) {
+        std::pair<uint32_t, uint32_t> p{kNone32, kNone32};
+        const int64_t cid = ends[by_id[k]].cid;
+        for (; k < by_id.size() && ends[by_id[k]].cid == cid; ++k) (ends[by_id[k]].dequeue ? p.second : p.first) = by_id[k];
+        if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
+      }
+    }
+    for (const auto& [ei, di] : pairs) {
+      const QueueEnd &e = ends[ei], &d = ends[di];
       Flow f;
-      f.id = cid;
+      f.id = e.cid;
       f.start_ts = e.ts;
-      f.end_ts = d->second.ts;
+      f.end_ts = d.ts;
       f.start_loc = e.loc;
-      f.end_loc = d->second.loc;
+      f.end_loc = d.loc;
       f.start_track = e.track;
-      f.end_track = d->second.track;
+      f.end_track = d.track;
       f.kind = FlowKind::AsyncTaskQueue;
       f.cat = q_cat;
       f.name = q_name;
       m_.flows.push_back(f);
     }
-    if (!any_step) add_step_slices();
-    has_pytorch_api_ = true;
   }
 
   // Steps come from ProfilerStep#N on the host timeline; without PYTORCH_API rows for them
@@ -764,8 +932,6 @@ class DbLoader {
     // HCCL rows after the compute kernels, then every kernel in start order (as kernel_details).
     if (!comm_kernels_.empty()) {
       m_.kernels.insert(m_.kernels.end(), comm_kernels_.begin(), comm_kernels_.end());
-      if (!m_.pmu_columns.empty())
-        m_.pmu_values.resize(m_.kernels.size() * m_.pmu_columns.size(), std::nan(""));
       if (const InputFile* f = m_.file("kernel_details.csv"); f && f->status == InputFile::Status::Loaded) {
         for (auto& file : m_.files)
           if (&file == f) {
@@ -774,7 +940,7 @@ class DbLoader {
           }
       }
     }
-    sort_kernels();
+    sort_kernels_and_pmu();
     if (trace_rows_ > 0) {
       std::string tables;
       for (const auto& t : trace_tables_) tables += (tables.empty() ? "" : "+") + t;
@@ -788,20 +954,46 @@ class DbLoader {
     m_.files[db_file_].note = std::to_string(db_.tables().size()) + " tables";
   }
 
-  void sort_kernels() {
-    std::vector<uint32_t> order(m_.kernels.size());
+  // Back on the loading thread: the PMU metric names into the model (the values follow in
+  // sort_kernels_and_pmu()).
+  void take_pmu_names() {
+    if (pmu_.error) std::rethrow_exception(pmu_.error);
+    if (!pmu_.note.empty()) schema_notes_.push_back(pmu_.note);
+    for (const auto& [id, text] : pmu_.names) m_.pmu_columns.push_back(id != kNone32 ? id : m_.strings.intern(text));
+  }
+
+  // Kernels in start order (stable: HCCL rows after compute rows that start at the same time),
+  // with their PMU rows, both permuted in place one cycle at a time (no second copy of either).
+  void sort_kernels_and_pmu() {
+    const size_t n = m_.kernels.size();
+    const size_t w = m_.pmu_columns.size();
+    if (w > 0) {
+      m_.pmu_values.swap(pmu_.values);
+      m_.pmu_values.resize(n * w, std::nan(""));  // drops the HCCL rows reserved but not used
+    }
+    std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](uint32_t a, uint32_t b) { return m_.kernels[a].start < m_.kernels[b].start; });
-    std::vector<Kernel> k(m_.kernels.size());
-    const size_t w = m_.pmu_columns.size();
-    std::vector<double> p(m_.pmu_values.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-      k[i] = m_.kernels[order[i]];
-      for (size_t c = 0; c < w; ++c) p[i * w + c] = m_.pmu_values[size_t{order[i]} * w + c];
+    // kernels[i] = kernels[order[i]] (and PMU row i = row order[i]).
+    std::vector<bool> done(n, false);
+    std::vector<double> row_tmp(w);
+    double* pmu = m_.pmu_values.data();
+    for (size_t i = 0; i < n; ++i) {
+      if (done[i] || order[i] == i) continue;
+      Kernel tmp = m_.kernels[i];
+      std::copy_n(pmu + i * w, w, row_tmp.begin());
+      size_t j = i;
+      while (order[j] != i) {
+        m_.kernels[j] = m_.kernels[order[j]];
+        std::copy_n(pmu + size_t{order[j]} * w, w, pmu + j * w);
+        done[j] = true;
+        j = order[j];
+      }
+      m_.kernels[j] = tmp;
+      std::copy_n(row_tmp.begin(), w, pmu + j * w);
+      done[j] = true;
     }
-    m_.kernels.swap(k);
-    m_.pmu_values.swap(p);
   }
 
   DbSchemaInfo info() const {
@@ -825,9 +1017,6 @@ class DbLoader {
     Ns start, end;
     int64_t rowid;
   };
-  struct TaskRef {
-    uint32_t slice;
-  };
 
   SqliteDb db_;
   RunModel& m_;
@@ -838,12 +1027,32 @@ class DbLoader {
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> tracks_;
   TrackKey last_key_{};
   uint32_t last_track_ = kNone32;
-  std::unordered_multimap<int64_t, TaskRef> task_by_conn_;
+  // PYTORCH_API as read by its thread: the SQLite work done, the model untouched.
+  struct ApiRow {
+    int64_t rowid, start, end, gtid, conn;
+    StrId name;  // a STRING_IDS string, or kTextName | index into texts
+    enum Kind : uint8_t { Op, Queue, Trace, Mstx } kind;
+  };
+  static constexpr StrId kTextName = 0x80000000u;
+  struct PytorchRead {
+    bool columns_ok = false;
+    std::vector<ApiRow> rows;
+    std::vector<std::string> texts;  // names written as text (older schemas), each once
+    IdMultiIndex<int64_t> conn_ids;  // CONNECTION_IDS: id -> connectionIds
+    std::exception_ptr error;
+  } py_;
+  IdMultiIndex<uint32_t> task_by_conn_;  // TASK.connectionId -> its slices
+  std::pair<StrId, StrId> flow_names_[2] = {{kNone32, kNone32}, {kNone32, kNone32}};  // HostToDevice, async_npu
+  struct RowCounts {
+    uint64_t tasks = 0, comm_ops = 0, cann = 0, pytorch = 0, connection_ids = 0;
+  } rows_;
+  std::chrono::steady_clock::time_point phase_start_ = std::chrono::steady_clock::now();
   std::unordered_map<int64_t, uint32_t> kernel_by_gid_;
   std::vector<uint32_t> dense_kernel_by_gid_;
   struct PmuRead {
     std::vector<std::pair<StrId, std::string>> names;  // interned id, or the text to intern
-    std::vector<std::vector<double>> columns;
+    std::vector<double> values;  // rows x stride, row-major (kernel order as read)
+    size_t rows = 0, stride = 0;
     std::string note;
     std::exception_ptr error;
   } pmu_;

@@ -53,6 +53,34 @@ bool SqliteDb::has_table(std::string_view name) const {
   return std::find(tables_.begin(), tables_.end(), name) != tables_.end();
 }
 
+uint64_t SqliteDb::row_count(std::string_view table) const {
+  if (!has_table(table)) return 0;
+  {
+    // Profiler exports are written once, so the rowid span is the row count (or a little more
+    // where rows were deleted). Tables WITHOUT ROWID fail to prepare this and are counted; a
+    // span larger than the file could hold (sparse explicit ids) is not trusted either.
+    sqlite3_stmt* raw = nullptr;
+    // Two subqueries: SQLite answers a lone max(rowid) / min(rowid) from the b-tree's ends, but
+    // scans the whole table for both in one aggregate.
+    std::string t = sql_name(table);
+    std::string sql = "SELECT (SELECT max(rowid) FROM " + t + ") - (SELECT min(rowid) FROM " + t + ") + 1";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) == SQLITE_OK && raw) {
+      int64_t span = -1;
+      int rc = sqlite3_step(raw);
+      if (rc == SQLITE_ROW) span = sqlite3_column_type(raw, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(raw, 0);
+      sqlite3_finalize(raw);
+      std::error_code ec;
+      auto bytes = std::filesystem::file_size(path_, ec);
+      if (rc == SQLITE_ROW && span >= 0 && !ec && static_cast<uint64_t>(span) <= bytes / 4)
+        return static_cast<uint64_t>(span);
+    } else if (raw) {
+      sqlite3_finalize(raw);
+    }
+  }
+  SqliteStmt st(*this, "SELECT count(*) FROM " + sql_name(table), "the row count of " + std::string(table));
+  return st.step() ? static_cast<uint64_t>(std::max<int64_t>(0, st.i64(0))) : 0;
+}
+
 std::vector<std::string> SqliteDb::columns(std::string_view table) const {
   std::vector<std::string> out;
   if (!has_table(table)) return out;
@@ -80,20 +108,6 @@ bool SqliteStmt::step() {
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   db_.fail(what_);
-}
-
-bool SqliteStmt::null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-bool SqliteStmt::is_integer(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER; }
-int64_t SqliteStmt::i64(int col) const { return sqlite3_column_int64(stmt_, col); }
-std::optional<int64_t> SqliteStmt::opt_i64(int col) const {
-  if (null(col)) return std::nullopt;
-  return sqlite3_column_int64(stmt_, col);
-}
-double SqliteStmt::f64(int col) const { return sqlite3_column_double(stmt_, col); }
-std::string_view SqliteStmt::text(int col) const {
-  const unsigned char* t = sqlite3_column_text(stmt_, col);
-  if (!t) return {};
-  return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
 }
 
 ColumnPicker::ColumnPicker(const SqliteDb& db, std::string table) : table_(std::move(table)), cols_(db.columns(table_)) {}

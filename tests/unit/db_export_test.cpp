@@ -344,6 +344,112 @@ TEST(DbExport, DetectsDbFilesAndFolders) {
   EXPECT_EQ(st->status, npu::InputFile::Status::Missing);
 }
 
+// PYTORCH_API with names written as text (read on the loader's second connection), one
+// Python connection id linked to several tasks through CONNECTION_IDS, and the task queue:
+// an Enqueue/Dequeue pair per connection id makes one flow, an Enqueue alone makes none.
+// The second pass adds a queue pair on a far connection id (2^40), which the loader matches
+// by sorting instead of an id table.
+TEST(DbExport, PytorchApiFlowsAndTaskQueue) {
+  for (bool far_id : {false, true}) {
+    SCOPED_TRACE(far_id ? "far connection id" : "dense connection ids");
+    TempDir dir;
+    std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+    make_db(p, std::string(R"sql(
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
+  globalTaskId INTEGER PRIMARY KEY, taskType TEXT, streamId INTEGER);
+INSERT INTO TASK VALUES (500, 600, 0, 70, 1, 'AI_CORE', 2), (700, 800, 0, 71, 2, 'AI_CORE', 2),
+                        (900, 950, 0, 70, 3, 'AI_CORE', 2);
+CREATE TABLE PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name TEXT,
+  type INTEGER);
+INSERT INTO PYTORCH_API VALUES
+  (100, 200, 4294967297, 1, 'aten::add', 50001),
+  (110, 120, 4294967297, 2, 'Enqueue', 50002),
+  (300, 310, 4294967298, 2, 'Dequeue@aten::add', 50002),
+  (130, 140, 4294967297, 3, 'Enqueue', 50002),
+  (400, 410, 4294967298, 3, 'Dequeue@aten::mul', 50002),
+  (150, 160, 4294967297, 4, 'Enqueue', 50002),
+  (170, 180, 4294967297, NULL, 'aten::empty', NULL);
+CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);
+INSERT INTO CONNECTION_IDS VALUES (1, 70), (1, 71), (2, 81), (3, 80), (4, 82);
+)sql") + (far_id ? R"sql(
+INSERT INTO PYTORCH_API VALUES (190, 195, 4294967297, 5, 'Enqueue', 50002),
+                               (500, 510, 4294967298, 5, 'Dequeue@aten::sub', 50002);
+INSERT INTO CONNECTION_IDS VALUES (5, 1099511627776);
+)sql"
+                 : ""));
+    npu::RunModel m;
+    npu::load_profiler_db(p, m);
+    m.finalize();
+    std::map<std::string, std::string> cat_of;
+    for (const auto& s : m.slices)
+      if (npu::process_display_name(m, m.tracks[s.track]) == "Python")
+        cat_of[std::string(m.str(s.name))] = m.str(s.cat);
+    EXPECT_EQ(cat_of["aten::add"], "cpu_op");
+    EXPECT_EQ(cat_of["aten::empty"], "cpu_op");  // NULL type: an operator
+    EXPECT_EQ(cat_of["Enqueue"], "enqueue");
+    EXPECT_EQ(cat_of["Dequeue@aten::add"], "dequeue");
+
+    std::vector<std::pair<npu::Ns, npu::Ns>> async_npu, queue;
+    for (const auto& f : m.flows) {
+      if (f.kind == npu::FlowKind::AsyncNpu) async_npu.emplace_back(f.start_ts, f.end_ts);
+      if (f.kind == npu::FlowKind::AsyncTaskQueue) {
+        queue.emplace_back(f.start_ts, f.end_ts);
+        EXPECT_EQ(m.str(f.cat), "async_task_queue");
+      }
+    }
+    // aten::add -> connections 71 and 70, each link and task newest first (the order the
+    // loader's former hash multimaps gave, kept so the flows keep their order).
+    EXPECT_EQ(async_npu, (std::vector<std::pair<npu::Ns, npu::Ns>>{{100, 700}, {100, 900}, {100, 500}}));
+    // Connection ids 80 (Enqueue at 130 -> Dequeue at 400) and 81 (110 -> 300), in id order;
+    // connection 82 has no Dequeue.
+    std::vector<std::pair<npu::Ns, npu::Ns>> want_queue = {{130, 400}, {110, 300}};
+    if (far_id) want_queue.emplace_back(190, 500);
+    EXPECT_EQ(queue, want_queue);
+  }
+}
+
+// TASK_PMU_INFO pivot: the table's width is guessed from its first rows; metrics first seen
+// later widen it (twice here: 1 -> 2 -> 4 columns, then squeezed to 3), rows of tasks that are
+// not kernels are skipped, and the HCCL rows appended after the compute kernels are all NaN.
+TEST(DbExport, PmuMetricsFoundLateWidenTheTable) {
+  TempDir dir;
+  std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  make_db(p, R"sql(
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, globalTaskId INTEGER PRIMARY KEY,
+  taskType TEXT, streamId INTEGER);
+INSERT INTO TASK VALUES (300, 400, 0, 10, 'AI_CORE', 1), (100, 200, 0, 11, 'AI_CORE', 1);
+CREATE TABLE COMPUTE_TASK_INFO (name TEXT, globalTaskId INTEGER PRIMARY KEY, opType TEXT);
+INSERT INTO COMPUTE_TASK_INFO VALUES ('Late', 10, 'MatMul'), ('Early', 11, 'Add');
+CREATE TABLE COMMUNICATION_OP (opName TEXT, startNs INTEGER, endNs INTEGER, opType TEXT);
+INSERT INTO COMMUNICATION_OP VALUES ('hcom_allReduce__1', 250, 260, 'hcom_allReduce_');
+CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name TEXT, value NUMERIC);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4096)
+  INSERT INTO TASK_PMU_INFO SELECT 999, 'x', 1.0 FROM n;
+INSERT INTO TASK_PMU_INFO VALUES (10, 'b', 0.5), (11, 'c', 0.25), (10, 'c', 0.75), (11, 'd', 2);
+)sql");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  m.finalize();
+  ASSERT_EQ(m.pmu_columns.size(), 3u);
+  EXPECT_EQ(m.str(m.pmu_columns[0]), "b");
+  EXPECT_EQ(m.str(m.pmu_columns[1]), "c");
+  EXPECT_EQ(m.str(m.pmu_columns[2]), "d");
+  ASSERT_EQ(m.kernels.size(), 3u);
+  ASSERT_EQ(m.pmu_values.size(), 9u);
+  // Start order: Early (11), the HCCL operator, Late (10).
+  EXPECT_EQ(m.str(m.kernels[0].name), "Early");
+  EXPECT_EQ(m.str(m.kernels[1].name), "hcom_allReduce__1");
+  EXPECT_EQ(m.str(m.kernels[2].name), "Late");
+  const double* v = m.pmu_values.data();
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 0.25);
+  EXPECT_EQ(v[2], 2.0);
+  for (int c = 3; c < 6; ++c) EXPECT_TRUE(std::isnan(v[c])) << c;
+  EXPECT_EQ(v[6], 0.5);
+  EXPECT_EQ(v[7], 0.75);
+  EXPECT_TRUE(std::isnan(v[8]));
+}
+
 // ---- the shipped sample, text vs DB export ----
 
 bool have_system_python() { return std::system("/usr/bin/python3 -c 'import sqlite3' > /dev/null 2>&1") == 0; }
