@@ -67,7 +67,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
   if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
-  nlohmann::json report = build_report(summary, facts, outcomes);
+  nlohmann::json report = build_report(summary, std::move(facts), outcomes);  // facts not used after
   if (int rc = write_report(report, fmt, common, out); rc != kOk) return rc;
   // A rank that failed to load is reported (warning) and the others analysed; the exit code says so.
   return member_failed ? kBadInput : kOk;

@@ -4,20 +4,27 @@
 
 namespace npu {
 
-nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
+nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
                             const std::vector<RuleOutcome>& outcomes) {
   nlohmann::json r;
   r["schema"] = "npu-advisor.report";
   r["schema_version"] = kReportSchemaVersion;
   r["input"] = run_summary.value("input", nlohmann::json::object());
   r["summary"] = run_summary;
-  r["facts"] = facts.doc;
   r["findings"] = ranked_findings(outcomes);
   r["rules"] = rule_status_list(outcomes);
   nlohmann::json skipped = nlohmann::json::array();
-  for (const auto& u : facts.doc.value("unavailable", nlohmann::json::array())) skipped.push_back(u);
+  if (const auto it = facts.doc.find("unavailable"); it != facts.doc.end())
+    for (const auto& u : *it) skipped.push_back(u);
   r["unavailable"] = skipped;
+  r["facts"] = std::move(facts.doc);  // a long capture's facts are tens of MB: no second copy
   return r;
+}
+
+nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
+                            const std::vector<RuleOutcome>& outcomes) {
+  Facts copy = facts;
+  return build_report(run_summary, std::move(copy), outcomes);
 }
 
 std::string format_ms(double ns) {

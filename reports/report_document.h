@@ -14,6 +14,9 @@ constexpr int kReportSchemaVersion = 1;
 
 nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
                             const std::vector<RuleOutcome>& outcomes);
+// The same, taking the facts document over (no copy of it).
+nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
+                            const std::vector<RuleOutcome>& outcomes);
 
 struct TerminalOptions {
   bool color = false;

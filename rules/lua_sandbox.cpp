@@ -5,17 +5,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 namespace npu {
 namespace {
 
+using json = nlohmann::json;
+
 constexpr int kHookEvery = 10000;  // instructions between budget checks
 constexpr const char* kSandboxKey = "npu_advisor_sandbox";
+constexpr const char* kReadOnly = "facts are read-only";
 
-int read_only_newindex(lua_State* L) { return luaL_error(L, "facts are read-only"); }
+int read_only_newindex(lua_State* L) { return luaL_error(L, kReadOnly); }
 
-// Read-only tables are empty proxies whose metatable's __index is the data table; these
-// give them length and pairs() over the data.
+// Copied read-only tables (push_json) are empty proxies whose metatable's __index is the data
+// table; these give them length and pairs() over the data.
 void push_proxy_data(lua_State* L, int proxy) {
   lua_getmetatable(L, proxy);
   lua_getfield(L, -1, "__index");
@@ -37,6 +41,198 @@ int read_only_pairs(lua_State* L) {
   push_proxy_data(L, 1);
   lua_pushnil(L);
   return 3;
+}
+
+// ---- Lazy views of the shared C++ facts document ----
+//
+// A view is a table (so type() is "table") with the one shared view metatable and a single
+// raw field: its const json*, as a light userdata, under a light-userdata key that Lua code
+// cannot make (there is no rawget in the sandbox, and next() is replaced by a view-aware one,
+// so rules never see it). `cache` (weak values) maps the node pointer -> its view, so a node
+// read twice while its view is alive gives the same table. The metamethods are C closures
+// with upvalues 1 = cache, 2 = the metatable (__pairs also 3 = the view-aware next).
+char kViewNodeField, kViewCacheKey, kViewMetaKey, kViewNextKey;  // addresses used as keys
+
+constexpr int kCache = 1, kMeta = 2, kNext = 3;
+
+const json* view_node(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return nullptr;
+  const json* n = nullptr;
+  if (lua_rawgetp(L, idx, &kViewNodeField) == LUA_TLIGHTUSERDATA) n = static_cast<const json*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return n;
+}
+
+// Pushes `v`: scalars as Lua values (null as nil), objects and arrays as (cached) views.
+// cache/meta are absolute or upvalue indices.
+void push_node(lua_State* L, const json& v, int cache, int meta) {
+  switch (v.type()) {
+    case json::value_t::null: lua_pushnil(L); return;
+    case json::value_t::boolean: lua_pushboolean(L, v.get<bool>()); return;
+    case json::value_t::number_integer: lua_pushinteger(L, v.get<int64_t>()); return;
+    case json::value_t::number_unsigned: lua_pushinteger(L, static_cast<lua_Integer>(v.get<uint64_t>())); return;
+    case json::value_t::number_float: lua_pushnumber(L, v.get<double>()); return;
+    case json::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      lua_pushlstring(L, s.data(), s.size());
+      return;
+    }
+    case json::value_t::object:
+    case json::value_t::array: break;
+    default: lua_pushnil(L); return;  // binary, discarded: not in facts
+  }
+  void* key = const_cast<json*>(&v);
+  if (lua_rawgetp(L, cache, key) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 1);
+  lua_pushlightuserdata(L, key);
+  lua_rawsetp(L, -2, &kViewNodeField);
+  lua_pushvalue(L, meta);
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, cache, key);
+}
+
+// The element of an array node for a Lua key (integers, and floats with an integral value,
+// as Lua tables index them), or nullptr.
+const json* array_at(lua_State* L, const json& arr, int key_idx) {
+  if (lua_type(L, key_idx) != LUA_TNUMBER) return nullptr;
+  int isnum = 0;
+  lua_Integer i = lua_tointegerx(L, key_idx, &isnum);
+  if (!isnum || i < 1 || static_cast<lua_Unsigned>(i) > arr.size()) return nullptr;
+  return &arr[static_cast<size_t>(i - 1)];
+}
+
+int view_index(lua_State* L) {
+  const json* node = view_node(L, 1);
+  const json* v = nullptr;
+  if (node && node->is_object()) {
+    if (lua_type(L, 2) == LUA_TSTRING) {
+      size_t n = 0;
+      const char* k = lua_tolstring(L, 2, &n);
+      const auto& obj = node->get_ref<const json::object_t&>();
+      auto it = obj.find(std::string_view(k, n));
+      if (it != obj.end()) v = &it->second;
+    }
+  } else if (node && node->is_array()) {
+    v = array_at(L, *node, 2);
+  }
+  if (!v) {
+    lua_pushnil(L);
+    return 1;
+  }
+  push_node(L, *v, lua_upvalueindex(kCache), lua_upvalueindex(kMeta));
+  return 1;
+}
+
+int view_len(lua_State* L) {
+  const json* node = view_node(L, 1);
+  // Objects have string keys only: their length is 0, as for a Lua table with no 1..n.
+  lua_pushinteger(L, node && node->is_array() ? static_cast<lua_Integer>(node->size()) : 0);
+  return 1;
+}
+
+// next(t, k) for views (in key order: 1..n for arrays, sorted keys for objects; null values
+// are skipped, as a copied table would not hold them) and raw next for any other table. It
+// is the sandbox's global `next` and what pairs() on a view iterates with.
+int view_next(lua_State* L) {
+  const json* node = view_node(L, 1);
+  if (!node) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+  }
+  const int cache = lua_upvalueindex(kCache), meta = lua_upvalueindex(kMeta);
+  if (node->is_array()) {
+    size_t i = 0;
+    if (!lua_isnoneornil(L, 2)) {
+      int isnum = 0;
+      lua_Integer k = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &isnum) : 0;
+      if (!isnum || k < 1 || static_cast<lua_Unsigned>(k) > node->size()) return luaL_error(L, "invalid key to 'next'");
+      i = static_cast<size_t>(k);
+    }
+    for (; i < node->size(); ++i)
+      if (!(*node)[i].is_null()) {
+        lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
+        push_node(L, (*node)[i], cache, meta);
+        return 2;
+      }
+  } else if (node->is_object()) {
+    const auto& obj = node->get_ref<const json::object_t&>();
+    auto it = obj.begin();
+    if (!lua_isnoneornil(L, 2)) {
+      if (lua_type(L, 2) != LUA_TSTRING) return luaL_error(L, "invalid key to 'next'");
+      size_t n = 0;
+      const char* k = lua_tolstring(L, 2, &n);
+      it = obj.find(std::string_view(k, n));
+      if (it == obj.end()) return luaL_error(L, "invalid key to 'next'");
+      ++it;
+    }
+    for (; it != obj.end(); ++it)
+      if (!it->second.is_null()) {
+        lua_pushlstring(L, it->first.data(), it->first.size());
+        push_node(L, it->second, cache, meta);
+        return 2;
+      }
+  }
+  lua_pushnil(L);
+  return 1;
+}
+
+int view_pairs(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(kNext));
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+// The length Lua's # gave the copied table of an array: n, unless nulls (nil holes) end it.
+size_t copied_array_len(const json& arr) {
+  size_t n = arr.size();
+  if (n == 0 || !arr[n - 1].is_null()) return n;
+  if (n >= 2 && !arr[n - 2].is_null()) return n - 1;
+  size_t i = 0, j = n;  // luaH_getn's binary search over the array part
+  while (j - i > 1) {
+    size_t m = (i + j) / 2;
+    if (arr[m - 1].is_null()) j = m; else i = m;
+  }
+  return i;
+}
+
+// What to_json() gave for the copied (push_json) table of `node` at `depth`: the proxy at
+// depth, its data table at depth + 1, the values at depth + 2.
+json view_to_json(const json& node, int depth);
+json node_value_to_json(const json& v, int depth) {
+  switch (v.type()) {
+    case json::value_t::null: return nullptr;
+    case json::value_t::number_unsigned: return static_cast<int64_t>(v.get<uint64_t>());
+    case json::value_t::number_float: {
+      double d = v.get<double>();
+      if (!std::isfinite(d)) return nullptr;
+      return d;
+    }
+    case json::value_t::object:
+    case json::value_t::array: return view_to_json(v, depth);
+    default: return v;
+  }
+}
+json view_to_json(const json& node, int depth) {
+  if (depth > 32 || depth + 1 > 32) return "<too deep>";
+  size_t n = node.is_array() ? copied_array_len(node) : 0;
+  if (n > 0) {
+    json a = json::array();
+    for (size_t i = 0; i < n; ++i) a.push_back(node_value_to_json(node[i], depth + 2));
+    return a;
+  }
+  json o = json::object();
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (!it->is_null()) o[it.key()] = node_value_to_json(*it, depth + 2);
+  } else {  // an array whose copy had length 0: its non-nil entries had integer keys, dropped
+  }
+  return o;
 }
 
 }  // namespace
@@ -94,6 +290,8 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
   lua_pushnil(L_);
   lua_setfield(L_, -2, "randomseed");
   lua_pop(L_, 1);
+  install_views();
+  install_util();
   lua_sethook(L_, &LuaSandbox::hook, LUA_MASKCOUNT, kHookEvery);
   // Everything runs under lua_pcall; should an error ever escape, fail loudly, not silently.
   lua_atpanic(L_, [](lua_State* L) -> int {
@@ -101,6 +299,104 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
     std::fprintf(stderr, "internal error: unprotected Lua error: %s\n", msg ? msg : "?");
     std::abort();
   });
+}
+
+void LuaSandbox::install_views() {
+  lua_State* L = L_;
+  lua_newtable(L);  // cache: node -> view (weak values)
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  int cache = lua_gettop(L);
+  lua_createtable(L, 0, 5);  // the views' metatable
+  int meta = lua_gettop(L);
+  auto push_upvalues = [&] {
+    lua_pushvalue(L, cache);
+    lua_pushvalue(L, meta);
+  };
+  push_upvalues();
+  lua_pushcclosure(L, view_next, 2);
+  int next = lua_gettop(L);
+  push_upvalues();
+  lua_pushcclosure(L, view_index, 2);
+  lua_setfield(L, meta, "__index");
+  lua_pushcfunction(L, read_only_newindex);
+  lua_setfield(L, meta, "__newindex");
+  lua_pushcfunction(L, view_len);
+  lua_setfield(L, meta, "__len");
+  push_upvalues();
+  lua_pushvalue(L, next);
+  lua_pushcclosure(L, view_pairs, 3);
+  lua_setfield(L, meta, "__pairs");
+  lua_pushliteral(L, "read-only");
+  lua_setfield(L, meta, "__metatable");
+  // next() sees into views too (the base library's would see only the hidden node field).
+  lua_pushvalue(L, next);
+  lua_setglobal(L, "next");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewNextKey);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewMetaKey);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewCacheKey);
+}
+
+void LuaSandbox::push_view(const nlohmann::json& j) {
+  luaL_checkstack(L_, 6, "facts view");
+  lua_rawgetp(L_, LUA_REGISTRYINDEX, &kViewCacheKey);
+  lua_rawgetp(L_, LUA_REGISTRYINDEX, &kViewMetaKey);
+  int top = lua_gettop(L_);
+  push_node(L_, j, top - 1, top);
+  lua_replace(L_, top - 1);
+  lua_settop(L_, top - 1);
+}
+
+// `util`: small helpers every rule may use (docs/rules.md), in Lua so they run under the
+// rule's budgets like the rule's own code. Read-only like the facts.
+constexpr const char* kUtilCode = R"lua(
+local util = {}
+local sort, tostring, type = table.sort, tostring, type
+
+-- The median of the numbers xs[1..#xs] (nil when there are none). xs is not changed, so it
+-- may be a facts array; the mean of the two middle values for an even count.
+function util.median(xs)
+  local n = #xs
+  if n == 0 then return nil end
+  local c = {}
+  for i = 1, n do c[i] = xs[i] end
+  sort(c)
+  if n % 2 == 1 then return c[(n + 1) // 2] end
+  return (c[n // 2] + c[n // 2 + 1]) / 2
+end
+
+-- A step id as text for messages: "(none)" when the step has no id (a run without steps).
+function util.step_name(id)
+  if id == nil then return "(none)" end
+  return tostring(id)
+end
+
+return util
+)lua";
+
+void LuaSandbox::install_util() {
+  if (luaL_loadbufferx(L_, kUtilCode, std::char_traits<char>::length(kUtilCode), "=util", "t") != LUA_OK ||
+      lua_pcall(L_, 0, 1, 0) != LUA_OK) {
+    std::fprintf(stderr, "internal error: util: %s\n", lua_tostring(L_, -1));
+    std::abort();
+  }
+  // Wrap it in an empty proxy, as push_json does: reads go to the functions, writes fail.
+  int data = lua_gettop(L_);
+  lua_newtable(L_);
+  lua_createtable(L_, 0, 4);
+  lua_pushvalue(L_, data);
+  lua_setfield(L_, -2, "__index");
+  lua_pushcfunction(L_, [](lua_State* L) -> int { return luaL_error(L, "util is read-only"); });
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushcfunction(L_, read_only_pairs);
+  lua_setfield(L_, -2, "__pairs");
+  lua_pushliteral(L_, "read-only");
+  lua_setfield(L_, -2, "__metatable");
+  lua_setmetatable(L_, -2);
+  lua_setglobal(L_, "util");
+  lua_pop(L_, 1);
 }
 
 LuaSandbox::~LuaSandbox() {
@@ -206,7 +502,9 @@ nlohmann::json LuaSandbox::to_json(int index, int depth) {
       return std::string(s, n);
     }
     case LUA_TTABLE: {
-      // A read-only proxy (facts passed back in emit{evidence = ...}): read its data.
+      // A facts view (passed back in emit{evidence = ...}): convert its node.
+      if (const json* node = view_node(L_, index)) return view_to_json(*node, depth);
+      // A copied read-only proxy (push_json): read its data.
       if (lua_getmetatable(L_, index)) {
         lua_getfield(L_, -1, "__index");
         if (lua_istable(L_, -1)) {

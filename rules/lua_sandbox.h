@@ -1,6 +1,7 @@
 // A sandboxed Lua 5.4 state for one rule: only base (minus load/dofile/require/...),
 // string, table, math and utf8; a memory budget (custom allocator) and an instruction
-// budget (count hook). Rules see facts as read-only tables.
+// budget (count hook). Rules see facts as read-only tables: lazy views of the one shared
+// C++ document (push_view), converted only where a rule reads.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,25 +32,39 @@ class LuaSandbox {
   bool call(int nargs, int nresults);
   const std::string& error() const { return error_; }
 
+  // Pushes a lazy read-only view of `j`: objects and arrays become empty proxy tables whose
+  // metatable reads from the C++ node when a key is indexed (arrays 1-based; a child object or
+  // array is itself a view, created on first read and cached per state while referenced, so
+  // `facts.x == facts.x`); scalars are pushed as values. `j` is NOT copied: it must stay alive
+  // and unchanged as long as this state exists. Views support __index, __len, __pairs, next()
+  // (the sandbox's next is view-aware), ipairs, table.concat/unpack; writes raise "facts are
+  // read-only". The Lua objects a view creates are charged to the rule's memory budget.
+  void push_view(const nlohmann::json& j);
   // Pushes `j` as a Lua value; objects and arrays become read-only tables (arrays 1-based).
+  // A full copy: kept for small documents; the rule engine hands facts over with push_view.
   void push_json(const nlohmann::json& j, bool read_only = true);
-  // Converts the Lua value at `index` to JSON (tables with keys 1..n become arrays).
+  // Converts the Lua value at `index` to JSON (tables with keys 1..n become arrays). A view
+  // converts as the equivalent copied table would (an empty array becomes {}, nulls drop out).
   nlohmann::json to_json(int index, int depth = 0);
 
   // Resets the instruction counter (each rule phase gets the full budget).
   void reset_budget();
-  // While trusted data (the facts) is pushed, memory is not charged to the rule; afterwards
-  // the rule's budget counts from what is in use then.
+  // While trusted data is pushed, memory is not charged to the rule; afterwards the rule's
+  // budget counts from what is in use then.
   void begin_trusted() { trusted_ = true; }
   void end_trusted() {
     trusted_ = false;
     baseline_ = used_;
   }
+  // Bytes the state holds now (all allocations, trusted ones included).
+  size_t memory_used() const { return used_; }
 
  private:
   static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize);
   static void hook(lua_State* L, ::lua_Debug* ar);
   void set_error_from_stack();
+  void install_views();
+  void install_util();
 
   lua_State* L_ = nullptr;
   SandboxLimits limits_;

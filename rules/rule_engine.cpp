@@ -140,13 +140,15 @@ struct EmitContext {
 int lua_emit(lua_State* L);
 
 // Runs inside lua_pcall: pushes the (trusted) facts and params, then calls check(). Doing
-// the pushes under pcall turns an out-of-memory there into an ordinary rule failure.
+// the pushes under pcall turns an out-of-memory there into an ordinary rule failure. Both go
+// in as lazy read-only views of the one C++ document (no copy per rule): what a view later
+// converts, on the rule's reads, is charged to the rule's memory budget.
 int lua_run_check(lua_State* L) {
   auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, 1));
   lua_getglobal(L, "check");
   ctx->sb->begin_trusted();
-  ctx->sb->push_json(*ctx->facts, true);
-  ctx->sb->push_json(*ctx->params, true);
+  ctx->sb->push_view(*ctx->facts);
+  ctx->sb->push_view(*ctx->params);
   ctx->sb->end_trusted();
   lua_pushlightuserdata(L, ctx);
   lua_pushcclosure(L, lua_emit, 1);

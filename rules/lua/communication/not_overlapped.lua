@@ -26,10 +26,7 @@ Optional reads: operators.communication (the largest collectives, for the eviden
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local o = facts.overall

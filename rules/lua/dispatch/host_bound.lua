@@ -47,18 +47,7 @@ first (level 2 does not apply to online-compiled operators).
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
-
-local function median(xs)
-  if #xs == 0 then return nil end
-  table.sort(xs)
-  local n = #xs
-  if n % 2 == 1 then return xs[(n + 1) // 2] end
-  return (xs[n // 2] + xs[n // 2 + 1]) / 2
-end
+local sname, median = util.step_name, util.median  -- sandbox helpers (docs/rules.md)
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps

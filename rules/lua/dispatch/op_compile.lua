@@ -35,10 +35,7 @@ Optional reads: dispatch.steps, overall.steps.
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local oh = facts.operator_health

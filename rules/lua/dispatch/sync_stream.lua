@@ -34,10 +34,7 @@ Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten:
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 local function copy_ev(dst, src, max)
   for i, e in ipairs(src or {}) do

@@ -28,10 +28,7 @@ Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local apis = facts.operator_health.memory_api.by_api or {}

@@ -27,10 +27,7 @@ Optional reads: memory.top_allocations, run.env.PYTORCH_NPU_ALLOC_CONF.
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local m = facts.memory

@@ -32,10 +32,7 @@ Steps: overall.steps when known, else 1. Optional reads: overall.steps.
 ]],
 }
 
-local function sname(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
+local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local g = facts.operator_health.gc
