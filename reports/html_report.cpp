@@ -413,6 +413,57 @@ std::string section_summary(const json& r) {
   return out;
 }
 
+// A long capture has tens of thousands of steps: its per-step tables and charts would make the
+// page hundreds of MB and unreadable. The page then shows an evenly spaced sample of at most
+// this many steps (first and last included); totals, findings and the JSON report use them all.
+constexpr size_t kHtmlMaxSteps = 2000;
+
+json evenly_spaced(const json& steps, size_t keep) {
+  json out = json::array();
+  const size_t n = steps.size();
+  for (size_t k = 0; k < keep; ++k) out.push_back(steps[keep > 1 ? k * (n - 1) / (keep - 1) : 0]);
+  return out;
+}
+
+// The report as the page uses it: per-step arrays sampled when there are too many steps
+// (copying only what is kept), with `html_steps_sampled` saying so.
+std::optional<json> sampled_for_page(const json& r) {
+  const json& facts = at(r, "facts");
+  const json& steps = list(facts, "steps");
+  const json& dsteps = list(at(facts, "dispatch"), "steps");
+  const size_t most = std::max(steps.size(), dsteps.size());
+  if (most <= kHtmlMaxSteps) return std::nullopt;
+  json page = json::object();
+  for (const auto& [k, v] : r.items())
+    if (k != "facts") page[k] = v;
+  json f = json::object();
+  for (const auto& [k, v] : facts.items()) {
+    if (k == "steps") {
+      f[k] = v.size() > kHtmlMaxSteps ? evenly_spaced(v, kHtmlMaxSteps) : v;
+    } else if (k == "dispatch" && v.is_object()) {
+      json d = json::object();
+      for (const auto& [dk, dv] : v.items())
+        d[dk] = dk == "steps" && dv.size() > kHtmlMaxSteps ? evenly_spaced(dv, kHtmlMaxSteps) : dv;
+      f[k] = std::move(d);
+    } else {
+      f[k] = v;
+    }
+  }
+  page["facts"] = std::move(f);
+  page["html_steps_sampled"] = {{"steps_total", most}, {"steps_shown", kHtmlMaxSteps}};
+  return page;
+}
+
+std::string sampled_note(const json& r) {
+  const json& s = at(r, "html_steps_sampled");
+  if (!s.is_object()) return "";
+  return "<p class=\"hint\">" +
+         esc(fmt::format("{} of {} steps shown (evenly spaced, first and last included); totals and findings use every "
+                         "step, and the JSON report (--format json) lists them all.",
+                         s.value("steps_shown", 0), s.value("steps_total", 0))) +
+         "</p>\n";
+}
+
 std::string section_steps(const json& r) {
   const json& facts = at(r, "facts");
   const json& steps = list(facts, "steps");
@@ -424,6 +475,7 @@ std::string section_steps(const json& r) {
   }
   out += "<p class=\"hint\">Device time per step: computing, communication not hidden behind computing, and free "
          "(device idle). Free is what the host or the schedule wastes.</p>\n";
+  out += sampled_note(r);
   out += "<div class=\"chart-box\"><canvas id=\"chart-steps\" data-chart=\"steps\" role=\"img\" "
          "aria-label=\"Stacked bars per step: computing, communication not overlapped, free\"></canvas></div>\n";
   Table t("steps", {{"step", false},
@@ -492,6 +544,7 @@ std::string section_dispatch(const json& r) {
     if (!fl.empty()) line += "<br><span class=\"facts-line\">" + fl + "</span>";
     out += line + "</p>\n";
   }
+  out += sampled_note(r);
   out += "<div class=\"chart-box\"><canvas id=\"chart-dispatch\" data-chart=\"dispatch\" role=\"img\" "
          "aria-label=\"Launch lag p10, p50, p90 per step and the fitted slope\"></canvas></div>\n";
   Table t("dispatch", {{"step", false},
@@ -953,8 +1006,10 @@ std::string cluster_page(const json& s) {
 
 }  // namespace
 
-std::string render_html(const json& r) {
-  if (str(r, "schema") == "npu-advisor.run-summary") return cluster_page(r);
+std::string render_html(const json& report) {
+  if (str(report, "schema") == "npu-advisor.run-summary") return cluster_page(report);
+  std::optional<json> sampled = sampled_for_page(report);
+  const json& r = sampled ? *sampled : report;
   std::string body = section_header(r);
   body += "<main class=\"wrap\">\n";
   if (at(at(r, "facts"), "cluster").is_object()) {

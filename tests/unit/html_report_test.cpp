@@ -160,6 +160,32 @@ TEST(HtmlReport, EmbedsTheReportDocument) {
   EXPECT_EQ(json::parse(data), r);
 }
 
+// A long capture: the page samples its per-step arrays evenly (first and last kept) and says so;
+// every other part of the report is embedded unchanged.
+TEST(HtmlReport, LongCaptureShowsAnEvenlySpacedSampleOfSteps) {
+  json r = sample_report();
+  json one = r["facts"]["steps"][0];
+  json steps = json::array();
+  for (int i = 0; i < 5001; ++i) {
+    one["id"] = i;
+    steps.push_back(one);
+  }
+  r["facts"]["steps"] = steps;
+  std::string html = npu::render_html(r);
+  json page = json::parse(embedded_json(html));
+  const json& shown = page["facts"]["steps"];
+  ASSERT_EQ(shown.size(), 2000u);
+  EXPECT_EQ(shown.front()["id"], 0);
+  EXPECT_EQ(shown.back()["id"], 5000);
+  EXPECT_EQ(shown[1]["id"], 2);  // 1 * 5000 / 1999, rounded down
+  EXPECT_EQ(page["html_steps_sampled"]["steps_total"], 5001);
+  EXPECT_NE(html.find("2000 of 5001 steps shown"), std::string::npos);
+  EXPECT_EQ(page["findings"], r["findings"]);
+  EXPECT_EQ(page["facts"]["overall"], r["facts"]["overall"]);
+  // A short run is embedded as it is.
+  EXPECT_EQ(json::parse(embedded_json(npu::render_html(sample_report()))), sample_report());
+}
+
 TEST(HtmlReport, SelfContainedNoNetwork) {
   std::string html = npu::render_html(sample_report());
   // Chart.js is inlined (Debian's libjs-chart.js at build time), never fetched.
