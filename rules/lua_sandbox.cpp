@@ -18,17 +18,12 @@ constexpr const char* kReadOnly = "facts are read-only";
 
 int read_only_newindex(lua_State* L) { return luaL_error(L, kReadOnly); }
 
-// Copied read-only tables (push_json) are empty proxies whose metatable's __index is the data
-// table; these give them length and pairs() over the data.
+// Read-only tables made in Lua (the `util` helpers) are empty proxies whose metatable's __index
+// is the data table; these give them pairs() over the data.
 void push_proxy_data(lua_State* L, int proxy) {
   lua_getmetatable(L, proxy);
   lua_getfield(L, -1, "__index");
   lua_remove(L, -2);
-}
-int read_only_len(lua_State* L) {
-  push_proxy_data(L, 1);
-  lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, -1)));
-  return 1;
 }
 int read_only_next(lua_State* L) {
   lua_settop(L, 2);
@@ -201,8 +196,8 @@ size_t copied_array_len(const json& arr) {
   return i;
 }
 
-// What to_json() gave for the copied (push_json) table of `node` at `depth`: the proxy at
-// depth, its data table at depth + 1, the values at depth + 2.
+// What to_json() gives for a plain-table copy of `node` at `depth` (the proxy at depth, its
+// data table at depth + 1, the values at depth + 2), so a view converts as a copy did.
 json view_to_json(const json& node, int depth);
 json node_value_to_json(const json& v, int depth) {
   switch (v.type()) {
@@ -382,7 +377,7 @@ void LuaSandbox::install_util() {
     std::fprintf(stderr, "internal error: util: %s\n", lua_tostring(L_, -1));
     std::abort();
   }
-  // Wrap it in an empty proxy, as push_json does: reads go to the functions, writes fail.
+  // Wrap it in an empty proxy: reads go to the functions, writes fail.
   int data = lua_gettop(L_);
   lua_newtable(L_);
   lua_createtable(L_, 0, 4);
@@ -430,59 +425,6 @@ bool LuaSandbox::call(int nargs, int nresults) {
   return true;
 }
 
-void LuaSandbox::push_json(const nlohmann::json& j, bool read_only) {
-  luaL_checkstack(L_, 4, "json nesting");
-  switch (j.type()) {
-    case nlohmann::json::value_t::null: lua_pushnil(L_); return;
-    case nlohmann::json::value_t::boolean: lua_pushboolean(L_, j.get<bool>()); return;
-    case nlohmann::json::value_t::number_integer: lua_pushinteger(L_, j.get<int64_t>()); return;
-    case nlohmann::json::value_t::number_unsigned: lua_pushinteger(L_, static_cast<lua_Integer>(j.get<uint64_t>())); return;
-    case nlohmann::json::value_t::number_float: lua_pushnumber(L_, j.get<double>()); return;
-    case nlohmann::json::value_t::string: {
-      const auto& s = j.get_ref<const std::string&>();
-      lua_pushlstring(L_, s.data(), s.size());
-      return;
-    }
-    case nlohmann::json::value_t::array: {
-      lua_createtable(L_, static_cast<int>(j.size()), 0);
-      lua_Integer i = 1;
-      for (const auto& v : j) {
-        push_json(v, read_only);
-        lua_rawseti(L_, -2, i++);
-      }
-      break;
-    }
-    case nlohmann::json::value_t::object: {
-      lua_createtable(L_, 0, static_cast<int>(j.size()));
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        push_json(it.value(), read_only);
-        lua_setfield(L_, -2, it.key().c_str());
-      }
-      break;
-    }
-    default: lua_pushnil(L_); return;
-  }
-  if (read_only) {
-    // Replace the table by an empty proxy: reads go to the data (__index), writes are
-    // refused (__newindex), # and pairs() see the data. A rule can build its own tables.
-    int data = lua_gettop(L_);
-    lua_newtable(L_);                // proxy
-    lua_createtable(L_, 0, 5);       // metatable
-    lua_pushvalue(L_, data);
-    lua_setfield(L_, -2, "__index");
-    lua_pushcfunction(L_, read_only_newindex);
-    lua_setfield(L_, -2, "__newindex");
-    lua_pushcfunction(L_, read_only_len);
-    lua_setfield(L_, -2, "__len");
-    lua_pushcfunction(L_, read_only_pairs);
-    lua_setfield(L_, -2, "__pairs");
-    lua_pushliteral(L_, "read-only");
-    lua_setfield(L_, -2, "__metatable");
-    lua_setmetatable(L_, -2);
-    lua_replace(L_, data);           // the proxy takes the data's stack slot
-  }
-}
-
 nlohmann::json LuaSandbox::to_json(int index, int depth) {
   index = lua_absindex(L_, index);
   if (depth > 32) return "<too deep>";
@@ -504,7 +446,7 @@ nlohmann::json LuaSandbox::to_json(int index, int depth) {
     case LUA_TTABLE: {
       // A facts view (passed back in emit{evidence = ...}): convert its node.
       if (const json* node = view_node(L_, index)) return view_to_json(*node, depth);
-      // A copied read-only proxy (push_json): read its data.
+      // A read-only proxy (`util`): read its data.
       if (lua_getmetatable(L_, index)) {
         lua_getfield(L_, -1, "__index");
         if (lua_istable(L_, -1)) {

@@ -40,9 +40,6 @@ class LuaSandbox {
   // (the sandbox's next is view-aware), ipairs, table.concat/unpack; writes raise "facts are
   // read-only". The Lua objects a view creates are charged to the rule's memory budget.
   void push_view(const nlohmann::json& j);
-  // Pushes `j` as a Lua value; objects and arrays become read-only tables (arrays 1-based).
-  // A full copy: kept for small documents; the rule engine hands facts over with push_view.
-  void push_json(const nlohmann::json& j, bool read_only = true);
   // Converts the Lua value at `index` to JSON (tables with keys 1..n become arrays). A view
   // converts as the equivalent copied table would (an empty array becomes {}, nulls drop out).
   nlohmann::json to_json(int index, int depth = 0);
