@@ -209,12 +209,14 @@ Detection detect_input(const std::string& path) {
   }
 
   // A parent of several runs (a cluster), PROF_ folders, or Kineto traces.
-  std::vector<std::string> runs, profs, traces;
+  std::vector<std::string> runs, profs, traces, legacy;
   for (const auto& e : fs::directory_iterator(p, ec)) {
     std::string n = e.path().filename().string();
     if (e.is_directory()) {
+      std::string timeline;
       if (is_run_folder(e.path())) runs.push_back(e.path().string());
       else if (starts_with(n, "PROF_")) profs.push_back(e.path().string());
+      else if (is_mindspore_legacy(e.path(), &timeline)) legacy.push_back(e.path().string());
     } else if (e.is_regular_file() && is_trace_name(n)) {
       traces.push_back(e.path().string());
     }
@@ -252,6 +254,17 @@ Detection detect_input(const std::string& path) {
     d.description = "cluster of " + std::to_string(traces.size()) + " trace files";
     return d;
   }
+  // A folder holding a profiler database (msprof_0.db, ascend_pytorch_profiler_0.db) on its
+  // own, or a MindSpore job folder holding its profiler/ folder: what a user points at.
+  if (find_db_export(p, &d.db_file, &d.analysis_db)) {
+    d.kind = InputKind::AscendDb;
+    d.output_dir = p.string();
+    std::string n = d.db_file.empty() ? "" : fs::path(d.db_file).filename().string();
+    d.framework = starts_with(n, "ascend_mindspore_profiler") ? "mindspore" : starts_with(n, "ascend_pytorch_profiler") ? "torch_npu" : "";
+    d.description = "SQLite profiler export in " + p.string();
+    return d;
+  }
+  if (legacy.size() == 1) return detect_input(legacy[0]);
   throw LoadError::whole_file(path,
                               "not a profiler output: looked for ASCEND_PROFILER_OUTPUT/, trace_view.json, "
                               "kernel_details.csv, step_trace_time.csv, *_ascend_pt / *_ascend_ms rank folders, "

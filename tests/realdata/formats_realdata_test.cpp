@@ -137,4 +137,23 @@ TEST(RealDataFormats, MindSporeLegacyWithoutTimelineIsExplained) {
   }
 }
 
+// The folders a user points at: the one holding msprof_0.db, and the MindSpore job folder
+// holding profiler/, load as the file and the profiler/ folder do.
+TEST(RealDataFormats, ParentFoldersOfADbAndOfAMindSporeProfilerFolder) {
+  REQUIRE_REALDATA(kFullDb);
+  npu::Detection folder = npu::detect_input(real("ascend_db/msinsight_full_db"));
+  EXPECT_EQ(folder.kind, npu::InputKind::AscendDb);
+  EXPECT_EQ(std::filesystem::path(folder.db_file).filename(), "msprof_0.db");
+  npu::RunModel a = npu::load_run(folder), b = npu::load_run(npu::detect_input(real(kFullDb)));
+  EXPECT_EQ(a.slices.size(), b.slices.size());
+  EXPECT_EQ(a.kernels.size(), b.kernels.size());
+  EXPECT_EQ(slices_by_process(a), slices_by_process(b));
+
+  const char* job = "mindspore_legacy/mindinsight_run_2";
+  REQUIRE_REALDATA(job);
+  npu::Detection d = npu::detect_input(real(job));
+  EXPECT_EQ(d.kind, npu::InputKind::MindSporeLegacy);
+  EXPECT_EQ(std::filesystem::path(d.output_dir).filename(), "profiler");
+}
+
 }  // namespace
