@@ -1,6 +1,8 @@
 #include "loaders/db_export_loader.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -67,6 +69,8 @@ class DbLoader {
       phase_done("db: GC, overlap, memory tables");
       slices_.move_into(m_.slices);  // while the PMU reader finishes; freed block by block
       phase_done("db: slices into the model, grouped by track");
+      help_read_pmu();
+      phase_done("db: TASK_PMU_INFO ranges read on this thread");
     } catch (...) {
       join_readers();
       throw;
@@ -434,49 +438,28 @@ class DbLoader {
         pmu_.note = "TASK_PMU_INFO without globalTaskId/name/value";
         return;
       }
+      pmu_.cols = {gid, name, value};
+      pmu_.select = "SELECT " + p.select_list() + " FROM TASK_PMU_INFO";
       // Rows of the kernels' row-major table: the compute kernels, then room for the HCCL
       // rows that finish_trace_role() appends (NaN). The width is the number of metrics in
       // the first rows (every task has them all, in practice); a metric found later widens
       // the table (a copy), and unused width is squeezed out at the end.
       pmu_.rows = m_.kernels.size() + rows_.comm_ops;
       {
-        SqliteStmt head(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO LIMIT 4096", "TASK_PMU_INFO");
+        SqliteStmt head(db, pmu_.select + " LIMIT 4096", "TASK_PMU_INFO");
         std::set<std::string> seen;
         while (head.step()) seen.insert((head.is_integer(name) ? "#" : "") + std::string(head.text(name)));
         pmu_.stride = std::max<size_t>(1, seen.size());
       }
-      SqliteStmt st(db, "SELECT " + p.select_list() + " FROM TASK_PMU_INFO", "TASK_PMU_INFO");
-      std::map<std::string, uint32_t> col_of_text;
-      std::vector<uint32_t> col_of_id;  // STRING_IDS id -> column; ids are small
-      std::unordered_map<int64_t, uint32_t> col_of_big_id;
-      auto new_column = [&](StrId id, std::string text) {
-        if (pmu_.names.size() == pmu_.stride || pmu_.values.empty()) widen_pmu(pmu_.values.empty() ? pmu_.stride : pmu_.stride * 2);
-        pmu_.names.push_back({id, std::move(text)});
-        return static_cast<uint32_t>(pmu_.names.size() - 1);
-      };
-      while (st.step()) {
-        const uint32_t kernel = kernel_of(st.i64(gid));
-        if (kernel == kNone32) continue;
-        uint32_t col;
-        if (st.is_integer(name)) {
-          const int64_t id = st.i64(name);
-          if (id >= 0 && id < (int64_t{1} << 20)) {
-            if (static_cast<size_t>(id) >= col_of_id.size()) col_of_id.resize(static_cast<size_t>(id) + 1, kNone32);
-            uint32_t& slot = col_of_id[static_cast<size_t>(id)];
-            if (slot == kNone32) slot = new_column(string_id(id), "");
-            col = slot;
-          } else {
-            auto it = col_of_big_id.find(id);
-            if (it == col_of_big_id.end()) it = col_of_big_id.emplace(id, new_column(string_id(id), "")).first;
-            col = it->second;
-          }
-        } else {
-          std::string text(st.text(name));
-          auto it = col_of_text.find(text);
-          if (it == col_of_text.end()) it = col_of_text.emplace(text, new_column(kNone32, text)).first;
-          col = it->second;
-        }
-        pmu_.values[size_t{kernel} * pmu_.stride + col] = st.null(value) ? std::nan("") : st.f64(value);
+      if (!read_pmu_in_chunks(db)) {
+        // A metric that was not in the first rows (or a failed chunk): read it all in order.
+        pmu_.names.clear();
+        pmu_.values.clear();
+        pmu_.col_of_text.clear();
+        pmu_.col_of_id.clear();
+        pmu_.col_of_big_id.clear();
+        SqliteStmt st(db, pmu_.select, "TASK_PMU_INFO");
+        read_pmu_rows(st, true);
       }
       // Squeeze the unused width out: row r moves down from r * stride to r * w.
       const size_t w = pmu_.names.size();
@@ -489,6 +472,95 @@ class DbLoader {
       }
     } catch (...) {
       pmu_.error = std::current_exception();
+    }
+  }
+
+  // Reads rows of TASK_PMU_INFO into the table. With `add_columns`, a metric seen for the first
+  // time gets the next column (the sequential read); without, the columns are fixed and an
+  // unknown metric stops the read and returns false (a chunk read on two threads).
+  bool read_pmu_rows(SqliteStmt& st, bool add_columns) {
+    const int gid = pmu_.cols[0], name = pmu_.cols[1], value = pmu_.cols[2];
+    auto new_column = [&](StrId id, std::string text) {
+      if (pmu_.names.size() == pmu_.stride || pmu_.values.empty()) widen_pmu(pmu_.values.empty() ? pmu_.stride : pmu_.stride * 2);
+      pmu_.names.push_back({id, std::move(text)});
+      return static_cast<uint32_t>(pmu_.names.size() - 1);
+    };
+    while (st.step()) {
+      const uint32_t kernel = kernel_of(st.i64(gid));
+      if (kernel == kNone32) continue;
+      uint32_t col = kNone32;
+      if (st.is_integer(name)) {
+        const int64_t id = st.i64(name);
+        if (id >= 0 && id < (int64_t{1} << 20)) {
+          if (static_cast<size_t>(id) < pmu_.col_of_id.size()) col = pmu_.col_of_id[static_cast<size_t>(id)];
+          if (col == kNone32 && add_columns) {
+            if (static_cast<size_t>(id) >= pmu_.col_of_id.size()) pmu_.col_of_id.resize(static_cast<size_t>(id) + 1, kNone32);
+            col = pmu_.col_of_id[static_cast<size_t>(id)] = new_column(string_id(id), "");
+          }
+        } else {
+          auto it = pmu_.col_of_big_id.find(id);
+          if (it != pmu_.col_of_big_id.end()) col = it->second;
+          else if (add_columns) col = pmu_.col_of_big_id.emplace(id, new_column(string_id(id), "")).first->second;
+        }
+      } else {
+        std::string text(st.text(name));
+        auto it = pmu_.col_of_text.find(text);
+        if (it != pmu_.col_of_text.end()) col = it->second;
+        else if (add_columns) col = pmu_.col_of_text.emplace(text, new_column(kNone32, text)).first->second;
+      }
+      if (col == kNone32) return false;
+      pmu_.values[size_t{kernel} * pmu_.stride + col] = st.null(value) ? std::nan("") : st.f64(value);
+    }
+    return true;
+  }
+
+  // TASK_PMU_INFO is the biggest table (one row per task and metric) and the last reader the
+  // load waits for. Its columns are fixed from the first rows (in the order a sequential read
+  // gives them), then the table is read in rowid ranges that this thread and, once it has
+  // finished the other tables, the main thread (help_read_pmu) take in turn. Each range writes
+  // its own tasks' cells. False when a range met a metric the first rows did not have.
+  bool read_pmu_in_chunks(SqliteDb& db) {
+    {
+      SqliteStmt head(db, pmu_.select + " LIMIT 4096", "TASK_PMU_INFO");
+      if (!read_pmu_rows(head, true)) return false;
+    }
+    if (pmu_.values.empty()) widen_pmu(pmu_.stride);
+    SqliteStmt span(db, "SELECT (SELECT min(rowid) FROM TASK_PMU_INFO), (SELECT max(rowid) FROM TASK_PMU_INFO)",
+                    "TASK_PMU_INFO");
+    if (!span.step() || span.null(0)) return true;
+    pmu_.first_rowid = span.i64(0);
+    const int64_t last = span.i64(1);
+    pmu_.chunk_rows = std::max<int64_t>(4096, (last - pmu_.first_rowid + 1) / 64 + 1);
+    pmu_.chunks = static_cast<int>((last - pmu_.first_rowid) / pmu_.chunk_rows + 1);
+    pmu_.ready.store(true);
+    read_pmu_chunks(db);
+    // Wait for a range the main thread may still be reading.
+    while (pmu_.chunks_done.load() < pmu_.chunks) std::this_thread::yield();
+    return !pmu_.chunk_failed.load();
+  }
+
+  void read_pmu_chunks(SqliteDb& db) {
+    for (int c; (c = pmu_.next_chunk.fetch_add(1)) < pmu_.chunks;) {
+      try {
+        const int64_t lo = pmu_.first_rowid + c * pmu_.chunk_rows;
+        SqliteStmt st(db, pmu_.select + " WHERE rowid >= " + std::to_string(lo) + " AND rowid < " +
+                              std::to_string(lo + pmu_.chunk_rows), "TASK_PMU_INFO");
+        if (!read_pmu_rows(st, false)) pmu_.chunk_failed.store(true);
+      } catch (...) {
+        pmu_.chunk_failed.store(true);  // read again in order, where the error is reported
+      }
+      pmu_.chunks_done.fetch_add(1);
+    }
+  }
+
+  // The main thread, done with the other tables, reads PMU ranges too instead of waiting.
+  void help_read_pmu() {
+    if (!pmu_.ready.load() || pmu_.next_chunk.load() >= pmu_.chunks) return;
+    try {
+      SqliteDb db(db_.path());
+      read_pmu_chunks(db);
+    } catch (...) {
+      // Opening failed: the PMU thread reads the remaining ranges itself.
     }
   }
 
@@ -1072,6 +1144,17 @@ class DbLoader {
     size_t rows = 0, stride = 0;
     std::string note;
     std::exception_ptr error;
+    // Metric -> column (fixed while ranges are read on two threads).
+    std::map<std::string, uint32_t> col_of_text;
+    std::vector<uint32_t> col_of_id;  // STRING_IDS id -> column; ids are small
+    std::unordered_map<int64_t, uint32_t> col_of_big_id;
+    std::array<int, 3> cols{};  // globalTaskId, name, value in `select`
+    std::string select;
+    // Rowid ranges shared by the PMU thread and the main thread.
+    std::atomic<bool> ready{false}, chunk_failed{false};
+    std::atomic<int> next_chunk{0}, chunks_done{0};
+    int chunks = 0;
+    int64_t first_rowid = 0, chunk_rows = 1;
   } pmu_;
   std::vector<Kernel> comm_kernels_;
   std::vector<StepRow> step_rows_;

@@ -450,6 +450,37 @@ INSERT INTO TASK_PMU_INFO VALUES (10, 'b', 0.5), (11, 'c', 0.25), (10, 'c', 0.75
   EXPECT_TRUE(std::isnan(v[8]));
 }
 
+// A TASK_PMU_INFO big enough to be read in several rowid ranges (on the PMU thread and the main
+// thread): every kernel's every metric lands in its cell, in the columns' first-seen order.
+TEST(DbExport, PmuReadInRangesFillsEveryCell) {
+  TempDir dir;
+  std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  make_db(p, R"sql(
+CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, globalTaskId INTEGER PRIMARY KEY,
+  taskType TEXT, streamId INTEGER);
+CREATE TABLE COMPUTE_TASK_INFO (name TEXT, globalTaskId INTEGER PRIMARY KEY, opType TEXT);
+CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name TEXT, value NUMERIC);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+  INSERT INTO TASK SELECT i * 1000, i * 1000 + 500, 0, i, 'AI_CORE', 1 FROM n;
+INSERT INTO COMPUTE_TASK_INFO SELECT 'Op', globalTaskId, 'MatMul' FROM TASK;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000),
+  m(k, name) AS (VALUES (0, 'mac_ratio'), (1, 'vec_ratio'), (2, 'scalar_ratio'), (3, 'mte2_ratio'))
+  INSERT INTO TASK_PMU_INFO SELECT i, name, i * 10 + k FROM n, m ORDER BY i, k;
+)sql");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  m.finalize();
+  ASSERT_EQ(m.pmu_columns.size(), 4u);
+  EXPECT_EQ(m.str(m.pmu_columns[0]), "mac_ratio");
+  EXPECT_EQ(m.str(m.pmu_columns[3]), "mte2_ratio");
+  ASSERT_EQ(m.kernels.size(), 6000u);
+  ASSERT_EQ(m.pmu_values.size(), 24000u);
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const double gid = static_cast<double>(m.kernels[k].start / 1000);  // start = globalTaskId * 1000
+    for (size_t c = 0; c < 4; ++c) ASSERT_EQ(m.pmu_values[k * 4 + c], gid * 10 + static_cast<double>(c)) << k << "," << c;
+  }
+}
+
 // ---- the shipped sample, text vs DB export ----
 
 bool have_system_python() { return std::system("/usr/bin/python3 -c 'import sqlite3' > /dev/null 2>&1") == 0; }
