@@ -4,7 +4,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -298,11 +297,6 @@ void RunModel::classify_kineto_tracks() {
   if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 
-// Orders slices by (track, ts, -dur): parents before children. Sorting the 48-byte records
-// directly costs most of a large load, so the order is computed on small (ts, -dur, index)
-// records: a stable counting pass groups them by track (tracks are few), each track's run is
-// then usually already in time order (profilers write a thread's events in order) and only the
-// runs that are not get sorted, on two threads when there are several big ones.
 namespace {
 bool slice_before(const Slice& a, const Slice& b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; }
 }  // namespace
@@ -325,6 +319,11 @@ bool RunModel::sort_grouped_slices() {
   return true;
 }
 
+// Orders slices by (track, ts, -dur): parents before children. Sorting the 48-byte records
+// directly costs most of a large load, so the order is computed on small (ts, -dur, index)
+// records: a stable counting pass groups them by track (tracks are few), each track's run is
+// then usually already in time order (profilers write a thread's events in order) and only the
+// runs that are not get sorted, on two threads when there are several big ones.
 void RunModel::sort_slices() {
   const size_t n = slices.size();
   if (n < 2) return;

@@ -56,6 +56,13 @@ enum class FlowKind : uint8_t { HostToDevice, AsyncNpu, AsyncTaskQueue, FwdBwd, 
 const char* to_string(FlowKind k);
 FlowKind flow_kind_from_category(std::string_view cat);
 
+// One end of a flow arrow: when, where in the input, on which track.
+struct FlowEnd {
+  Ns ts = 0;
+  uint64_t loc = 0;
+  uint32_t track = 0;
+};
+
 // A flow arrow joined from its "s" and "f" events.
 struct Flow {
   int64_t id = 0;
@@ -70,6 +77,22 @@ struct Flow {
   StrId cat = kEmptyStr;
   StrId name = kEmptyStr;
   FlowKind kind = FlowKind::Other;
+
+  static Flow between(int64_t id, const FlowEnd& from, const FlowEnd& to, FlowKind kind, StrId cat = kEmptyStr,
+                      StrId name = kEmptyStr) {
+    Flow f;
+    f.id = id;
+    f.start_ts = from.ts;
+    f.end_ts = to.ts;
+    f.start_loc = from.loc;
+    f.end_loc = to.loc;
+    f.start_track = from.track;
+    f.end_track = to.track;
+    f.cat = cat;
+    f.name = name;
+    f.kind = kind;
+    return f;
+  }
 };
 
 struct CounterSample {

@@ -90,8 +90,8 @@ class DbLoader {
     phase_start_ = now;
   }
 
-  // The big tables get their final size up front (from count(*)), in huge pages: growing them
-  // by doubling copied and page-faulted each of them about twice.
+  // The big tables get their final size up front (SqliteDb::row_count): growing them by
+  // doubling copied and page-faulted each of them about twice.
   void reserve_tables() {
     rows_.tasks = db_.row_count("TASK");
     rows_.comm_ops = db_.row_count("COMMUNICATION_OP");
@@ -101,7 +101,7 @@ class DbLoader {
     const uint64_t slices = rows_.tasks + rows_.comm_ops + rows_.cann + rows_.pytorch + db_.row_count("GC_RECORD") +
                             db_.row_count("OVERLAP_ANALYSIS") + step_rows_.size();
     m_.slices.reserve(m_.slices.size() + slices);  // filled from slices_ at the end, grouped by track
-    task_refs_.reserve(rows_.tasks);
+    task_ends_.reserve(rows_.tasks);
     m_.kernels.reserve(m_.kernels.size() + rows_.tasks + rows_.comm_ops);
     // HostToDevice (one per launched task), async_npu (one per CONNECTION_IDS link and task),
     // enqueue->dequeue (at most one per PYTORCH_API row): a bound, not a guess; pages that
@@ -358,8 +358,8 @@ class DbLoader {
       uint32_t tr = track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
       add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);
       if (conn != kNoId) {
-        task_by_conn_.add(conn, static_cast<uint32_t>(task_refs_.size()));
-        task_refs_.push_back({start, RunModel::make_loc(p_task, static_cast<uint64_t>(rowid)), tr});
+        task_by_conn_.add(conn, static_cast<uint32_t>(task_ends_.size()));
+        task_ends_.push_back({start, RunModel::make_loc(p_task, static_cast<uint64_t>(rowid)), tr});
       }
       if (!compute) continue;
 
@@ -663,31 +663,20 @@ class DbLoader {
       Ns s = st.i64(1 + start);
       add_slice(tr, s, st.i64(1 + end), slot, kEmptyStr, kEmptyStr, cid, p_api, rowid);
       // A launch (Node@ / the API that owns the connection id) -> its device task(s).
-      if (cid != kNoId && ty == kApiNode) add_flows(cid, tr, s, RunModel::make_loc(p_api, rowid), FlowKind::HostToDevice);
+      if (cid != kNoId && ty == kApiNode) add_flows(cid, {s, RunModel::make_loc(p_api, rowid), tr}, FlowKind::HostToDevice);
     }
   }
 
-  void add_flows(int64_t conn, uint32_t from_track, Ns from_ts, uint64_t from_loc, FlowKind kind) {
+  // Flows from a launch (or a Python op) to each device task of its connection id.
+  void add_flows(int64_t conn, const FlowEnd& from, FlowKind kind) {
+    // Interned at the first flow of each kind, then reused.
+    auto& names = flow_names_[kind == FlowKind::HostToDevice ? 0 : 1];
     for (uint32_t ref : task_by_conn_.values(conn)) {
-      const TaskRef& task = task_refs_[ref];
-      Flow f;
-      f.id = conn;
-      f.start_ts = from_ts;
-      f.end_ts = task.ts;
-      f.start_loc = from_loc;
-      f.end_loc = task.loc;
-      f.start_track = from_track;
-      f.end_track = task.track;
-      f.kind = kind;
-      // Interned at the first flow of each kind (as before), then reused.
-      auto& names = flow_names_[kind == FlowKind::HostToDevice ? 0 : 1];
       if (names.first == kNone32) {
         names.first = m_.strings.intern(to_string(kind));
         names.second = m_.strings.intern(kind == FlowKind::HostToDevice ? "HostToDevice" : "torch_to_npu");
       }
-      f.cat = names.first;
-      f.name = names.second;
-      m_.flows.push_back(f);
+      m_.flows.push_back(Flow::between(conn, from, task_ends_[ref], kind, names.first, names.second));
     }
   }
 
@@ -793,9 +782,9 @@ class DbLoader {
       if (pconn == kNoId) continue;
       for (int64_t cid : py_.conn_ids.values(pconn)) {
         if (queue) {
-          queue_ends.push_back(QueueEnd{cid, tr, s, loc, cat == cat_deq});
+          queue_ends.push_back(QueueEnd{cid, {s, loc, tr}, cat == cat_deq});
         } else {
-          add_flows(cid, tr, s, loc, FlowKind::AsyncNpu);
+          add_flows(cid, {s, loc, tr}, FlowKind::AsyncNpu);
         }
       }
     }
@@ -808,9 +797,7 @@ class DbLoader {
 
   struct QueueEnd {
     int64_t cid;
-    uint32_t track;
-    Ns ts;
-    uint64_t loc;
+    FlowEnd end;
     bool dequeue;
   };
 
@@ -844,21 +831,8 @@ class DbLoader {
         if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
       }
     }
-    for (const auto& [ei, di] : pairs) {
-      const QueueEnd &e = ends[ei], &d = ends[di];
-      Flow f;
-      f.id = e.cid;
-      f.start_ts = e.ts;
-      f.end_ts = d.ts;
-      f.start_loc = e.loc;
-      f.end_loc = d.loc;
-      f.start_track = e.track;
-      f.end_track = d.track;
-      f.kind = FlowKind::AsyncTaskQueue;
-      f.cat = q_cat;
-      f.name = q_name;
-      m_.flows.push_back(f);
-    }
+    for (const auto& [ei, di] : pairs)
+      m_.flows.push_back(Flow::between(ends[ei].cid, ends[ei].end, ends[di].end, FlowKind::AsyncTaskQueue, q_cat, q_name));
   }
 
   // Steps come from ProfilerStep#N on the host timeline; without PYTORCH_API rows for them
@@ -1120,14 +1094,9 @@ class DbLoader {
     IdMultiIndex<int64_t> conn_ids;  // CONNECTION_IDS: id -> connectionIds
     std::exception_ptr error;
   } py_;
-  IdMultiIndex<uint32_t> task_by_conn_;  // TASK.connectionId -> its tasks in task_refs_
-  // What a flow needs of the device task it ends on (the slices themselves wait in slices_).
-  struct TaskRef {
-    Ns ts;
-    uint64_t loc;
-    uint32_t track;
-  };
-  std::vector<TaskRef> task_refs_;
+  IdMultiIndex<uint32_t> task_by_conn_;  // TASK.connectionId -> its tasks in task_ends_
+  // Where flows end on device tasks (the task slices themselves wait in slices_).
+  std::vector<FlowEnd> task_ends_;
   // Slices collected per track and moved into the model grouped at the end of the load, so
   // finalize() only checks each track's order (no key table or gather copy of ~11 M slices).
   TrackSliceBlocks slices_;

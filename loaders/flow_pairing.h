@@ -60,20 +60,10 @@ class FlowPairing {
   };
 
   void emit(const RawFlowPoint& st, const RawFlowPoint& en) {
-    Flow f;
-    f.id = st.id;
-    f.start_ts = st.ts;
-    f.end_ts = en.ts;
-    f.start_loc = st.loc;
-    f.end_loc = en.loc;
-    f.start_track = st.track;
-    f.end_track = en.track;
-    f.cat = st.cat;
-    f.name = st.name;
     auto [kind, fresh] = kind_by_cat_.try_emplace(st.cat, FlowKind::Other);
     if (fresh) kind->second = flow_kind_from_category(model_.str(st.cat));
-    f.kind = kind->second;
-    model_.flows.push_back(f);
+    model_.flows.push_back(Flow::between(st.id, {st.ts, st.loc, st.track}, {en.ts, en.loc, en.track}, kind->second,
+                                         st.cat, st.name));
   }
 
   RunModel& model_;

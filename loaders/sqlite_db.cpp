@@ -55,27 +55,23 @@ bool SqliteDb::has_table(std::string_view name) const {
 
 uint64_t SqliteDb::row_count(std::string_view table) const {
   if (!has_table(table)) return 0;
-  {
-    // Profiler exports are written once, so the rowid span is the row count (or a little more
-    // where rows were deleted). Tables WITHOUT ROWID fail to prepare this and are counted; a
-    // span larger than the file could hold (sparse explicit ids) is not trusted either.
-    sqlite3_stmt* raw = nullptr;
-    // Two subqueries: SQLite answers a lone max(rowid) / min(rowid) from the b-tree's ends, but
-    // scans the whole table for both in one aggregate.
-    std::string t = sql_name(table);
-    std::string sql = "SELECT (SELECT max(rowid) FROM " + t + ") - (SELECT min(rowid) FROM " + t + ") + 1";
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) == SQLITE_OK && raw) {
-      int64_t span = -1;
-      int rc = sqlite3_step(raw);
-      if (rc == SQLITE_ROW) span = sqlite3_column_type(raw, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(raw, 0);
-      sqlite3_finalize(raw);
-      std::error_code ec;
-      auto bytes = std::filesystem::file_size(path_, ec);
-      if (rc == SQLITE_ROW && span >= 0 && !ec && static_cast<uint64_t>(span) <= bytes / 4)
-        return static_cast<uint64_t>(span);
-    } else if (raw) {
-      sqlite3_finalize(raw);
+  // Profiler exports are written once, so the rowid span is the row count (or a little more
+  // where rows were deleted). Tables WITHOUT ROWID fail to prepare this and are counted; a span
+  // larger than the file could hold (sparse explicit ids) is not trusted either. Two subqueries:
+  // SQLite answers a lone max(rowid) / min(rowid) from the b-tree's ends, but scans the whole
+  // table for both in one aggregate.
+  const std::string t = sql_name(table);
+  try {
+    SqliteStmt span(*this, "SELECT (SELECT max(rowid) FROM " + t + ") - (SELECT min(rowid) FROM " + t + ") + 1",
+                    "the rowid span of " + std::string(table));
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path_, ec);
+    if (span.step()) {
+      const int64_t n = span.i64_or(0, 0);
+      if (n >= 0 && !ec && static_cast<uint64_t>(n) <= bytes / 4) return static_cast<uint64_t>(n);
     }
+  } catch (const LoadError&) {
+    // no rowid: counted below
   }
   SqliteStmt st(*this, "SELECT count(*) FROM " + sql_name(table), "the row count of " + std::string(table));
   return st.step() ? static_cast<uint64_t>(std::max<int64_t>(0, st.i64(0))) : 0;

@@ -57,7 +57,7 @@ class SqliteDb {
   const std::string& path() const { return path_; }
   const std::vector<std::string>& tables() const { return tables_; }
   bool has_table(std::string_view name) const;
-  // How many rows `table` holds, at least (0 when it does not exist): a size hint for reserving.
+  // How many rows `table` holds, never fewer (0 when it does not exist): a size hint for reserving.
   // The rowid span (max - min + 1, two index lookups) where it is plausible, since count(*)
   // reads the whole table (0.8 s for the big tables of a 1 GB export); count(*) otherwise.
   uint64_t row_count(std::string_view table) const;

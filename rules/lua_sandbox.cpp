@@ -134,10 +134,7 @@ int view_next(lua_State* L) {
   const json* node = view_node(L, 1);
   if (!node) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 2);
-    if (lua_next(L, 1)) return 2;
-    lua_pushnil(L);
-    return 1;
+    return read_only_next(L);  // a plain table: raw next
   }
   const int cache = lua_upvalueindex(kCache), meta = lua_upvalueindex(kMeta);
   if (node->is_array()) {
@@ -214,19 +211,18 @@ json node_value_to_json(const json& v, int depth) {
   }
 }
 json view_to_json(const json& node, int depth) {
-  if (depth > 32 || depth + 1 > 32) return "<too deep>";
+  if (depth + 1 > 32) return "<too deep>";
   size_t n = node.is_array() ? copied_array_len(node) : 0;
   if (n > 0) {
     json a = json::array();
     for (size_t i = 0; i < n; ++i) a.push_back(node_value_to_json(node[i], depth + 2));
     return a;
   }
+  // An object, or an array whose copy had length 0 (its entries had integer keys, dropped).
   json o = json::object();
-  if (node.is_object()) {
+  if (node.is_object())
     for (auto it = node.begin(); it != node.end(); ++it)
       if (!it->is_null()) o[it.key()] = node_value_to_json(*it, depth + 2);
-  } else {  // an array whose copy had length 0: its non-nil entries had integer keys, dropped
-  }
   return o;
 }
 

@@ -246,17 +246,9 @@ class Dispatch {
         auto it = host.find(s.corr);
         if (it == host.end()) continue;
         const Slice& h = m_.slices[it->second];
-        Flow f;
-        f.id = s.corr;
-        f.start_ts = h.ts;
-        f.end_ts = s.ts;
-        f.start_loc = h.loc;
-        f.end_loc = s.loc;
-        f.start_track = h.track;
-        f.end_track = s.track;
+        Flow f = Flow::between(s.corr, {h.ts, h.loc, h.track}, {s.ts, s.loc, s.track}, FlowKind::Ac2g);
         f.start_slice = it->second;
         f.end_slice = i;
-        f.kind = FlowKind::Ac2g;
         corr_flows_.push_back(f);
       }
     }

@@ -81,8 +81,9 @@ TEST(IdMultiIndex, SameOrderAsUnorderedMultimap) {
 TEST(HugePages, LargeBlocksAreHugePageAligned) {
   std::vector<int64_t> v = {1, 2, 3};
   v.reserve(3'000'000);  // 24 MB
-  if (!std::getenv("NPU_ADVISOR_NO_HUGE_PAGES"))
+  if (!std::getenv("NPU_ADVISOR_NO_HUGE_PAGES")) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % (uintptr_t{2} << 20), 0u);
+  }
   EXPECT_EQ(v, (std::vector<int64_t>{1, 2, 3}));
   v.resize(3'000'000, 7);
   EXPECT_EQ(v.back(), 7);
