@@ -131,7 +131,9 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
     }
   }
   d.compute = union_of(compute);
-  d.comm_from_ops = !comm_ops.empty();
+  // Where the profiler merges each step's own operators (database exports, msprof), its
+  // communication is the communication operators alone (COMMUNICATION_OP): none, none.
+  d.comm_from_ops = !comm_ops.empty() || m.meta.step_semantics != StepSemantics::CaptureSegments;
   d.comm = union_of(d.comm_from_ops ? comm_ops : comm_tasks);
   d.comm_slices = d.comm_from_ops ? comm_op_idx : comm_task_idx;
   if (!all.empty()) {

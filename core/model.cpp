@@ -37,6 +37,15 @@ const char* to_string(FlowKind k) {
   return "other";
 }
 
+const char* to_string(StepSemantics s) {
+  switch (s) {
+    case StepSemantics::CaptureSegments: return "capture segments by start (torch_npu text export)";
+    case StepSemantics::StepTasks: return "each step's own tasks (torch_npu SQLite export)";
+    case StepSemantics::MsprofTasks: return "each iteration's own tasks (msprof Overlap Analysis)";
+  }
+  return "";
+}
+
 FlowKind flow_kind_from_category(std::string_view cat) {
   if (cat == "HostToDevice") return FlowKind::HostToDevice;
   if (cat == "async_npu") return FlowKind::AsyncNpu;

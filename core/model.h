@@ -183,6 +183,22 @@ struct ModuleMemory {  // npu_module_mem.csv
 };
 
 // What the run says about itself: profiler_info*.json, profiler_metadata.json, trace labels.
+// How the profiler that wrote an input assigns device time to steps (docs/overlap.md); the
+// loader that knows the input kind sets it.
+enum class StepSemantics : uint8_t {
+  // torch_npu text export (and every trace without a rule of its own): the Overlap Analysis
+  // segments of the whole capture, each in the step whose device window holds its start.
+  CaptureSegments,
+  // torch_npu SQLite export (analysis.db StepTraceTime): each step's own tasks (start in its
+  // device window) merged on their own; a gap after the step's last task is not its Free.
+  StepTasks,
+  // msprof's own Overlap Analysis (CANN 6.x per-iteration timelines, msprof_*.db): like
+  // StepTasks, with each "Iteration N" span as the window, and Free spanning every device task
+  // of the window (runtime tasks such as MEMCPY_ASYNC keep it open) minus compute/communication.
+  MsprofTasks,
+};
+const char* to_string(StepSemantics s);
+
 struct RunMetadata {
   std::string framework;       // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
   // "ascend", "gpu" or "cpu" (the vocabulary of rule `platforms`); set by finalize() from the
@@ -199,6 +215,7 @@ struct RunMetadata {
   std::map<std::string, std::string> env;            // ENV_VARIABLES
   std::map<std::string, std::string> config;         // record_shapes, with_stack, ...
   std::map<std::string, std::string> distributed;    // distributed_args
+  StepSemantics step_semantics = StepSemantics::CaptureSegments;
 };
 
 // An input file the loader looked for, and what became of it.

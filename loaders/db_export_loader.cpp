@@ -33,6 +33,11 @@ class DbLoader {
 
   DbSchemaInfo run() {
     db_file_ = register_file("profiler.db", "");
+    // analysis.db's StepTraceTime is computed from each step's own tasks; msprof's own
+    // database keeps msprof's Overlap Analysis rule (docs/overlap.md).
+    m_.meta.step_semantics = std::filesystem::path(db_.path()).filename().string().rfind("msprof", 0) == 0
+                                 ? StepSemantics::MsprofTasks
+                                 : StepSemantics::StepTasks;
     load_strings();
     load_enum("ENUM_API_TYPE", api_types_);
     load_enum("ENUM_MODULE", modules_);
@@ -334,7 +339,7 @@ class DbLoader {
     const bool join_comm = has_comm_task && x.has(x_gid);
 
     const uint16_t p_task = part("TASK");
-    const StrId comm_type = m_.strings.intern("COMMUNICATION");
+    const StrId comm_type = m_.strings.intern("COMMUNICATION"), runtime_type = m_.strings.intern("RUNTIME");
     uint64_t n_tasks = 0;
     task_by_conn_.reserve(rows_.tasks);
     while (st.step()) {
@@ -354,6 +359,11 @@ class DbLoader {
       } else if (comm) {
         name = str(st, xb + x_name);
         task_type = comm_type;  // HCCL transport tasks: communication whatever the raw type says
+      } else if (has_compute) {
+        // Not an operator: the profiler counts computing from COMPUTE_TASK_INFO alone, so a
+        // task of raw type AI_CORE without a row there (HCCL's own reduce kernels) is not
+        // computing. The raw type stays its name.
+        task_type = runtime_type;
       }
       uint32_t tr = track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
       add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);

@@ -220,10 +220,9 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
   model.meta.source_format = "msprof PROF_ (CANN 6.x device_N/timeline layout, " + std::to_string(timeline.size()) +
                              " iteration files)";
   load_trace_files(model, "trace_view.json", timeline, opt.trace);
-  if (iterations_as_steps(model) > 1)
-    model.stats.warnings.push_back(d.output_dir + ": steps are msprof's device-side \"Iteration N\" spans; the idle time "
-                                   "between one iteration's end and the next one's start counts as free here, while "
-                                   "msprof's Overlap Analysis leaves it out");
+  // Each iteration file holds its own Overlap Analysis, computed from that iteration's tasks:
+  // the time between two iterations is in neither (docs/overlap.md).
+  if (iterations_as_steps(model) > 0) model.meta.step_semantics = StepSemantics::MsprofTasks;
   if (!unread.empty() || !step_trace.empty())
     model.stats.warnings.push_back(d.output_dir + ": " + std::to_string(unread.size() + step_trace.size()) +
                                    " hccl_*/task_time_*/step_trace_* timeline files not read (msprof_*.json already "

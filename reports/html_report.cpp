@@ -341,7 +341,12 @@ std::string section_summary(const json& r) {
       std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
       if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
       if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
-      kpis += kpi("Median step time", format_ms(*med), sub);
+      kpis += kpi("Median step time", format_ms(*med), sub + " (device step, as the profiler's Stage)");
+    }
+    if (auto host = num(at(o, "host_step_time"), "median_ns")) {
+      std::string sub = "ProfilerStep span";
+      if (auto prep = num(o, "preparing_ns")) sub += ", preparing " + format_ms(*prep * per) + " per step";
+      kpis += kpi("Median host step", format_ms(*host), sub);
     }
     if (auto fr = num(o, "free_ratio"))
       kpis += kpi("Free (device idle)", format_percent(*fr), format_ms(num(o, "free_ns").value_or(0) * per) + " per step",

@@ -69,17 +69,31 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     std::string median = o.contains("step_time") && o["step_time"].contains("median_ns")
                              ? format_ms(o["step_time"]["median_ns"].get<double>())
                              : "?";
-    out += fmt::format("{} steps, step time median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
+    out += fmt::format("{} steps, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
                        o.value("steps", 0), median, format_ms(o.value("computing_ns", 0.0) * per),
                        format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
                        paint("1", format_percent(o.value("free_ratio", 0.0))));
+    // The host side of the step: its span, and the time before its first device task.
+    std::string host;
+    if (o.contains("host_step_time") && o["host_step_time"].contains("median_ns"))
+      host = "host step median " + format_ms(o["host_step_time"]["median_ns"].get<double>());
+    if (o.contains("preparing_ns") && o["preparing_ns"].is_number())
+      host += (host.empty() ? "" : ", ") + std::string("preparing ") + format_ms(o["preparing_ns"].get<double>() * per) +
+              " per step (before the first device task)";
+    if (o.value("bubble_ns", 0.0) > 0)
+      host += (host.empty() ? "" : ", ") + std::string("pipeline bubble ") + format_ms(o["bubble_ns"].get<double>() * per) +
+              " per step";
+    if (!host.empty()) out += "  " + host + "\n";
     if (o.contains("worst_agreement")) {
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);
       out += fmt::format("  {} with the profiler's own breakdown (largest difference {} ns, {})\n",
                          ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", 0),
                          a.value("worst", std::string()).empty() ? "none" : a.value("worst", std::string()));
-    } else if (o.value("source", "") == "step_trace_time.csv") {
+      if (!ok)
+        out += "  the numbers above and the findings use the profiler's own where they differ; ours are in "
+               "facts steps[].recomputed\n";
+    } else if (o.contains("source_file")) {
       out += fmt::format("  (the profiler's own breakdown, from {}: no device tasks to recompute from)\n",
                          o.value("source_file", std::string("step_trace_time.csv")));
     }

@@ -312,23 +312,77 @@ def main():
     db.commit()
     db.close()
 
-    # ---- analysis.db: the profiler's step breakdown (us, as step_trace_time.csv) ----
+    # ---- analysis.db: the profiler's step breakdown (us), computed from the database above ----
     path = os.path.join(out, "analysis.db")
     if os.path.exists(path):
         os.remove(path)
+    rows = step_trace_time_rows(os.path.join(out, "ascend_pytorch_profiler_0.db"))
     db = sqlite3.connect(path)
     create(db, "StepTraceTime", ["deviceId INTEGER", "step TEXT", "computing NUMERIC",
                                  "communication_not_overlapped NUMERIC", "overlapped NUMERIC", "communication NUMERIC",
                                  "free NUMERIC", "stage NUMERIC", "bubble NUMERIC",
                                  "communication_not_overlapped_and_exclude_receive NUMERIC", "preparing NUMERIC"])
-    with open(os.path.join(text, "step_trace_time.csv"), newline="") as f:
-        r = list(csv.DictReader(f))
-    keys = ["Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free", "Stage", "Bubble",
-            "Communication(Not Overlapped and Exclude Receive)", "Preparing"]
-    insert(db, "StepTraceTime", [(int(x["Device_id"]), x["Step"] or None, *[x[k] for k in keys]) for x in r])
+    insert(db, "StepTraceTime", rows)
     db.commit()
     db.close()
 
+
+def merged(intervals):
+    out = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def minus(a, b):
+    """Length of the points of merged a that are not in merged b."""
+    n = 0
+    for s, e in a:
+        cur = s
+        for c, d in b:
+            if d <= cur or c >= e:
+                continue
+            n += max(0, c - cur)
+            cur = max(cur, d)
+        n += max(0, e - cur)
+    return n
+
+
+def step_trace_time_rows(profiler_db):
+    """StepTraceTime as torch_npu's DB export computes it (docs/overlap.md): a step's device window
+    starts at the first task launched by a Node@ API inside the host step and ends at the later of
+    its last such task and the host step's end; computing = COMPUTE_TASK_INFO tasks and
+    communication = COMMUNICATION_OP spans starting in the window, merged per step; Free = the
+    gaps between them; Preparing = first task - host step start. Values in us, as the CSV."""
+    db = sqlite3.connect(profiler_db)
+    compute = db.execute("SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t "
+                         "ON c.globalTaskId = t.globalTaskId").fetchall()
+    comm = db.execute("SELECT o.startNs, o.endNs, s.value FROM COMMUNICATION_OP o JOIN STRING_IDS s "
+                      "ON s.id = o.opName").fetchall()
+    device = db.execute("SELECT deviceId FROM TASK LIMIT 1").fetchone()[0]
+    rows = []
+    for step, hs, he in db.execute("SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs").fetchall():
+        conns = {r[0] for r in db.execute("SELECT connectionId FROM CANN_API WHERE type = ? AND ? <= startNs "
+                                          "AND endNs <= ?", (API_NODE, hs, he))}
+        tasks = [r for r in db.execute("SELECT startNs, endNs, connectionId FROM TASK") if r[2] in conns]
+        lo = min(t[0] for t in tasks) if tasks else hs
+        hi = max(max(t[1] for t in tasks), he) if tasks else he
+        c = merged([(a, b) for a, b in compute if lo <= a < hi])
+        x = merged([(a, b) for a, b, _ in comm if lo <= a < hi])
+        bubble = sum(b - a for a, b, n in comm if lo <= a < hi and n.startswith("hcom_receive"))
+        busy = merged(c + x)
+        comp, comm_t = sum(b - a for a, b in c), sum(b - a for a, b in x)
+        cno = minus(x, c)
+        e2e = busy[-1][1] - busy[0][0] if busy else 0
+        first = min([a for a, _ in c[:1]] + [a for a, _ in x[:1]]) if busy else hs
+        us = lambda ns: str(D(ns) / 1000)
+        rows.append((device, str(step), us(comp), us(cno), us(comm_t - cno), us(comm_t), us(e2e - comp - cno),
+                     us(e2e - bubble), us(bubble), us(cno - bubble), us(first - hs)))
+    db.close()
+    return rows
 
 if __name__ == "__main__":
     main()
