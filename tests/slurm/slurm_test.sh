@@ -8,18 +8,24 @@
 #   2. submits a damaged copy, 3 ranks per task: rank 2's trace is not JSON (its map task
 #      records why) and rank 5's task is killed mid-way (no record at all): the reduce must still
 #      run, on the 6 others, name both missing ranks and exit 2.
-# Every daemon it started is stopped on exit. Skipped (exit 77) only where Slurm cannot run here.
+# Every daemon it started is stopped on exit. Skipped (exit 77) only where Slurm cannot run here
+# (no Slurm or munge binaries, not root), and then failed instead if NPU_ADVISOR_REQUIRE_SLURM=1.
 #
 #   slurm_test.sh NPU_ADVISOR_BIN SOURCE_DIR
 set -uo pipefail
 
-BIN="$1" REPO="$2"
+BIN="$(realpath "$1")" REPO="$(realpath "$2")"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
-skip() { echo "SKIPPED: $*"; exit 77; }
+# CI sets NPU_ADVISOR_REQUIRE_SLURM=1: there, a skip would hide that the test did not run.
+skip() {
+  [[ "${NPU_ADVISOR_REQUIRE_SLURM:-0}" == 1 ]] && { echo "FAILED (NPU_ADVISOR_REQUIRE_SLURM=1): $*" >&2; exit 1; }
+  echo "SKIPPED: $*"
+  exit 77
+}
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 for tool in munged mungekey munge unmunge slurmctld slurmd sbatch squeue sinfo scancel python3; do
-  command -v "$tool" >/dev/null || skip "$tool not found: Slurm cannot run here (install slurm-wlm and munge: scripts/install-deps.sh --slurm)"
+  command -v "$tool" >/dev/null || skip "$tool not found: Slurm cannot run here (install slurm-wlm and munge: scripts/install-deps.sh --with-slurm)"
 done
 [[ $(id -u) -eq 0 ]] || skip "not root: a local slurmd must run as root to start jobs"
 
