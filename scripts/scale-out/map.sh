@@ -36,6 +36,8 @@ INDEX="${INDEX:-${SLURM_ARRAY_TASK_ID:-${JOB_COMPLETION_INDEX:-}}}"
 [[ "$INDEX" =~ ^[0-9]+$ ]] || die "no task index: give --index, or run as a Slurm array task or a Kubernetes Indexed Job"
 [[ "$K" =~ ^[1-9][0-9]*$ ]] || die "--ranks-per-task must be a positive integer, not '$K'"
 THREADS="${THREADS:-${SLURM_CPUS_PER_TASK:-0}}"  # 0: npu-advisor's default
+[[ "$THREADS" =~ ^[0-9]+$ ]] || die "--threads must be a number, not '$THREADS'"
+[[ $THREADS -le 64 ]] || THREADS=64  # npu-advisor's limit; more would not help one trace
 
 shopt -s nullglob
 RANKS=("$PROF"/$PATTERN)  # glob results are sorted, so every task sees the same order

@@ -87,8 +87,15 @@ echo "report: $WORK/report.$EXT  (logs: $WORK/logs/, missing ranks: $WORK/missin
 [[ $WAIT == 1 ]] || exit 0
 
 # --wait: poll the queue (sbatch --wait backs off to 32 s between polls) until the reduce leaves it.
+# A job that has left slurmctld's memory (MinJobAge) is an "Invalid job id": ended too. Any
+# other squeue error (a busy controller) is retried until the deadline.
 deadline=$(($(date +%s) + TIMEOUT))
-while [[ -n "$(squeue -h -j "$RED" -o %T 2>/dev/null)" ]]; do
+while :; do
+  if state=$(squeue -h -j "$RED" -o %T 2>"$WORK/logs/squeue.err"); then
+    [[ -z "$state" ]] && break
+  elif grep -q "Invalid job id" "$WORK/logs/squeue.err"; then
+    break
+  fi
   if [[ $(date +%s) -ge $deadline ]]; then
     die "the reduce (job $RED) has not ended after ${TIMEOUT}s; the jobs are left to run (squeue -j $MAP,$RED)"
   fi
@@ -106,11 +113,12 @@ if [[ $r_missing -gt 0 ]]; then
   echo "map tasks that failed: ${failed_tasks[*]} (logs: $WORK/logs/map-${MAP}_TASK.out); ranks missing from the report:"
   sed 's/^/  /' "$WORK/missing.txt"
 fi
-# The figures: map = first task start to last task end, reduce = its own run, total = from submission.
+# The figures: map = first task start to last task end (busy: the tasks' own run times summed),
+# reduce = its own run, total = from submission to the reduce leaving the queue.
 cat "$WORK"/status/map-* 2>/dev/null | awk -v n="$N" -v t="$TASKS" -v rs="$r_start" -v re="$r_end" \
   -v s="$submitted" -v d="$done_at" -v ok="$r_ok" '
-  NR == 1 || $1 < lo { lo = $1 } NR == 1 || $2 > hi { hi = $2 }
-  END { printf "figures: %d ranks (%d with facts), %d map tasks; map %.2f s, reduce %.2f s, submission to report %.2f s\n",
-               n, ok, t, (NR ? hi - lo : 0), re - rs, d - s }'
+  NR == 1 || $1 < lo { lo = $1 } NR == 1 || $2 > hi { hi = $2 } { busy += $2 - $1 }
+  END { printf "figures: %d ranks (%d with facts), %d map tasks; map %.2f s (tasks busy %.2f s in all), reduce %.2f s, submission to report %.2f s\n",
+               n, ok, t, (NR ? hi - lo : 0), busy, re - rs, d - s }'
 [[ -f "$WORK/report.$EXT" ]] && echo "report: $WORK/report.$EXT"
 exit "$r_rc"
