@@ -188,6 +188,9 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
   }
   std::sort(files.begin(), files.end());
   std::sort(missing.begin(), missing.end());
+  if (files.empty() && !missing.empty())
+    throw LoadError::whole_file(dir, "no rank has facts: " + std::to_string(missing.size()) +
+                                         " *.facts.missing files say why (" + missing.front() + ", ...)");
   if (files.empty()) throw LoadError::whole_file(dir, "no *.facts.json files (write them with `npu-advisor facts RANK -o R.facts.json`)");
   ClusterAnalysis out;
   // A map step that could not write a rank's facts leaves NAME.facts.missing holding

@@ -67,6 +67,7 @@ for ((i = first; i < first + K && i < ${#RANKS[@]}; i++)); do
     failed=$((failed + 1))
     echo "map task $INDEX: FAILED rank $R: $why" >&2
   fi
+  cat "$out.err" >&2  # npu-advisor's warnings and errors, into the task's log
   rm -f "$out.err"
 done
 echo "$start $(date +%s.%N) $ok $failed" >"$WORK/status/map-$INDEX"

@@ -95,7 +95,7 @@ EOF
   LOCAL_SLURM_PIDS+=($!)
   slurmd -D -N localhost -f "$SLURM_CONF" >>"$d/log/slurmd.out" 2>&1 &
   LOCAL_SLURM_PIDS+=($!)
-  local_slurm_wait_for 60 "the node to be idle (sinfo)" bash -c '[[ "$(sinfo -h -n localhost -o %T)" == idle ]]'
+  local_slurm_wait_for 45 "the node to be idle (sinfo)" bash -c '[[ "$(sinfo -h -n localhost -o %T)" == idle ]]'
 }
 
 local_slurm_stop() {

@@ -56,7 +56,7 @@ awk '/tests\/slurm\/slurm_test.sh runs this block/ { found = 1; next }
      inside { print }' "$REPO/README.md" >readme_block.sh
 [[ -s readme_block.sh ]] || fail "README.md: no scale-out block after the 'tests/slurm/slurm_test.sh runs this block' marker"
 echo "== README block:" && cat readme_block.sh
-timeout 240 bash -euo pipefail readme_block.sh || fail "the README block failed (exit $?); logs in work/logs"
+timeout 90 bash -euo pipefail readme_block.sh || fail "the README block failed (exit $?); logs in work/logs"
 [[ -f work/report.json && -f direct.json ]] || fail "the README block did not write work/report.json and direct.json"
 python3 "$HERE/compare_reports.py" direct.json work/report.json || fail "the reduced report differs from the direct one"
 [[ ! -s work/missing.txt ]] || fail "ranks missing in the clean run: $(cat work/missing.txt)"
@@ -77,8 +77,8 @@ case "\$*" in *_10005_*) kill -KILL \$PPID; exit 9 ;; esac
 exec "$BIN" "\$@"
 EOF
 chmod +x kill-wrapper.sh
-timeout 240 scripts/scale-out/slurm-submit.sh --ranks-per-task 3 --bin "$T/kill-wrapper.sh" --format json --wait \
-  --timeout 200 broken/ work-broken/ -- --cpus-per-task=1 >submit-broken.out 2>&1
+timeout 90 scripts/scale-out/slurm-submit.sh --ranks-per-task 3 --bin "$T/kill-wrapper.sh" --format json --wait \
+  --timeout 80 broken/ work-broken/ -- --cpus-per-task=1 >submit-broken.out 2>&1
 rc=$?
 cat submit-broken.out
 [[ $rc -eq 2 ]] || fail "a partial cluster: slurm-submit.sh --wait exited $rc, not 2 (the reduce's partial-report code)"
