@@ -17,6 +17,8 @@
 #SBATCH --cpus-per-task=2
 set -uo pipefail
 
+# sbatch runs a copy of this script from slurmd's spool folder, so it cannot source a sibling
+# file: the option parsing is repeated in map.sh, reduce.sh and slurm-submit.sh.
 die() { echo "map.sh: error: $*" >&2; exit 2; }
 K=1 PATTERN='*_ascend_pt' BIN="${NPU_ADVISOR:-npu-advisor}" THREADS="" INDEX=""
 while [[ $# -gt 0 ]]; do

@@ -14,6 +14,8 @@
 #SBATCH --cpus-per-task=1
 set -uo pipefail
 
+# sbatch runs a copy of this script from slurmd's spool folder, so it cannot source a sibling
+# file: the option parsing is repeated in map.sh, reduce.sh and slurm-submit.sh.
 die() { echo "reduce.sh: error: $*" >&2; exit 2; }
 K=1 PATTERN='*_ascend_pt' BIN="${NPU_ADVISOR:-npu-advisor}" FORMAT=html
 while [[ $# -gt 0 ]]; do

@@ -29,13 +29,21 @@ std::string read_text(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
-TEST(ScaleOut, BrokenRankIsReportedAsTheDirectAnalysisReportsIt) {
+// A temp folder with prof/ (tools/gen_cluster.py ARGS) and where work/ goes.
+struct Cluster {
   TempDir dir;
   std::string d = dir.path().string(), prof = d + "/prof", work = d + "/work";
   std::string scripts = npu::test::source_dir() + "/scripts/scale-out/", bin = NPU_ADVISOR_BIN;
-  ASSERT_EQ(exit_code("/usr/bin/python3 '" + npu::test::source_dir() + "/tools/gen_cluster.py' '" + prof +
-                      "' --ranks 4 --steps 2 --slow-rank 3 >/dev/null"),
-            0);
+  bool generate(const std::string& args) {
+    return exit_code("/usr/bin/python3 '" + npu::test::source_dir() + "/tools/gen_cluster.py' '" + prof + "' " + args +
+                     " >/dev/null") == 0;
+  }
+};
+
+TEST(ScaleOut, BrokenRankIsReportedAsTheDirectAnalysisReportsIt) {
+  Cluster c;
+  const std::string &d = c.d, &prof = c.prof, &work = c.work, &scripts = c.scripts, &bin = c.bin;
+  ASSERT_TRUE(c.generate("--ranks 4 --steps 2 --slow-rank 3"));
   std::string broken = prof + "/node0_10001_20261122093000001_ascend_pt";
   std::ofstream(broken + "/ASCEND_PROFILER_OUTPUT/trace_view.json") << "garbage";
 
@@ -60,12 +68,9 @@ TEST(ScaleOut, BrokenRankIsReportedAsTheDirectAnalysisReportsIt) {
 }
 
 TEST(ScaleOut, TaskThatDiedIsNamedByTheReduce) {
-  TempDir dir;
-  std::string d = dir.path().string(), prof = d + "/prof", work = d + "/work";
-  std::string scripts = npu::test::source_dir() + "/scripts/scale-out/", bin = NPU_ADVISOR_BIN;
-  ASSERT_EQ(exit_code("/usr/bin/python3 '" + npu::test::source_dir() + "/tools/gen_cluster.py' '" + prof +
-                      "' --ranks 3 --steps 2 >/dev/null"),
-            0);
+  Cluster c;
+  const std::string &prof = c.prof, &work = c.work, &scripts = c.scripts, &bin = c.bin;
+  ASSERT_TRUE(c.generate("--ranks 3 --steps 2"));
   std::string opts = " --bin '" + bin + "' '" + prof + "' '" + work + "'";
   // Task 1 never runs (killed before it could write anything): only 0 and 2 do.
   ASSERT_EQ(exit_code("bash '" + scripts + "map.sh' --index 0" + opts + " >/dev/null"), 0);
