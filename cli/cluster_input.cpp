@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -178,12 +179,31 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
 
 ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt) {
   if (!fs::is_directory(dir)) throw LoadError::whole_file(dir, "--facts expects a folder of *.facts.json files");
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename().string().ends_with(".facts.json")) files.push_back(e.path().string());
+  std::vector<std::string> files, missing;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_regular_file()) continue;
+    if (name.ends_with(".facts.json")) files.push_back(e.path().string());
+    if (name.ends_with(".facts.missing")) missing.push_back(e.path().string());
+  }
   std::sort(files.begin(), files.end());
+  std::sort(missing.begin(), missing.end());
+  if (files.empty() && !missing.empty())
+    throw LoadError::whole_file(dir, "no rank has facts: " + std::to_string(missing.size()) +
+                                         " *.facts.missing files say why (" + missing.front() + ", ...)");
   if (files.empty()) throw LoadError::whole_file(dir, "no *.facts.json files (write them with `npu-advisor facts RANK -o R.facts.json`)");
   ClusterAnalysis out;
+  // A map step that could not write a rank's facts leaves NAME.facts.missing holding
+  // "RANK_PATH: why" (scripts/scale-out/): the rank is reported skipped, as the direct analysis
+  // reports a rank folder that failed to load, and the exit code says the cluster is partial.
+  for (const auto& file : missing) {
+    std::ifstream in(file);
+    std::string why;
+    std::getline(in, why);
+    if (why.empty()) why = file + ": no facts (the file says nothing more)";
+    out.warnings.push_back("rank folder skipped: " + why);
+    out.member_failed = true;
+  }
   std::vector<cluster::RankFacts> ranks;
   for (const auto& file : files) {
     Facts f = read_facts(file);

@@ -42,10 +42,13 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   nlohmann::json summary;
   Facts facts;
   bool member_failed = false;
+  std::vector<std::string> cluster_warnings;
   if (!cluster.facts_dir.empty()) {
     ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, cluster);
     facts = std::move(c.facts);
     summary = std::move(c.summary);
+    member_failed = c.member_failed;
+    cluster_warnings = std::move(c.warnings);
   } else {
     Detection d = detect_input(path);
     if (d.kind == InputKind::Cluster) {
@@ -53,9 +56,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       facts = std::move(c.facts);
       summary = std::move(c.summary);
       member_failed = c.member_failed;
-      // The reports show the warnings; with -q, stderr is where a script sees them.
-      if (common.quiet)
-        for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      cluster_warnings = std::move(c.warnings);
     } else {
       if (output_is_an_input(out.out_file, d)) return kBadInput;
       RunModel model = load_run_for_cli(d, common);
@@ -64,6 +65,9 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       facts = compute_facts(model);
     }
   }
+  // The reports show the cluster warnings; with -q, stderr is where a script sees them.
+  if (common.quiet)
+    for (const auto& w : cluster_warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
   if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of npu-advisor from Debian 12 packages (apt-get).
 # Nothing is downloaded from anywhere else. Safe to run more than once.
+#   scripts/install-deps.sh                # build and test dependencies
+#   scripts/install-deps.sh --with-slurm   # and Slurm + munge, for the scale-out test (tests/slurm/,
+#                                          # which starts its own daemons; CI asks for this)
 set -euo pipefail
 
 packages=(
@@ -20,7 +23,15 @@ packages=(
   python3-jsonschema     # tests: the JSON report against docs/report.schema.json
   chromium chromium-driver python3-selenium  # tests: the HTML report in a headless browser
   python3-torch          # tests: `analyze OUT -- python train.py` end to end (CPU torch.profiler)
+  python3-yaml           # tests: the Kubernetes manifests of scripts/scale-out/k8s
 )
+case "${1:-}" in
+  "") ;;
+  # The packages only: their services stay unconfigured (no /etc/slurm/slurm.conf), and the test
+  # runs its own munged, slurmctld and slurmd on loopback with a config of its own.
+  --with-slurm) packages+=(slurm-wlm munge) ;;
+  *) echo "install-deps: unknown argument $1 (known: --with-slurm)" >&2; exit 2 ;;
+esac
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
