@@ -69,21 +69,26 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     std::string median = o.contains("step_time") && o["step_time"].contains("median_ns")
                              ? format_ms(o["step_time"]["median_ns"].get<double>())
                              : "?";
-    out += fmt::format("{} steps, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
-                       o.value("steps", 0), median, format_ms(o.value("computing_ns", 0.0) * per),
+    out += fmt::format("{} step{}, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
+                       o.value("steps", 0), o.value("steps", 0) == 1 ? "" : "s", median,
+                       format_ms(o.value("computing_ns", 0.0) * per),
                        format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
                        paint("1", format_percent(o.value("free_ratio", 0.0))));
     // The host side of the step: its span, and the time before its first device task.
     std::string host;
     if (o.contains("host_step_time") && o["host_step_time"].contains("median_ns"))
       host = "host step median " + format_ms(o["host_step_time"]["median_ns"].get<double>());
-    if (o.contains("preparing_ns") && o["preparing_ns"].is_number())
+    if (o.contains("preparing_ns") && o["preparing_ns"].is_number() && o["preparing_ns"].get<double>() > 0)
       host += (host.empty() ? "" : ", ") + std::string("preparing ") + format_ms(o["preparing_ns"].get<double>() * per) +
               " per step (before the first device task)";
     if (o.value("bubble_ns", 0.0) > 0)
       host += (host.empty() ? "" : ", ") + std::string("pipeline bubble ") + format_ms(o["bubble_ns"].get<double>() * per) +
               " per step";
     if (!host.empty()) out += "  " + host + "\n";
+    if (o.contains("devices") && o["devices"].is_array())
+      out += fmt::format("  the profiler's table holds {} devices: shown is device {}; every device is in facts "
+                         "overall.devices\n",
+                         o["devices"].size(), o.value("device", 0));
     if (o.contains("worst_agreement")) {
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);
