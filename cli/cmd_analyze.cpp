@@ -63,6 +63,8 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       if (output_is_an_input(out.out_file, d, &model)) return kBadInput;
       summary = summarize_run(model, d);
       facts = compute_facts(model);
+      // Rules name real folders in their commands (the job folder around this run).
+      facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.

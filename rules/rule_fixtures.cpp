@@ -63,6 +63,15 @@ FixtureResult run_one(const fs::path& rule, const fs::path& fixture) {
       return r;
     }
   }
+  // Advice that must not be given (e.g. traffic advice for a stalled collective).
+  for (const auto& text : expect.value("not_contains", nlohmann::json::array())) {
+    std::string t = text.get<std::string>();
+    for (const auto& f : o.findings)
+      if (f.dump().find(t) != std::string::npos) {
+        r.message = "a finding mentions \"" + t + "\", which it must not";
+        return r;
+      }
+  }
   for (const auto& f : o.findings) {
     int64_t s = f["saving_ns"].get<int64_t>();
     if (expect.contains("min_saving_ns") && s < expect["min_saving_ns"].get<int64_t>()) {

@@ -21,12 +21,16 @@ Saving per step = factor (0.3) x (not-overlapped communication - what overlap co
 min(not-overlapped, computing - overlapped)) / number of steps: the exposed communication left
 after the best possible overlap (communication.not_overlapped claims the rest), of which a
 tuning round typically recovers a part. Confidence 0.3.
-Optional reads: operators.communication (the largest collectives).
+Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives).
 ]],
 }
 
 function check(facts, p, emit)
   local o = facts.overall
+  -- Collectives that mostly wait for a peer or sit stalled are not helped by less traffic:
+  -- communication.long_collective names their cause (and claims that time).
+  local ct = facts.collectives and facts.collectives.total
+  if ct and (ct.cause == "idle" or ct.cause == "wait") then return end
   if o.computing_ns <= 0 or o.communication_ns < p.ratio * o.computing_ns then return end
   local n = o.steps > 0 and o.steps or 1
   local hideable = math.min(o.comm_not_overlapped_ns, math.max(0, o.computing_ns - o.overlapped_ns))

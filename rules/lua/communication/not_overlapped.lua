@@ -22,7 +22,7 @@ covering any communication (computing - overlapped)) / number of steps: communic
 hide behind computation that exists, and reordering rarely hides all of it. The rest (more
 communication than computation can cover) is communication.dominates' share, so the two
 findings do not count the same time. Confidence 0.4.
-Optional reads: operators.communication (the largest collectives, for the evidence).
+Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives, for the evidence).
 ]],
 }
 
@@ -30,6 +30,10 @@ local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 
 function check(facts, p, emit)
   local o = facts.overall
+  -- Collectives that mostly wait for a peer or sit stalled are not helped by more overlap:
+  -- communication.long_collective names their cause (and claims that time).
+  local ct = facts.collectives and facts.collectives.total
+  if ct and (ct.cause == "idle" or ct.cause == "wait") then return end
   if o.communication_ns <= 0 or o.device_time_ns <= 0 then return end
   local share = o.comm_not_overlapped_ns / o.device_time_ns
   if share < p.min_share then return end

@@ -1,0 +1,200 @@
+// "collectives": why each communication operator of this rank takes its time (docs/facts-collectives.md).
+// The profiler splits an operator's elapsed time into transit (data moving), wait (for the peer;
+// synchronisation is the part of it spent before the first transfer) and idle (nothing moving):
+// communication.json "Communication Time Info" (read into facts "communication.ops"). Beside it,
+// from the timeline: the part of the operator no computation hides (exposed), the longest
+// Notify Wait on an HCCL plane inside it (what a stalled collective waits on), and a host call
+// that blocked on the device at the same time (aclrtSynchronizeStream*, and the Python operator
+// that made it, such as aten::item).
+#include <algorithm>
+#include <set>
+#include <map>
+
+#include "core/diagnostics/diagnostics.h"
+#include "core/step_windows.h"
+
+namespace npu {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxOps = 20;  // the longest operators are listed; the totals cover all of them
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool is_host_sync(std::string_view n) {
+  return starts_with(n, "AscendCL@aclrtSynchronizeStream") || starts_with(n, "AscendCL@aclrtSynchronizeDevice") ||
+         starts_with(n, "AscendCL@aclrtSynchronizeEvent");
+}
+
+bool is_notify_wait(std::string_view n) { return n == "Notify_Wait" || n == "Notify Wait"; }
+
+struct HostSync {
+  uint32_t slice;
+  int64_t tid;
+};
+
+// What the operator's time went to, by the profiler's split: the largest of transit, wait and
+// idle when it is at least half of the elapsed time, else "mixed".
+const char* cause_of(Ns elapse, Ns transit, Ns wait, Ns idle) {
+  if (elapse <= 0) return "unknown";
+  Ns top = std::max({transit, wait, idle});
+  if (2 * top < elapse) return "mixed";
+  return top == transit ? "transit" : top == wait ? "wait" : "idle";
+}
+
+}  // namespace
+
+void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
+  const RunModel& m = ctx.model;
+  const DeviceTimeline& d = ctx.device;
+  // The profiler's split per operator name (communication.json), when the rank has it.
+  std::map<std::string, const json*> split;  // ordered: the output must not depend on hashing
+  const json* comm = facts.doc.contains("communication") ? &facts.doc["communication"] : nullptr;
+  if (comm && comm->contains("ops"))
+    for (const auto& op : (*comm)["ops"]) split.emplace(op.value("name", ""), &op);
+  const bool timeline = d.comm_from_ops && !d.comm_slices.empty();
+  if (!timeline && split.empty()) {
+    facts.unavailable("collectives", "no communication operators on the device timeline and no communication.json");
+    return;
+  }
+  if (split.empty())
+    facts.unavailable("collectives.split", "no communication.json: transit / wait / idle per operator unknown");
+  if (!timeline)
+    facts.unavailable("collectives.exposed", "no trace: the exposed part, Notify Waits and host syncs of each operator "
+                                             "are unknown (communication.json only)");
+
+  const Intervals exposed_all = difference(d.comm, d.compute);
+  std::vector<HostSync> syncs;
+  std::vector<uint32_t> notify_waits;  // slices on HCCL plane threads
+  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+    const Track& tr = m.tracks[t];
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      std::string_view n = m.str(m.slices[i].name);
+      if (tr.kind == TrackKind::HostCANN && is_host_sync(n)) syncs.push_back({i, tr.tid});
+      else if (tr.kind == TrackKind::Communication && is_notify_wait(n)) notify_waits.push_back(i);
+    }
+  }
+  auto by_ts = [&](const auto& a, const auto& b) { return m.slices[a].ts < m.slices[b].ts; };
+  std::sort(notify_waits.begin(), notify_waits.end(), by_ts);
+  // The Python operator that made a host sync: the shortest aten:: slice on its thread around it.
+  auto python_caller = [&](const Slice& s, int64_t tid) -> const Slice* {
+    const Slice* best = nullptr;
+    for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+      if (m.tracks[t].kind != TrackKind::HostPython || m.tracks[t].tid != tid) continue;
+      for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+        const Slice& p = m.slices[i];
+        if (p.ts > s.ts) break;
+        if (p.end() >= s.end() && starts_with(m.str(p.name), "aten::") && (!best || p.dur < best->dur)) best = &p;
+      }
+    }
+    return best;
+  };
+
+  std::vector<Step> steps = m.steps;
+  std::vector<StepWindow> windows = device_step_windows(m, steps);
+  const StepWindowIndex index(windows);
+
+  json ops = json::array();
+  Ns t_elapse = 0, t_transit = 0, t_wait = 0, t_sync = 0, t_idle = 0, t_exposed = 0;
+  bool have_split = false;
+  for (uint32_t k : timeline ? d.comm_slices : std::vector<uint32_t>{}) {
+    const Slice& s = m.slices[k];
+    const std::string name(m.str(s.name));
+    json o;
+    o["name"] = name;
+    o["group"] = std::string(m.str(m.tracks[s.track].thread_name));
+    int si = steps.empty() ? -1 : index.at(s.ts);
+    o["step"] = si >= 0 ? json(steps[static_cast<size_t>(si)].id) : json(nullptr);
+    o["start_ns"] = s.ts;
+    o["elapse_ns"] = s.dur;
+    const Ns exposed = total_length(intersection(exposed_all, Intervals{{s.ts, s.end()}}));
+    o["exposed_ns"] = exposed;
+    t_elapse += s.dur;
+    t_exposed += exposed;
+    o["evidence"] = json::array({evidence_event(m, s.loc, name)});
+    if (auto it = split.find(name); it != split.end()) {
+      const json& r = *it->second;
+      Ns tr = r.value("transit_ns", Ns{0}), w = r.value("wait_ns", Ns{0}), sy = r.value("sync_ns", Ns{0}),
+         id = r.value("idle_ns", Ns{0}), el = r.value("elapse_ns", s.dur);
+      o["transit_ns"] = tr, o["wait_ns"] = w, o["sync_ns"] = sy, o["idle_ns"] = id;
+      o["cause"] = cause_of(el, tr, w, id);
+      for (const auto& e : r.value("evidence", json::array())) o["evidence"].push_back(e);
+      t_transit += tr, t_wait += w, t_sync += sy, t_idle += id;
+      have_split = true;
+    } else {
+      o["transit_ns"] = o["wait_ns"] = o["sync_ns"] = o["idle_ns"] = nullptr;
+      o["cause"] = "unknown";
+    }
+    // The longest Notify Wait inside the operator: the plane (and so the peer link) it stalls on.
+    auto lo = std::lower_bound(notify_waits.begin(), notify_waits.end(), s.ts,
+                               [&](uint32_t i, Ns t) { return m.slices[i].ts < t; });
+    const Slice* nw = nullptr;
+    for (auto it = lo; it != notify_waits.end() && m.slices[*it].ts < s.end(); ++it)
+      if (!nw || m.slices[*it].dur > nw->dur) nw = &m.slices[*it];
+    o["notify_wait"] = nw ? json{{"plane", std::string(m.str(m.tracks[nw->track].thread_name))},
+                                 {"dur_ns", nw->dur},
+                                 {"evidence", json::array({evidence_event(m, nw->loc, "Notify Wait")})}}
+                          : json(nullptr);
+    // A host call blocked on the device while the operator ran.
+    const HostSync* hs = nullptr;
+    Ns hs_overlap = 0;
+    for (const auto& h : syncs) {
+      const Slice& x = m.slices[h.slice];
+      Ns ov = std::min(x.end(), s.end()) - std::max(x.ts, s.ts);
+      if (ov > hs_overlap) hs_overlap = ov, hs = &h;
+    }
+    if (hs) {
+      const Slice& x = m.slices[hs->slice];
+      json h = {{"name", std::string(m.str(x.name))},
+                {"overlap_ns", hs_overlap},
+                {"dur_ns", x.dur},
+                {"evidence", json::array({evidence_event(m, x.loc, m.str(x.name))})}};
+      if (const Slice* p = python_caller(x, hs->tid)) {
+        h["caller"] = std::string(m.str(p->name));
+        h["evidence"].push_back(evidence_event(m, p->loc, m.str(p->name)));
+      }
+      o["host_blocked"] = h;
+    } else {
+      o["host_blocked"] = nullptr;
+    }
+    ops.push_back(std::move(o));
+  }
+  // No timeline: the operators as communication.json lists them.
+  if (!timeline)
+    for (const auto& [name, r] : split) {
+      json o = {{"name", name}, {"group", r->value("group", "")}, {"step", r->value("step", json(nullptr))},
+                {"elapse_ns", r->value("elapse_ns", Ns{0})}, {"exposed_ns", nullptr}, {"notify_wait", nullptr},
+                {"host_blocked", nullptr}};
+      Ns tr = r->value("transit_ns", Ns{0}), w = r->value("wait_ns", Ns{0}), sy = r->value("sync_ns", Ns{0}),
+         id = r->value("idle_ns", Ns{0});
+      o["transit_ns"] = tr, o["wait_ns"] = w, o["sync_ns"] = sy, o["idle_ns"] = id;
+      o["cause"] = cause_of(o["elapse_ns"].get<Ns>(), tr, w, id);
+      o["evidence"] = r->value("evidence", json::array());
+      t_elapse += o["elapse_ns"].get<Ns>(), t_transit += tr, t_wait += w, t_sync += sy, t_idle += id;
+      have_split = true;
+      ops.push_back(std::move(o));
+    }
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const json& a, const json& b) { return a["elapse_ns"].get<Ns>() > b["elapse_ns"].get<Ns>(); });
+  const size_t count = ops.size();
+  if (ops.size() > kMaxOps) ops.erase(ops.begin() + kMaxOps, ops.end());
+  json total = {{"elapse_ns", t_elapse}, {"exposed_ns", timeline ? json(t_exposed) : json(nullptr)}};
+  if (have_split) {
+    total["transit_ns"] = t_transit, total["wait_ns"] = t_wait, total["sync_ns"] = t_sync, total["idle_ns"] = t_idle;
+    total["cause"] = cause_of(t_transit + t_wait + t_idle, t_transit, t_wait, t_idle);
+  }
+  size_t n_steps = steps.size();
+  if (!timeline) {  // steps as communication.json names them
+    std::set<std::string> ids;
+    for (const auto& [name, r] : split) ids.insert(r->value("step", json(nullptr)).dump());
+    n_steps = ids.size();
+  }
+  facts.doc["collectives"] = {{"count", count},
+                              {"steps", std::max<size_t>(1, n_steps)},
+                              {"split_source", have_split ? "communication.json" : ""},
+                              {"total", total},
+                              {"ops", ops}};
+}
+
+}  // namespace npu

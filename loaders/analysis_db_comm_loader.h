@@ -1,0 +1,16 @@
+// analysis.db's communication tables, the SQLite form of communication.json and
+// communication_matrix.json (torch_npu's DB export): CommAnalyzerTime (elapse / transit / wait /
+// synchronisation / idle per operator), CommAnalyzerBandwidth (per transport and packet size).
+// Records come out in the shape of load_communication_ops (loaders/communication_loader.h), with
+// {table, rowid} evidence.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace npu {
+
+// The operators of CommAnalyzerTime (+ CommAnalyzerBandwidth); an empty array when the
+// database has no CommAnalyzerTime table.
+nlohmann::json load_comm_analyzer_ops(const std::string& analysis_db, int rank);
+
+}  // namespace npu

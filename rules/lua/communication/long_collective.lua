@@ -1,0 +1,134 @@
+-- One collective takes a large part of the step: say why (moving data, waiting for a peer, or
+-- stalled with nothing moving) and give the fix that matches the cause.
+rule {
+  id = "communication.long_collective",
+  title = "A collective takes a large part of the step",
+  category = "communication",
+  severity = "high",
+  needs = { "collectives.ops", "collectives.steps" },
+  params = { min_share = 0.1, min_ns = 1e6, factor_stall = 0.5, factor_transit = 0.3 },
+  doc = [[
+Why: the tuning guide's second communication problem is a single communication operator that
+runs far too long. What helps depends on where its time goes, which the profiler measures per
+operator (communication.json "Communication Time Info", facts.collectives): transit (data
+moving), wait (the rank is ready, a peer is not; synchronisation is the part before the first
+transfer) and idle (the operator has started but nothing moves: a stall). Cutting traffic cannot
+help an operator that is mostly waiting or idle.
+
+How it is measured (facts.collectives, docs/facts-collectives.md): the longest operator;
+reported when it takes at least `min_share` (10 %) of the median device step and `min_ns`
+(1 ms). The cause is the largest of transit / wait / idle when it is at least half the elapsed
+time. Beside it: the part no computation hides (exposed), the longest Notify Wait on an HCCL
+plane inside it, and a host call blocked on the device at the same time (aclrtSynchronizeStream
+from aten::item = `.item()`).
+
+Advice: idle -> a stalled collective: remove the per-step host sync that holds the next work
+back, check stream dependencies; wait -> a peer arrives late: analyze the whole job (its parent
+folder) to find the late rank; transit -> traffic and bandwidth (measured GB/s per transport).
+
+Saving per step = factor x min(exposed, the cause's time) / steps: factor_stall (0.5) for wait
+and idle (time in which nothing moves), factor_transit (0.3) for transit. Confidence 0.5 (idle,
+wait), 0.3 (transit, mixed). communication.dominates and communication.not_overlapped stay quiet
+when the collectives are mostly waiting or idle, so the exposed time is not counted twice.
+Optional reads: overall.device_time_ns, overall.steps, communication.ops (bandwidth), input.path.
+]],
+}
+
+local sname = util.step_name
+local ms = function(ns) return string.format("%.3f ms", ns / 1e6) end
+
+-- The folder that holds this run and, in a job, the other ranks.
+local function parent_of(path)
+  if not path then return nil end
+  return path:match("^(.*)/[^/]+/?$")
+end
+
+function check(facts, p, emit)
+  local c = facts.collectives
+  local op = c.ops[1]
+  if not op then return end
+  local n = c.steps > 0 and c.steps or 1
+  local o = facts.overall
+  local step = (o and o.device_time_ns and o.steps and o.steps > 0) and o.device_time_ns / o.steps or nil
+  if op.elapse_ns < p.min_ns then return end
+  if step and op.elapse_ns < p.min_share * step then return end
+
+  local cause = op.cause or "unknown"
+  local parts = {}
+  if op.transit_ns then
+    local function share(x) return string.format("%.0f%%", 100 * x / op.elapse_ns) end
+    parts[#parts + 1] = string.format("idle %s (%s)", ms(op.idle_ns), share(op.idle_ns))
+    parts[#parts + 1] = string.format("wait %s (%s; synchronisation %s)", ms(op.wait_ns), share(op.wait_ns), ms(op.sync_ns))
+    parts[#parts + 1] = string.format("transit %s (%s)", ms(op.transit_ns), share(op.transit_ns))
+  end
+  local observed = string.format("%s (%s) in step %s takes %s", op.name, op.group ~= "" and op.group or "group ?",
+    sname(op.step), ms(op.elapse_ns))
+  if step then observed = observed .. string.format(" of a %s step", ms(step)) end
+  if #parts > 0 then observed = observed .. ": " .. table.concat(parts, ", ") end
+  if op.exposed_ns then observed = observed .. string.format("; %s of it is exposed (no computation hides it)", ms(op.exposed_ns)) end
+  if op.notify_wait then
+    observed = observed .. string.format("; the longest Notify Wait inside it is %s on %s", ms(op.notify_wait.dur_ns), op.notify_wait.plane)
+  end
+  if op.host_blocked then
+    observed = observed .. string.format("; meanwhile the host is blocked %s in %s%s", ms(op.host_blocked.overlap_ns),
+      op.host_blocked.name, op.host_blocked.caller and (" (from " .. op.host_blocked.caller .. ")") or "")
+  end
+
+  local ev = {}
+  for _, e in ipairs(op.evidence) do ev[#ev + 1] = e end
+  if op.notify_wait then for _, e in ipairs(op.notify_wait.evidence) do ev[#ev + 1] = e end end
+  if op.host_blocked then for _, e in ipairs(op.host_blocked.evidence) do ev[#ev + 1] = e end end
+
+  local job = parent_of(facts.input and facts.input.path)
+  local exposed = op.exposed_ns or op.elapse_ns
+  local why, action, cmds, saving, confidence
+  if cause == "idle" then
+    why = "The collective has started but nothing moves for most of it: it is stalled, not slow. Less traffic would not shorten it."
+    action = "Find what it waits on. A host call that blocks on the device each step (" ..
+      (op.host_blocked and op.host_blocked.caller or "`.item()`, `.cpu()`, printing a tensor") ..
+      ") keeps the next work from being queued while the collective waits for its peer: move such reads out of " ..
+      "the step or do them every N steps. Then check stream dependencies (an event the communication stream waits on) " ..
+      "and, on a first step, HCCL connection setup (warm up before profiling)."
+    cmds = { "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|\\.tolist\\(\\)|\\.numpy\\(\\)' --include='*.py' ." }
+    if job then cmds[#cmds + 1] = "npu-advisor analyze " .. job .. "   # every rank of the job: does a peer stall too?" end
+    saving, confidence = p.factor_stall * math.min(exposed, op.idle_ns + op.wait_ns) / n, 0.5
+  elseif cause == "wait" then
+    why = "The rank reached the collective early and waits for a peer: the cost is on another rank (a slower step, a data-loading stall, a straggler node), not in the link."
+    action = "Look at the other ranks of this group: the late one is the rank with the least wait in this operator. " ..
+      "Analyze the whole job to name it and see its own causes."
+    cmds = job and { "npu-advisor analyze " .. job } or {}
+    saving, confidence = p.factor_stall * math.min(exposed, op.wait_ns) / n, 0.5
+  else
+    local bw = {}
+    local comm = facts.communication
+    if comm and comm.ops then
+      for _, r in ipairs(comm.ops) do
+        if r.name == op.name and r.bandwidth then
+          for tr, b in pairs(r.bandwidth) do bw[#bw + 1] = string.format("%s %.1f GB/s over %.1f MB", tr, b.gbps, b.size_mb) end
+          break
+        end
+      end
+    end
+    if #bw > 0 then observed = observed .. "; measured " .. table.concat(bw, ", ") end
+    why = cause == "transit" and "Most of the collective's time is data moving: its size or the links' bandwidth set its length."
+      or "Its time is split between moving data, waiting and idling; no single cause dominates."
+    action = "Send less or faster: bf16 gradients, larger DDP buckets (fewer, larger transfers), gradient accumulation, " ..
+      "less tensor parallelism across nodes; compare the measured GB/s with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+    cmds = job and { "npu-advisor analyze " .. job .. "   # bandwidth per link across the ranks" } or {}
+    saving, confidence = p.factor_transit * math.min(exposed, op.transit_ns or exposed) / n, 0.3
+  end
+  emit {
+    title = string.format("%s is mostly %s", op.name, cause == "idle" and "idle (stalled)" or cause == "wait" and "waiting for a peer"
+      or cause == "transit" and "moving data" or "long"),
+    observed = observed .. ".",
+    why = why,
+    action = action,
+    commands = cmds,
+    saving_ns = saving,
+    saving_formula = string.format("%.1f x min(exposed, %s time) / %d steps", cause == "transit" and p.factor_transit or p.factor_stall,
+      cause, n),
+    confidence = confidence,
+    evidence = ev,
+    data = { name = op.name, step = op.step, cause = cause, elapse_ns = op.elapse_ns },
+  }
+end
