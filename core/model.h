@@ -157,6 +157,16 @@ struct StepTraceRow {
   uint32_t line = 0;
 };
 
+// The transfer arguments of an HCCL plane task (trace args "size(Byte)", "transport type",
+// "link type"): what the byte-alignment check reads. Read after the load, by the task's byte
+// offset (loaders/hccl_task_args.cpp), only for the plane tasks that move data.
+struct CommTaskArgs {
+  uint32_t slice = 0;  // index into RunModel::slices
+  int64_t size_bytes = -1;
+  StrId transport = kEmptyStr;  // SDMA, RDMA, LOCAL, ...
+  StrId link = kEmptyStr;       // HCCS, PCIE, ON_CHIP, ...
+};
+
 struct MemoryRecord {  // memory_record.csv
   Ns ts = 0;
   double allocated_mb = 0, reserved_mb = 0, active_mb = -1;
@@ -291,6 +301,7 @@ struct RunModel {
 
   std::vector<OpStatistic> op_statistics;
   std::vector<StepTraceRow> step_trace;
+  std::vector<CommTaskArgs> comm_task_args;  // sorted by slice
   std::vector<MemoryRecord> memory_records;
   std::vector<OperatorMemory> operator_memory;
   std::vector<ModuleMemory> module_memory;

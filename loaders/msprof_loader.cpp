@@ -181,6 +181,19 @@ size_t iterations_as_steps(RunModel& model) {
   return renamed;
 }
 
+// msprof records no framework; MindSpore names every operator by its graph scope
+// ("Default/network-WithLossCell/...", "Gradients/Default/..."), which no PyTorch operator is
+// named like. Runs before finalize(), so by name alone: enough scoped names, MindSpore.
+void framework_from_operator_names(RunModel& model) {
+  if (!model.meta.framework.empty()) return;
+  size_t scoped = 0;
+  for (const auto& s : model.slices) {
+    std::string_view n = model.str(s.name);
+    if (n.rfind("Default/", 0) == 0 || n.rfind("Gradients/", 0) == 0) ++scoped;
+  }
+  if (scoped >= 10 && scoped * 100 >= model.slices.size()) model.meta.framework = "mindspore";
+}
+
 }  // namespace
 
 void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& opt) {
@@ -223,6 +236,7 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
   // Each iteration file holds its own Overlap Analysis, computed from that iteration's tasks:
   // the time between two iterations is in neither (docs/overlap.md).
   if (iterations_as_steps(model) > 0) model.meta.step_semantics = StepSemantics::MsprofTasks;
+  framework_from_operator_names(model);
   if (!unread.empty() || !step_trace.empty())
     model.stats.warnings.push_back(d.output_dir + ": " + std::to_string(unread.size() + step_trace.size()) +
                                    " hccl_*/task_time_*/step_trace_* timeline files not read (msprof_*.json already "

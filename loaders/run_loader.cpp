@@ -5,6 +5,7 @@
 
 #include "loaders/ascend_files.h"
 #include "loaders/db_export_loader.h"
+#include "loaders/hccl_task_args.h"
 #include "loaders/input_files.h"
 #include "loaders/msprof_loader.h"
 #include "loaders/load_error.h"
@@ -168,6 +169,7 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
       break;
   }
   model.finalize();
+  load_hccl_task_args(model);  // needs the final slice order
   if (model.meta.framework.empty() && (d.kind == InputKind::AscendRun || d.kind == InputKind::TraceFile)) {
     for (const auto& t : model.tracks)
       if (t.kind == TrackKind::Device || t.kind == TrackKind::HostCANN) {

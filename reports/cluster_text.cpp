@@ -61,7 +61,7 @@ std::string render_cluster_terminal(const json& c) {
   if (c.contains("reference") && c["reference"].contains("agreement")) {
     const json& a = c["reference"]["agreement"];
     out += fmt::format("  vs the profiler's cluster_step_trace_time.csv: {} rank x step rows, largest difference {} ns{}\n",
-                       a.value("rows_compared", 0), a.value("max_abs_diff_ns", 0),
+                       a.value("rows_compared", 0), a.value("max_abs_diff_ns", int64_t{0}),
                        a["worst"].is_object() ? fmt::format(" (rank {}, {})", a["worst"].value("rank", -1), a["worst"].value("metric", "")) : "");
   }
   if (c.contains("spread") && !c["spread"].empty()) {

@@ -54,7 +54,7 @@ std::string render_markdown(const nlohmann::json& r) {
       std::string agree = "-";
       if (s.contains("agreement"))
         agree = fmt::format("{} (max diff {} ns)", s["agreement"].value("ok", false) ? "yes" : "**no**",
-                            s["agreement"].value("max_abs_diff_ns", 0));
+                            s["agreement"].value("max_abs_diff_ns", int64_t{0}));
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", s["id"].is_null() ? "-" : s["id"].dump(),
                          opt_ms(s, "computing_ns"), opt_ms(s, "communication_ns"), opt_ms(s, "comm_not_overlapped_ns"),
                          opt_ms(s, "free_ns"), format_percent(s.value("free_ratio", 0.0)), agree);
@@ -69,7 +69,7 @@ std::string render_markdown(const nlohmann::json& r) {
   for (const auto& f : findings) {
     out += fmt::format("### {}. {}\n\n", f.value("rank", 0), cell(f.value("title", "")));
     std::string saving = "unknown";
-    if (f.value("saving_ns", 0) > 0) {
+    if (f.value("saving_ns", int64_t{0}) > 0) {
       saving = format_ms(f["saving_ns"].get<double>()) + " per step";
       if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
     }

@@ -93,7 +93,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);
       out += fmt::format("  {} with the profiler's own breakdown (largest difference {} ns, {})\n",
-                         ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", 0),
+                         ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", int64_t{0}),
                          a.value("worst", std::string()).empty() ? "none" : a.value("worst", std::string()));
       if (!ok)
         out += "  the numbers above and the findings use the profiler's own where they differ; ours are in "
@@ -123,7 +123,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     for (const auto& f : findings) {
       if (shown++ >= opt.max_findings) break;
       std::string saving = "saving unknown";
-      if (f.value("saving_ns", 0) > 0) {
+      if (f.value("saving_ns", int64_t{0}) > 0) {
         saving = "~" + format_ms(f["saving_ns"].get<double>()) + "/step";
         if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + ")";
       }

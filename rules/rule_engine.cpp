@@ -91,6 +91,18 @@ const nlohmann::json* fact_at(const nlohmann::json& doc, const std::string& path
   return cur;
 }
 
+// Whether the diagnostics declared `path` (or a section above it) unavailable: such a fact may
+// still be present as an empty placeholder (run.env is {} without profiler_metadata.json), and
+// a rule that needs it must say "skipped", never "quiet".
+bool declared_unavailable(const nlohmann::json& doc, const std::string& path) {
+  if (doc.contains("unavailable"))
+    for (const auto& u : doc["unavailable"]) {
+      std::string f = u.value("fact", "");
+      if (!f.empty() && path.rfind(f, 0) == 0 && (path.size() == f.size() || path[f.size()] == '.')) return true;
+    }
+  return false;
+}
+
 // Why a fact is missing, from the facts' own "unavailable" list (longest matching prefix).
 std::string missing_reason(const nlohmann::json& doc, const std::string& path) {
   std::string best;
@@ -307,7 +319,7 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
     std::string missing;
     for (const auto& need : o.meta.needs) {
       const nlohmann::json* v = fact_at(facts.doc, need);
-      if (!v || v->is_null() || (v->is_array() && v->empty())) {
+      if (!v || v->is_null() || (v->is_array() && v->empty()) || declared_unavailable(facts.doc, need)) {
         std::string why = missing_reason(facts.doc, need);
         missing = "missing " + need + (why.empty() ? "" : " (" + why + ")");
         break;

@@ -652,7 +652,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   {
     std::vector<json> cands;
     double total = device_delta;
-    if (have_steps && total == 0) total = doc["step_time"].value("delta_ns", 0);
+    if (have_steps && total == 0) total = doc["step_time"].value("delta_ns", int64_t{0});
     double sign = total >= 0 ? 1.0 : -1.0;
     double base_dev = have_steps ? median(sb.device) : 0;
     double floor_ns = std::max(1000.0, 0.002 * base_dev);

@@ -95,6 +95,36 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   std::vector<StepWindow> windows = device_step_windows(m, steps);
   const StepWindowIndex index(windows);
 
+  // Byte alignment (msprof-analyze's rule): SDMA transfers over a link (not ON_CHIP) of more
+  // than 512 B should move a multiple of 512 B; an operator with any other is not aligned.
+  struct Align {
+    uint64_t checked = 0, unaligned = 0;
+    Ns unaligned_ns = 0;
+    int64_t example_size = -1;
+    uint64_t example_loc = 0;
+  };
+  std::map<uint32_t, Align> align;  // by operator slice
+  if (timeline && !m.comm_task_args.empty()) {
+    std::vector<uint32_t> by_start = d.comm_slices;
+    std::sort(by_start.begin(), by_start.end(), by_ts);
+    const StrId sdma = m.strings.find("SDMA"), on_chip = m.strings.find("ON_CHIP");
+    for (const CommTaskArgs& a : m.comm_task_args) {
+      if (a.transport != sdma || a.link == on_chip || a.size_bytes <= 512) continue;
+      const Slice& t = m.slices[a.slice];
+      auto it = std::upper_bound(by_start.begin(), by_start.end(), t.ts,
+                                 [&](Ns v, uint32_t k) { return v < m.slices[k].ts; });
+      if (it == by_start.begin() || t.ts >= m.slices[*(it - 1)].end()) continue;
+      Align& al = align[*(it - 1)];
+      ++al.checked;
+      if (a.size_bytes % 512 == 0) continue;
+      ++al.unaligned;
+      al.unaligned_ns += t.dur;
+      if (al.example_size < 0) al.example_size = a.size_bytes, al.example_loc = t.loc;
+    }
+  }
+  uint64_t ops_checked = 0, ops_unaligned = 0;
+  Ns unaligned_ns = 0;
+
   json ops = json::array();
   Ns t_elapse = 0, t_transit = 0, t_wait = 0, t_sync = 0, t_idle = 0, t_exposed = 0;
   bool have_split = false;
@@ -158,6 +188,18 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     } else {
       o["host_blocked"] = nullptr;
     }
+    if (auto it = align.find(k); it != align.end()) {
+      const Align& al = it->second;
+      ++ops_checked;
+      o["alignment"] = {{"checked_tasks", al.checked}, {"unaligned_tasks", al.unaligned}, {"unaligned_ns", al.unaligned_ns}};
+      if (al.unaligned > 0) {
+        ++ops_unaligned, unaligned_ns += al.unaligned_ns;
+        o["alignment"]["example_size_bytes"] = al.example_size;
+        o["alignment"]["evidence"] = json::array({evidence_event(m, al.example_loc, "SDMA transfer, size not a multiple of 512 B")});
+      }
+    } else {
+      o["alignment"] = nullptr;
+    }
     ops.push_back(std::move(o));
   }
   // No timeline: the operators as communication.json lists them.
@@ -190,7 +232,14 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     for (const auto& [name, r] : split) ids.insert(r->value("step", json(nullptr)).dump());
     n_steps = ids.size();
   }
+  json alignment = nullptr;
+  if (!m.comm_task_args.empty())
+    alignment = {{"ops_checked", ops_checked}, {"ops_unaligned", ops_unaligned}, {"unaligned_ns", unaligned_ns}};
+  else
+    facts.unavailable("collectives.alignment", "no HCCL plane task sizes (trace without HCCL plane tasks, gzipped, or a "
+                                               "database export): byte alignment unchecked");
   facts.doc["collectives"] = {{"count", count},
+                              {"alignment", alignment},
                               {"steps", std::max<size_t>(1, n_steps)},
                               {"split_source", have_split ? "communication.json" : ""},
                               {"total", total},

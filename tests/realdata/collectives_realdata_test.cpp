@@ -66,6 +66,13 @@ TEST(CollectivesRealData, TextExportLongestCollectiveIsIdle) {
   EXPECT_LE(op["exposed_ns"].get<int64_t>(), op["elapse_ns"].get<int64_t>());
   EXPECT_EQ(c["total"]["cause"], "idle");
   expect_top3_names(f, "hcom_allReduce__586_0_1", "idle");
+  // Byte alignment: msprof-analyze reports 2 operators not aligned on this rank. Their SDMA
+  // transfers of 1937312 B and 1162496 B (HCCS) are not multiples of 512 B.
+  EXPECT_EQ(c["alignment"]["ops_checked"], 4);
+  EXPECT_EQ(c["alignment"]["ops_unaligned"], 2);
+  EXPECT_EQ(op["alignment"]["unaligned_tasks"], 2);
+  EXPECT_EQ(op["alignment"]["checked_tasks"], 14);
+  EXPECT_EQ(op["alignment"]["example_size_bytes"], 1937312);
 }
 
 // The SQLite export of the same job: the split comes from analysis.db CommAnalyzerTime

@@ -52,10 +52,12 @@ function check(facts, p, emit)
     o.communication_ns / n / 1e6, o.computing_ns / n / 1e6, o.communication_ns / o.computing_ns, exposed / n / 1e6)
   if #ops > 0 then observed = observed .. "; largest collectives in the kernel table: " .. table.concat(ops, ", ") end
   -- The cluster tool that compares ranks depends on the platform.
-  local cmds = { "msprof-analyze cluster -d PROFILING_DIR -m all" }
+  -- Compare the ranks: the whole job is the folder around this run.
+  local job = facts.input and facts.input.path and facts.input.path:match("^(.*)/[^/]+/?$")
+  local cmds = job and { "npu-advisor analyze " .. job .. "   # every rank of the job side by side" } or {}
   if facts.run and facts.run.platform == "gpu" then
-    cmds = { "npu-advisor analyze TRACE_DIR   # one summary per rank: compare their step breakdowns",
-             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }
+    cmds = { "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }
+    if job then table.insert(cmds, 1, "npu-advisor analyze " .. job .. "   # one summary per rank: compare their step breakdowns") end
   end
   emit {
     observed = observed .. ".",

@@ -30,7 +30,7 @@ Saving per step = factor x min(exposed, the cause's time) / steps: factor_stall 
 and idle (time in which nothing moves), factor_transit (0.3) for transit. Confidence 0.5 (idle,
 wait), 0.3 (transit, mixed). communication.dominates and communication.not_overlapped stay quiet
 when the collectives are mostly waiting or idle, so the exposed time is not counted twice.
-Optional reads: overall.device_time_ns, overall.steps, communication.ops (bandwidth), input.path.
+Optional reads: overall.device_time_ns, overall.steps, steps (the operator's own step), communication.ops (bandwidth), input.path.
 ]],
 }
 
@@ -50,6 +50,10 @@ function check(facts, p, emit)
   local n = c.steps > 0 and c.steps or 1
   local o = facts.overall
   local step = (o and o.device_time_ns and o.steps and o.steps > 0) and o.device_time_ns / o.steps or nil
+  -- Against the operator's own step when the steps are known (a warm-up step is longer).
+  for _, s in ipairs(facts.steps or {}) do
+    if s.id ~= nil and s.id == op.step and s.device_time_ns and s.device_time_ns > 0 then step = s.device_time_ns break end
+  end
   if op.elapse_ns < p.min_ns then return end
   if step and op.elapse_ns < p.min_share * step then return end
 
@@ -89,7 +93,9 @@ function check(facts, p, emit)
       ") keeps the next work from being queued while the collective waits for its peer: move such reads out of " ..
       "the step or do them every N steps. Then check stream dependencies (an event the communication stream waits on) " ..
       "and, on a first step, HCCL connection setup (warm up before profiling)."
-    cmds = { "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|\\.tolist\\(\\)|\\.numpy\\(\\)' --include='*.py' ." }
+    local mindspore = facts.run and facts.run.framework == "mindspore"
+    cmds = { mindspore and "grep -rnE '\\.asnumpy\\(\\)|\\.item\\(\\)' --include='*.py' ."
+      or "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|\\.tolist\\(\\)|\\.numpy\\(\\)' --include='*.py' ." }
     if job then cmds[#cmds + 1] = "npu-advisor analyze " .. job .. "   # every rank of the job: does a peer stall too?" end
     saving, confidence = p.factor_stall * math.min(exposed, op.idle_ns + op.wait_ns) / n, 0.5
   elseif cause == "wait" then
@@ -118,8 +124,10 @@ function check(facts, p, emit)
     saving, confidence = p.factor_transit * math.min(exposed, op.transit_ns or exposed) / n, 0.3
   end
   emit {
-    title = string.format("%s is mostly %s", op.name, cause == "idle" and "idle (stalled)" or cause == "wait" and "waiting for a peer"
-      or cause == "transit" and "moving data" or "long"),
+    title = (cause == "idle" or cause == "wait" or cause == "transit")
+      and string.format("%s is mostly %s", op.name, cause == "idle" and "idle (stalled)" or cause == "wait" and "waiting for a peer"
+        or "moving data")
+      or string.format("%s takes %s of step %s", op.name, ms(op.elapse_ns), sname(op.step)),
     observed = observed .. ".",
     why = why,
     action = action,

@@ -67,16 +67,25 @@ function check(facts, p, emit)
     observed = observed .. string.format("; worst step %s at %.3f ms (%.1f%%)", sname(worst.id), worst.comm_not_overlapped_ns / 1e6, 100 * worst_share)
   end
   if #ops > 0 then observed = observed .. "; largest collectives: " .. table.concat(ops, ", ") end
+  local action = "Start gradient communication earlier and in smaller pieces: smaller DDP buckets (the last bucket is "
+      .. "exposed), Megatron/MindSpeed --overlap-grad-reduce and --overlap-param-gather, FSDP backward/forward "
+      .. "prefetch; avoid synchronous collectives (async_op=False) inside the step."
+  local cmds = {
+      "model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=10, gradient_as_bucket_view=True)",
+      "--overlap-grad-reduce --overlap-param-gather",
+  }
+  if facts.run and facts.run.framework == "mindspore" then
+    -- MindSpore fuses gradient allreduces itself: the fusion groups set how early they start.
+    action = "Split the gradient allreduce into fused groups that start during the backward pass (MindSpore's "
+      .. "all_reduce_fusion_config / comm_fusion), so only the last group is exposed; in graph mode keep the "
+      .. "communication on its own stream (the default) and avoid synchronous ops between them."
+    cmds = { "mindspore.set_auto_parallel_context(comm_fusion={\"allreduce\": {\"mode\": \"size\", \"config\": 32}})" }
+  end
   emit {
     observed = observed .. ".",
     why = "While a collective runs alone the compute units idle; overlapped, it would cost nothing.",
-    action = "Start gradient communication earlier and in smaller pieces: smaller DDP buckets (the last bucket is "
-      .. "exposed), Megatron/MindSpeed --overlap-grad-reduce and --overlap-param-gather, FSDP backward/forward "
-      .. "prefetch; avoid synchronous collectives (async_op=False) inside the step.",
-    commands = {
-      "model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=10, gradient_as_bucket_view=True)",
-      "--overlap-grad-reduce --overlap-param-gather",
-    },
+    action = action,
+    commands = cmds,
     saving_ns = p.factor * hideable / n,
     saving_formula = string.format("%.2f x min(not-overlapped comm, computing - overlapped) / %d steps", p.factor, n),
     confidence = 0.4,

@@ -82,20 +82,31 @@ function check(facts, p, emit)
     end
     if i >= 5 then break end
   end
+  local ms = facts.run and facts.run.framework == "mindspore"
   for _, t in ipairs(list) do
-    if t.has_int64 then cmds[#cmds + 1] = "idx = idx.to(torch.int32)  # INT64 inputs of " .. (t.type or t.name); break end
+    if t.has_int64 then
+      cmds[#cmds + 1] = (ms and "idx = ops.cast(idx, mindspore.int32)" or "idx = idx.to(torch.int32)") .. "  # INT64 inputs of " .. (t.type or t.name)
+      break
+    end
   end
   for _, t in ipairs(list) do
-    if t.has_double then cmds[#cmds + 1] = "x = x.to(torch.float32)  # DOUBLE inputs of " .. (t.type or t.name); break end
+    if t.has_double then
+      cmds[#cmds + 1] = (ms and "x = ops.cast(x, mindspore.float32)" or "x = x.to(torch.float32)") .. "  # DOUBLE inputs of " .. (t.type or t.name)
+      break
+    end
   end
-  if #cmds == 0 then cmds[#cmds + 1] = "npu-advisor facts RUN | jq '.operator_health.ai_cpu'" end
+  -- Which operators, exactly: the facts of this run (a real path when the input is known).
+  if #cmds == 0 and facts.input and facts.input.path then
+    cmds[#cmds + 1] = "npu-advisor facts '" .. facts.input.path .. "' | python3 -m json.tool | grep -A3 '\"ai_cpu\"'"
+  end
   ev[#ev + 1] = { fact = "operator_health.ai_cpu.total_ns", value = a.total_ns }
 
   emit {
     observed = string.format("%d AI CPU tasks take %.3f ms (%.1f%% of compute, %.3f ms per step): %s.",
       a.count, a.total_ns / 1e6, 100 * a.share_of_compute, a.total_ns / steps / 1e6, table.concat(parts, "; ")),
     why = "AI CPU kernels are much slower than AI Core ones, and data-dependent ones make the host wait.",
-    action = #actions > 0 and (table.concat(actions, ". ") .. ".") or "Find the Python code behind these operators (with_stack=True) and avoid them.",
+    action = #actions > 0 and (table.concat(actions, ". ") .. ".") or (ms and "Find the network code behind these operators (their scope names say where) and avoid them."
+      or "Find the Python code behind these operators (with_stack=True) and avoid them."),
     commands = cmds,
     saving_ns = p.factor * a.total_ns / steps,
     saving_formula = string.format("%.2f x AI CPU time / %d step(s)", p.factor, steps),
