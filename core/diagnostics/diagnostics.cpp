@@ -32,6 +32,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
   diagnose_communication(ctx, f);
+  diagnose_timeline(ctx, f);
   return f;
 }
 

@@ -22,6 +22,8 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);      // ope
 void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts);  // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);            // gpu.cpp: "gpu" (Kineto GPU runs)
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
+// Reads "steps" and "dispatch": runs after them.
+void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);       // timeline.cpp: "timeline"
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);
