@@ -26,7 +26,7 @@ using nlohmann::json;
 
 constexpr size_t kMaxSteps = 5;            // worst, median, fastest, first, last (distinct)
 constexpr Ns kBuckets = 1500;              // aggregation: an item shorter than window / kBuckets is "below a pixel"
-constexpr int kMaxDepth = 10;              // deeper host slices are counted, not drawn
+constexpr int kMaxDepth = 16;              // deeper host slices are counted, not drawn
 constexpr size_t kMaxRows = 32;            // rows per step, the busiest kept
 constexpr size_t kMaxFlows = 2500;         // launch lines per step (evenly sampled beyond)
 constexpr size_t kMaxSecondaryFlows = 1000;  // async_npu lines beside HostToDevice
@@ -251,25 +251,45 @@ class Timeline {
     uint64_t deep = 0;        // slices below kMaxDepth, not drawn
     bool main = false;        // holds the ProfilerStep
     bool queue = false;       // holds Dequeue@ slices: torch_npu's task-queue thread
+    std::vector<StrId> enclosing;  // slices covering the whole window, outermost first
   };
 
-  // Slices of `t` overlapping [lo, hi), with nesting depth from a stack of open ends.
-  Row collect_row(uint32_t t, RowKind kind, Ns lo, Ns hi) const {
+  // Slices of `t` overlapping [lo, hi), with nesting depth from a stack of open ends. A slice
+  // that covers the whole step [step_lo, step_hi] (a Python stack frame such as <module> or
+  // train()) is not
+  // drawn as a level: it says nothing about the step, and a deep stack would push the
+  // operators out of sight. Its name goes to the row's `enclosing` list instead.
+  Row collect_row(uint32_t t, RowKind kind, Ns lo, Ns hi, Ns step_lo, Ns step_hi) const {
     Row row;
     row.track = t;
     row.kind = kind;
     auto r = m_.track_slices[t];
     auto first = std::lower_bound(m_.slices.begin() + r.begin, m_.slices.begin() + r.end, lo - track_max_dur_[t],
                                   [](const Slice& s, Ns v) { return s.ts < v; });
-    std::vector<Ns> open;  // ends of the enclosing slices
+    struct Open {
+      Ns end;
+      bool enclosing;
+    };
+    std::vector<Open> open;
+    int enclosing_open = 0;
     const bool device = kind == RowKind::Device;
     for (auto it = first; it != m_.slices.begin() + r.end && it->ts < hi; ++it) {
       const Slice& s = *it;
       if (device && classify_device_task(m_, s) == TaskClass::Marker) continue;
-      while (!open.empty() && open.back() <= s.ts) open.pop_back();
-      int depth = static_cast<int>(open.size());
-      open.push_back(s.end() > s.ts ? s.end() : s.ts + 1);
+      while (!open.empty() && open.back().end <= s.ts) {
+        enclosing_open -= open.back().enclosing;
+        open.pop_back();
+      }
+      int depth = static_cast<int>(open.size()) - enclosing_open;
+      const bool encloses =
+          s.ts <= step_lo && s.end() >= step_hi && !starts_with(m_.str(s.name), "ProfilerStep#");
+      open.push_back({s.end() > s.ts ? s.end() : s.ts + 1, encloses});
+      enclosing_open += encloses;
       if (s.end() < lo || (s.end() == lo && s.dur > 0)) continue;
+      if (encloses) {
+        if (row.enclosing.size() < kMaxDepth) row.enclosing.push_back(s.name);
+        continue;
+      }
       if (depth >= kMaxDepth) {
         ++row.deep;
         continue;
@@ -411,7 +431,7 @@ class Timeline {
     for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
       auto k = row_kind(t);
       if (!k) continue;
-      Row r = collect_row(t, *k, lo, hi);
+      Row r = collect_row(t, *k, lo, hi, c.start, c.end);
       if (!r.items.empty()) rows.push_back(std::move(r));
     }
     size_t rows_dropped = 0;
@@ -445,6 +465,9 @@ class Timeline {
                  {"slices", r.items.size()},
                  {"aggregated", agg},
                  {"deeper_not_drawn", r.deep}};
+      json enclosing = json::array();
+      for (StrId n : r.enclosing) enclosing.push_back(name_index(n));
+      rj["enclosing"] = std::move(enclosing);
       items += it.size();
       aggregated += agg;
       rj["items"] = std::move(it);
@@ -459,6 +482,11 @@ class Timeline {
     s["step_end_ns"] = c.end;
     s["start_ns"] = lo;  // every *_t_ns / t_ns below is relative to this
     s["end_ns"] = hi;
+    // The same window relative to start_ns: small integers that a browser reads exactly
+    // (absolute ns exceed a double's 53 bits).
+    s["step_t_ns"] = c.start - lo;
+    s["step_end_t_ns"] = c.end - lo;
+    s["window_ns"] = hi - lo;
     s["aggregate_below_ns"] = w;
     s["rows"] = std::move(rows_json);
     s["rows_not_drawn"] = rows_dropped;
