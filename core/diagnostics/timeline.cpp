@@ -153,19 +153,6 @@ class Timeline {
         all.push_back(std::move(c));
       }
     }
-    // The host step (dispatch keeps ProfilerStep's own window) joins the device step window,
-    // whatever the steps facts chose as their start.
-    if (dsteps && dsteps->is_array())
-      for (ChosenStep& c : all)
-        for (const json& ds : *dsteps)
-          if (ds.is_object() && ds.value("id", json(nullptr)) == c.id) {
-            Ns a = 0, b = 0;
-            if (window_of(ds, a, b)) {
-              c.start = std::min(c.start, a);
-              c.end = std::max(c.end, b);
-            }
-            break;
-          }
     if (all.empty()) return {};
     std::vector<size_t> order(all.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -185,6 +172,21 @@ class Timeline {
       at[i] = out.size();
       out.push_back(all[i]);
       out.back().why.push_back(why);
+    }
+    // The host step (dispatch keeps ProfilerStep's own window) joins the device step window,
+    // whatever the steps facts chose as their start. Only the chosen steps are looked up.
+    if (dsteps && dsteps->is_array()) {
+      std::map<std::string, const json*> by_id;
+      for (const json& ds : *dsteps)
+        if (ds.is_object() && ds.contains("id")) by_id.emplace(ds["id"].dump(), &ds);
+      for (ChosenStep& c : out) {
+        auto it = by_id.find(c.id.dump());
+        Ns a = 0, b = 0;
+        if (it != by_id.end() && window_of(*it->second, a, b)) {
+          c.start = std::min(c.start, a);
+          c.end = std::max(c.end, b);
+        }
+      }
     }
     return out;
   }
