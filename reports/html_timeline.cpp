@@ -65,8 +65,8 @@ std::string html_timeline_section(const json& report) {
          "<label><input type=\"checkbox\" class=\"tl-secondary\"> Python-op lines (async_npu)</label>"
          "<label><input type=\"checkbox\" class=\"tl-marks\" checked> Finding marks</label></div>\n";
   out += "<p class=\"tl-caption\"></p>\n";
-  out += "<div class=\"tl-frame\"><canvas class=\"tl-canvas\" tabindex=\"0\" role=\"img\" aria-label=\"step timeline\">"
-         "</canvas><div class=\"tl-card\" hidden></div></div>\n";
+  // timeline.js puts the <canvas> in the frame (the picture needs the script anyway).
+  out += "<div class=\"tl-frame\"><div class=\"tl-card\" hidden></div></div>\n";
   out += "<div class=\"tl-legend\"></div>\n<ul class=\"tl-marklist\"></ul>\n";
   out += "<noscript><p class=\"na\">the timeline is drawn by the page's script; the JSON report (--format json) "
          "holds its data under facts.timeline</p></noscript>\n";

@@ -9,7 +9,14 @@
 
   var section = document.getElementById('timeline');
   if (!section) return;
-  var canvas = section.querySelector('canvas.tl-canvas');
+  var frame = section.querySelector('.tl-frame');
+  if (!frame) return;
+  var canvas = document.createElement('canvas');
+  canvas.className = 'tl-canvas';
+  canvas.tabIndex = 0;
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', 'step timeline: host threads, device streams and the launch lines between them');
+  frame.insertBefore(canvas, frame.firstChild);
   var card = section.querySelector('.tl-card');
   var caption = section.querySelector('.tl-caption');
   var legend = section.querySelector('.tl-legend');
@@ -25,7 +32,7 @@
   var facts = report.facts || {};
   var tl = facts.timeline || {};
   var steps = Array.isArray(tl.steps) ? tl.steps : [];
-  if (!canvas || !steps.length) return;
+  if (!steps.length) return;
   var names = Array.isArray(tl.names) ? tl.names : [];
   var sources = Array.isArray(tl.sources) ? tl.sources : [];
   var verticalNs = typeof tl.vertical_lag_ns === 'number' ? tl.vertical_lag_ns : 50000;
