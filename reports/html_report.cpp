@@ -1010,6 +1010,11 @@ std::string cluster_page(const json& s) {
 
 }  // namespace
 
+std::string html_page(const std::string& title, const std::string& body, const json& data) {
+  return page(title, body, data);
+}
+std::string html_escape(std::string_view s) { return esc(s); }
+
 std::string render_html(const json& report) {
   if (str(report, "schema") == "npu-advisor.run-summary") return cluster_page(report);
   std::optional<json> sampled = sampled_for_page(report);

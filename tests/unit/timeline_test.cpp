@@ -216,7 +216,7 @@ TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   npu::Facts f = npu::compute_facts(m);
   json report = {{"schema", "npu-advisor.report"}, {"input", {{"description", "t"}}}, {"facts", f.doc}};
   std::string html = npu::render_html(report);
-  EXPECT_NE(html.find("<section id=\"timeline\" class=\"card\">"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_NE(html.find("href=\"#timeline\""), std::string::npos);
   EXPECT_NE(html.find("Embedded: step 2 (worst, 2.000 ms); step 1 (median, first, 1.000 ms); step 3 (fastest, last, "
                       "0.500 ms)"),
@@ -235,6 +235,6 @@ TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   // No timeline facts: no section, no link.
   report["facts"].erase("timeline");
   html = npu::render_html(report);
-  EXPECT_EQ(html.find("<section id=\"timeline\" class=\"card\">"), std::string::npos);
+  EXPECT_EQ(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_EQ(html.find("href=\"#timeline\""), std::string::npos);
 }
