@@ -197,6 +197,48 @@ def check_timeline(driver, report, out_dir, tag):
     return errors
 
 
+def check_compare(driver, advisor, base, new, out_dir):
+    """`compare BASE NEW -o cmp.html`: both timelines drawn on one time scale, no console error,
+    no request; a zoom on one moves the other."""
+    html = os.path.join(out_dir, "compare.html")
+    r = subprocess.run([advisor, "compare", base, new, "-q", "-o", html], capture_output=True, text=True)
+    if r.returncode != 0:
+        return ["compare: rc %d: %s" % (r.returncode, r.stderr)]
+    url = "file://" + os.path.abspath(html)
+    driver.get_log("performance")
+    driver.get_log("browser")
+    driver.get(url)
+    driver.execute_script("document.getElementById('timeline').scrollIntoView()")
+    state = driver.execute_script("""
+      var cs = Array.prototype.slice.call(document.querySelectorAll('canvas.tl-canvas'));
+      function axis() { return cs.map(function (c) { return c.getContext('2d').getImageData(0, 0, c.width, 22).data.join(','); }); }
+      var before = axis();
+      var r = cs[0].getBoundingClientRect();
+      cs[0].dispatchEvent(new WheelEvent('wheel', { clientX: r.left + r.width * 0.5, clientY: r.top + 40, deltaY: -500,
+                                                    bubbles: true, cancelable: true }));
+      return { n: cs.length, rendered: cs.filter(function (c) { return c.getAttribute('data-rendered') === 'true'; }).length,
+               before: before };""")
+    driver.execute_async_script("var done = arguments[0]; requestAnimationFrame(function () { requestAnimationFrame(done); });")
+    after = driver.execute_script("""
+      return Array.prototype.map.call(document.querySelectorAll('canvas.tl-canvas'), function (c) {
+        return c.getContext('2d').getImageData(0, 0, c.width, 22).data.join(','); });""")
+    errors = []
+    if state["n"] != 2 or state["rendered"] != 2:
+        errors.append("compare: %d timelines, %d drawn, expected 2" % (state["n"], state["rendered"]))
+    # One scale: the time axes of both are identical before and after zooming one of them.
+    elif state["before"][0] != state["before"][1] or after[0] != after[1] or after[0] == state["before"][0]:
+        errors.append("compare: the two timelines do not share their time axis (or did not zoom together)")
+    _, bad = network_requests(driver, url)
+    if bad:
+        errors.append("compare: network requests: %s" % bad)
+    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    if severe:
+        errors.append("compare: console errors: %s" % [e.get("message") for e in severe])
+    save_artefacts(driver, out_dir, "compare")
+    print("compare: %d timelines drawn on one time scale" % state["rendered"])
+    return errors
+
+
 def network_requests(driver, url):
     """Drains the performance log. Returns (the requests made by the page at `url`, those of
     them that are not the file itself or a data: URI plus any request anywhere in the log to
@@ -339,6 +381,7 @@ def main():
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--input", action="append", required=True,
                     help="TAG=PATH: a run to report on (repeatable); a missing optional PATH (TAG?=PATH) is skipped")
+    ap.add_argument("--compare", help="BASE,NEW: check `compare BASE NEW -o cmp.html` (NEW falls back to BASE when absent)")
     args = ap.parse_args()
 
     chromium = find("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome")
@@ -383,6 +426,9 @@ def main():
         errors += canary(driver, args.out_dir)
         for tag, html, report in jobs:
             errors += check_report(driver, html, report, args.out_dir, tag)
+        if args.compare:
+            base, new = args.compare.split(",", 1)
+            errors += check_compare(driver, args.advisor, base, new if os.path.exists(new) else base, args.out_dir)
     finally:
         if driver is not None:
             driver.quit()
