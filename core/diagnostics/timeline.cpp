@@ -642,9 +642,10 @@ class Timeline {
         if (ds.is_object() && ds.value("id", json(nullptr)) == c.id) {
           for (const json& g : ds.value("top_host_bound_gaps", json::array())) {
             Ns ts = g.value("start_ns", Ns{0}), dur = g.value("dur_ns", Ns{0});
+            Ns lag = g.value("lag_ns", Ns{0});
             add("host_bound_gap", ts, dur, -1,
                 "device idle " + us(dur) + ", waiting on the host: the next task (" + g.value("task", std::string()) +
-                    ") started " + us(g.value("lag_ns", Ns{0})) + " after its launch",
+                    ") started " + (lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (clock offset)"),
                 nullptr);
           }
           break;

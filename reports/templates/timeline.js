@@ -15,7 +15,7 @@
     return;
   }
   // ---- look ----
-  var LABEL_W = 240, AXIS_H = 22, MARK_H = 20, LEVEL_H = 11, DEV_LEVEL_H = 18, ROW_GAP = 5,
+  var LABEL_W = 240, AXIS_H = 22, MARK_H = 30, LEVEL_H = 11, DEV_LEVEL_H = 18, ROW_GAP = 5,
       GROUP_GAP = 34, BAND_H = 18, RIGHT = 10, BOTTOM = 6,
       MAX_LEVELS = 16, MAX_DEVICE_LEVELS = 4;  // deeper items are drawn on the last level
   var KIND = {
@@ -31,6 +31,7 @@
     gc: { color: '#16a085', label: 'Python GC', glyph: 'G', rules: ['schedule.gc'] },
     dataloader: { color: '#5d6d7e', label: 'data loading', glyph: 'D', rules: ['schedule.dataloader'] }
   };
+  var DEVICE_KINDS = { interruption: true, host_bound_gap: true, long_collective: true };
   var BAND = [{ name: 'Computing', color: '#3b6fb6' }, { name: 'Communication (not overlapped)', color: '#e08a1e' },
               { name: 'Free (device idle)', color: '#f2b8b5' }];
   var PALETTE = ['#7ba3d6', '#86c5a8', '#e6b36b', '#b39ddb', '#e49a9a', '#8ecbd8', '#c9b27c', '#a3b6c9',
@@ -359,8 +360,11 @@
         ctx.globalAlpha = 1;
       });
     }
+    // Two lanes: what the host did (compile, sync, GC, data loading) above what the device
+    // suffered (idle gaps, interruptions, long collectives), so neither hides the other.
+    function markLaneY(m) { return AXIS_H + 2 + (m.row === null || m.row === undefined || DEVICE_KINDS[m.kind] ? 13 : 0); }
     function drawMarks(L, R) {
-      var y = AXIS_H + 2, h = MARK_H - 4;
+      var h = 12;
       ctx.font = 'bold 10px system-ui, "DejaVu Sans", sans-serif';
       ctx.textAlign = 'center';
       marks().forEach(function (m) {
@@ -368,6 +372,7 @@
         if (!k) return;
         var p = markX(m, L, R);
         if (p.x1 < L || p.x0 > R) return;
+        var y = markLaneY(m);
         ctx.fillStyle = k.color;
         ctx.fillRect(p.x0, y, p.x1 - p.x0, h);
         if (p.x1 - p.x0 >= 9) {
@@ -399,7 +404,8 @@
         ctx.restore();
       }
       label('time since step start', 0, AXIS_H, '#5b6474');
-      label('finding marks', AXIS_H + 2, MARK_H - 4, '#5b6474', true);
+      label('marks: host', AXIS_H + 2, 12, '#5b6474', true);
+      label('marks: device', AXIS_H + 15, 12, '#5b6474', true);
       layout.rows.forEach(function (lr) { label(String(lr.row.label || ''), lr.y, Math.max(lr.h, 12), null, lr.device); });
       label('Computing / Comm / Free', layout.bandY, BAND_H, '#394252', true);
     }
@@ -417,7 +423,8 @@
       if (opts.marks && y >= AXIS_H && y < AXIS_H + MARK_H) {
         var best = null;
         marks().forEach(function (m) {
-          var p = markX(m, L, R);
+          var p = markX(m, L, R), ly = markLaneY(m);
+          if (y < ly - 1 || y > ly + 13) return;
           if (x >= p.x0 - 2 && x <= p.x1 + 2 && (!best || m.dur_ns < best.dur_ns)) best = m;
         });
         if (best) return { mark: best };
