@@ -93,8 +93,8 @@ class Timeline {
                      {"max_rows", kMaxRows},     {"max_flows", kMaxFlows},       {"max_secondary_flows", kMaxSecondaryFlows},
                      {"marks_per_kind", kMaxMarksPerKind}, {"item_budget", kItemBudget}};
     out["item_columns"] = {"t_ns", "dur_ns", "name", "depth", "src", "offset", "count", "busy_ns"};
-    out["flow_columns"] = {"from_row", "from_t_ns", "to_row", "to_t_ns", "lag_ns", "src", "from_offset", "to_offset",
-                           "kind"};
+    out["flow_columns"] = {"from_row", "from_t_ns", "to_row", "to_t_ns", "lag_ns", "from_src", "from_offset", "to_src",
+                           "to_offset", "kind"};
     out["band_columns"] = {"t_ns", "dur_ns", "kind", "computing_ns", "comm_not_overlapped_ns", "free_ns"};
     out["flow_kind"] = flow_kind_name_;
     out["secondary_flow_kind"] = secondary_ ? json("async_npu") : json(nullptr);
@@ -496,7 +496,7 @@ class Timeline {
     items += b.size();
     s["band"] = std::move(b);
     s["flows"] = flows_json(lo, hi, row_of_track, items);
-    s["marks"] = marks_json(c, lo, hi, rows, row_of_track);
+    s["marks"] = marks_json(c, lo, hi, rows);
     s["items"] = items;
     s["aggregated"] = aggregated;
     items_out = items;
@@ -562,9 +562,11 @@ class Timeline {
       size_t n = std::min(v.size(), cap[k]);
       for (size_t j = 0; j < n; ++j) {
         const Line& l = v[n == v.size() ? j : j * (v.size() - 1) / std::max<size_t>(1, n - 1)];
-        auto [src, from_off] = source_of(l.from_loc);
-        uint64_t to_off = source_of(l.to_loc).second;
-        arr.push_back({l.from, l.from_t - lo, l.to, l.to_t - lo, l.to_t - l.from_t, src, from_off, to_off, l.kind});
+        // The two ends may lie in different tables of a database export (CANN_API, TASK).
+        auto [from_src, from_off] = source_of(l.from_loc);
+        auto [to_src, to_off] = source_of(l.to_loc);
+        arr.push_back(
+            {l.from, l.from_t - lo, l.to, l.to_t - lo, l.to_t - l.from_t, from_src, from_off, to_src, to_off, l.kind});
       }
       drawn[k] = n;
     }
@@ -580,8 +582,7 @@ class Timeline {
 
   // ---- marks: where findings happen ----
 
-  json marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::vector<Row>& rows,
-                  const std::unordered_map<uint32_t, int>& row_of_track) {
+  json marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::vector<Row>& rows) {
     struct Mark {
       const char* kind;
       Ns ts, dur;
@@ -650,7 +651,6 @@ class Timeline {
           }
           break;
         }
-    (void)row_of_track;
     json out = json::array();
     json counts = json::object();
     for (auto& [kind, v] : by_kind) {

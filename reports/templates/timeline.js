@@ -304,7 +304,7 @@
     }
 
     function flowVisible(f) {
-      return f[8] === 0 || opts.secondary;
+      return f[9] === 0 || opts.secondary;
     }
     function flowGeom(f) {
       var a = layout.rows[f[0]], b = layout.rows[f[2]];
@@ -318,7 +318,7 @@
       for (var pass = 1; pass >= 0; pass--) {  // async_npu (faint) under HostToDevice
         for (var i = 0; i < flows.length; i++) {
           var f = flows[i];
-          if (f[8] !== pass || !flowVisible(f)) continue;
+          if (f[9] !== pass || !flowVisible(f)) continue;
           var g = flowGeom(f);
           if (!g || (g.x0 < L && g.x1 < L) || (g.x0 > R && g.x1 > R)) continue;
           ctx.strokeStyle = pass ? 'rgba(110,120,135,0.45)' : lagColor(f[4]);
@@ -488,14 +488,14 @@
         line(card, 'starts ' + fmtDur(it[0] - origin) + ' into the step; ' + String(h.row.label || ''));
         line(card, evidenceText(it[4], it[5]), 'tl-ev');
       } else if (h.flow) {
-        var f = h.flow, kind = f[8] === 1 ? 'async_npu (Python operator \u2192 device task)' : String(tl.flow_kind || 'launch') + ' (launch \u2192 device task)';
+        var f = h.flow, kind = f[9] === 1 ? 'async_npu (Python operator \u2192 device task)' : String(tl.flow_kind || 'launch') + ' (launch \u2192 device task)';
         var bb = document.createElement('b');
         bb.textContent = 'launch lag ' + fmtDur(f[4]) + (f[4] <= verticalNs ? ': vertical, the device waited on the host' : ': the host ran ahead');
         card.appendChild(bb);
         line(card, kind);
         line(card, 'launched ' + fmtDur(f[1] - origin) + ', device task started ' + fmtDur(f[3] - origin) + ' into the step');
         line(card, 'host: ' + evidenceText(f[5], f[6]), 'tl-ev');
-        line(card, 'device: ' + evidenceText(f[5], f[7]), 'tl-ev');
+        line(card, 'device: ' + evidenceText(f[7], f[8]), 'tl-ev');
       } else if (h.band) {
         var s = h.band, bt = document.createElement('b');
         if (s[2] < 3) {
@@ -603,7 +603,7 @@
     // ---- the words around the picture ----
     function describe() {
       caption.textContent = '';
-      var flows = ((step.flows && step.flows.items) || []).filter(function (f) { return f[8] === 0; });
+      var flows = ((step.flows && step.flows.items) || []).filter(function (f) { return f[9] === 0; });
       var vertical = flows.filter(function (f) { return f[4] <= verticalNs; }).length;
       var share = flows.length ? vertical / flows.length : 0;
       var v = document.createElement('span');

@@ -123,8 +123,8 @@ def check_timeline(driver, report, out_dir, tag):
         return ["%s: facts.timeline has %d steps but the page has no timeline canvas" % (tag, len(steps))]
     errors = []
     s0 = steps[0]
-    want_flows = sum(1 for f in s0["flows"]["items"] if f[8] == 0)
-    vertical = sum(1 for f in s0["flows"]["items"] if f[8] == 0 and f[4] <= tl.get("vertical_lag_ns", 50000))
+    want_flows = sum(1 for f in s0["flows"]["items"] if f[9] == 0)
+    vertical = sum(1 for f in s0["flows"]["items"] if f[9] == 0 and f[4] <= tl.get("vertical_lag_ns", 50000))
     driver.execute_script("document.getElementById('timeline').scrollIntoView()")
     state = driver.execute_script("""
       var c = document.querySelector('#timeline canvas.tl-canvas');
