@@ -181,7 +181,10 @@ def check_timeline(driver, report, out_dir, tag):
         errors.append("%s: the wheel over the timeline was not taken for zooming" % tag)
     if res["cards"] == 0:
         errors.append("%s: hovering the timeline never showed a card" % tag)
-    driver.save_screenshot(os.path.join(out_dir, tag + "-timeline-zoomed.png"))
+    # The canvas's own pixels: headless screenshots right after a redraw can show stale tiles.
+    data = driver.execute_script("return document.querySelector('#timeline canvas.tl-canvas').toDataURL('image/png')")
+    with open(os.path.join(out_dir, tag + "-timeline-zoomed.png"), "wb") as f:
+        f.write(base64.b64decode(data.split(",", 1)[1]))
     if len(steps) > 1:
         driver.execute_script("""
           var s = document.querySelector('#timeline select.tl-step');
