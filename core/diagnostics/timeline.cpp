@@ -127,22 +127,44 @@ class Timeline {
       b = s["end_ns"].get<Ns>();
       return b > a;
     };
-    if (steps.is_array() && !steps.empty()) {
+    auto int_at = [](const json& o, const char* k) -> std::optional<Ns> {
+      if (o.is_object() && o.contains(k) && o[k].is_number_integer()) return o[k].get<Ns>();
+      return std::nullopt;
+    };
+    // The step time the run's overall.step_time is built from: the host ProfilerStep span, or
+    // the device time where the facts say the step is device-side (overall.host_step_time then
+    // holds the host spans separately).
+    const json* overall = facts_.doc.contains("overall") ? &facts_.doc["overall"] : nullptr;
+    const bool device_steps = overall && overall->is_object() && overall->contains("host_step_time");
+    if (steps.is_array())
       for (size_t i = 0; i < steps.size(); ++i) {
         ChosenStep c;
         if (!window_of(steps[i], c.start, c.end)) continue;
         c.id = steps[i].contains("id") ? steps[i]["id"] : json(nullptr);
         c.index = i;
-        if (steps[i].contains("host_dur_ns") && !c.id.is_null()) {
-          c.time = steps[i]["host_dur_ns"].get<Ns>();
+        // A device window beside the host span (the step's tasks may start after it): draw both.
+        if (steps[i].contains("device_window")) {
+          Ns a = 0, b = 0;
+          if (window_of(steps[i]["device_window"], a, b)) {
+            c.start = std::min(c.start, a);
+            c.end = std::max(c.end, b);
+          }
+        }
+        auto host = int_at(steps[i], "host_dur_ns");
+        auto device = int_at(steps[i], "device_time_ns");
+        if (host && !device_steps && !c.id.is_null()) {
+          c.time = *host;
           step_time_key_ = "host_dur_ns";
-        } else {
-          c.time = steps[i].value("device_time_ns", c.end - c.start);
+        } else if (device) {
+          c.time = *device;
           step_time_key_ = "device_time_ns";
+        } else {
+          c.time = c.end - c.start;
+          step_time_key_ = "end_ns - start_ns";
         }
         all.push_back(std::move(c));
       }
-    } else if (dsteps && dsteps->is_array()) {  // no device timeline: the host steps dispatch used
+    if (all.empty() && dsteps && dsteps->is_array()) {  // no device timeline: the host steps dispatch used
       for (size_t i = 0; i < dsteps->size(); ++i) {
         ChosenStep c;
         if (!window_of((*dsteps)[i], c.start, c.end)) continue;

@@ -239,3 +239,29 @@ TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   EXPECT_EQ(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_EQ(html.find("href=\"#timeline\""), std::string::npos);
 }
+
+// Facts whose steps are device-side (overall.host_step_time present, host_dur_ns null, a
+// device_window beside the host span) rank by device time and draw the device window too.
+TEST(Timeline, DeviceSideStepsRankByDeviceTimeAndDrawTheirDeviceWindow) {
+  npu::RunModel m = npu::test::load_trace_text(three_step_trace());
+  npu::DiagnosticContext ctx(m);
+  npu::Facts f = npu::compute_facts(m);
+  const npu::Ns base = 1'000'000'000;
+  f.doc["overall"]["host_step_time"] = {{"median_ns", us(1000)}};
+  const npu::Ns device_time[3] = {us(100), us(50), us(900)};
+  for (size_t i = 0; i < 3; ++i) {
+    f.doc["steps"][i]["host_dur_ns"] = nullptr;
+    f.doc["steps"][i]["device_time_ns"] = device_time[i];
+  }
+  f.doc["steps"][2]["device_window"] = {{"start_ns", base + us(3000)}, {"end_ns", base + us(3600)}};
+  f.doc.erase("timeline");
+  npu::diagnose_timeline(ctx, f);
+  const json& tl = f.doc["timeline"];
+  EXPECT_EQ(tl["step_time"], "device_time_ns");
+  ASSERT_FALSE(tl["steps"].empty());
+  EXPECT_EQ(tl["steps"][0]["id"], 3);
+  EXPECT_EQ(tl["steps"][0]["chosen_as"], json({"worst", "last"}));
+  EXPECT_EQ(tl["steps"][0]["step_time_ns"], us(900));
+  EXPECT_EQ(tl["steps"][0]["step_start_ns"], base + us(3000));
+  EXPECT_EQ(tl["steps"][0]["step_end_ns"], base + us(3600));  // the device window, past the host span
+}
