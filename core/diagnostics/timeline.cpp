@@ -32,7 +32,7 @@ constexpr size_t kMaxFlows = 2500;         // launch lines per step (evenly samp
 constexpr size_t kMaxSecondaryFlows = 1000;  // async_npu lines beside HostToDevice
 constexpr size_t kMaxMarksPerKind = 24;    // the longest of each kind
 constexpr size_t kItemBudget = 60000;      // drawn items over all embedded steps; the worst step always goes in
-constexpr Ns kVerticalLagNs = 50'000;      // as dispatch.cpp: the device started as soon as the host launched
+constexpr Ns kDefaultVerticalLagNs = 50'000;  // dispatch.thresholds.vertical_lag_ns when the facts lack it
 constexpr double kMarginShare = 0.01;      // drawn window = step window +- 1%
 
 enum class RowKind { Host, GC, Cann, Device, Comm };
@@ -98,7 +98,10 @@ class Timeline {
     out["band_columns"] = {"t_ns", "dur_ns", "kind", "computing_ns", "comm_not_overlapped_ns", "free_ns"};
     out["flow_kind"] = flow_kind_name_;
     out["secondary_flow_kind"] = secondary_ ? json("async_npu") : json(nullptr);
-    out["vertical_lag_ns"] = kVerticalLagNs;
+    const json& th = section("dispatch").is_object() ? section("dispatch").value("thresholds", json()) : json();
+    out["vertical_lag_ns"] = th.is_object() && th.contains("vertical_lag_ns") && th["vertical_lag_ns"].is_number_integer()
+                                 ? th["vertical_lag_ns"].get<Ns>()
+                                 : kDefaultVerticalLagNs;
     out["step_time"] = step_time_key_;
     out["names"] = std::move(names_);
     out["sources"] = std::move(sources_);
@@ -111,11 +114,18 @@ class Timeline {
  private:
   // ---- which steps ----
 
-  // Worst, median and fastest by step time (host step duration; device time for the
-  // pseudo-step of a run without ProfilerStep), then the first and the last step.
+  // A section of the facts written before, by reference (no copy: dispatch.steps of a long
+  // capture is tens of MB), or null.
+  const json& section(const char* key) const {
+    static const json none;
+    auto it = facts_.doc.find(key);
+    return it != facts_.doc.end() ? *it : none;
+  }
+
+  // Worst, median and fastest by step time (see step_time_key_), then the first and the last.
   std::vector<ChosenStep> choose_steps() {
     std::vector<ChosenStep> all;
-    const json& steps = facts_.doc.contains("steps") ? facts_.doc["steps"] : json();
+    const json& steps = section("steps");
     const json* dsteps = nullptr;
     if (facts_.doc.contains("dispatch") && facts_.doc["dispatch"].contains("steps"))
       dsteps = &facts_.doc["dispatch"]["steps"];
@@ -134,8 +144,8 @@ class Timeline {
     // The step time the run's overall.step_time is built from: the host ProfilerStep span, or
     // the device time where the facts say the step is device-side (overall.host_step_time then
     // holds the host spans separately).
-    const json* overall = facts_.doc.contains("overall") ? &facts_.doc["overall"] : nullptr;
-    const bool device_steps = overall && overall->is_object() && overall->contains("host_step_time");
+    const json& overall = section("overall");
+    const bool device_steps = overall.is_object() && overall.contains("host_step_time");
     if (steps.is_array())
       for (size_t i = 0; i < steps.size(); ++i) {
         ChosenStep c;
@@ -650,7 +660,7 @@ class Timeline {
       }
     }
     // From the dispatch facts: interruptions and the step's longest host-bound gaps.
-    const json& disp = facts_.doc.contains("dispatch") ? facts_.doc["dispatch"] : json();
+    const json& disp = section("dispatch");
     if (disp.is_object() && disp.contains("interruptions"))
       for (const json& in : disp["interruptions"].value("items", json::array())) {
         Ns ts = in.value("start_ns", Ns{0}), dur = in.value("dur_ns", Ns{0});
