@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "reports/html_timeline.h"
 #include "core/diagnostics/diagnostics.h"
 #include "loaders/json_file.h"
 #include "loaders/load_error.h"
@@ -65,16 +66,14 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
 int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, bool keep_warmup) {
   std::string fmt = output_format(out);
-  if (fmt == "html") {
-    std::fprintf(stderr, "error: compare writes text, md or json (no HTML rendering of a comparison yet)\n");
-    return kBadInput;
-  }
   compare::CompareSide b = load_compare_side(base, common, rules);
   compare::CompareSide n = load_compare_side(next, common, rules);
   compare::CompareOptions opt;
   opt.skip_warmup = !keep_warmup;
   nlohmann::json doc = compare::build_compare(b, n, opt);
   auto render = [&](const std::string& f) {
+    if (f == "html")
+      return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()), n.facts.doc.value("timeline", nlohmann::json()));
     return f == "json" ? doc.dump(1) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
   };
   if (!out.out_file.empty()) {

@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   compare->add_option("BASE", cmp_base, "The baseline: a run folder, trace file or facts file")->required();
   compare->add_option("NEW", cmp_new, "The run to judge: a run folder, trace file or facts file")->required();
   compare->add_option("-o,--output", cmp_out.out_file, "Write the comparison to FILE (format from its extension)");
-  compare->add_option("--format", cmp_out.format, "Output format")->check(CLI::IsMember({"text", "json", "md"}));
+  compare->add_option("--format", cmp_out.format, "Output format")->check(CLI::IsMember({"text", "json", "md", "html"}));
   compare->add_flag("--keep-warmup", cmp_keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
   add_common(compare);
   add_rule_options(compare, false);

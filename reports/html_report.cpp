@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "reports/html_timeline.h"
 #include "reports/report_document.h"
 #include "reports/run_summary.h"
 
@@ -312,7 +313,8 @@ std::string section_header(const json& r) {
     return out;
   }
   out += "<nav class=\"toc\"><div class=\"wrap\">"
-         "<a href=\"#summary\">Summary</a><a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
+         "<a href=\"#summary\">Summary</a>" + std::string(at(facts, "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
+         "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
          "<a href=\"#operators\">Operators</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
          "<a href=\"#run\">Run</a></div></nav>\n";
   return out;
@@ -995,6 +997,8 @@ std::string page(const std::string& title, const std::string& body, const json& 
       {"report_json", script_json(report)},
       {"chartjs", chartjs.empty() ? "/* Chart.js was not available at build time (libjs-chart.js) */" : chartjs},
       {"app_js", asset("report.js")},
+      {"timeline_css", asset("timeline.css")},
+      {"timeline_js", asset("timeline.js")},
   };
   return fill_template(tpl, values);
 }
@@ -1011,6 +1015,11 @@ std::string cluster_page(const json& s) {
 
 }  // namespace
 
+std::string html_page(const std::string& title, const std::string& body, const json& data) {
+  return page(title, body, data);
+}
+std::string html_escape(std::string_view s) { return esc(s); }
+
 std::string render_html(const json& report) {
   if (str(report, "schema") == "npu-advisor.run-summary") return cluster_page(report);
   std::optional<json> sampled = sampled_for_page(report);
@@ -1021,6 +1030,7 @@ std::string render_html(const json& report) {
     body += section_cluster(r);
   } else {
     body += section_summary(r);
+    body += html_timeline_section(r);
     body += section_steps(r);
     body += section_dispatch(r);
     body += section_operators(r);

@@ -33,6 +33,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_gpu(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
+  diagnose_timeline(ctx, f);
   return f;
 }
 

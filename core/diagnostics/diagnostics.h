@@ -23,6 +23,8 @@ void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts);  // o
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);            // gpu.cpp: "gpu" (Kineto GPU runs)
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts);    // collectives.cpp: "collectives" (after communication)
+// Reads "steps" and "dispatch": runs after them.
+void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);       // timeline.cpp: "timeline"
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);

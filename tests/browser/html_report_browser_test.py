@@ -8,7 +8,10 @@ chromium (through chromedriver and python3-selenium) and checks that:
   * the console has no error (script errors, CSP violations, failed loads);
   * one <details class="finding"> per report finding, and every chart the report has data
     for was drawn (a canvas with a Chart.js instance and non-blank pixels);
-  * sortable tables sort and the copy buttons run.
+  * sortable tables sort and the copy buttons run;
+  * the step timeline (facts.timeline) is drawn: one row per embedded row, the launch lines
+    and finding marks counted on the canvas, non-blank pixels, red (vertical) lines where the
+    facts have vertical launches; zoom (wheel, keys), hover card and step selection run.
 
 Screenshots (PNG, the first screen and the whole page) and a print PDF are written to
 --out-dir as test artefacts. Exits 77 (ctest SKIP_RETURN_CODE) when chromium, chromedriver or
@@ -108,6 +111,137 @@ def save_artefacts(driver, out_dir, tag):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+def check_timeline(driver, report, out_dir, tag):
+    """The step timeline: drawn from facts.timeline, with its rows, lines and marks, and it
+    reacts to zoom, keys, hover and the step selector. Saves tag-timeline*.png."""
+    tl = (report.get("facts") or {}).get("timeline") or {}
+    steps = tl.get("steps") or []
+    has = driver.execute_script("return !!document.querySelector('#timeline canvas.tl-canvas')")
+    if not steps:
+        return [] if not has else ["%s: a timeline canvas but no facts.timeline steps" % tag]
+    if not has:
+        return ["%s: facts.timeline has %d steps but the page has no timeline canvas" % (tag, len(steps))]
+    errors = []
+    s0 = steps[0]
+    want_flows = sum(1 for f in s0["flows"]["items"] if f[9] == 0)
+    vertical = sum(1 for f in s0["flows"]["items"] if f[9] == 0 and f[4] <= tl.get("vertical_lag_ns", 50000))
+    driver.execute_script("document.getElementById('timeline').scrollIntoView()")
+    state = driver.execute_script("""
+      var c = document.querySelector('#timeline canvas.tl-canvas');
+      var ctx = c.getContext('2d'), d = ctx.getImageData(0, 0, c.width, c.height).data;
+      var painted = 0, red = 0;
+      for (var i = 0; i < d.length; i += 4 * 3) {
+        if (d[i + 3] > 0) painted++;
+        if (d[i] > 200 && d[i + 1] < 70 && d[i + 2] < 70) red++;
+      }
+      return { rendered: c.getAttribute('data-rendered'), rows: Number(c.getAttribute('data-rows')),
+               flows: Number(c.getAttribute('data-flows')), marks: Number(c.getAttribute('data-marks')),
+               painted: painted, red: red, width: c.width, height: c.height,
+               caption: document.querySelector('#timeline .tl-caption').textContent,
+               marklist: document.querySelectorAll('#timeline .tl-marklist li').length,
+               options: document.querySelectorAll('#timeline select.tl-step option').length };""")
+    if state["rendered"] != "true":
+        errors.append("%s: timeline canvas not drawn" % tag)
+    if state["rows"] != len(s0["rows"]) or state["rows"] == 0:
+        errors.append("%s: timeline has %d rows, facts %d" % (tag, state["rows"], len(s0["rows"])))
+    if state["flows"] != want_flows:
+        errors.append("%s: timeline has %d launch lines, facts %d" % (tag, state["flows"], want_flows))
+    if state["marks"] != len(s0["marks"]["items"]):
+        errors.append("%s: timeline has %d marks, facts %d" % (tag, state["marks"], len(s0["marks"]["items"])))
+    if state["options"] != len(steps):
+        errors.append("%s: step selector has %d options, facts %d steps" % (tag, state["options"], len(steps)))
+    if state["painted"] < 1000:
+        errors.append("%s: timeline canvas is blank (%d painted pixels)" % (tag, state["painted"]))
+    if vertical and state["red"] < 20:
+        errors.append("%s: %d vertical launches but no red lines on the canvas" % (tag, vertical))
+    driver.save_screenshot(os.path.join(out_dir, tag + "-timeline-screen.png"))
+    # Zoom in on the middle (wheel and keys), hover across the rows, pick another step.
+    res = driver.execute_script("""
+      var c = document.querySelector('#timeline canvas.tl-canvas'), r = c.getBoundingClientRect();
+      function ev(type, x, y, extra) {
+        var e = new MouseEvent(type, Object.assign({ clientX: r.left + x, clientY: r.top + y, bubbles: true }, extra || {}));
+        c.dispatchEvent(e);
+      }
+      var w = new WheelEvent('wheel', { clientX: r.left + r.width * 0.6, clientY: r.top + 60, deltaY: -400,
+                                        bubbles: true, cancelable: true });
+      c.dispatchEvent(w);
+      c.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true }));
+      c.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+      var cards = 0;
+      for (var y = 25; y < r.height; y += 4) {
+        for (var x = 250; x < r.width; x += 37) {
+          ev('mousemove', x, y);
+          if (!document.querySelector('#timeline .tl-card').hidden) cards++;
+        }
+      }
+      return { prevented: w.defaultPrevented, cards: cards };""")
+    # Two animation frames: the zoom is drawn on the next one.
+    driver.execute_async_script("var done = arguments[0]; requestAnimationFrame(function () { requestAnimationFrame(done); });")
+    if not res["prevented"]:
+        errors.append("%s: the wheel over the timeline was not taken for zooming" % tag)
+    if res["cards"] == 0:
+        errors.append("%s: hovering the timeline never showed a card" % tag)
+    # The canvas's own pixels: headless screenshots right after a redraw can show stale tiles.
+    data = driver.execute_script("return document.querySelector('#timeline canvas.tl-canvas').toDataURL('image/png')")
+    with open(os.path.join(out_dir, tag + "-timeline-zoomed.png"), "wb") as f:
+        f.write(base64.b64decode(data.split(",", 1)[1]))
+    if len(steps) > 1:
+        driver.execute_script("""
+          var s = document.querySelector('#timeline select.tl-step');
+          s.value = String(s.options.length - 1);
+          s.dispatchEvent(new Event('change'));""")
+        step_attr = driver.execute_script("return document.querySelector('#timeline canvas.tl-canvas').getAttribute('data-step')")
+        last = steps[-1]
+        want = "whole run" if last.get("id") is None else "step %s" % last["id"]
+        if step_attr != want:
+            errors.append("%s: selecting the last embedded step drew %r, expected %r" % (tag, step_attr, want))
+    print("%s: timeline %d rows, %d lines (%d vertical), %d marks, %d steps embedded; %d hover cards"
+          % (tag, state["rows"], state["flows"], vertical, state["marks"], len(steps), res["cards"]))
+    return errors
+
+
+def check_compare(driver, advisor, base, new, out_dir):
+    """`compare BASE NEW -o cmp.html`: both timelines drawn on one time scale, no console error,
+    no request; a zoom on one moves the other."""
+    html = os.path.join(out_dir, "compare.html")
+    r = subprocess.run([advisor, "compare", base, new, "-q", "-o", html], capture_output=True, text=True)
+    if r.returncode != 0:
+        return ["compare: rc %d: %s" % (r.returncode, r.stderr)]
+    url = "file://" + os.path.abspath(html)
+    driver.get_log("performance")
+    driver.get_log("browser")
+    driver.get(url)
+    driver.execute_script("document.getElementById('timeline').scrollIntoView()")
+    state = driver.execute_script("""
+      var cs = Array.prototype.slice.call(document.querySelectorAll('canvas.tl-canvas'));
+      function axis() { return cs.map(function (c) { return c.getContext('2d').getImageData(0, 0, c.width, 22).data.join(','); }); }
+      var before = axis();
+      var r = cs[0].getBoundingClientRect();
+      cs[0].dispatchEvent(new WheelEvent('wheel', { clientX: r.left + r.width * 0.5, clientY: r.top + 40, deltaY: -500,
+                                                    bubbles: true, cancelable: true }));
+      return { n: cs.length, rendered: cs.filter(function (c) { return c.getAttribute('data-rendered') === 'true'; }).length,
+               before: before };""")
+    driver.execute_async_script("var done = arguments[0]; requestAnimationFrame(function () { requestAnimationFrame(done); });")
+    after = driver.execute_script("""
+      return Array.prototype.map.call(document.querySelectorAll('canvas.tl-canvas'), function (c) {
+        return c.getContext('2d').getImageData(0, 0, c.width, 22).data.join(','); });""")
+    errors = []
+    if state["n"] != 2 or state["rendered"] != 2:
+        errors.append("compare: %d timelines, %d drawn, expected 2" % (state["n"], state["rendered"]))
+    # One scale: the time axes of both are identical before and after zooming one of them.
+    elif state["before"][0] != state["before"][1] or after[0] != after[1] or after[0] == state["before"][0]:
+        errors.append("compare: the two timelines do not share their time axis (or did not zoom together)")
+    _, bad = network_requests(driver, url)
+    if bad:
+        errors.append("compare: network requests: %s" % bad)
+    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    if severe:
+        errors.append("compare: console errors: %s" % [e.get("message") for e in severe])
+    save_artefacts(driver, out_dir, "compare")
+    print("compare: %d timelines drawn on one time scale" % state["rendered"])
+    return errors
+
+
 def network_requests(driver, url):
     """Drains the performance log. Returns (the requests made by the page at `url`, those of
     them that are not the file itself or a data: URI plus any request anywhere in the log to
@@ -158,6 +292,7 @@ def check_report(driver, html_path, report, out_dir, tag):
     driver.execute_script("return document.readyState")
 
     save_artefacts(driver, out_dir, tag)
+    errors += check_timeline(driver, report, out_dir, tag)
 
     # Interact a little: sort every sortable table twice, press a copy button.
     driver.execute_script("""
@@ -249,6 +384,7 @@ def main():
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--input", action="append", required=True,
                     help="TAG=PATH: a run to report on (repeatable); a missing optional PATH (TAG?=PATH) is skipped")
+    ap.add_argument("--compare", help="BASE,NEW: check `compare BASE NEW -o cmp.html` (NEW falls back to BASE when absent)")
     args = ap.parse_args()
 
     chromium = find("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome")
@@ -293,6 +429,9 @@ def main():
         errors += canary(driver, args.out_dir)
         for tag, html, report in jobs:
             errors += check_report(driver, html, report, args.out_dir, tag)
+        if args.compare:
+            base, new = args.compare.split(",", 1)
+            errors += check_compare(driver, args.advisor, base, new if os.path.exists(new) else base, args.out_dir)
     finally:
         if driver is not None:
             driver.quit()

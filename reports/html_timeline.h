@@ -1,0 +1,23 @@
+// The HTML report's step timeline section (docs/reports.md "Step timeline"): the static frame
+// around the picture that reports/templates/timeline.js draws from facts.timeline.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace npu {
+
+// The <section id="timeline"> of an analysis report, or "" when facts.timeline is absent.
+std::string html_timeline_section(const nlohmann::json& report);
+
+// `compare BASE NEW -o cmp.html`: the compare text and the two runs' timelines (facts.timeline
+// of each side, null when absent) one above the other on one time scale.
+std::string render_compare_html(const nlohmann::json& compare_doc, const nlohmann::json& base_timeline,
+                                const nlohmann::json& next_timeline);
+
+// From reports/html_report.cpp: the page frame (template, CSS, scripts) around `body` with
+// `data` embedded as #report-data, and HTML escaping.
+std::string html_page(const std::string& title, const std::string& body, const nlohmann::json& data);
+std::string html_escape(std::string_view s);
+
+}  // namespace npu
