@@ -141,9 +141,9 @@ class Timeline {
       if (o.is_object() && o.contains(k) && o[k].is_number_integer()) return o[k].get<Ns>();
       return std::nullopt;
     };
-    // The step time the run's overall.step_time is built from: the host ProfilerStep span, or
-    // the device time where the facts say the step is device-side (overall.host_step_time then
-    // holds the host spans separately).
+    // The step time the run's overall.step_time is built from: the device step when the facts
+    // hold the host spans separately (overall.host_step_time, docs/overlap.md), else the host
+    // ProfilerStep span.
     const json& overall = section("overall");
     const bool device_steps = overall.is_object() && overall.contains("host_step_time");
     if (steps.is_array())

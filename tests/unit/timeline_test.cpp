@@ -94,11 +94,13 @@ TEST(Timeline, ThreeStepsKnownAnswers) {
   json tl = timeline_of(m);
   ASSERT_TRUE(tl.is_object());
   EXPECT_EQ(tl["flow_kind"], "HostToDevice");
-  EXPECT_EQ(tl["step_time"], "host_dur_ns");
+  // Steps are ranked by the device step (docs/overlap.md): step 2's two tasks 1103-1203 and
+  // 1700-1800 µs with the 497 µs gap between them = 697 µs; steps 1 and 3 launch nothing (0).
+  EXPECT_EQ(tl["step_time"], "device_time_ns");
   ASSERT_EQ(tl["sources"].size(), 1u);
   EXPECT_EQ(tl["sources"][0]["offset"], "byte");
 
-  // Worst 2 (2000 µs); by time 2, 1, 3: median 1 (also first), fastest 3 (also last).
+  // Worst 2 (697 µs); by time 2, 1, 3: median 1 (also first), fastest 3 (also last).
   ASSERT_EQ(tl["steps"].size(), 3u);
   EXPECT_EQ(tl["steps"][0]["id"], 2);
   EXPECT_EQ(tl["steps"][0]["chosen_as"], json({"worst"}));
@@ -109,7 +111,7 @@ TEST(Timeline, ThreeStepsKnownAnswers) {
 
   const json& s = tl["steps"][0];
   const npu::Ns base = 1'000'000'000;
-  EXPECT_EQ(s["step_time_ns"], us(2000));
+  EXPECT_EQ(s["step_time_ns"], us(697));
   EXPECT_EQ(s["step_start_ns"], base + us(1000));
   EXPECT_EQ(s["start_ns"], base + us(980));
   EXPECT_EQ(s["step_t_ns"], us(20));
@@ -219,8 +221,8 @@ TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   std::string html = npu::render_html(report);
   EXPECT_NE(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_NE(html.find("href=\"#timeline\""), std::string::npos);
-  EXPECT_NE(html.find("Embedded: step 2 (worst, 2.000 ms); step 1 (median, first, 1.000 ms); step 3 (fastest, last, "
-                      "0.500 ms)"),
+  EXPECT_NE(html.find("Embedded: step 2 (worst, 0.697 ms); step 1 (median, first, 0.000 ms); step 3 (fastest, last, "
+                      "0.000 ms)"),
             std::string::npos);
   EXPECT_NE(html.find("<option value=\"2\">step 3 (fastest, last)</option>"), std::string::npos);
   EXPECT_EQ(html.find("{{timeline_js}}"), std::string::npos);
