@@ -26,7 +26,8 @@ either one suffices; with neither the rule is quiet):
   - or no static operator at all in kernel_details (all_dynamic, the reference's row 6).
 
 Saving per step = sum over the listed steps (top 10 by compile time) of min(compile time, the
-step's host-bound idle) / number of steps: compile time only costs step time when the device
+step's host-bound idle), scaled by (steps with calls / listed steps) when more steps compile than
+are listed, / number of steps: compile time only costs step time when the device
 waited for the host meanwhile (dispatch.steps[].host_bound_free_ns). Without dispatch facts it
 is compile time x `hidden_factor` (0.5). Dynamic shapes alone: no saving estimate.
 Confidence 0.6 when every profiled step compiles (it recurs), 0.4 when only some do (it may be
@@ -51,21 +52,26 @@ function check(facts, p, emit)
   if n == 0 then n = 1 end
 
   local triggered, saving, parts, ev = false, 0, {}, {}
+  local listed, hits = 0, 0
   local conf = 0.3
   if comp and (comp.count or 0) > 0 then
     for _, b in ipairs(comp.by_step or {}) do
+      listed = listed + 1
       local s = b.step ~= nil and by_id[b.step] or nil
       local step_ns = s and ((s.end_ns or 0) - (s.start_ns or 0)) or 0
       local share = step_ns > 0 and b.total_ns / step_ns or 0
       local hit = b.count >= p.max_count or share >= p.min_step_share
       if hit then
         triggered = true
+        hits = hits + 1
         local cost
         if s and s.host_bound_free_ns then cost = math.min(b.total_ns, s.host_bound_free_ns)
         else cost = b.total_ns * p.hidden_factor end
         saving = saving + cost
-        parts[#parts + 1] = string.format("step %s: %d compilations, %.3f ms%s", sname(b.step), b.count, b.total_ns / 1e6,
-          step_ns > 0 and string.format(" (%.1f%% of the step)", 100 * share) or "")
+        if #parts < 3 then
+          parts[#parts + 1] = string.format("step %s: %d compilations, %.3f ms%s", sname(b.step), b.count, b.total_ns / 1e6,
+            step_ns > 0 and string.format(" (%.1f%% of the step)", 100 * share) or "")
+        end
         for i, e in ipairs(b.evidence or {}) do
           if i > 1 then break end
           ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
@@ -73,6 +79,14 @@ function check(facts, p, emit)
       end
     end
     local ps = comp.per_step or {}
+    -- The facts list the worst steps only (by_step, at most 10): the steps with calls beyond
+    -- them are taken to cost what the listed ones do, so a longer capture of the same workload
+    -- gives the same saving per step.
+    local with_calls = ps.steps_with_calls or listed
+    if triggered and with_calls > listed and listed > 0 then
+      saving = saving * (with_calls / listed)
+    end
+    if hits > #parts then parts[#parts + 1] = string.format("and %d more steps", (with_calls > listed and math.floor(with_calls * hits / listed) or hits) - #parts) end
     if triggered then
       if (ps.steps or 0) > 0 and (ps.steps_with_calls or 0) >= ps.steps then conf = 0.6 else conf = 0.4 end
     end
