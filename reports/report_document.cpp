@@ -1,6 +1,7 @@
 #include "reports/report_document.h"
 
 #include "reports/run_summary.h"
+#include "rules/attribution.h"
 
 namespace npu {
 
@@ -12,6 +13,7 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
   r["input"] = run_summary.value("input", nlohmann::json::object());
   r["summary"] = run_summary;
   r["findings"] = ranked_findings(outcomes);
+  r["attribution"] = attribute_savings(r["findings"], facts.doc);
   r["rules"] = rule_status_list(outcomes);
   nlohmann::json skipped = nlohmann::json::array();
   if (const auto it = facts.doc.find("unavailable"); it != facts.doc.end())

@@ -117,7 +117,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (findings.empty()) {
     out += paint("32", "No findings.") + "\n";
   } else {
-    out += fmt::format("{} finding{}, ranked by estimated saving per step:\n", findings.size(),
+    out += fmt::format("{} finding{}, ranked by saving per step x confidence:\n", findings.size(),
                        findings.size() == 1 ? "" : "s");
     int shown = 0;
     for (const auto& f : findings) {
@@ -141,6 +141,19 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     }
     if (static_cast<int>(findings.size()) > opt.max_findings)
       out += fmt::format("    ... {} more in the full report\n", findings.size() - opt.max_findings);
+  }
+  // How much of the step the findings' savings explain (they never add up past it).
+  if (r.contains("attribution") && r["attribution"].value("available", false)) {
+    const auto& a = r["attribution"];
+    std::string parts;
+    for (const char* pool : {"idle", "communication", "compute"}) {
+      const auto& p = a["pools"][pool];
+      if (p.value("budget_ns", int64_t{0}) <= 0) continue;
+      parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", pool,
+                           format_ms(p.value("claimed_ns", 0.0)), format_ms(p.value("budget_ns", 0.0)));
+    }
+    out += fmt::format("  savings explain {} of {} per step ({})\n", format_ms(a.value("explained_ns", 0.0)),
+                       format_ms(a.value("step_ns", 0.0)), parts);
   }
 
   int skipped = 0, failed = 0;

@@ -67,6 +67,12 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
   meta.platforms = string_list(d.value("platforms", nlohmann::json::array()));
   meta.frameworks = string_list(d.value("frameworks", nlohmann::json::array()));
   meta.params = d.contains("params") && d["params"].is_object() ? d["params"] : nlohmann::json::object();
+  meta.pool = d.value("pool", std::string());
+  if (meta.pool.empty())
+    meta.pool = meta.category == "communication" || meta.category == "cluster" ? "communication"
+                : meta.category == "compute"                                     ? "compute"
+                                                                                 : "idle";
+  meta.residual = d.value("residual", false);
   if (meta.id.empty()) return src.path + ": rule declaration has no id";
   if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
   lua_getglobal(L, "check");
@@ -195,6 +201,8 @@ int lua_emit(lua_State* L) {
   out["confidence"] = confidence;
   out["score_ns"] = static_cast<int64_t>(saving * confidence);
   out["rule_file"] = meta.file;
+  out["pool"] = meta.pool;
+  if (meta.residual) out["residual"] = true;
   if (f.contains("data")) out["data"] = f["data"];
   ctx->outcome->findings.push_back(std::move(out));
   return 0;

@@ -26,6 +26,11 @@ struct RuleMeta {
   // is checked anyway.
   std::vector<std::string> frameworks;
   nlohmann::json params = nlohmann::json::object();
+  // The time a finding's saving comes out of (rules/attribution.h): "idle", "communication" or
+  // "compute"; from the category unless the rule says. A residual rule (the idle-time symptom)
+  // gets what the causes before it left.
+  std::string pool;
+  bool residual = false;
   bool builtin = false;
 };
 

@@ -1,7 +1,8 @@
 // The same workload captured for more steps gives the same advice per step: the real
 // single-step mstt_timeline_advice trace against 20 back-to-back copies of it (made by the shared
 // scale_trace.py). The per-step breakdown and the op_compile saving (6.637 ms/step on the
-// single step) stay within 10 %.
+// single step) stay within 10 %; the savings add up to at most the step, and the first finding is
+// a cause with a command (issue: savings once summed to 161 % of this step).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -42,8 +43,17 @@ TEST(CaptureLength, OpCompileSavingPerStepDoesNotDependOnTheNumberOfSteps) {
   const double sa = saving_of(a, "dispatch.op_compile"), sb = saving_of(b, "dispatch.op_compile");
   ASSERT_GT(sa, 6e6);
   EXPECT_NEAR(sb, sa, 0.1 * sa);
-  // The device step is the same step, however many copies follow it.
-  EXPECT_EQ(a["facts"]["overall"]["step_time"]["median_ns"], b["facts"]["overall"]["step_time"]["median_ns"]);
+  // The device step is the same step, however many copies follow it (to the profiler's 1 us).
+  EXPECT_NEAR(a["facts"]["overall"]["step_time"]["median_ns"].get<double>(),
+              b["facts"]["overall"]["step_time"]["median_ns"].get<double>(), 1000);
+  // The findings' savings never add up past the step (rules/attribution.h).
+  for (const auto* r : {&a, &b}) {
+    double sum = 0;
+    for (const auto& f : (*r)["findings"]) sum += f["saving_ns"].get<double>();
+    EXPECT_LE(sum, (*r)["attribution"]["step_ns"].get<double>());
+    EXPECT_NE((*r)["findings"][0]["rule"], "schedule.free_time");  // a cause comes first, not the symptom
+    EXPECT_FALSE((*r)["findings"][0]["commands"].empty());
+  }
 }
 
 }  // namespace

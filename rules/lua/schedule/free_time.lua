@@ -6,6 +6,9 @@ rule {
   severity = "high",
   needs = { "overall.free_ratio", "steps" },
   params = { free_ratio = 0.10 },
+  -- A symptom, not a cause: its saving is the idle time no cause above it explains
+  -- (rules/attribution.h); dropped when that is under 1 % of the step.
+  residual = true,
   doc = [[
 Free time is device time in which neither computation nor communication runs, inside the
 device window of a step (docs/overlap.md). A high Free share means the device waits: for the
