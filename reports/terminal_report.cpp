@@ -122,7 +122,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     int shown = 0;
     for (const auto& f : findings) {
       if (shown++ >= opt.max_findings) break;
-      std::string saving = "saving unknown";
+      std::string saving = f.contains("saving_estimate_ns") ? "no saving beyond the findings above (same time)"
+                                                             : "saving unknown";
       if (f.value("saving_ns", int64_t{0}) > 0) {
         saving = "~" + format_ms(f["saving_ns"].get<double>()) + "/step";
         if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + ")";

@@ -8,6 +8,8 @@ namespace npu {
 
 using nlohmann::json;
 
+constexpr double kFloorNs = 1000;  // 1 us per step
+
 json attribute_savings(json& findings, const json& facts) {
   const json* o = facts.contains("overall") ? &facts["overall"] : nullptr;
   const int64_t steps = o ? o->value("steps", int64_t{0}) : 0;
@@ -49,6 +51,8 @@ json attribute_savings(json& findings, const json& facts) {
       f["score_ns"] = static_cast<int64_t>(got * f.value("confidence", 0.5));
     }
     if (f.value("residual", false) && got < 0.01 * step) drop[i] = true;
+    // An absolute floor: a saving that prints as 0.000 ms is no finding (a unit-test-sized trace).
+    if (want > 0 && want < kFloorNs) drop[i] = true;
   }
   std::vector<json> kept;
   for (size_t i = 0; i < findings.size(); ++i)

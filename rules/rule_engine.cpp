@@ -26,6 +26,8 @@ const char* to_string(RuleOutcome::Status s) {
 
 namespace {
 
+constexpr size_t kMaxObserved = 1200;  // characters of a finding's observed text
+
 constexpr const char* kRuleDecl = "__npu_rule";
 
 // `rule { ... }` stores its table; the engine reads it after the chunk ran.
@@ -191,6 +193,14 @@ int lua_emit(lua_State* L) {
   out["severity"] = f.value("severity", meta.severity);
   out["title"] = f.value("title", meta.title);
   out["observed"] = f["observed"];
+  // A finding is read, not parsed: a list that grows with the capture (one entry per step) is
+  // cut at an entry boundary; the facts keep everything.
+  if (const auto& ob = out["observed"]; ob.is_string() && ob.get_ref<const std::string&>().size() > kMaxObserved) {
+    const std::string& t = ob.get_ref<const std::string&>();
+    size_t cut = t.rfind("; ", kMaxObserved);
+    if (cut == std::string::npos || cut < kMaxObserved / 2) cut = kMaxObserved;
+    out["observed"] = t.substr(0, cut) + "; ... (" + std::to_string(t.size() - cut) + " more characters: the facts hold every entry)";
+  }
   out["why"] = f.value("why", "");
   out["action"] = f.value("action", "");
   out["commands"] = f.contains("commands") && f["commands"].is_array() ? f["commands"] : nlohmann::json::array();
