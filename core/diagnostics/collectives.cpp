@@ -77,14 +77,21 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   }
   auto by_ts = [&](const auto& a, const auto& b) { return m.slices[a].ts < m.slices[b].ts; };
   std::sort(notify_waits.begin(), notify_waits.end(), by_ts);
+  std::sort(syncs.begin(), syncs.end(), [&](const HostSync& a, const HostSync& b) { return m.slices[a.slice].ts < m.slices[b.slice].ts; });
+  Ns longest_sync = 0;
+  for (const auto& h : syncs) longest_sync = std::max(longest_sync, m.slices[h.slice].dur);
   // The Python operator that made a host sync: the shortest aten:: slice on its thread around it.
+  // A track's slices are in start order: look back from the sync over a bounded stretch.
   auto python_caller = [&](const Slice& s, int64_t tid) -> const Slice* {
+    constexpr int kLookBack = 512;
     const Slice* best = nullptr;
     for (uint32_t t = 0; t < m.tracks.size(); ++t) {
       if (m.tracks[t].kind != TrackKind::HostPython || m.tracks[t].tid != tid) continue;
-      for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
-        const Slice& p = m.slices[i];
-        if (p.ts > s.ts) break;
+      const auto r = m.track_slices[t];
+      auto first = m.slices.begin() + r.begin, last = m.slices.begin() + r.end;
+      auto it = std::upper_bound(first, last, s.ts, [](Ns v, const Slice& x) { return v < x.ts; });
+      for (int k = 0; k < kLookBack && it != first; ++k) {
+        const Slice& p = *--it;
         if (p.end() >= s.end() && starts_with(m.str(p.name), "aten::") && (!best || p.dur < best->dur)) best = &p;
       }
     }
@@ -169,10 +176,15 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     // A host call blocked on the device while the operator ran.
     const HostSync* hs = nullptr;
     Ns hs_overlap = 0;
-    for (const auto& h : syncs) {
+    // Syncs in start order: those starting before the operator ends, back to the longest sync's reach.
+    auto sit = std::upper_bound(syncs.begin(), syncs.end(), s.end(),
+                                [&](Ns v, const HostSync& h) { return v < m.slices[h.slice].ts; });
+    while (sit != syncs.begin()) {
+      const HostSync& h = *--sit;
       const Slice& x = m.slices[h.slice];
+      if (x.ts + longest_sync < s.ts) break;
       Ns ov = std::min(x.end(), s.end()) - std::max(x.ts, s.ts);
-      if (ov > hs_overlap) hs_overlap = ov, hs = &h;
+      if (ov > hs_overlap || (ov == hs_overlap && ov > 0 && hs && h.slice < hs->slice)) hs_overlap = ov, hs = &h;
     }
     if (hs) {
       const Slice& x = m.slices[hs->slice];
