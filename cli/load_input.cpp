@@ -1,6 +1,8 @@
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -44,17 +46,23 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
 }
 
 bool write_output(const std::string& file, const std::string& text) {
+  // Every write is checked through the flush and the close: a full disk fails at either.
   if (file.empty() || file == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "error: cannot write to stdout: %s\n", std::strerror(errno));
+      return false;
+    }
     return true;
   }
-  std::ofstream f(file, std::ios::binary);
-  f << text;
-  if (!f) {
-    std::fprintf(stderr, "error: cannot write %s\n", file.c_str());
-    return false;
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (f && std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
   }
-  return true;
+  if (!ok) std::fprintf(stderr, "error: cannot write %s: %s\n", file.c_str(), std::strerror(err));
+  return ok;
 }
 
 bool output_is_an_input(const std::string& out_file, const Detection& d, const RunModel* model) {

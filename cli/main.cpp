@@ -1,11 +1,14 @@
 // npu-advisor: argument parsing and dispatch only.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/output_guard.h"
 #include "loaders/load_error.h"
 
 #ifndef NPU_ADVISOR_VERSION
@@ -188,44 +191,74 @@ int main(int argc, char** argv) {
     return rc == 0 ? kOk : kBadInput;
   }
 
-  try {
-    if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
-    if (*capture) {
-      cap.command = command;
-      return cmd_capture(cap);
-    }
-    if (*analyze && has_command) {
-      if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
-        std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
-        return kBadInput;
+  // One output guard for every command and output flag, before anything is loaded.
+  std::vector<std::string> rule_inputs = rule_opts.dirs;
+  if (!rule_opts.config.empty()) rule_inputs.push_back(rule_opts.config);
+  auto with_rules = [&](std::vector<std::string> in) {
+    in.insert(in.end(), rule_inputs.begin(), rule_inputs.end());
+    return in;
+  };
+  bool outputs_ok = true;
+  if (*analyze)
+    outputs_ok = outputs_leave_inputs_alone({{"-o", out.out_file}}, with_rules({analyze_path, cluster_opts.facts_dir}),
+                                            cluster_opts.facts_dir);
+  if (*facts) outputs_ok = outputs_leave_inputs_alone({{"-o", facts_out}}, {facts_path});
+  if (*compare) outputs_ok = outputs_leave_inputs_alone({{"-o", cmp_out.out_file}}, with_rules({cmp_base, cmp_new}));
+  if (*gate)
+    outputs_ok = outputs_leave_inputs_alone(
+        {{"--junit", gate_opts.junit}, {"--markdown", gate_opts.markdown}, {"--json", gate_opts.json}},
+        with_rules({gate_base, gate_new, gate_opts.config}));
+  if (!outputs_ok) return kBadInput;
+
+  auto run_command = [&]() -> int {
+    try {
+      if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
+      if (*capture) {
+        cap.command = command;
+        return cmd_capture(cap);
       }
-      cap.command = command;
-      cap.out_dir = analyze_path;
-      cap.quiet = common.quiet;
-      return cmd_analyze_command(cap, common, out, rule_opts);
-    }
-    if (*analyze) {
-      if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
-        std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
-        return kBadInput;
+      if (*analyze && has_command) {
+        if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
+          std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
+          return kBadInput;
+        }
+        cap.command = command;
+        cap.out_dir = analyze_path;
+        cap.quiet = common.quiet;
+        return cmd_analyze_command(cap, common, out, rule_opts);
       }
-      return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
+      if (*analyze) {
+        if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
+          std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
+          return kBadInput;
+        }
+        return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
+      }
+      if (*rules_list) return cmd_rules_list(rule_opts);
+      if (*rules_show) return cmd_rules_show(show_id, rule_opts);
+      if (*rules_test) return cmd_rules_test(test_dir);
+      if (*facts) return cmd_facts(facts_path, common, facts_out);
+      if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
+      if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
+    } catch (const npu::LoadError& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return kBadInput;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "error: out of memory\n");
+      return kInternal;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "internal error: %s\n", e.what());
+      return kInternal;
     }
-    if (*rules_list) return cmd_rules_list(rule_opts);
-    if (*rules_show) return cmd_rules_show(show_id, rule_opts);
-    if (*rules_test) return cmd_rules_test(test_dir);
-    if (*facts) return cmd_facts(facts_path, common, facts_out);
-    if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
-    if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
-  } catch (const npu::LoadError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
-    return kInternal;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "internal error: %s\n", e.what());
-    return kInternal;
+  };
+  int rc = run_command();
+  // Everything on stdout must have reached it: a full disk or a closed pipe is an error, not
+  // a report (a CI step must not pass on a report nobody could read).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "error: cannot write to stdout: %s\n", std::strerror(errno));
+    return rc == kInternal ? rc : kBadInput;
   }
-  return kBadInput;
+  return rc;
 }
+
