@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 #include "reports/run_summary.h"
 
@@ -53,6 +54,13 @@ bool write_output(const std::string& file, const std::string& text) {
       return false;
     }
     return true;
+  }
+  // The last line of the output guard (cli/output_guard.h): whatever the flag, never over a
+  // file this process read as input.
+  if (is_input_file(file)) {
+    std::fprintf(stderr, "error: %s is an input file read by this command; choose another output file (it was not written)\n",
+                 file.c_str());
+    return false;
   }
   std::FILE* f = std::fopen(file.c_str(), "wb");
   bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;

@@ -44,7 +44,6 @@ bool outputs_leave_inputs_alone(const std::vector<OutputTarget>& outputs, const 
       const fs::path i = resolved(in);
       bool same = o == i || (exists && fs::exists(in, ec) && fs::equivalent(out.path, in, ec));
       if (same) return refuse(out, "is an input (" + in + ")");
-      if (exists && fs::is_directory(i, ec) && is_within(o, i)) return refuse(out, "would overwrite a file inside the input " + in);
     }
     if (!facts_dir.empty() && is_within(o, resolved(facts_dir)) && out.path.size() >= 11 &&
         out.path.compare(out.path.size() - 11, 11, ".facts.json") == 0)

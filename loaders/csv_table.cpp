@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/decimal.h"
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -97,6 +98,7 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
     close(fd);
     throw LoadError::whole_file(path, "not a regular file");
   }
+  note_input_file(st);
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ > 0) {
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);

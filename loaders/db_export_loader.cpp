@@ -1,4 +1,5 @@
 #include "loaders/db_export_loader.h"
+#include "loaders/json_file.h"
 
 #include <algorithm>
 #include <array>
@@ -244,7 +245,7 @@ class DbLoader {
       SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM META_DATA", "META_DATA");
       while (st.step()) {
         std::string n(st.text(name)), v(st.text(value));
-        auto j = nlohmann::json::parse(v, nullptr, false);
+        auto j = parse_json_or_discard(v);  // too deep or invalid: not an object, skipped
         auto flat = [&](std::map<std::string, std::string>& into) {
           for (auto& [k, x] : j.items()) into[k] = x.is_string() ? x.get<std::string>() : x.dump();
         };

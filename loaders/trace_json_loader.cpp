@@ -1,4 +1,5 @@
 #include "loaders/trace_json_loader.h"
+#include "loaders/json_file.h"
 
 #include <simdjson.h>
 
@@ -581,7 +582,11 @@ class TraceLoader {
     flows_.finish();
     if (without_ts_)
       model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
-                                      " events without a usable ts (or flow id) were skipped");
+                                      " events without a usable ts (or flow id), or with a negative dur, were skipped");
+    if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
+      model_.stats.warnings.push_back(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
+      model_.stats.events_by_phase.erase(it);
+    }
     if (result_.object_form) {
       // The object's other keys: those before "traceEvents" (kept as text by read_head)
       // and those after it (collected by the last chunk's parser).
@@ -589,9 +594,12 @@ class TraceLoader {
       while (!head.empty() && (is_ws(head.back()) || head.back() == ',')) head.pop_back();
       std::string after = tail_.size() > 2 ? tail_.substr(1) : "}";  // drop the tail's "{"
       std::string doc = head + (head.size() > 1 && after != "}" ? "," : "") + after;
-      result_.top_level = nlohmann::json::parse(doc, nullptr, false);
+      size_t too_deep = std::string::npos;
+      result_.top_level = parse_json_or_discard(doc, &too_deep);
       if (result_.top_level.is_discarded()) {
-        model_.stats.warnings.push_back(path_ + ": the keys around \"traceEvents\" could not be read");
+        model_.stats.warnings.push_back(
+            path_ + ": the keys around \"traceEvents\" could not be read" +
+            (too_deep != std::string::npos ? " (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)" : ""));
         result_.top_level = nlohmann::json::object();
       }
     }

@@ -1,0 +1,229 @@
+// Hostile input (issue 20): outputs never overwrite inputs, write errors are errors, corrupt
+// numbers and deep JSON are refused at the loader with a warning or a one-line error, and the
+// input folder is never modified. Each test is a reproducer from the hostile corpus.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "loaders/json_file.h"
+#include "loaders/load_error.h"
+#include "loaders/sqlite_db.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using npu::test::TempDir;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Cli {
+  int code = -1;
+  std::string err;
+};
+
+// Runs the advisor with `args` (stdout to `out`, default /dev/null).
+Cli cli(const TempDir& dir, const std::string& args, const std::string& out = "/dev/null") {
+  std::string err = (dir.path() / "cli.err").string();
+  std::string cmd = std::string("'") + NPU_ADVISOR_BIN + "' " + args + " >" + out + " 2>'" + err + "' </dev/null";
+  int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(err)};
+}
+
+std::string x_event(const std::string& name, const std::string& ts, const std::string& dur) {
+  return R"({"ph": "X", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" + ts + R"(, "dur": )" + dur + "}";
+}
+
+bool has_warning(const npu::RunModel& m, const std::string& text) {
+  for (const auto& w : m.stats.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::string warnings_of(const npu::RunModel& m) {
+  std::string s;
+  for (const auto& w : m.stats.warnings) s += w + "\n";
+  return s;
+}
+
+}  // namespace
+
+// ---- class 4: one output guard for every command and flag ----
+
+class OutputGuard : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    std::string bin = NPU_ADVISOR_BIN;
+    facts_ = (dir_->path() / "base.facts.json").string();
+    ASSERT_EQ(std::system((bin + " facts -q " + npu::test::sample_run() + " -o " + facts_ + " >/dev/null").c_str()), 0);
+    before_ = slurp(facts_);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  void TearDown() override { EXPECT_EQ(slurp(facts_), before_) << "the baseline was changed"; }
+  static TempDir* dir_;
+  static std::string facts_, before_;
+};
+TempDir* OutputGuard::dir_ = nullptr;
+std::string OutputGuard::facts_, OutputGuard::before_;
+
+TEST_F(OutputGuard, CompareOutputOverTheBaseline) {
+  Cli r = cli(*dir_, "compare -q " + facts_ + " " + facts_ + " -o " + facts_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: -o " + facts_ + " is an input"), std::string::npos) << r.err;
+  // Through a symbolic link too.
+  fs::path link = dir_->path() / "link.json";
+  fs::create_symlink(facts_, link);
+  EXPECT_EQ(cli(*dir_, "compare -q " + facts_ + " " + facts_ + " -o " + link.string()).code, 2);
+  fs::remove(link);
+}
+
+TEST_F(OutputGuard, GateOutputsOverAnInput) {
+  for (const char* flag : {"--json", "--junit", "--markdown"}) {
+    Cli r = cli(*dir_, std::string("gate -q --baseline ") + facts_ + " " + facts_ + " " + flag + " " + facts_);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("error: ") + flag + " " + facts_ + " is an input"), std::string::npos) << r.err;
+  }
+  // A file inside a run folder that the loaders read: refused at the write.
+  std::string run = npu::test::sample_run();
+  TempDir copy;
+  fs::copy(run, copy.path() / "r_ascend_pt", fs::copy_options::recursive);
+  std::string kd = (copy.path() / "r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv").string();
+  std::string kd_before = slurp(kd);
+  Cli r = cli(*dir_, "gate -q --baseline " + facts_ + " " + (copy.path() / "r_ascend_pt").string() + " --junit " + kd);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is an input file read by this command"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(kd), kd_before);
+  // Two outputs naming one file.
+  std::string j = (dir_->path() / "g.json").string();
+  EXPECT_EQ(cli(*dir_, "gate -q --baseline " + facts_ + " " + facts_ + " --json " + j + " --junit " + j).code, 2);
+}
+
+TEST_F(OutputGuard, FactsFolderOutputWouldJoinTheRanks) {
+  TempDir d;
+  fs::copy_file(facts_, d.path() / "r0.facts.json");
+  fs::copy_file(facts_, d.path() / "r1.facts.json");
+  std::string folder = d.path().string();
+  Cli r = cli(d, "analyze -q --facts " + folder + " -o " + folder + "/x.facts.json");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(d.path() / "x.facts.json"));
+  std::string r0 = slurp(folder + "/r0.facts.json");
+  EXPECT_EQ(cli(d, "analyze -q --facts " + folder + " -o " + folder + "/r0.facts.json").code, 2);
+  EXPECT_EQ(slurp(folder + "/r0.facts.json"), r0);
+}
+
+TEST_F(OutputGuard, ClusterOutputOverAMemberFile) {
+  TempDir d;
+  for (const char* rank : {"0", "1"}) {
+    fs::path run = d.path() / (std::string("rank") + rank + "_ascend_pt");
+    fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
+    for (const auto& e : fs::directory_iterator(run))
+      if (e.path().filename().string().rfind("profiler_info", 0) == 0) {
+        std::string text = slurp(e.path().string());
+        fs::remove(e.path());
+        std::ofstream(run / (std::string("profiler_info_") + rank + ".json")) << text;
+      }
+  }
+  std::string member = (d.path() / "rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv").string();
+  std::string before = slurp(member);
+  Cli r = cli(d, "analyze -q " + d.path().string() + " -o " + member);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(slurp(member), before);
+}
+
+// ---- class 12: write errors are errors ----
+
+TEST_F(OutputGuard, WriteErrorsAreExitTwo) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  Cli r = cli(*dir_, "analyze -q " + facts_ + " --format json", "/dev/full");
+  // A facts file is not an analyze input; what matters is a stdout write error is not exit 0.
+  EXPECT_NE(r.code, 0);
+  r = cli(*dir_, "compare -q " + facts_ + " " + facts_, "/dev/full");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot write to stdout"), std::string::npos) << r.err;
+  for (const char* flag : {"--junit", "--markdown", "--json"}) {
+    r = cli(*dir_, std::string("gate -q --baseline ") + facts_ + " " + facts_ + " " + flag + " /dev/full");
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot write /dev/full"), std::string::npos) << r.err;
+  }
+}
+
+// ---- class 5: corrupt numbers in a trace are refused, with a warning ----
+
+TEST(HostileTrace, TimestampWithTrailingGarbageIsNotATimestamp) {
+  auto m = npu::test::load_trace_text("[" + x_event("ok", "1000", "5") + ", " + x_event("bad", "\"17041615x11\"", "5") +
+                                      ", " + x_event("bad2", "\"12 34\"", "5") + "]");
+  EXPECT_EQ(m.slices.size(), 1u);
+  EXPECT_TRUE(has_warning(m, "2 events without a usable ts")) << warnings_of(m);
+}
+
+TEST(HostileTrace, NegativeDurationIsSkipped) {
+  auto m = npu::test::load_trace_text("[" + x_event("ProfilerStep#1", "1000", "-14000") + ", " +
+                                      x_event("op", "1000", "\"-1.5\"") + ", " + x_event("ok", "2000", "3") + "]");
+  ASSERT_EQ(m.slices.size(), 1u);
+  EXPECT_EQ(m.slices[0].dur, 3000);
+  EXPECT_TRUE(has_warning(m, "2 events without a usable ts (or flow id), or with a negative dur")) << warnings_of(m);
+}
+
+TEST(HostileTrace, EventsWithoutPhAreCounted) {
+  auto m = npu::test::load_trace_text(R"([{"name": "a", "ts": 1, "pid": 1, "tid": 1}, {"name": "b", "ts": 2}, )" +
+                                      x_event("ok", "3", "1") + "]");
+  EXPECT_EQ(m.slices.size(), 1u);
+  EXPECT_TRUE(has_warning(m, "2 events without a \"ph\" were skipped")) << warnings_of(m);
+}
+
+// ---- class 3: deep JSON in side values ----
+
+TEST(HostileTrace, DeepSideValueIsAWarningNotACrash) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto m = npu::test::load_trace_text(R"({"distributedInfo": {"rank": 1, "x": )" + deep + R"(}, "traceEvents": [)" +
+                                      x_event("ok", "3", "1") + "]}");
+  EXPECT_EQ(m.slices.size(), 1u);
+  EXPECT_TRUE(has_warning(m, "nested deeper than 256 levels")) << warnings_of(m);
+}
+
+TEST(HostileTrace, DeepJsonFileIsOneLineWithTheOffset) {
+  TempDir d;
+  std::string p = d.write("info.json", R"({"config": )" + std::string(100000, '{') + "}");
+  try {
+    npu::read_json_file(p);
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_EQ(std::string(e.what()), p + ": byte 266: JSON nested deeper than 256 levels");
+  }
+  EXPECT_EQ(npu::json_too_deep_at(R"({"a": "[[[[", "b": [[1]]})", 2), 20u);  // brackets in strings do not count
+  EXPECT_EQ(npu::json_too_deep_at(R"({"a": "\"[[["})", 1), std::string::npos);
+  EXPECT_TRUE(npu::parse_json_or_discard(std::string(300, '[') + std::string(300, ']')).is_discarded());
+}
+
+// ---- class 11: the input folder is not modified ----
+
+TEST(HostileDb, WalModeDatabaseOpensWithoutTouchingTheFolder) {
+  TempDir d;
+  std::string db = (d.path() / "export.db").string();
+  sqlite3* w = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &w), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(w, "PRAGMA journal_mode=WAL; CREATE TABLE T(x INTEGER); INSERT INTO T VALUES (7);", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(w);
+  ASSERT_FALSE(fs::exists(db + "-wal"));
+  {
+    npu::SqliteDb r(db);
+    EXPECT_TRUE(r.has_table("T"));
+    EXPECT_EQ(r.row_count("T"), 1u);
+  }
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d.path())) ++files;
+  EXPECT_EQ(files, 1u) << "opening created -shm/-wal files";
+}
