@@ -151,6 +151,13 @@ int CsvTable::require(std::initializer_list<std::string_view> names) const {
   fail(1, msg);
 }
 
+void CsvTable::report_skipped(const std::string& why) const {
+  if (skipped_ == 0) return;
+  warnings_.push_back(path_ + ":" + std::to_string(first_skipped_) + ": " + std::to_string(skipped_) +
+                      (skipped_ == 1 ? " row " : " rows ") + why + (skipped_ == 1 ? " was skipped" : " were skipped"));
+  skipped_ = 0;
+}
+
 void CsvTable::fail(uint32_t line, const std::string& msg) const { throw LoadError::at_line(path_, line, msg); }
 
 std::string_view CsvTable::Row::operator[](int i) const {

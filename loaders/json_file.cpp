@@ -46,6 +46,17 @@ nlohmann::json read_json_file(const std::string& path) {
   }
 }
 
+std::optional<int32_t> json_small_id(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u <= INT32_MAX) return static_cast<int32_t>(u);
+  } else if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    if (i >= 0 && i <= INT32_MAX) return static_cast<int32_t>(i);
+  }
+  return std::nullopt;
+}
+
 std::string json_scalar_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";

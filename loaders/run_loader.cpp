@@ -6,6 +6,7 @@
 #include "loaders/ascend_files.h"
 #include "loaders/db_export_loader.h"
 #include "loaders/input_files.h"
+#include "loaders/json_file.h"
 #include "loaders/msprof_loader.h"
 #include "loaders/load_error.h"
 
@@ -44,7 +45,11 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
     const auto& top = r.top_level;
     if (top.contains("distributedInfo") && top["distributedInfo"].is_object()) {
       const auto& di = top["distributedInfo"];
-      if (di.contains("rank") && di["rank"].is_number_integer()) model.meta.rank = di["rank"].get<int>();
+      if (di.contains("rank")) {
+        if (auto rank = json_small_id(di["rank"])) model.meta.rank = *rank;
+        else model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + di["rank"].dump() +
+                                            " is not a rank (0.." + std::to_string(INT32_MAX) + "); rank unknown");
+      }
       for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
     for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})

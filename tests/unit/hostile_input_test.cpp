@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "loaders/ascend_files.h"
+#include "loaders/db_export_loader.h"
 #include "loaders/json_file.h"
 #include "loaders/load_error.h"
 #include "loaders/sqlite_db.h"
@@ -226,4 +228,88 @@ TEST(HostileDb, WalModeDatabaseOpensWithoutTouchingTheFolder) {
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(d.path())) ++files;
   EXPECT_EQ(files, 1u) << "opening created -shm/-wal files";
+}
+
+// ---- class 5 / 9: corrupt numbers in CSVs and databases ----
+
+namespace {
+
+npu::RunModel load_kernel_csv(const TempDir& d, const std::string& rows) {
+  std::string p = d.write("kernel_details.csv", "Name,Type,Start Time(us),Duration(us),Block Dim\n" + rows);
+  npu::RunModel m;
+  npu::load_kernel_details(p, m);
+  return m;
+}
+
+void make_db(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+}  // namespace
+
+TEST(HostileCsv, MissingOrNegativeDurationsAreSkipped) {
+  TempDir d;
+  auto m = load_kernel_csv(d, "a,T,1,2,8\nb,T,1,-3,8\nc,T,1,,8\nd,T,1,N/A,8\ne,T,1,4,4294967344\n");
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kernels[0].dur, 2000);
+  EXPECT_EQ(m.kernels[1].block_dim, -1);  // 2^32 + 48: unknown, not 48
+  EXPECT_TRUE(has_warning(m, "kernel_details.csv:3: 3 rows with a missing or negative \"Duration(us)\" were skipped"))
+      << warnings_of(m);
+  // 1e400 is no number at all: one line naming the file and line.
+  try {
+    load_kernel_csv(d, "a,T,1,1e400,8\n");
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_details.csv:2: column \"Duration(us)\": \"1e400\" is not a number"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HostileCsv, NegativeStepTraceTimeIsSkipped) {
+  TempDir d;
+  std::string p = d.write("step_trace_time.csv",
+                          "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free\n"
+                          "1,10,1,1,2,3\n2,10,1,1,2,-5\n");
+  npu::RunModel m;
+  npu::load_step_trace_time(p, m);
+  ASSERT_EQ(m.step_trace.size(), 1u);
+  EXPECT_EQ(m.step_trace[0].step, 1);
+  EXPECT_TRUE(has_warning(m, "step_trace_time.csv:3: 1 row with a negative time was skipped")) << warnings_of(m);
+}
+
+TEST(HostileDb, CorruptTaskTimesAreSkipped) {
+  TempDir d;
+  std::string p = (d.path() / "msprof_20240101000000.db").string();
+  make_db(p, "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER);"
+             "INSERT INTO TASK VALUES (10, 20, 0, 1), ('x', 20, 0, 1), (10, 1e300, 0, 1), (-5, 20, 0, 1), "
+             "(30, 25, 0, 1), (40, 50, 4294967296, 1);");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  m.finalize();
+  ASSERT_EQ(m.slices.size(), 2u);
+  npu::Ns total = 0;
+  for (const auto& s : m.slices) total += s.dur;
+  EXPECT_EQ(total, 20);
+  EXPECT_TRUE(has_warning(m, "TASK: 4 rows with a startNs/endNs that is not a non-negative integer, or ends before it "
+                             "starts, were skipped (first: rowid 2)"))
+      << warnings_of(m);
+}
+
+TEST(HostileTrace, OutOfRangeRankIsUnknownNotTruncated) {
+  for (const char* rank : {"1099511627776", "4294967301", "-3", "1.5"}) {
+    TempDir d;
+    std::string p = d.write("trace.json", std::string(R"({"distributedInfo": {"rank": )") + rank +
+                                              R"(}, "traceEvents": [)" + x_event("op", "1", "1") + "]}");
+    npu::RunModel m = npu::test::load_path(p);
+    EXPECT_EQ(m.meta.rank, -1) << rank;
+    EXPECT_TRUE(has_warning(m, std::string("distributedInfo.rank ") + rank + " is not a rank")) << rank << "\n" << warnings_of(m);
+  }
 }
