@@ -75,7 +75,7 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   opt.skip_warmup = !keep_warmup;
   nlohmann::json doc = compare::build_compare(b, n, opt);
   auto render = [&](const std::string& f) {
-    return f == "json" ? doc.dump(1) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
+    return f == "json" ? json_text(doc) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
   };
   if (!out.out_file.empty()) {
     if (!write_output(out.out_file, render(fmt))) return kBadInput;

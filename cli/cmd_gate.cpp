@@ -30,7 +30,7 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   bool ok = true;
   if (!g.junit.empty()) ok &= write_output(g.junit, compare::render_gate_junit(gate));
   if (!g.markdown.empty()) ok &= write_output(g.markdown, compare::render_gate_markdown(gate, doc));
-  if (!g.json.empty()) ok &= write_output(g.json, nlohmann::json{{"gate", gate}, {"compare", doc}}.dump(1) + "\n");
+  if (!g.json.empty()) ok &= write_output(g.json, json_text(nlohmann::json{{"gate", gate}, {"compare", doc}}) + "\n");
   write_output("", compare::render_gate_text(gate, doc));
   if (!ok) return kBadInput;
   return compare::gate_failed(gate) ? kGated : kOk;

@@ -46,6 +46,10 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
   return summarize_cluster(d, members);
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool write_output(const std::string& file, const std::string& text) {
   // Every write is checked through the flush and the close: a full disk fails at either.
   if (file.empty() || file == "-") {

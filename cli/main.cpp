@@ -4,6 +4,7 @@
 #include <cstring>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -242,6 +243,10 @@ int main(int argc, char** argv) {
       if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
     } catch (const npu::LoadError& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
+      return kBadInput;
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A symbolic link loop, a folder that vanished: bad input, one line.
+      std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
       return kBadInput;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "error: out of memory\n");

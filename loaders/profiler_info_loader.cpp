@@ -27,7 +27,8 @@ void load_profiler_info(const std::string& path, RunModel& model) {
     }
   } else if (j.is_object() && j.contains("rank_id") && j["rank_id"].is_number_integer()) {
     if (auto rank = json_small_id(j["rank_id"])) model.meta.rank = *rank;
-    else model.stats.warnings.push_back(path + ": rank_id " + j["rank_id"].dump() + " is out of range; rank unknown");
+    else if (j["rank_id"] != -1)  // -1: not a distributed run
+      model.stats.warnings.push_back(path + ": rank_id " + j["rank_id"].dump() + " is out of range; rank unknown");
   }
   if (!j.is_object()) return;
   if (j.contains("config") && j["config"].is_object()) {

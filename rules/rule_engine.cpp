@@ -187,6 +187,19 @@ double number_field(const nlohmann::json& f, const char* key, double def, std::s
   return def;
 }
 
+// Rule text goes to terminals: control characters (an ESC starts a terminal escape sequence)
+// become U+FFFD; newlines and tabs stay.
+std::string printable(std::string s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\xEF\xBF\xBD";
+    else out += c;
+  }
+  return out;
+}
+
 // Converts and checks one emit{} table into the outcome; returns an error text or "".
 std::string emit_finding(lua_State* L, EmitContext& ctx) {
   RuleOutcome& o = *ctx.outcome;
@@ -207,15 +220,23 @@ std::string emit_finding(lua_State* L, EmitContext& ctx) {
   nlohmann::json out;
   out["rule"] = meta.id;
   out["category"] = meta.category;
-  out["severity"] = string_field(f, "severity", meta.severity, "emit{}", err);
-  out["title"] = string_field(f, "title", meta.title, "emit{}", err);
-  out["observed"] = f["observed"];
-  out["why"] = string_field(f, "why", "", "emit{}", err);
-  out["action"] = string_field(f, "action", "", "emit{}", err);
-  out["commands"] = f.contains("commands") && f["commands"].is_array() ? f["commands"] : nlohmann::json::array();
+  out["severity"] = printable(string_field(f, "severity", meta.severity, "emit{}", err));
+  out["title"] = printable(string_field(f, "title", meta.title, "emit{}", err));
+  out["observed"] = printable(f["observed"].get<std::string>());
+  out["why"] = printable(string_field(f, "why", "", "emit{}", err));
+  out["action"] = printable(string_field(f, "action", "", "emit{}", err));
+  out["commands"] = nlohmann::json::array();
+  if (f.contains("commands") && f["commands"].is_array())
+    for (const auto& c : f["commands"]) {
+      if (!c.is_string()) {
+        if (err.empty()) err = "emit{}: 'commands' must be a list of strings";
+        break;
+      }
+      out["commands"].push_back(printable(c.get<std::string>()));
+    }
   out["evidence"] = f.contains("evidence") && f["evidence"].is_array() ? f["evidence"] : nlohmann::json::array();
   out["saving_ns"] = static_cast<int64_t>(saving);
-  out["saving_formula"] = string_field(f, "saving_formula", "", "emit{}", err);
+  out["saving_formula"] = printable(string_field(f, "saving_formula", "", "emit{}", err));
   out["saving_ratio"] = ctx.step_ns > 0 ? nlohmann::json(saving / ctx.step_ns) : nlohmann::json(nullptr);
   out["confidence"] = confidence;
   out["score_ns"] = static_cast<int64_t>(saving * confidence);

@@ -313,3 +313,78 @@ TEST(HostileTrace, OutOfRangeRankIsUnknownNotTruncated) {
     EXPECT_TRUE(has_warning(m, std::string("distributedInfo.rank ") + rank + " is not a rank")) << rank << "\n" << warnings_of(m);
   }
 }
+
+// ---- class 8 / 10 / 13: one bad value never loses the report; warnings in every format ----
+
+namespace {
+
+// A run folder whose kernel_details.csv has one ragged row and a name that is not UTF-8.
+std::string odd_run(const TempDir& d) {
+  std::string run = (d.path() / "odd_ascend_pt").string();
+  fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
+  std::string kd = run + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+  std::string text = slurp(kd);
+  // The last row again, its operator name made invalid UTF-8.
+  size_t last = text.rfind('\n', text.size() - 2) + 1;
+  std::string row = text.substr(last);
+  size_t name = row.find("aclnnInplaceAdd_AddAiCore_Add");
+  EXPECT_NE(name, std::string::npos);
+  text += row.replace(name, 5, "acl\xff\xfe");
+  text += "ragged,row\n";
+  std::ofstream(kd, std::ios::binary | std::ios::trunc) << text;
+  return run;
+}
+
+}  // namespace
+
+TEST(HostileReport, InvalidUtf8AndLoaderWarningsReachEveryFormat) {
+  TempDir d;
+  std::string run = odd_run(d);
+  std::string json_out = (d.path() / "r.json").string(), md_out = (d.path() / "r.md").string();
+  std::string term = (d.path() / "r.txt").string();
+  ASSERT_EQ(cli(d, "analyze -q " + run + " -o " + json_out).code, 0) << slurp((d.path() / "cli.err").string());
+  ASSERT_EQ(cli(d, "analyze -q " + run + " -o " + md_out).code, 0);
+  ASSERT_EQ(cli(d, "analyze " + run, term).code, 0);
+  nlohmann::json r = npu::read_json_file(json_out);
+  ASSERT_FALSE(r["warnings"].empty());
+  std::string w = r["warnings"][0];
+  EXPECT_NE(w.find("have a different number of fields"), std::string::npos) << w;
+  EXPECT_NE(slurp(md_out).find("## Loader warnings"), std::string::npos);
+  EXPECT_NE(slurp(term).find("warning: "), std::string::npos);
+}
+
+TEST(HostileReport, RuleTextCannotInjectEscapesOrMarkup) {
+  TempDir d;
+  d.write("rules/x.lua",
+          "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = '\\27[31mred\\27[0m', saving_ns = 1e12, "
+          "title = '<img src=x onerror=alert(1)> [link](http://x) | cell', commands = {'a ``` b'}} end");
+  std::string md_out = (d.path() / "r.md").string(), term = (d.path() / "r.txt").string();
+  std::string rules = " --rules " + (d.path() / "rules").string();
+  ASSERT_EQ(cli(d, "analyze -q " + npu::test::sample_run() + rules + " -o " + md_out).code, 0);
+  ASSERT_EQ(cli(d, "analyze " + npu::test::sample_run() + rules, term).code, 0);
+  std::string md = slurp(md_out), t = slurp(term);
+  EXPECT_EQ(md.find("<img"), std::string::npos);
+  EXPECT_NE(md.find("&lt;img src=x onerror=alert(1)&gt; \\[link\\](http://x) \\| cell"), std::string::npos);
+  EXPECT_NE(md.find("a ''' b"), std::string::npos);
+  EXPECT_EQ(t.find("\x1b[31mred"), std::string::npos);
+  EXPECT_NE(t.find("\xEF\xBF\xBD[31mred"), std::string::npos);
+  // A non-string command fails that rule only.
+  d.write("rules/x.lua", "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = 'o', commands = {5}} end");
+  std::string json_out = (d.path() / "r.json").string();
+  ASSERT_EQ(cli(d, "analyze -q " + npu::test::sample_run() + rules + " -o " + json_out).code, 0);
+  nlohmann::json r = npu::read_json_file(json_out);
+  EXPECT_FALSE(r["findings"].empty());  // the built-in findings are intact
+  bool failed = false;
+  for (const auto& s : r["rules"])
+    if (s["rule"] == "inject") failed = s["status"] == "failed" && s["reason"].get<std::string>().find("'commands'") != std::string::npos;
+  EXPECT_TRUE(failed) << r["rules"].dump();
+}
+
+TEST(HostileReport, SymlinkLoopIsExitTwo) {
+  TempDir d;
+  fs::create_directories(d.path() / "x_ascend_pt/ASCEND_PROFILER_OUTPUT");
+  fs::create_symlink("trace_view.json", d.path() / "x_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+  Cli r = cli(d, "analyze -q " + (d.path() / "x_ascend_pt").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("Too many levels of symbolic links"), std::string::npos) << r.err;
+}
