@@ -156,10 +156,16 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
     case InputKind::AscendRun:
       load_ascend_run(d, model, opt);
       break;
-    case InputKind::TraceFile:
+    case InputKind::TraceFile: {
+      // The file named on the command line is all there is: empty is an error, not a run
+      // with no findings (exit 0).
+      std::error_code ec;
+      if (fs::is_regular_file(d.trace_file, ec) && fs::file_size(d.trace_file, ec) == 0 && !ec)
+        throw LoadError::whole_file(d.trace_file, "file is empty (0 bytes)");
       model.meta.source_format = "trace file";
       load_trace(model, fs::path(d.trace_file).filename().string(), d.trace_file, opt);
       break;
+    }
     case InputKind::Cluster:
       throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
     case InputKind::AscendDb:

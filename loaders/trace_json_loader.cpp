@@ -67,6 +67,20 @@ size_t find_event_boundary(const char* text, size_t n, size_t* next_start) {
   return 0;
 }
 
+// "...}, <whitespace>" at the end of the text (no next event yet): a boundary after the '}',
+// the next chunk starting after the whitespace, which is dropped. Without it, GBs of
+// whitespace after an event stayed in the carry and grew memory to several times their size.
+size_t cut_before_trailing_whitespace(const char* text, size_t n, size_t* next_start) {
+  size_t end = n;
+  while (end > 0 && is_ws(text[end - 1])) --end;
+  if (end == n || end < 2 || text[end - 1] != ',') return 0;
+  size_t i = end - 1;
+  while (i > 0 && is_ws(text[i - 1])) --i;
+  if (i == 0 || text[i - 1] != '}') return 0;
+  *next_start = n;
+  return i;
+}
+
 // Object-form traces: finds the '[' that opens the value of the top-level "traceEvents"
 // key. Returns npos when more input is needed, or throws when the object has no such key.
 size_t find_trace_events_array(const std::string& s, size_t start, bool at_eof, const std::string& path) {
@@ -202,6 +216,7 @@ class TraceLoader {
     size_t want = 1 << 16;
     bool eof = false;
     size_t pos = 0;
+    uint64_t skipped = 0;  // leading whitespace dropped before `head` (its file offset)
     for (;;) {
       size_t old = head.size();
       head.resize(old + want);
@@ -211,14 +226,18 @@ class TraceLoader {
       eof = n == 0;
       // Skip a UTF-8 byte order mark and leading whitespace.
       pos = 0;
-      if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
+      if (skipped == 0 && head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
           static_cast<unsigned char>(head[1]) == 0xBB && static_cast<unsigned char>(head[2]) == 0xBF)
         pos = 3;
       while (pos < head.size() && is_ws(head[pos])) ++pos;
       if (pos < head.size() || eof) break;
-      want *= 2;
+      // Only whitespace so far: drop it rather than keep it (2 GiB of spaces, or a small .gz
+      // of them, grew this buffer to several GiB before "file is empty").
+      skipped += head.size();
+      head.clear();
     }
-    if (pos >= head.size()) throw LoadError::whole_file(path_, "file is empty");
+    if (pos >= head.size()) throw LoadError::whole_file(path_, "file is empty (no JSON, only whitespace)");
+
     size_t open = 0;
     if (head[pos] == '[') {
       open = pos;
@@ -239,13 +258,13 @@ class TraceLoader {
       size_t key = head.rfind("\"traceEvents\"", open);
       head_object_ = head.substr(pos, key - pos);
     } else {
-      throw LoadError::at_byte(path_, pos,
+      throw LoadError::at_byte(path_, skipped + pos,
                                std::string("not a JSON trace: expected '[' or '{', found '") + head[pos] + "'");
     }
     size_t first = open + 1;
     while (first < head.size() && is_ws(head[first])) ++first;
     carry_.assign(head, first, std::string::npos);
-    carry_offset_ = first;
+    carry_offset_ = skipped + first;
     eof_ = eof;
   }
 
@@ -282,11 +301,17 @@ class TraceLoader {
       }
       size_t next_start = 0;
       size_t cut = find_event_boundary(text, have, &next_start);
+      if (cut == 0) cut = cut_before_trailing_whitespace(text, have, &next_start);
       if (cut == 0) {
-        // One event larger than the chunk: keep what we have and read more.
-        carry_.assign(text, have);
+        // No event boundary yet. Whitespace before the next event is dropped (a run of GBs of
+        // it between two events made this carry, and memory, grow to several times its size);
+        // what remains is one event larger than the chunk: keep it and read more.
+        size_t ws = 0;
+        while (ws < have && is_ws(text[ws])) ++ws;
+        carry_.assign(text + ws, have - ws);
+        carry_offset_ += ws;
         --next_index_;
-        target *= 2;
+        if (ws == 0) target *= 2;
         continue;
       }
       carry_.assign(text + next_start, have - next_start);

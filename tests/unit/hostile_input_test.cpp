@@ -388,3 +388,37 @@ TEST(HostileReport, SymlinkLoopIsExitTwo) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("Too many levels of symbolic links"), std::string::npos) << r.err;
 }
+
+// ---- class 7: whitespace costs no memory (bench/hostile_sizes.sh measures the peaks) ----
+
+TEST(HostileTrace, LongWhitespaceRunsLoadWithRightOffsets) {
+  const std::string ws(200000, ' ');
+  for (int threads : {1, 2}) {
+    // Before the array, between two events, and before the closing bracket; small chunks.
+    auto m = npu::test::load_trace_text(ws + "[" + ws + x_event("a", "1", "1") + "," + ws + x_event("b", "5", "1") + ws + "]",
+                                        4096, threads);
+    EXPECT_EQ(m.slices.size(), 2u) << threads;
+  }
+  // An error after the whitespace names its real byte offset.
+  TempDir d;
+  std::string head = "[" + x_event("a", "1", "1") + "," + ws;
+  std::string p = d.write("t.json", head + "{\"ph\" \"X\"}]");
+  try {
+    npu::RunModel m;
+    npu::TraceLoadOptions opt;
+    opt.chunk_bytes = 4096;
+    npu::load_trace_json(p, 0, m, opt);
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_GE(e.position(), head.size()) << e.what();
+    EXPECT_LT(e.position(), head.size() + 25) << e.what();
+  }
+  std::string empty = d.write("e.json", std::string(300000, ' '));
+  try {
+    npu::RunModel m;
+    npu::load_trace_json(empty, 0, m, {});
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("file is empty (no JSON, only whitespace)"), std::string::npos);
+  }
+}

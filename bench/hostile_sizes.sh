@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Issue 20, class 7: memory must follow what the input holds, not what it claims. Writes
+# whitespace-heavy traces (plain and gzip) under a temp folder and prints the advisor's exit
+# code, wall time and peak RSS for each. Expected: exit 2 "file is empty" or exit 0, and a
+# peak of tens of MB whatever the size (before the fix: 2-3x the whitespace).
+# Usage: bench/hostile_sizes.sh [BIN] [MB]   (defaults: build/npu-advisor, 1000)
+set -euo pipefail
+BIN=${1:-build/npu-advisor}
+MB=${2:-1000}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+EV='{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}'
+spaces() { head -c $((MB * 1000000)) /dev/zero | tr '\0' ' '; }
+spaces > "$T/only_ws.json"
+spaces | gzip -c > "$T/only_ws.json.gz"
+{ printf '[%s,' "$EV"; spaces; printf '%s]' "$EV"; } > "$T/ws_between.json"
+{ printf '[%s,' "$EV"; spaces; printf '%s]' "$EV"; } | gzip -c > "$T/ws_between.json.gz"
+{ printf '['; spaces; printf ']'; } | gzip -c > "$T/ws_in_array.json.gz"
+for f in only_ws.json only_ws.json.gz ws_between.json ws_between.json.gz ws_in_array.json.gz; do
+  set +e
+  /usr/bin/time -f "$f: exit %x, %e s, peak %M KB" "$BIN" analyze "$T/$f" -q --format json > /dev/null 2> "$T/err"
+  set -e
+  tail -n 1 "$T/err"
+done
