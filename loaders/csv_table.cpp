@@ -18,7 +18,8 @@ namespace {
 // Splits one record starting at `p` (quote-aware; a quoted field may span lines) into
 // fields. Returns the position after the record's line end.
 const char* split_record(const char* p, const char* end, std::vector<std::string_view>& fields,
-                         std::deque<std::string>& owned, uint32_t* lines) {
+                         std::deque<std::string>& owned, uint32_t* lines, bool* unclosed = nullptr) {
+  if (unclosed) *unclosed = false;
   fields.clear();
   owned.clear();  // a deque: earlier views stay valid as cells are added
   *lines = 1;
@@ -31,7 +32,8 @@ const char* split_record(const char* p, const char* end, std::vector<std::string
       const char* content = p;
       for (;;) {
         const char* q = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-        if (!q) {
+        if (!q) {  // never closed: the cell runs to the end of the file
+          if (unclosed) *unclosed = true;
           p = end;
           break;
         }
@@ -207,7 +209,13 @@ void CsvTable::for_each_row(const std::function<void(const Row&)>& f) const {
   size_t first_bad_fields = 0;
   while (p < end) {
     uint32_t lines = 1;
-    const char* next = split_record(p, end, row.fields_, row.owned_, &lines);
+    bool unclosed = false;
+    const char* next = split_record(p, end, row.fields_, row.owned_, &lines, &unclosed);
+    // An unclosed quote swallows every later line into one cell: that is not "1 of 2 rows
+    // skipped" but the rest of the file lost.
+    if (unclosed && lines > 1)
+      fail(line, "a quoted cell opened on this line is never closed (the " + std::to_string(lines) +
+                     " lines to the end of the file would be one cell): file is corrupt");
     bool blank = row.fields_.size() == 1 && trim_cell(row.fields_[0]).empty();
     // A trailing separator gives one extra empty field: harmless.
     while (row.fields_.size() > header_.size() && trim_cell(row.fields_.back()).empty()) row.fields_.pop_back();

@@ -176,9 +176,11 @@ class DbLoader {
   // A STRING_IDS id's string; reads only (safe from the PMU thread once the strings are in).
   StrId string_id(int64_t k) const {
     if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
-      return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
+      if (dense_strings_[static_cast<size_t>(k)] != kNone32) return dense_strings_[static_cast<size_t>(k)];
     auto it = strings_.find(k);
-    return it != strings_.end() ? it->second : kEmptyStr;
+    if (it != strings_.end()) return it->second;
+    unresolved_ids_.fetch_add(1, std::memory_order_relaxed);  // reported: names would be blank silently
+    return kEmptyStr;
   }
 
   void load_enum(const char* table, std::unordered_map<int64_t, std::string>& out) {
@@ -1081,6 +1083,10 @@ class DbLoader {
     if (!has_pytorch_api_ && db_.has_table("TASK")) schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
     i.description = who + (schema.empty() ? "" : " (schema with " + schema + ")");
     for (const auto& note : schema_notes_) m_.stats.warnings.push_back(db_.path() + ": " + note);
+    if (uint64_t n = unresolved_ids_.load())
+      m_.stats.warnings.push_back(db_.path() + ": " + std::to_string(n) + " text cells hold a string id that " +
+                                  (db_.has_table("STRING_IDS") ? "STRING_IDS does not have" : "no STRING_IDS table resolves") +
+                                  ": those names are empty");
     return i;
   }
 
@@ -1148,6 +1154,7 @@ class DbLoader {
   std::vector<StepRow> step_rows_;
   std::set<std::string> trace_tables_;
   std::vector<std::string> schema_notes_;
+  mutable std::atomic<uint64_t> unresolved_ids_{0};  // string ids STRING_IDS lacks
   uint64_t bad_task_times_ = 0;  // TASK rows skipped for corrupt times
   int64_t first_bad_task_ = 0;
   std::string block_column_;

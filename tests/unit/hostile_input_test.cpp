@@ -422,3 +422,36 @@ TEST(HostileTrace, LongWhitespaceRunsLoadWithRightOffsets) {
     EXPECT_NE(std::string(e.what()).find("file is empty (no JSON, only whitespace)"), std::string::npos);
   }
 }
+
+// ---- class 10: partial data is reported as such ----
+
+TEST(HostileCsv, UnclosedQuoteIsNotOneSkippedRow) {
+  TempDir d;
+  try {
+    load_kernel_csv(d, "a,T,1,2,8\n\"b,T,1,2,8\nc,T,1,2,8\nd,T,1,2,8\n");
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_details.csv:3: a quoted cell opened on this line is never closed"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HostileDb, MissingStringTableIsAWarning) {
+  TempDir d;
+  std::string p = (d.path() / "msprof_20240101000000.db").string();
+  make_db(p, "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER, taskType INTEGER);"
+             "INSERT INTO TASK VALUES (10, 20, 0, 1, 7), (30, 40, 0, 1, 7);");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  EXPECT_TRUE(has_warning(m, "2 text cells hold a string id that no STRING_IDS table resolves: those names are empty"))
+      << warnings_of(m);
+}
+
+TEST(HostileReport, EmptyRankFoldersAreNoCluster) {
+  TempDir d;
+  for (int i = 0; i < 5; ++i) fs::create_directories(d.path() / ("r" + std::to_string(i) + "_ascend_pt/ASCEND_PROFILER_OUTPUT"));
+  Cli r = cli(d, "analyze -q " + d.path().string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("no rank could be loaded"), std::string::npos) << r.err;
+}
