@@ -133,15 +133,22 @@ struct Located {
   std::string message;
 };
 
-Located locate_event_error(const char* text, size_t n, uint64_t base) {
+Located locate_event_error(const char* text, size_t n, uint64_t base, bool array_form) {
   auto skip_ws = [&](size_t i) {
     while (i < n && is_ws(text[i])) ++i;
     return i;
   };
+  // The array closed at `close`: in a bare-array file nothing may follow it (trailing text was
+  // reported as "byte 1 ... truncated?").
+  auto closed_at = [&](size_t close) -> Located {
+    size_t j = skip_ws(close + 1);
+    if (!array_form || j >= n) return {};
+    return {true, base + j, "text after the end of the trace array"};
+  };
   simdjson::dom::parser dom;
   size_t i = skip_ws(0);
   while (i < n) {
-    if (text[i] == ']') return {};
+    if (text[i] == ']') return closed_at(i);
     if (text[i] != '{')
       return {true, base + i, std::string("expected '{' to start an event, found '") + text[i] + "'"};
     size_t start = i;
@@ -174,7 +181,7 @@ Located locate_event_error(const char* text, size_t n, uint64_t base) {
       i = skip_ws(i + 1);
       continue;
     }
-    if (i < n && text[i] == ']') return {};
+    if (i < n && text[i] == ']') return closed_at(i);
     if (i >= n) return {true, base + i, "the file ends after an event without closing the array (truncated?)"};
     return {true, base + i, std::string("unexpected '") + text[i] + "' after an event"};
   }
@@ -504,7 +511,7 @@ class TraceLoader {
     parse_trace_chunk(rest.data(), len, prefix_len, offset,
                       result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array, r);
     if (!r.ok) {
-      Located where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset);
+      Located where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset, !result_.object_form);
       if (where.found) throw LoadError::at_byte(path_, where.offset, where.message);
       std::string msg = "invalid JSON: " + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.

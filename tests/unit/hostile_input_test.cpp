@@ -455,3 +455,18 @@ TEST(HostileReport, EmptyRankFoldersAreNoCluster) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("no rank could be loaded"), std::string::npos) << r.err;
 }
+
+// ---- class 13: errors say what is wrong ----
+
+TEST(HostileTrace, TrailingTextIsNamedNotCalledTruncation) {
+  TempDir d;
+  std::string ev = x_event("a", "1", "1");
+  std::string p = d.write("t.json", "[" + ev + "]  garbage");
+  try {
+    npu::RunModel m;
+    npu::load_trace_json(p, 0, m, {});
+    FAIL() << "no error";
+  } catch (const npu::LoadError& e) {
+    EXPECT_EQ(std::string(e.what()), p + ": byte " + std::to_string(ev.size() + 4) + ": text after the end of the trace array");
+  }
+}
