@@ -49,11 +49,14 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
     if (d.kind == InputKind::Cluster)
       throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
     RunModel m = load_run_for_cli(d, common);
+    side.warnings = m.stats.warnings;
     side.facts = compute_facts(m);
     side.facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
     side.kind = to_string(d.kind);
     side.description = d.description;
   }
+  // A comparison of data the loaders had to cut is said so, -q or not.
+  for (const auto& w : side.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
   if (run_rules(engine, side.facts, rules, &outcomes) != kOk)

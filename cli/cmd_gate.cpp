@@ -26,6 +26,10 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   compare::CompareSide n = load_compare_side(next, common, rules);
   nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
   nlohmann::json gate = compare::evaluate_gate(doc, cfg);
+  // The verdict is on what the loaders kept: the JUnit, Markdown and JSON outputs say what they
+  // skipped, so a pass on partial data is visible where CI shows the result.
+  for (const auto* side : {&b, &n})
+    for (const auto& w : side->warnings) gate["notes"].push_back("input warning: " + w);
 
   bool ok = true;
   if (!g.junit.empty()) ok &= write_output(g.junit, compare::render_gate_junit(gate));

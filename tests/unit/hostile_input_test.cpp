@@ -470,3 +470,26 @@ TEST(HostileTrace, TrailingTextIsNamedNotCalledTruncation) {
     EXPECT_EQ(std::string(e.what()), p + ": byte " + std::to_string(ev.size() + 4) + ": text after the end of the trace array");
   }
 }
+
+// ---- class 5: a gate says what the loaders rejected ----
+
+TEST_F(OutputGuard, GateNotesWhatTheLoadersSkipped) {
+  TempDir d;
+  std::string run = (d.path() / "neg_ascend_pt").string();
+  fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
+  std::string kd = run + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+  std::string text = slurp(kd);
+  std::string row = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  size_t dur = row.find(",28.706,");
+  ASSERT_NE(dur, std::string::npos);
+  text += row.replace(dur, 8, ",-28.706,");  // the last kernel again, with a negative duration
+  std::ofstream(kd, std::ios::binary | std::ios::trunc) << text;
+  std::string j = (d.path() / "g.json").string();
+  Cli r = cli(d, "gate -q --baseline " + facts_ + " " + run + " --json " + j);
+  EXPECT_LE(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("with a missing or negative \"Duration(us)\" was skipped"), std::string::npos) << r.err;
+  nlohmann::json g = npu::read_json_file(j);
+  bool noted = false;
+  for (const auto& n : g["gate"]["notes"]) noted |= n.get<std::string>().find("input warning: ") == 0;
+  EXPECT_TRUE(noted) << g["gate"]["notes"].dump();
+}
