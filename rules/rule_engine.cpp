@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -201,7 +202,7 @@ std::string printable(std::string s) {
 }
 
 // Converts and checks one emit{} table into the outcome; returns an error text or "".
-std::string emit_finding(lua_State* L, EmitContext& ctx) {
+std::string emit_finding(EmitContext& ctx) {
   RuleOutcome& o = *ctx.outcome;
   if (o.findings.size() >= ctx.sb->limits().findings) {
     ++o.findings_dropped;  // counted, not kept: the report says how many
@@ -247,24 +248,23 @@ std::string emit_finding(lua_State* L, EmitContext& ctx) {
   return "";
 }
 
-// emit{...}: errors become Lua errors only after every C++ object here is gone (lua_error
-// does not unwind C++ frames).
+// emit{...}: an error is raised only once every C++ object here is gone (a Lua error is a
+// longjmp: it unwinds no C++ frame, and pushing the message may itself raise one).
 int lua_emit(lua_State* L) {
   auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
   luaL_checktype(L, 1, LUA_TTABLE);
+  char msg[512];
   {
     std::string err;
     try {
-      err = emit_finding(L, *ctx);
+      err = emit_finding(*ctx);
     } catch (const std::exception& e) {
       err = std::string("emit{}: ") + e.what();
     }
     if (err.empty()) return 0;
-    luaL_where(L, 1);  // the rule's line
-    lua_pushlstring(L, err.data(), err.size());
-    lua_concat(L, 2);
+    std::snprintf(msg, sizeof msg, "%s", err.c_str());
   }
-  return lua_error(L);
+  return luaL_error(L, "%s", msg);  // with the rule's line
 }
 
 double step_denominator(const nlohmann::json& doc) {
