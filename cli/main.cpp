@@ -16,7 +16,8 @@
 #define NPU_ADVISOR_VERSION "0.0.0"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+int run_cli(int argc, char** argv) {
   using namespace npu::cli;
   CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
   app.require_subcommand(1);
@@ -211,59 +212,60 @@ int main(int argc, char** argv) {
         with_rules({gate_base, gate_new, gate_opts.config}));
   if (!outputs_ok) return kBadInput;
 
-  auto run_command = [&]() -> int {
-    try {
-      if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
-      if (*capture) {
-        cap.command = command;
-        return cmd_capture(cap);
-      }
-      if (*analyze && has_command) {
-        if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
-          std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
-          return kBadInput;
-        }
-        cap.command = command;
-        cap.out_dir = analyze_path;
-        cap.quiet = common.quiet;
-        return cmd_analyze_command(cap, common, out, rule_opts);
-      }
-      if (*analyze) {
-        if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
-          std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
-          return kBadInput;
-        }
-        return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
-      }
-      if (*rules_list) return cmd_rules_list(rule_opts);
-      if (*rules_show) return cmd_rules_show(show_id, rule_opts);
-      if (*rules_test) return cmd_rules_test(test_dir);
-      if (*facts) return cmd_facts(facts_path, common, facts_out);
-      if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
-      if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
-    } catch (const npu::LoadError& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return kBadInput;
-    } catch (const std::filesystem::filesystem_error& e) {
-      // A symbolic link loop, a folder that vanished: bad input, one line.
-      std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
-      return kBadInput;
-    } catch (const std::bad_alloc&) {
-      std::fprintf(stderr, "error: out of memory\n");
-      return kInternal;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "internal error: %s\n", e.what());
-      return kInternal;
+  try {
+    if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
+    if (*capture) {
+      cap.command = command;
+      return cmd_capture(cap);
     }
+    if (*analyze && has_command) {
+      if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
+        std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
+        return kBadInput;
+      }
+      cap.command = command;
+      cap.out_dir = analyze_path;
+      cap.quiet = common.quiet;
+      return cmd_analyze_command(cap, common, out, rule_opts);
+    }
+    if (*analyze) {
+      if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
+        std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
+        return kBadInput;
+      }
+      return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
+    }
+    if (*rules_list) return cmd_rules_list(rule_opts);
+    if (*rules_show) return cmd_rules_show(show_id, rule_opts);
+    if (*rules_test) return cmd_rules_test(test_dir);
+    if (*facts) return cmd_facts(facts_path, common, facts_out);
+    if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
+    if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
+  } catch (const npu::LoadError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
-  };
-  int rc = run_command();
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A symbolic link loop, a folder that vanished: bad input, one line.
+    std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return kInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return kInternal;
+  }
+  return kBadInput;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rc = run_cli(argc, argv);
   // Everything on stdout must have reached it: a full disk or a closed pipe is an error, not
   // a report (a CI step must not pass on a report nobody could read).
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fprintf(stderr, "error: cannot write to stdout: %s\n", std::strerror(errno));
-    return rc == kInternal ? rc : kBadInput;
+    return rc == npu::cli::kInternal ? rc : npu::cli::kBadInput;
   }
   return rc;
 }
-
