@@ -179,6 +179,7 @@ double pattern_worst_case(std::string_view p, size_t n, bool anchor_allowed) {
     }
     if (c == '$' && i + 1 == p.size()) break;
     ++items;
+    bool done = false;  // the item's text is already consumed (an escaped class)
     if (c == '%' && i + 1 < p.size()) {
       char d = p[i + 1];
       if (d == 'b') {  // %bxy: scans the subject
@@ -197,17 +198,19 @@ double pattern_worst_case(std::string_view p, size_t n, bool anchor_allowed) {
         else continue;
       } else {
         i += 2;
-        c = 0;
+        done = true;
       }
     }
-    if (c == '[') {  // a set: the first ']' after the opening (or after '^') closes it
+    if (done) {
+      // "%a" and the like: consumed above
+    } else if (c == '[') {  // a set: the first ']' after the opening (or after '^') closes it
       ++i;
       if (i < p.size() && p[i] == '^') ++i;
       if (i < p.size()) i += p[i] == '%' ? 2 : 1;
       while (i < p.size() && p[i] != ']') i += p[i] == '%' ? 2 : 1;
       ++i;
-    } else if (c != 0) {
-      ++i;
+    } else {
+      ++i;  // any other character, NUL included (it once looped here: found by fuzz_rule)
     }
     if (i < p.size()) {
       char q = p[i];

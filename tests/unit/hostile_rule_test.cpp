@@ -148,6 +148,9 @@ TEST(HostileRule, PatternWorstCase) {
   EXPECT_DOUBLE_EQ(npu::pattern_worst_case("^[%]a-]+$", 9, true), 10);  // one set item, '$' anchors
   EXPECT_DOUBLE_EQ(npu::pattern_worst_case("^%bxy(%d)%1", 9, true), 10 * 10 * 3);
   EXPECT_DOUBLE_EQ(npu::pattern_worst_case("^abc", 9, false), 10 * 4);  // gmatch: '^' is a character
+  // A NUL in the pattern is an ordinary character (it once made the pricing loop forever).
+  EXPECT_DOUBLE_EQ(npu::pattern_worst_case(std::string_view("a\0\0b", 4), 9, true), 10 * 4);
+  EXPECT_DOUBLE_EQ(npu::pattern_worst_case("%", 9, true), 10);
 }
 
 TEST(HostileRule, LongCLoopsAreBounded) {
