@@ -217,6 +217,7 @@ std::string emit_finding(EmitContext& ctx) {
   double saving = number_field(f, "saving_ns", 0.0, err);
   double confidence = std::clamp(number_field(f, "confidence", 0.5, err), 0.0, 1.0);
   if (saving > kMaxSavingNs && err.empty()) err = "emit{}: 'saving_ns' is out of range (above 9e18 ns)";
+  if (!err.empty()) return err;  // before saving is cast to int64 below (UB out of range: fuzz_rule)
   if (saving < 0) saving = 0;
   nlohmann::json out;
   out["rule"] = meta.id;
