@@ -12,16 +12,17 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-// Decimal microseconds straight from the JSON text (a number token or a string's content)
-// to ns: digits, optional '.', digits, ending at any non-digit. The hot path of the loader;
-// anything unusual (exponent, sign, overflow) goes to the general parser.
-// `stop` says which character must follow the digits: '"' for a string's content, any JSON
-// delimiter for a number token ("17041615x11" is no timestamp, not 17041615 us).
+// What may follow the digits: the closing '"' of a string's content, or a JSON delimiter after
+// a number token ("17041615x11" is no timestamp, not 17041615 us).
 inline bool ends_token(char c, bool in_string) {
   if (in_string) return c == '"';
   return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0';
 }
 
+// Decimal microseconds straight from the JSON text (a number token or a string's content)
+// to ns: digits, optional '.', digits, then the token's end. The hot path of the loader;
+// anything unusual (exponent, sign, overflow, other text) goes to the general parser, which
+// refuses what is not a number.
 inline bool fast_us_to_ns(const char* p, Ns* out, bool in_string) {
   const char* start = p;
   int64_t whole = 0;
