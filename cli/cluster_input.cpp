@@ -140,6 +140,9 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
         Facts f;
         {
           RunModel m = load_run(md, lo);
+          // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
+          if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
+            throw LoadError::whole_file(d.members[i], "holds no profiler data (no trace events, kernels or step times)");
           f = compute_facts(m);
         }  // the model (events) is gone here; only facts stay
         // Give the freed pages back: the small facts that stay would otherwise pin a whole rank's
@@ -150,6 +153,8 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
         loaded[i] = cluster::rank_facts_from(rank_of(f.doc), d.members[i], f.doc);
       } catch (const LoadError& e) {
         errors[i] = e.what();
+      } catch (const std::exception& e) {  // a symlink loop in one member: that member, not std::terminate
+        errors[i] = d.members[i] + ": " + e.what();
       }
     }
   };

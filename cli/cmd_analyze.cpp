@@ -15,7 +15,7 @@ namespace {
 int write_report(const nlohmann::json& report, const std::string& fmt, const CommonOptions& common,
                  const OutputOptions& out) {
   if (!out.out_file.empty()) {
-    std::string text = fmt == "json"   ? report.dump(1) + "\n"
+    std::string text = fmt == "json"   ? json_text(report) + "\n"
                        : fmt == "md"   ? render_markdown(report)
                        : fmt == "html" ? render_html(report)
                                        : render_terminal(report, {});
@@ -23,7 +23,7 @@ int write_report(const nlohmann::json& report, const std::string& fmt, const Com
   }
   if (out.out_file.empty() || !common.quiet) {
     if (out.out_file.empty() && fmt != "text") {
-      write_output("", fmt == "json" ? report.dump(1) + "\n" : fmt == "html" ? render_html(report) : render_markdown(report));
+      write_output("", fmt == "json" ? json_text(report) + "\n" : fmt == "html" ? render_html(report) : render_markdown(report));
     } else {
       TerminalOptions t;
       t.color = stdout_is_color_terminal();

@@ -50,11 +50,14 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
     if (d.kind == InputKind::Cluster)
       throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
     RunModel m = load_run_for_cli(d, common);
+    side.warnings = m.stats.warnings;
     side.facts = compute_facts(m);
     side.facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
     side.kind = to_string(d.kind);
     side.description = d.description;
   }
+  // A comparison of data the loaders had to cut is said so, -q or not.
+  for (const auto& w : side.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
   if (run_rules(engine, side.facts, rules, &outcomes) != kOk)
@@ -74,7 +77,7 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   auto render = [&](const std::string& f) {
     if (f == "html")
       return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()), n.facts.doc.value("timeline", nlohmann::json()));
-    return f == "json" ? doc.dump(1) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
+    return f == "json" ? json_text(doc) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
   };
   if (!out.out_file.empty()) {
     if (!write_output(out.out_file, render(fmt))) return kBadInput;

@@ -26,11 +26,15 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   compare::CompareSide n = load_compare_side(next, common, rules);
   nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
   nlohmann::json gate = compare::evaluate_gate(doc, cfg);
+  // The verdict is on what the loaders kept: the JUnit, Markdown and JSON outputs say what they
+  // skipped, so a pass on partial data is visible where CI shows the result.
+  for (const auto* side : {&b, &n})
+    for (const auto& w : side->warnings) gate["notes"].push_back("input warning: " + w);
 
   bool ok = true;
   if (!g.junit.empty()) ok &= write_output(g.junit, compare::render_gate_junit(gate));
   if (!g.markdown.empty()) ok &= write_output(g.markdown, compare::render_gate_markdown(gate, doc));
-  if (!g.json.empty()) ok &= write_output(g.json, nlohmann::json{{"gate", gate}, {"compare", doc}}.dump(1) + "\n");
+  if (!g.json.empty()) ok &= write_output(g.json, json_text(nlohmann::json{{"gate", gate}, {"compare", doc}}) + "\n");
   write_output("", compare::render_gate_text(gate, doc));
   if (!ok) return kBadInput;
   return compare::gate_failed(gate) ? kGated : kOk;

@@ -82,6 +82,10 @@ struct GateOptions {
 int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
              const GateOptions& gate);
 
+// A JSON document as text for a report: invalid UTF-8 from an input (a CSV cell, a DB string)
+// is replaced (U+FFFD) instead of throwing, which lost the whole report (exit 3).
+std::string json_text(const nlohmann::json& j, int indent = 1);
+
 // Writes `text` to the file or stdout; returns false (after printing why) on failure.
 bool write_output(const std::string& file, const std::string& text);
 // True (after printing why) when the output file is one of the input files: `-o trace_view.json`

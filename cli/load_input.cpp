@@ -1,12 +1,15 @@
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 #include "reports/run_summary.h"
 
@@ -43,18 +46,35 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
   return summarize_cluster(d, members);
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool write_output(const std::string& file, const std::string& text) {
+  // Every write is checked through the flush and the close: a full disk fails at either.
   if (file.empty() || file == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "error: cannot write to stdout: %s\n", std::strerror(errno));
+      return false;
+    }
     return true;
   }
-  std::ofstream f(file, std::ios::binary);
-  f << text;
-  if (!f) {
-    std::fprintf(stderr, "error: cannot write %s\n", file.c_str());
+  // The last line of the output guard (cli/output_guard.h): whatever the flag, never over a
+  // file this process read as input.
+  if (is_input_file(file)) {
+    std::fprintf(stderr, "error: %s is an input file read by this command; choose another output file (it was not written)\n",
+                 file.c_str());
     return false;
   }
-  return true;
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (f && std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) std::fprintf(stderr, "error: cannot write %s: %s\n", file.c_str(), std::strerror(err));
+  return ok;
 }
 
 bool output_is_an_input(const std::string& out_file, const Detection& d, const RunModel* model) {

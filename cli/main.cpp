@@ -1,18 +1,23 @@
 // npu-advisor: argument parsing and dispatch only.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/output_guard.h"
 #include "loaders/load_error.h"
 
 #ifndef NPU_ADVISOR_VERSION
 #define NPU_ADVISOR_VERSION "0.0.0"
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+int run_cli(int argc, char** argv) {
   using namespace npu::cli;
   CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
   app.require_subcommand(1);
@@ -188,6 +193,25 @@ int main(int argc, char** argv) {
     return rc == 0 ? kOk : kBadInput;
   }
 
+  // One output guard for every command and output flag, before anything is loaded.
+  std::vector<std::string> rule_inputs = rule_opts.dirs;
+  if (!rule_opts.config.empty()) rule_inputs.push_back(rule_opts.config);
+  auto with_rules = [&](std::vector<std::string> in) {
+    in.insert(in.end(), rule_inputs.begin(), rule_inputs.end());
+    return in;
+  };
+  bool outputs_ok = true;
+  if (*analyze)
+    outputs_ok = outputs_leave_inputs_alone({{"-o", out.out_file}}, with_rules({analyze_path, cluster_opts.facts_dir}),
+                                            cluster_opts.facts_dir);
+  if (*facts) outputs_ok = outputs_leave_inputs_alone({{"-o", facts_out}}, {facts_path});
+  if (*compare) outputs_ok = outputs_leave_inputs_alone({{"-o", cmp_out.out_file}}, with_rules({cmp_base, cmp_new}));
+  if (*gate)
+    outputs_ok = outputs_leave_inputs_alone(
+        {{"--junit", gate_opts.junit}, {"--markdown", gate_opts.markdown}, {"--json", gate_opts.json}},
+        with_rules({gate_base, gate_new, gate_opts.config}));
+  if (!outputs_ok) return kBadInput;
+
   try {
     if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
     if (*capture) {
@@ -220,6 +244,10 @@ int main(int argc, char** argv) {
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A symbolic link loop, a folder that vanished: bad input, one line.
+    std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
+    return kBadInput;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
     return kInternal;
@@ -228,4 +256,16 @@ int main(int argc, char** argv) {
     return kInternal;
   }
   return kBadInput;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rc = run_cli(argc, argv);
+  // Everything on stdout must have reached it: a full disk or a closed pipe is an error, not
+  // a report (a CI step must not pass on a report nobody could read).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "error: cannot write to stdout: %s\n", std::strerror(errno));
+    return rc == npu::cli::kInternal ? rc : npu::cli::kBadInput;
+  }
+  return rc;
 }

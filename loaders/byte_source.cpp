@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -107,6 +108,7 @@ std::unique_ptr<ByteSource> ByteSource::open(const std::string& path) {
     close(fd);
     throw LoadError::whole_file(path, "not a regular file");
   }
+  note_input_file(st);
   unsigned char magic[2] = {0, 0};
   ssize_t n = pread(fd, magic, 2, 0);
   if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {

@@ -32,6 +32,14 @@ void split_op(const std::string& key, std::string& name, std::string& group) {
   group = at == std::string::npos ? std::string() : key.substr(at + 1);
 }
 
+// o[key] when it is an object, else an empty object (a wrongly typed field reads as absent
+// instead of throwing json's type_error, which ended the whole report with exit 3).
+const json& member_object(const json& o, const char* key) {
+  static const json kEmpty = json::object();
+  auto it = o.find(key);
+  return it != o.end() && it->is_object() ? *it : kEmpty;
+}
+
 double num(const json& o, const char* key) {
   auto it = o.find(key);
   if (it == o.end() || !it->is_number()) return 0.0;
@@ -60,7 +68,7 @@ json op_record(const std::string& path, const std::string& where, const json& st
   r["name"] = name;
   r["group"] = group;
   r["rank"] = rank;
-  const json t = info.value("Communication Time Info", json::object());
+  const json& t = member_object(info, "Communication Time Info");
   r["elapse_ns"] = ms(t, "Elapse Time(ms)");
   r["transit_ns"] = ms(t, "Transit Time(ms)");
   r["wait_ns"] = ms(t, "Wait Time(ms)");
@@ -69,7 +77,7 @@ json op_record(const std::string& path, const std::string& where, const json& st
   r["wait_ratio"] = num(t, "Wait Time Ratio");
   r["sync_ratio"] = num(t, "Synchronization Time Ratio");
   json bw = json::object();
-  const json b = info.value("Communication Bandwidth Info", json::object());
+  const json& b = member_object(info, "Communication Bandwidth Info");
   for (const char* tr : kTransports) {
     auto it = b.find(tr);
     if (it == b.end() || !it->is_object()) continue;
@@ -109,7 +117,8 @@ json link_record(const std::string& path, const std::string& where, const json& 
   r["group"] = group;
   r["src"] = src;
   r["dst"] = dst;
-  r["transport"] = info.value("Transport Type", "");
+  auto tt = info.find("Transport Type");
+  r["transport"] = tt != info.end() && tt->is_string() ? tt->get<std::string>() : std::string();
   r["size_mb"] = num(info, "Transit Size(MB)");
   r["time_ns"] = ms(info, "Transit Time(ms)");
   r["gbps"] = num(info, "Bandwidth(GB/s)");
@@ -246,7 +255,7 @@ json load_communication_groups(const std::string& path) {
       if (!g.is_array()) continue;
       json ranks = json::array();
       for (const auto& r : g)
-        if (r.is_number_integer()) ranks.push_back(r.get<int>());
+        if (auto id = json_small_id(r)) ranks.push_back(*id);
       std::sort(ranks.begin(), ranks.end());
       out.push_back({{"kind", kind}, {"ranks", ranks}});
     }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/decimal.h"
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -17,7 +18,8 @@ namespace {
 // Splits one record starting at `p` (quote-aware; a quoted field may span lines) into
 // fields. Returns the position after the record's line end.
 const char* split_record(const char* p, const char* end, std::vector<std::string_view>& fields,
-                         std::deque<std::string>& owned, uint32_t* lines) {
+                         std::deque<std::string>& owned, uint32_t* lines, bool* unclosed = nullptr) {
+  if (unclosed) *unclosed = false;
   fields.clear();
   owned.clear();  // a deque: earlier views stay valid as cells are added
   *lines = 1;
@@ -30,7 +32,8 @@ const char* split_record(const char* p, const char* end, std::vector<std::string
       const char* content = p;
       for (;;) {
         const char* q = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-        if (!q) {
+        if (!q) {  // never closed: the cell runs to the end of the file
+          if (unclosed) *unclosed = true;
           p = end;
           break;
         }
@@ -97,6 +100,7 @@ CsvTable::CsvTable(const std::string& path) : path_(path) {
     close(fd);
     throw LoadError::whole_file(path, "not a regular file");
   }
+  note_input_file(st);
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ > 0) {
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -149,6 +153,13 @@ int CsvTable::require(std::initializer_list<std::string_view> names) const {
   fail(1, msg);
 }
 
+void CsvTable::report_skipped(const std::string& why) const {
+  if (skipped_ == 0) return;
+  warnings_.push_back(path_ + ":" + std::to_string(first_skipped_) + ": " + std::to_string(skipped_) +
+                      (skipped_ == 1 ? " row " : " rows ") + why + (skipped_ == 1 ? " was skipped" : " were skipped"));
+  skipped_ = 0;
+}
+
 void CsvTable::fail(uint32_t line, const std::string& msg) const { throw LoadError::at_line(path_, line, msg); }
 
 std::string_view CsvTable::Row::operator[](int i) const {
@@ -198,7 +209,13 @@ void CsvTable::for_each_row(const std::function<void(const Row&)>& f) const {
   size_t first_bad_fields = 0;
   while (p < end) {
     uint32_t lines = 1;
-    const char* next = split_record(p, end, row.fields_, row.owned_, &lines);
+    bool unclosed = false;
+    const char* next = split_record(p, end, row.fields_, row.owned_, &lines, &unclosed);
+    // An unclosed quote swallows every later line into one cell: that is not "1 of 2 rows
+    // skipped" but the rest of the file lost.
+    if (unclosed && lines > 1)
+      fail(line, "a quoted cell opened on this line is never closed (the " + std::to_string(lines) +
+                     " lines to the end of the file would be one cell): file is corrupt");
     bool blank = row.fields_.size() == 1 && trim_cell(row.fields_[0]).empty();
     // A trailing separator gives one extra empty field: harmless.
     while (row.fields_.size() > header_.size() && trim_cell(row.fields_.back()).empty()) row.fields_.pop_back();

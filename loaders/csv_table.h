@@ -58,6 +58,12 @@ class CsvTable {
   // when more than half the rows are like that, the file is reported as corrupt.
   void for_each_row(const std::function<void(const Row&)>& f) const;
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Rows a loader skipped for a corrupt value (a negative or missing duration): counted, then
+  // reported as one warning "FILE:LINE: N rows <why> were skipped" (LINE: the first).
+  void skip_row(uint32_t line) const {
+    if (skipped_++ == 0) first_skipped_ = line;
+  }
+  void report_skipped(const std::string& why) const;
   [[noreturn]] void fail(uint32_t line, const std::string& msg) const;
 
  private:
@@ -68,6 +74,8 @@ class CsvTable {
   std::vector<std::string> header_;
   std::vector<std::string> norm_;
   mutable std::vector<std::string> warnings_;
+  mutable uint64_t skipped_ = 0;
+  mutable uint32_t first_skipped_ = 0;
 };
 
 }  // namespace npu

@@ -1,4 +1,5 @@
 #include "loaders/db_export_loader.h"
+#include "loaders/json_file.h"
 
 #include <algorithm>
 #include <array>
@@ -22,6 +23,14 @@
 
 namespace npu {
 namespace {
+
+// A small id or count (device, block dim) from an integer cell: `dflt` for NULL, a non-integer
+// or a value outside 0..INT32_MAX (2^32 + 48 must not read as 48).
+int32_t int32_or(const SqliteStmt& st, int col, int32_t dflt) {
+  if (!st.is_integer(col)) return dflt;
+  int64_t v = st.i64(col);
+  return v >= 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : dflt;
+}
 
 // ENUM_API_TYPE ids (msprof docs; used when the enum table is absent).
 constexpr int64_t kApiAcl = 20000, kApiModel = 15000, kApiNode = 10000, kApiHccl = 5500, kApiRuntime = 5000;
@@ -172,9 +181,11 @@ class DbLoader {
   // A STRING_IDS id's string; reads only (safe from the PMU thread once the strings are in).
   StrId string_id(int64_t k) const {
     if (k >= 0 && static_cast<size_t>(k) < dense_strings_.size())
-      return dense_strings_[static_cast<size_t>(k)] == kNone32 ? kEmptyStr : dense_strings_[static_cast<size_t>(k)];
+      if (dense_strings_[static_cast<size_t>(k)] != kNone32) return dense_strings_[static_cast<size_t>(k)];
     auto it = strings_.find(k);
-    return it != strings_.end() ? it->second : kEmptyStr;
+    if (it != strings_.end()) return it->second;
+    unresolved_ids_.fetch_add(1, std::memory_order_relaxed);  // reported: names would be blank silently
+    return kEmptyStr;
   }
 
   void load_enum(const char* table, std::unordered_map<int64_t, std::string>& out) {
@@ -249,7 +260,7 @@ class DbLoader {
       SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM META_DATA", "META_DATA");
       while (st.step()) {
         std::string n(st.text(name)), v(st.text(value));
-        auto j = nlohmann::json::parse(v, nullptr, false);
+        auto j = parse_json_or_discard(v);  // too deep or invalid: not an object, skipped
         auto flat = [&](std::map<std::string, std::string>& into) {
           for (auto& [k, x] : j.items()) into[k] = x.is_string() ? x.get<std::string>() : x.dump();
         };
@@ -264,8 +275,8 @@ class DbLoader {
       int rank = c.add({"rankId"}), dev = c.add({"deviceId"});
       SqliteStmt st(db_, "SELECT " + c.select_list() + " FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP");
       if (st.step()) {
-        if (c.has(rank) && st.i64(rank) >= 0 && m_.meta.rank < 0) m_.meta.rank = static_cast<int32_t>(st.i64(rank));
-        if (c.has(dev) && st.i64(dev) >= 0) m_.meta.device = static_cast<int32_t>(st.i64(dev));
+        if (c.has(rank) && int32_or(st, rank, -1) >= 0 && m_.meta.rank < 0) m_.meta.rank = int32_or(st, rank, -1);
+        if (c.has(dev) && int32_or(st, dev, -1) >= 0) m_.meta.device = int32_or(st, dev, -1);
       }
     }
   }
@@ -346,7 +357,13 @@ class DbLoader {
       ++n_tasks;
       const int64_t rowid = st.i64(0);
       const Ns start = st.i64(tb + t_start), end = st.i64(tb + t_end);
-      const int32_t dev = t.has(t_dev) ? static_cast<int32_t>(st.i64(tb + t_dev)) : -1;
+      // Corrupt times are no task: text reads as 0 and a float such as 1e300 saturates to
+      // INT64_MAX (a device time a gate passed); negative or reversed ones the same.
+      if (!st.is_integer(tb + t_start) || !st.is_integer(tb + t_end) || start < 0 || end < start) {
+        if (bad_task_times_++ == 0) first_bad_task_ = rowid;
+        continue;
+      }
+      const int32_t dev = t.has(t_dev) ? int32_or(st, tb + t_dev, -1) : -1;
       const int64_t stream = t.has(t_stream) ? st.i64(tb + t_stream) : 0;
       const int64_t conn = t.has(t_conn) ? st.i64_or(tb + t_conn, kNoId) : kNoId;
       StrId task_type = t.has(t_type) ? str(st, tb + t_type) : kEmptyStr;
@@ -383,8 +400,8 @@ class DbLoader {
       k.model_id = t.has(t_model) ? st.i64(tb + t_model) : kNoId;
       k.step_id = step_of(start);
       k.wait = c.has(c_wait) && !st.null(cb + c_wait) ? st.i64(cb + c_wait) : kNoId;
-      k.block_dim = c.has(c_block) && !st.null(cb + c_block) ? static_cast<int32_t>(st.i64(cb + c_block)) : -1;
-      k.mix_block_dim = c.has(c_mix) && !st.null(cb + c_mix) ? static_cast<int32_t>(st.i64(cb + c_mix)) : -1;
+      k.block_dim = c.has(c_block) ? int32_or(st, cb + c_block, -1) : -1;
+      k.mix_block_dim = c.has(c_mix) ? int32_or(st, cb + c_mix, -1) : -1;
       k.name = name;
       k.accel_core = task_type;
       k.type = c.has(c_optype) ? str(st, cb + c_optype) : kEmptyStr;
@@ -409,6 +426,10 @@ class DbLoader {
       m_.kernels.push_back(k);
     }
     (void)x_plane;
+    if (bad_task_times_ > 0)
+      schema_notes_.push_back("TASK: " + std::to_string(bad_task_times_) +
+                              " rows with a startNs/endNs that is not a non-negative integer, or ends before it "
+                              "starts, were skipped (first: rowid " + std::to_string(first_bad_task_) + ")");
     task_by_conn_.build();
     tasks_loaded_ = n_tasks;
     if (has_compute) {
@@ -1072,6 +1093,10 @@ class DbLoader {
     if (!has_pytorch_api_ && db_.has_table("TASK")) schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
     i.description = who + (schema.empty() ? "" : " (schema with " + schema + ")");
     for (const auto& note : schema_notes_) m_.stats.warnings.push_back(db_.path() + ": " + note);
+    if (uint64_t n = unresolved_ids_.load())
+      m_.stats.warnings.push_back(db_.path() + ": " + std::to_string(n) + " text cells hold a string id that " +
+                                  (db_.has_table("STRING_IDS") ? "STRING_IDS does not have" : "no STRING_IDS table resolves") +
+                                  ": those names are empty");
     return i;
   }
 
@@ -1139,6 +1164,9 @@ class DbLoader {
   std::vector<StepRow> step_rows_;
   std::set<std::string> trace_tables_;
   std::vector<std::string> schema_notes_;
+  mutable std::atomic<uint64_t> unresolved_ids_{0};  // string ids STRING_IDS lacks
+  uint64_t bad_task_times_ = 0;  // TASK rows skipped for corrupt times
+  int64_t first_bad_task_ = 0;
   std::string block_column_;
   uint64_t trace_rows_ = 0, tasks_loaded_ = 0;
   bool has_pytorch_api_ = false;

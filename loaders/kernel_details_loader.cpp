@@ -7,6 +7,10 @@
 #include "core/decimal.h"
 
 namespace npu {
+namespace {
+// A block dim: -1 when absent or outside 0..INT32_MAX (2^32 + 48 must not read as 48).
+int32_t small_int(std::optional<int64_t> v) { return v && *v >= 0 && *v <= INT32_MAX ? static_cast<int32_t>(*v) : -1; }
+}  // namespace
 
 uint64_t load_kernel_details(const std::string& path, RunModel& model) {
   CsvTable t(path);
@@ -62,15 +66,20 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     auto start = r.us_to_ns(c_start);
     if (!start) t.fail(r.line(), "column \"" + t.header()[static_cast<size_t>(c_start)] + "\" is empty");
     k.start = *start;
-    k.dur = r.us_to_ns(c_dur).value_or(0);
+    auto dur = r.us_to_ns(c_dur);
+    if (!dur || *dur < 0) {  // no duration is no measurement: not a 0 ns kernel
+      t.skip_row(r.line());
+      return;
+    }
+    k.dur = *dur;
     k.wait = r.us_to_ns(c_wait).value_or(kNoId);
     k.step_id = r.integer(c_step).value_or(kNoId);
     k.device = static_cast<int32_t>(r.integer(c_device).value_or(-1));
     k.model_id = r.integer(c_model).value_or(kNoId);
     k.task_id = r.integer(c_task).value_or(kNoId);
     k.stream_id = r.integer(c_stream).value_or(kNoId);
-    k.block_dim = static_cast<int32_t>(r.integer(c_block).value_or(-1));
-    k.mix_block_dim = static_cast<int32_t>(r.integer(c_mix).value_or(-1));
+    k.block_dim = small_int(r.integer(c_block));
+    k.mix_block_dim = small_int(r.integer(c_mix));
     k.name = s(r, c_name);
     k.type = s(r, c_type);
     k.op_state = s(r, c_state);
@@ -86,6 +95,7 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     for (int c : pmu_cols) model.pmu_values.push_back(r.number(c).value_or(std::nan("")));
     ++n;
   });
+  t.report_skipped("with a missing or negative \"" + t.header()[static_cast<size_t>(c_dur)] + "\"");
   model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   if (!take_pmu) model.pmu_values.resize(model.kernels.size() * model.pmu_columns.size(), std::nan(""));
   return n;

@@ -78,8 +78,11 @@ void load_device_info(const fs::path& root, RunModel& model) {
       uint16_t id = register_found(model, "info.json", f);
       if (model.files[id].status != InputFile::Status::Loaded) continue;
       nlohmann::json j = read_json_file(f.string());
-      if (j.contains("rank_id") && j["rank_id"].is_number_integer() && j["rank_id"].get<int>() >= 0)
-        model.meta.rank = j["rank_id"].get<int>();
+      if (j.contains("rank_id") && j["rank_id"].is_number_integer()) {
+        if (auto rank = json_small_id(j["rank_id"])) model.meta.rank = *rank;  // -1: none; huge: corrupt
+        else if (j["rank_id"].get<int64_t>() != -1)
+          model.stats.warnings.push_back(f.string() + ": rank_id " + j["rank_id"].dump() + " is out of range; rank unknown");
+      }
       if (j.contains("devices") && j["devices"].is_string()) {
         try {
           model.meta.device = std::stoi(j["devices"].get<std::string>());

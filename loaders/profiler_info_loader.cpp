@@ -26,7 +26,9 @@ void load_profiler_info(const std::string& path, RunModel& model) {
       model.stats.warnings.push_back(path + ": rank " + digits + " in the file name is out of range; rank unknown");
     }
   } else if (j.is_object() && j.contains("rank_id") && j["rank_id"].is_number_integer()) {
-    model.meta.rank = j["rank_id"].get<int>();
+    if (auto rank = json_small_id(j["rank_id"])) model.meta.rank = *rank;
+    else if (j["rank_id"] != -1)  // -1: not a distributed run
+      model.stats.warnings.push_back(path + ": rank_id " + j["rank_id"].dump() + " is out of range; rank unknown");
   }
   if (!j.is_object()) return;
   if (j.contains("config") && j["config"].is_object()) {

@@ -7,6 +7,7 @@
 #include "loaders/db_export_loader.h"
 #include "loaders/hccl_task_args.h"
 #include "loaders/input_files.h"
+#include "loaders/json_file.h"
 #include "loaders/msprof_loader.h"
 #include "loaders/load_error.h"
 
@@ -45,7 +46,11 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
     const auto& top = r.top_level;
     if (top.contains("distributedInfo") && top["distributedInfo"].is_object()) {
       const auto& di = top["distributedInfo"];
-      if (di.contains("rank") && di["rank"].is_number_integer()) model.meta.rank = di["rank"].get<int>();
+      if (di.contains("rank")) {
+        if (auto rank = json_small_id(di["rank"])) model.meta.rank = *rank;
+        else model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + di["rank"].dump() +
+                                            " is not a rank (0.." + std::to_string(INT32_MAX) + "); rank unknown");
+      }
       for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
     for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})
@@ -152,10 +157,16 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
     case InputKind::AscendRun:
       load_ascend_run(d, model, opt);
       break;
-    case InputKind::TraceFile:
+    case InputKind::TraceFile: {
+      // The file named on the command line is all there is: empty is an error, not a run
+      // with no findings (exit 0).
+      std::error_code ec;
+      if (fs::is_regular_file(d.trace_file, ec) && fs::file_size(d.trace_file, ec) == 0 && !ec)
+        throw LoadError::whole_file(d.trace_file, "file is empty (0 bytes)");
       model.meta.source_format = "trace file";
       load_trace(model, fs::path(d.trace_file).filename().string(), d.trace_file, opt);
       break;
+    }
     case InputKind::Cluster:
       throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
     case InputKind::AscendDb:

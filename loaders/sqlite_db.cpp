@@ -1,11 +1,14 @@
 #include "loaders/sqlite_db.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 
+#include "loaders/input_registry.h"
 #include "loaders/load_error.h"
 
 namespace npu {
@@ -16,6 +19,20 @@ std::string sql_name(std::string_view name) {
   for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
+// "file:PATH?mode=ro&immutable=1", with the characters a URI path cannot hold escaped.
+std::string sqlite_uri(const std::string& path) {
+  std::string u = "file:";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x21 || c >= 0x7f) {
+      char esc[4];
+      std::snprintf(esc, sizeof esc, "%%%02X", c);
+      u += esc;
+    } else {
+      u += static_cast<char>(c);
+    }
+  }
+  return u + "?mode=ro&immutable=1";
+}
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
@@ -24,8 +41,14 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0)
     throw LoadError::whole_file(path, "empty file (0 bytes), not a SQLite database");
-  // Read-only and no mutex: we never write, and one connection is used by one thread.
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) note_input_file(st);
+  // Read-only, immutable and no mutex: we never write, one connection is used by one thread,
+  // and the input folder must not change. A plain read-only open of a WAL-mode export creates
+  // -shm/-wal files beside it, and fails in a read-only folder; immutable=1 takes no locks and
+  // creates nothing (a -wal file left beside the database is then not read: see docs).
+  int rc = sqlite3_open_v2(sqlite_uri(path).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+                           nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

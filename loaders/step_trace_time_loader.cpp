@@ -34,9 +34,15 @@ uint64_t load_step_trace_time(const std::string& path, RunModel& model) {
     s.bubble = r.us_to_ns(c_bubble).value_or(kNoId);
     s.comm_not_overlapped_excl_receive = r.us_to_ns(c_cnox).value_or(kNoId);
     s.preparing = r.us_to_ns(c_prep).value_or(kNoId);
+    // A negative time is corrupt: the row is skipped (with a warning), not summed.
+    if (s.computing < 0 || s.comm_not_overlapped < 0 || s.overlapped < 0 || s.communication < 0 || s.free < 0) {
+      t.skip_row(r.line());
+      return;
+    }
     model.step_trace.push_back(s);
     ++n;
   });
+  t.report_skipped("with a negative time");
   model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
   return n;
 }

@@ -12,10 +12,18 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
+// What may follow the digits: the closing '"' of a string's content, or a JSON delimiter after
+// a number token ("17041615x11" is no timestamp, not 17041615 us).
+inline bool ends_token(char c, bool in_string) {
+  if (in_string) return c == '"';
+  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0';
+}
+
 // Decimal microseconds straight from the JSON text (a number token or a string's content)
-// to ns: digits, optional '.', digits, ending at any non-digit. The hot path of the loader;
-// anything unusual (exponent, sign, overflow) goes to the general parser.
-inline bool fast_us_to_ns(const char* p, Ns* out) {
+// to ns: digits, optional '.', digits, then the token's end. The hot path of the loader;
+// anything unusual (exponent, sign, overflow, other text) goes to the general parser, which
+// refuses what is not a number.
+inline bool fast_us_to_ns(const char* p, Ns* out, bool in_string) {
   const char* start = p;
   int64_t whole = 0;
   int digits = 0;
@@ -38,7 +46,7 @@ inline bool fast_us_to_ns(const char* p, Ns* out) {
     }
     for (int k = fd; k < 3; ++k) frac *= 10;
   }
-  if (*p == 'e' || *p == 'E') return false;
+  if (!ends_token(*p, in_string)) return false;  // exponent, sign, garbage: the general parser decides
   (void)start;
   *out = whole * 1000 + frac + (round_up ? 1 : 0);
   return true;
@@ -172,14 +180,14 @@ class ChunkParser {
     if (t == od::json_type::string) {
       od::raw_json_string raw;
       if (auto e = v.get_raw_json_string().get(raw)) return e;
-      if (fast_us_to_ns(raw.raw(), out)) {
+      if (fast_us_to_ns(raw.raw(), out, true)) {
         *has = true;
         return simdjson::SUCCESS;
       }
       if (auto e = v.get_string().get(text)) return e;
     } else if (t == od::json_type::number) {
       text = v.raw_json_token();
-      if (fast_us_to_ns(text.data(), out)) {
+      if (fast_us_to_ns(text.data(), out, false)) {
         *has = true;
         return simdjson::SUCCESS;
       }
@@ -285,7 +293,9 @@ class ChunkParser {
       case 'i':
       case 'I':
       case 'n': {
-        if (!ev.has_ts) {
+        // A negative duration is corrupt, not a slice: as a ProfilerStep it made a step time
+        // of -14 ms that a gate passed.
+        if (!ev.has_ts || (ev.ph == 'X' && ev.has_dur && ev.dur < 0)) {
           ++out_.without_ts;
           return;
         }

@@ -1,4 +1,5 @@
 #include "loaders/trace_json_loader.h"
+#include "loaders/json_file.h"
 
 #include <simdjson.h>
 
@@ -66,6 +67,20 @@ size_t find_event_boundary(const char* text, size_t n, size_t* next_start) {
   return 0;
 }
 
+// "...}, <whitespace>" at the end of the text (no next event yet): a boundary after the '}',
+// the next chunk starting after the whitespace, which is dropped. Without it, GBs of
+// whitespace after an event stayed in the carry and grew memory to several times their size.
+size_t cut_before_trailing_whitespace(const char* text, size_t n, size_t* next_start) {
+  size_t end = n;
+  while (end > 0 && is_ws(text[end - 1])) --end;
+  if (end == n || end < 2 || text[end - 1] != ',') return 0;
+  size_t i = end - 1;
+  while (i > 0 && is_ws(text[i - 1])) --i;
+  if (i == 0 || text[i - 1] != '}') return 0;
+  *next_start = n;
+  return i;
+}
+
 // Object-form traces: finds the '[' that opens the value of the top-level "traceEvents"
 // key. Returns npos when more input is needed, or throws when the object has no such key.
 size_t find_trace_events_array(const std::string& s, size_t start, bool at_eof, const std::string& path) {
@@ -118,15 +133,22 @@ struct Located {
   std::string message;
 };
 
-Located locate_event_error(const char* text, size_t n, uint64_t base) {
+Located locate_event_error(const char* text, size_t n, uint64_t base, bool array_form) {
   auto skip_ws = [&](size_t i) {
     while (i < n && is_ws(text[i])) ++i;
     return i;
   };
+  // The array closed at `close`: in a bare-array file nothing may follow it (trailing text was
+  // reported as "byte 1 ... truncated?").
+  auto closed_at = [&](size_t close) -> Located {
+    size_t j = skip_ws(close + 1);
+    if (!array_form || j >= n) return {};
+    return {true, base + j, "text after the end of the trace array"};
+  };
   simdjson::dom::parser dom;
   size_t i = skip_ws(0);
   while (i < n) {
-    if (text[i] == ']') return {};
+    if (text[i] == ']') return closed_at(i);
     if (text[i] != '{')
       return {true, base + i, std::string("expected '{' to start an event, found '") + text[i] + "'"};
     size_t start = i;
@@ -159,7 +181,7 @@ Located locate_event_error(const char* text, size_t n, uint64_t base) {
       i = skip_ws(i + 1);
       continue;
     }
-    if (i < n && text[i] == ']') return {};
+    if (i < n && text[i] == ']') return closed_at(i);
     if (i >= n) return {true, base + i, "the file ends after an event without closing the array (truncated?)"};
     return {true, base + i, std::string("unexpected '") + text[i] + "' after an event"};
   }
@@ -201,6 +223,7 @@ class TraceLoader {
     size_t want = 1 << 16;
     bool eof = false;
     size_t pos = 0;
+    uint64_t skipped = 0;  // leading whitespace dropped before `head` (its file offset)
     for (;;) {
       size_t old = head.size();
       head.resize(old + want);
@@ -210,14 +233,18 @@ class TraceLoader {
       eof = n == 0;
       // Skip a UTF-8 byte order mark and leading whitespace.
       pos = 0;
-      if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
+      if (skipped == 0 && head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
           static_cast<unsigned char>(head[1]) == 0xBB && static_cast<unsigned char>(head[2]) == 0xBF)
         pos = 3;
       while (pos < head.size() && is_ws(head[pos])) ++pos;
       if (pos < head.size() || eof) break;
-      want *= 2;
+      // Only whitespace so far: drop it rather than keep it (2 GiB of spaces, or a small .gz
+      // of them, grew this buffer to several GiB before "file is empty").
+      skipped += head.size();
+      head.clear();
     }
-    if (pos >= head.size()) throw LoadError::whole_file(path_, "file is empty");
+    if (pos >= head.size()) throw LoadError::whole_file(path_, "file is empty (no JSON, only whitespace)");
+
     size_t open = 0;
     if (head[pos] == '[') {
       open = pos;
@@ -238,13 +265,13 @@ class TraceLoader {
       size_t key = head.rfind("\"traceEvents\"", open);
       head_object_ = head.substr(pos, key - pos);
     } else {
-      throw LoadError::at_byte(path_, pos,
+      throw LoadError::at_byte(path_, skipped + pos,
                                std::string("not a JSON trace: expected '[' or '{', found '") + head[pos] + "'");
     }
     size_t first = open + 1;
     while (first < head.size() && is_ws(head[first])) ++first;
     carry_.assign(head, first, std::string::npos);
-    carry_offset_ = first;
+    carry_offset_ = skipped + first;
     eof_ = eof;
   }
 
@@ -281,11 +308,17 @@ class TraceLoader {
       }
       size_t next_start = 0;
       size_t cut = find_event_boundary(text, have, &next_start);
+      if (cut == 0) cut = cut_before_trailing_whitespace(text, have, &next_start);
       if (cut == 0) {
-        // One event larger than the chunk: keep what we have and read more.
-        carry_.assign(text, have);
+        // No event boundary yet. Whitespace before the next event is dropped (a run of GBs of
+        // it between two events made this carry, and memory, grow to several times its size);
+        // what remains is one event larger than the chunk: keep it and read more.
+        size_t ws = 0;
+        while (ws < have && is_ws(text[ws])) ++ws;
+        carry_.assign(text + ws, have - ws);
+        carry_offset_ += ws;
         --next_index_;
-        target *= 2;
+        if (ws == 0) target *= 2;
         continue;
       }
       carry_.assign(text + next_start, have - next_start);
@@ -478,7 +511,7 @@ class TraceLoader {
     parse_trace_chunk(rest.data(), len, prefix_len, offset,
                       result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array, r);
     if (!r.ok) {
-      Located where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset);
+      Located where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset, !result_.object_form);
       if (where.found) throw LoadError::at_byte(path_, where.offset, where.message);
       std::string msg = "invalid JSON: " + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.
@@ -581,7 +614,11 @@ class TraceLoader {
     flows_.finish();
     if (without_ts_)
       model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
-                                      " events without a usable ts (or flow id) were skipped");
+                                      " events without a usable ts (or flow id), or with a negative dur, were skipped");
+    if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
+      model_.stats.warnings.push_back(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
+      model_.stats.events_by_phase.erase(it);
+    }
     if (result_.object_form) {
       // The object's other keys: those before "traceEvents" (kept as text by read_head)
       // and those after it (collected by the last chunk's parser).
@@ -589,9 +626,12 @@ class TraceLoader {
       while (!head.empty() && (is_ws(head.back()) || head.back() == ',')) head.pop_back();
       std::string after = tail_.size() > 2 ? tail_.substr(1) : "}";  // drop the tail's "{"
       std::string doc = head + (head.size() > 1 && after != "}" ? "," : "") + after;
-      result_.top_level = nlohmann::json::parse(doc, nullptr, false);
+      size_t too_deep = std::string::npos;
+      result_.top_level = parse_json_or_discard(doc, &too_deep);
       if (result_.top_level.is_discarded()) {
-        model_.stats.warnings.push_back(path_ + ": the keys around \"traceEvents\" could not be read");
+        model_.stats.warnings.push_back(
+            path_ + ": the keys around \"traceEvents\" could not be read" +
+            (too_deep != std::string::npos ? " (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)" : ""));
         result_.top_level = nlohmann::json::object();
       }
     }

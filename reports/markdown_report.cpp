@@ -13,6 +13,23 @@ std::string cell(std::string s) {
   return s;
 }
 
+// Rule and input text as Markdown prose: no HTML, links, code spans or table cells of its own
+// (a rule's title must not inject markup into a CI job summary).
+std::string md(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '`': case '[': case ']': case '|': case '\\': o += '\\'; o += c; break;
+      case '\n': case '\r': o += ' '; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
 std::string opt_ms(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? fmt::format("{:.3f}", j[key].get<double>() / 1e6) : "-";
 }
@@ -43,6 +60,12 @@ std::string render_markdown(const nlohmann::json& r) {
   if (!run.value("profiler_level", std::string()).empty())
     out += fmt::format("**Profiler level:** {}  \n", run.value("profiler_level", std::string()));
 
+  if (r.contains("warnings") && !r["warnings"].empty()) {
+    out += "\n## Loader warnings\n\n";
+    for (const auto& w : r["warnings"])
+      if (w.is_string()) out += "- " + md(w.get<std::string>()) + "\n";
+  }
+
   if (facts.contains("overall")) {
     const auto& o = facts["overall"];
     out += "\n## Step breakdown\n\n";
@@ -67,7 +90,7 @@ std::string render_markdown(const nlohmann::json& r) {
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
-    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), cell(f.value("title", "")));
+    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), md(f.value("title", "")));
     std::string saving = "unknown";
     if (f.value("saving_ns", int64_t{0}) > 0) {
       saving = format_ms(f["saving_ns"].get<double>()) + " per step";
@@ -75,17 +98,21 @@ std::string render_markdown(const nlohmann::json& r) {
     }
     out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
                        f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
-    out += "**Observed:** " + f.value("observed", "") + "\n\n";
-    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + f.value("why", std::string()) + "\n\n";
-    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + f.value("action", std::string()) + "\n\n";
+    out += "**Observed:** " + md(f.value("observed", "")) + "\n\n";
+    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + md(f.value("why", std::string())) + "\n\n";
+    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + md(f.value("action", std::string())) + "\n\n";
     const auto& cmds = f.value("commands", nlohmann::json::array());
     if (!cmds.empty()) {
       out += "```sh\n";
-      for (const auto& c : cmds) out += c.get<std::string>() + "\n";
+      for (const auto& c : cmds) {
+        std::string line = c.is_string() ? c.get<std::string>() : c.dump();
+        for (size_t p; (p = line.find("```")) != std::string::npos;) line.replace(p, 3, "'''");  // stays in the block
+        out += line + "\n";
+      }
       out += "```\n\n";
     }
     if (!f.value("saving_formula", std::string()).empty())
-      out += "*Estimate:* " + f.value("saving_formula", std::string()) + "\n\n";
+      out += "*Estimate:* " + md(f.value("saving_formula", std::string())) + "\n\n";
     const auto& ev = f.value("evidence", nlohmann::json::array());
     if (!ev.empty()) {
       out += "Evidence:\n";

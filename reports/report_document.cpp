@@ -12,6 +12,8 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
   r["schema_version"] = kReportSchemaVersion;
   r["input"] = run_summary.value("input", nlohmann::json::object());
   r["summary"] = run_summary;
+  // What the loaders skipped or doubted, in every format (it was in `inspect` only).
+  r["warnings"] = run_summary.value("warnings", nlohmann::json::array());
   r["findings"] = ranked_findings(outcomes);
   r["attribution"] = attribute_savings(r["findings"], facts.doc);
   r["rules"] = rule_status_list(outcomes);

@@ -61,6 +61,11 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (!run.value("profiler_level", std::string()).empty()) extra += ", " + run.value("profiler_level", std::string());
   out += paint("1", "npu-advisor") + ": " + r["input"].value("description", "") + " (" + (who.empty() ? "?" : who) + extra +
          ")\n";
+  // What the loaders skipped: the numbers below are from what remained.
+  const auto& warnings = r.contains("warnings") ? r["warnings"] : nlohmann::json::array();
+  for (size_t i = 0; i < warnings.size() && i < 5; ++i)
+    if (warnings[i].is_string()) out += paint("33", "warning") + ": " + warnings[i].get<std::string>() + "\n";
+  if (warnings.size() > 5) out += fmt::format("({} more warnings: see the JSON report or `inspect`)\n", warnings.size() - 5);
 
   if (facts.contains("overall")) {
     const auto& o = facts["overall"];

@@ -5,7 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string_view>
+
+#include "rules/lua_convert.h"
+#include "rules/lua_limits.h"
 
 namespace npu {
 namespace {
@@ -13,7 +17,6 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int kHookEvery = 10000;  // instructions between budget checks
-constexpr const char* kSandboxKey = "npu_advisor_sandbox";
 constexpr const char* kReadOnly = "facts are read-only";
 
 int read_only_newindex(lua_State* L) { return luaL_error(L, kReadOnly); }
@@ -31,9 +34,18 @@ int read_only_next(lua_State* L) {
   lua_pushnil(L);
   return 1;
 }
+// pairs() over a read-only proxy: the iterator holds the data table as an upvalue and is
+// called with the proxy, so the data table itself never reaches the rule (it could write it).
+int read_only_proxy_next(lua_State* L) {
+  lua_settop(L, 2);
+  if (lua_next(L, lua_upvalueindex(1))) return 2;
+  lua_pushnil(L);
+  return 1;
+}
 int read_only_pairs(lua_State* L) {
-  lua_pushcfunction(L, read_only_next);
   push_proxy_data(L, 1);
+  lua_pushcclosure(L, read_only_proxy_next, 1);
+  lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
 }
@@ -180,53 +192,11 @@ int view_pairs(lua_State* L) {
   return 3;
 }
 
-// The length Lua's # gave the copied table of an array: n, unless nulls (nil holes) end it.
-size_t copied_array_len(const json& arr) {
-  size_t n = arr.size();
-  if (n == 0 || !arr[n - 1].is_null()) return n;
-  if (n >= 2 && !arr[n - 2].is_null()) return n - 1;
-  size_t i = 0, j = n;  // luaH_getn's binary search over the array part
-  while (j - i > 1) {
-    size_t m = (i + j) / 2;
-    if (arr[m - 1].is_null()) j = m; else i = m;
-  }
-  return i;
-}
-
-// What to_json() gives for a plain-table copy of `node` at `depth` (the proxy at depth, its
-// data table at depth + 1, the values at depth + 2), so a view converts as a copy did.
-json view_to_json(const json& node, int depth);
-json node_value_to_json(const json& v, int depth) {
-  switch (v.type()) {
-    case json::value_t::null: return nullptr;
-    case json::value_t::number_unsigned: return static_cast<int64_t>(v.get<uint64_t>());
-    case json::value_t::number_float: {
-      double d = v.get<double>();
-      if (!std::isfinite(d)) return nullptr;
-      return d;
-    }
-    case json::value_t::object:
-    case json::value_t::array: return view_to_json(v, depth);
-    default: return v;
-  }
-}
-json view_to_json(const json& node, int depth) {
-  if (depth + 1 > 32) return "<too deep>";
-  size_t n = node.is_array() ? copied_array_len(node) : 0;
-  if (n > 0) {
-    json a = json::array();
-    for (size_t i = 0; i < n; ++i) a.push_back(node_value_to_json(node[i], depth + 2));
-    return a;
-  }
-  // An object, or an array whose copy had length 0 (its entries had integer keys, dropped).
-  json o = json::object();
-  if (node.is_object())
-    for (auto it = node.begin(); it != node.end(); ++it)
-      if (!it->is_null()) o[it.key()] = node_value_to_json(*it, depth + 2);
-  return o;
-}
-
 }  // namespace
+
+const nlohmann::json* facts_view_node(lua_State* L, int idx) { return view_node(L, idx); }
+
+LuaSandbox* LuaSandbox::of(lua_State* L) { return *static_cast<LuaSandbox**>(lua_getextraspace(L)); }
 
 void* LuaSandbox::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* self = static_cast<LuaSandbox*>(ud);
@@ -246,19 +216,50 @@ void* LuaSandbox::alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
 }
 
 void LuaSandbox::hook(lua_State* L, lua_Debug*) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kSandboxKey);
-  auto* self = static_cast<LuaSandbox*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
+  LuaSandbox* self = of(L);
+  if (self->aborted_) self->abort_rule(L, "");  // once aborted, every instruction fails
   self->executed_ += kHookEvery;
-  if (self->executed_ > self->limits_.instructions)
-    luaL_error(L, "instruction budget exceeded (%I instructions): endless loop?",
-               static_cast<lua_Integer>(self->limits_.instructions));
+  if (self->executed_ > self->limits_.instructions) {
+    char why[96];
+    std::snprintf(why, sizeof why, "instruction budget exceeded (%lld instructions): endless loop?",
+                  self->limits_.instructions);
+    self->abort_rule(L, why);
+  }
+  self->check_clock(L);
 }
 
-LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
+void LuaSandbox::check_clock(lua_State* L) {
+  if (std::chrono::steady_clock::now() <= deadline_) return;
+  char why[80];
+  std::snprintf(why, sizeof why, "time budget exceeded (%lld ms)", limits_.wall_ms);
+  abort_rule(L, why);
+}
+
+void LuaSandbox::abort_rule(lua_State* L, const char* why) {
+  if (!aborted_) {
+    aborted_ = true;
+    abort_reason_ = why;
+    lua_sethook(L, &LuaSandbox::hook, LUA_MASKCOUNT, 1);
+    luaL_where(L, 0);  // in the hook: the running Lua function (may fail with no memory left)
+    const char* where = lua_tostring(L, -1);
+    abort_reason_.insert(0, where ? where : "");
+    lua_pop(L, 1);
+  }
+  lua_pushstring(L, abort_reason_.c_str());
+  lua_error(L);
+  std::abort();  // not reached: lua_error does not return
+}
+
+void LuaSandbox::refresh_deadline() {
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limits_.wall_ms);
+}
+
+LuaSandbox::LuaSandbox(const SandboxLimits& limits)
+    : limits_(limits), output_left_(limits.output_bytes), print_left_(limits.print_bytes) {
+  refresh_deadline();
   L_ = lua_newstate(&LuaSandbox::alloc, this);
-  lua_pushlightuserdata(L_, this);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kSandboxKey);
+  if (!L_) throw std::bad_alloc();
+  *static_cast<LuaSandbox**>(lua_getextraspace(L_)) = this;
   // Only the safe libraries: no io, os, package, debug, coroutine-free of nothing dangerous.
   luaL_requiref(L_, LUA_GNAME, luaopen_base, 1);
   luaL_requiref(L_, LUA_STRLIBNAME, luaopen_string, 1);
@@ -267,7 +268,7 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
   luaL_requiref(L_, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_pop(L_, 5);
   for (const char* name : {"dofile", "loadfile", "load", "loadstring", "require", "collectgarbage", "rawset",
-                           "rawget", "rawequal", "setmetatable", "getmetatable"}) {
+                           "rawget", "rawequal", "setmetatable", "getmetatable", "warn"}) {
     lua_pushnil(L_);
     lua_setglobal(L_, name);
   }
@@ -283,6 +284,7 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits) : limits_(limits) {
   lua_pop(L_, 1);
   install_views();
   install_util();
+  install_limited_libs(L_);
   lua_sethook(L_, &LuaSandbox::hook, LUA_MASKCOUNT, kHookEvery);
   // Everything runs under lua_pcall; should an error ever escape, fail loudly, not silently.
   lua_atpanic(L_, [](lua_State* L) -> int {
@@ -394,11 +396,14 @@ LuaSandbox::~LuaSandbox() {
   if (L_) lua_close(L_);
 }
 
-void LuaSandbox::reset_budget() { executed_ = 0; }
+void LuaSandbox::reset_budget() {
+  executed_ = 0;
+  refresh_deadline();
+}
 
 void LuaSandbox::set_error_from_stack() {
   const char* msg = lua_tostring(L_, -1);
-  error_ = msg ? msg : "error object is not a string";
+  error_ = aborted_ ? abort_reason_ : msg ? msg : "error object is not a string";
   if (memory_exceeded_ && error_.find("memory") != std::string::npos)
     error_ = "memory budget exceeded (" + std::to_string(limits_.memory_bytes >> 20) + " MiB): " + error_;
   lua_pop(L_, 1);
@@ -421,58 +426,10 @@ bool LuaSandbox::call(int nargs, int nresults) {
   return true;
 }
 
-nlohmann::json LuaSandbox::to_json(int index, int depth) {
-  index = lua_absindex(L_, index);
-  if (depth > 32) return "<too deep>";
-  switch (lua_type(L_, index)) {
-    case LUA_TNIL: return nullptr;
-    case LUA_TBOOLEAN: return lua_toboolean(L_, index) != 0;
-    case LUA_TNUMBER:
-      if (lua_isinteger(L_, index)) return static_cast<int64_t>(lua_tointeger(L_, index));
-      {
-        double d = lua_tonumber(L_, index);
-        if (!std::isfinite(d)) return nullptr;
-        return d;
-      }
-    case LUA_TSTRING: {
-      size_t n = 0;
-      const char* s = lua_tolstring(L_, index, &n);
-      return std::string(s, n);
-    }
-    case LUA_TTABLE: {
-      // A facts view (passed back in emit{evidence = ...}): convert its node.
-      if (const json* node = view_node(L_, index)) return view_to_json(*node, depth);
-      // A read-only proxy (`util`): read its data.
-      if (lua_getmetatable(L_, index)) {
-        lua_getfield(L_, -1, "__index");
-        if (lua_istable(L_, -1)) {
-          nlohmann::json j = to_json(-1, depth + 1);
-          lua_pop(L_, 2);
-          return j;
-        }
-        lua_pop(L_, 2);
-      }
-      lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L_, index));
-      bool is_array = n > 0;
-      if (is_array) {
-        nlohmann::json a = nlohmann::json::array();
-        for (lua_Integer i = 1; i <= n; ++i) {
-          lua_rawgeti(L_, index, i);
-          a.push_back(to_json(-1, depth + 1));
-          lua_pop(L_, 1);
-        }
-        return a;
-      }
-      nlohmann::json o = nlohmann::json::object();
-      lua_pushnil(L_);
-      while (lua_next(L_, index) != 0) {
-        if (lua_type(L_, -2) == LUA_TSTRING) o[lua_tostring(L_, -2)] = to_json(-1, depth + 1);
-        lua_pop(L_, 1);
-      }
-      return o;
-    }
-    default: return std::string("<") + luaL_typename(L_, index) + ">";
-  }
+bool LuaSandbox::to_json(int index, nlohmann::json& out) {
+  if (lua_to_json(L_, index, output_left_, out, error_)) return true;
+  out = nullptr;
+  return false;
 }
 
 }  // namespace npu

@@ -1,8 +1,13 @@
 // A sandboxed Lua 5.4 state for one rule: only base (minus load/dofile/require/...),
-// string, table, math and utf8; a memory budget (custom allocator) and an instruction
-// budget (count hook). Rules see facts as read-only tables: lazy views of the one shared
-// C++ document (push_view), converted only where a rule reads.
+// string, table, math and utf8; a memory budget (custom allocator), an instruction budget
+// and a wall-clock budget (count hook). Exceeding a budget ABORTS the rule: pcall/xpcall are
+// replaced by versions that re-raise once the state is aborted, and the hook then fires at
+// every instruction, so a rule cannot catch its way past a limit. Library calls that run
+// long inside C (pattern matching, string.rep, table.move) are bounded by rules/lua_limits.cpp.
+// Rules see facts as read-only tables: lazy views of the one shared C++ document
+// (push_view), converted only where a rule reads.
 #pragma once
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -13,7 +18,11 @@ namespace npu {
 
 struct SandboxLimits {
   size_t memory_bytes = size_t{64} << 20;  // per rule
-  long long instructions = 200'000'000;    // per rule run (load + check)
+  long long instructions = 200'000'000;    // per rule phase (load, check)
+  long long wall_ms = 20'000;              // per rule phase (load, check)
+  size_t output_bytes = size_t{16} << 20;  // what the rule hands back (emit, rule{}), converted
+  size_t findings = 1000;                  // findings kept per rule; more are counted, not kept
+  size_t print_bytes = size_t{64} << 10;   // print() output (to stderr) per rule
 };
 
 class LuaSandbox {
@@ -32,6 +41,9 @@ class LuaSandbox {
   bool call(int nargs, int nresults);
   const std::string& error() const { return error_; }
 
+  // The sandbox of a state made by this class.
+  static LuaSandbox* of(lua_State* L);
+
   // Pushes a lazy read-only view of `j`: objects and arrays become empty proxy tables whose
   // metatable reads from the C++ node when a key is indexed (arrays 1-based; a child object or
   // array is itself a view, created on first read and cached per state while referenced, so
@@ -40,12 +52,23 @@ class LuaSandbox {
   // (the sandbox's next is view-aware), ipairs, table.concat/unpack; writes raise "facts are
   // read-only". The Lua objects a view creates are charged to the rule's memory budget.
   void push_view(const nlohmann::json& j);
-  // Converts the Lua value at `index` to JSON (tables with keys 1..n become arrays). A view
-  // converts as the equivalent copied table would (an empty array becomes {}, nulls drop out).
-  nlohmann::json to_json(int index, int depth = 0);
+  // Converts the Lua value at `index` to JSON (rules/lua_convert.h: tables with keys 1..n
+  // become arrays, depth/cycle/size limits, UTF-8 repaired), charged to the output budget. A
+  // view converts as the equivalent copied table would (an empty array becomes {}, nulls drop
+  // out). On a refusal returns false and sets error(). Raises no Lua error.
+  bool to_json(int index, nlohmann::json& out);
 
-  // Resets the instruction counter (each rule phase gets the full budget).
+  // Resets the instruction counter and the clock (each rule phase gets the full budget).
   void reset_budget();
+  // Aborts the rule: records `why` (with the Lua position), makes every later instruction
+  // fail, and raises it. pcall/xpcall in the sandbox re-raise it. Does not return.
+  [[noreturn]] void abort_rule(lua_State* L, const char* why);
+  bool aborted() const { return aborted_; }
+  // Aborts when the wall-clock budget is spent (called by the hook and after long C calls).
+  void check_clock(lua_State* L);
+  const SandboxLimits& limits() const { return limits_; }
+  // print(): bytes still allowed on stderr.
+  size_t& print_left() { return print_left_; }
   // While trusted data is pushed, memory is not charged to the rule; afterwards the rule's
   // budget counts from what is in use then.
   void begin_trusted() { trusted_ = true; }
@@ -62,6 +85,7 @@ class LuaSandbox {
   void set_error_from_stack();
   void install_views();
   void install_util();
+  void refresh_deadline();
 
   lua_State* L_ = nullptr;
   SandboxLimits limits_;
@@ -70,6 +94,11 @@ class LuaSandbox {
   bool trusted_ = false;
   long long executed_ = 0;
   bool memory_exceeded_ = false;
+  bool aborted_ = false;
+  std::string abort_reason_;
+  std::chrono::steady_clock::time_point deadline_;
+  size_t output_left_ = 0;
+  size_t print_left_ = 0;
   std::string error_;
 };
 

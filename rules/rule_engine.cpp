@@ -3,6 +3,8 @@
 #include <lua.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -46,6 +48,17 @@ std::vector<std::string> string_list(const nlohmann::json& j) {
   return out;
 }
 
+// A string field of a rule's table (rule{} or emit{}): `def` when absent; an error text in
+// `err` when present with another type (a number as a title must not end the whole report).
+std::string string_field(const nlohmann::json& t, const char* key, const std::string& def, const char* what,
+                         std::string& err) {
+  auto it = t.find(key);
+  if (it == t.end() || it->is_null()) return def;
+  if (it->is_string()) return it->get<std::string>();
+  if (err.empty()) err = std::string(what) + ": '" + key + "' must be a string, not " + it->type_name();
+  return def;
+}
+
 // Loads a rule chunk into `sb` and fills `meta`; returns an error text or "".
 std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
   lua_State* L = sb.L();
@@ -57,14 +70,18 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
     lua_pop(L, 1);
     return src.path + ": no rule { id = ..., ... } declaration";
   }
-  nlohmann::json d = sb.to_json(-1);
+  nlohmann::json d;
+  bool converted = sb.to_json(-1, d);
   lua_pop(L, 1);
+  if (!converted) return src.path + ": rule declaration: " + sb.error();
   meta.file = src.path;
-  meta.id = d.value("id", "");
-  meta.title = d.value("title", "");
-  meta.category = d.value("category", "general");
-  meta.severity = d.value("severity", "medium");
-  meta.doc = d.value("doc", "");
+  std::string err;
+  meta.id = string_field(d, "id", "", "rule declaration", err);
+  meta.title = string_field(d, "title", "", "rule declaration", err);
+  meta.category = string_field(d, "category", "general", "rule declaration", err);
+  meta.severity = string_field(d, "severity", "medium", "rule declaration", err);
+  meta.doc = string_field(d, "doc", "", "rule declaration", err);
+  if (!err.empty()) return src.path + ": " + err;
   meta.needs = string_list(d.value("needs", nlohmann::json::array()));
   meta.platforms = string_list(d.value("platforms", nlohmann::json::array()));
   meta.frameworks = string_list(d.value("frameworks", nlohmann::json::array()));
@@ -141,10 +158,11 @@ nlohmann::json coerce(const nlohmann::json& def, const std::string& text) {
     try {
       size_t pos = 0;
       double v = std::stod(text, &pos);
-      if (pos == text.size()) return v;
+      // nan would make every comparison false (silently disabling the rule), inf overflows.
+      if (pos == text.size() && std::isfinite(v)) return v;
     } catch (...) {
     }
-    throw std::invalid_argument("\"" + text + "\" is not a number");
+    throw std::invalid_argument("\"" + text + "\" is not a finite number");
   }
   return text;
 }
@@ -176,23 +194,57 @@ int lua_run_check(lua_State* L) {
   return 0;
 }
 
-int lua_emit(lua_State* L) {
-  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
-  luaL_checktype(L, 1, LUA_TTABLE);
-  nlohmann::json f = ctx->sb->to_json(1);
-  const RuleMeta& meta = ctx->outcome->meta;
+// A saving above this (~292 years) is no measurement: refuse it rather than wrap to INT64_MIN.
+constexpr double kMaxSavingNs = 9.0e18;
+
+// A number field of emit{}: `def` when absent; an error when present but not a finite number
+// (math.huge and nan convert to null).
+double number_field(const nlohmann::json& f, const char* key, double def, std::string& err) {
+  auto it = f.find(key);
+  if (it == f.end()) return def;
+  if (it->is_number()) return it->get<double>();
+  if (err.empty())
+    err = std::string("emit{}: '") + key + "' must be a finite number, not " + (it->is_null() ? "inf/nan" : it->type_name());
+  return def;
+}
+
+// Rule text goes to terminals: control characters (an ESC starts a terminal escape sequence)
+// become U+FFFD; newlines and tabs stay.
+std::string printable(std::string s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\xEF\xBF\xBD";
+    else out += c;
+  }
+  return out;
+}
+
+// Converts and checks one emit{} table into the outcome; returns an error text or "".
+std::string emit_finding(EmitContext& ctx) {
+  RuleOutcome& o = *ctx.outcome;
+  if (o.findings.size() >= ctx.sb->limits().findings) {
+    ++o.findings_dropped;  // counted, not kept: the report says how many
+    return "";
+  }
+  nlohmann::json f;
+  if (!ctx.sb->to_json(1, f)) return "emit{}: " + ctx.sb->error();
+  const RuleMeta& meta = o.meta;
   if (!f.contains("observed") || !f["observed"].is_string())
-    return luaL_error(L, "emit{}: 'observed' (what was seen, with numbers) is required");
-  double saving = f.value("saving_ns", 0.0);
-  if (saving < 0 || saving != saving) saving = 0;
-  double confidence = f.value("confidence", 0.5);
-  confidence = std::clamp(confidence, 0.0, 1.0);
+    return "emit{}: 'observed' (what was seen, with numbers) is required";
+  std::string err;
+  double saving = number_field(f, "saving_ns", 0.0, err);
+  double confidence = std::clamp(number_field(f, "confidence", 0.5, err), 0.0, 1.0);
+  if (saving > kMaxSavingNs && err.empty()) err = "emit{}: 'saving_ns' is out of range (above 9e18 ns)";
+  if (!err.empty()) return err;  // before saving is cast to int64 below (UB out of range: fuzz_rule)
+  if (saving < 0) saving = 0;
   nlohmann::json out;
   out["rule"] = meta.id;
   out["category"] = meta.category;
-  out["severity"] = f.value("severity", meta.severity);
-  out["title"] = f.value("title", meta.title);
-  out["observed"] = f["observed"];
+  out["severity"] = printable(string_field(f, "severity", meta.severity, "emit{}", err));
+  out["title"] = printable(string_field(f, "title", meta.title, "emit{}", err));
+  out["observed"] = printable(f["observed"].get<std::string>());
   // A finding is read, not parsed: a list that grows with the capture (one entry per step) is
   // cut at an entry boundary; the facts keep everything.
   if (const auto& ob = out["observed"]; ob.is_string() && ob.get_ref<const std::string&>().size() > kMaxObserved) {
@@ -201,21 +253,49 @@ int lua_emit(lua_State* L) {
     if (cut == std::string::npos || cut < kMaxObserved / 2) cut = kMaxObserved;
     out["observed"] = t.substr(0, cut) + "; ... (" + std::to_string(t.size() - cut) + " more characters: the facts hold every entry)";
   }
-  out["why"] = f.value("why", "");
-  out["action"] = f.value("action", "");
-  out["commands"] = f.contains("commands") && f["commands"].is_array() ? f["commands"] : nlohmann::json::array();
+  out["why"] = printable(string_field(f, "why", "", "emit{}", err));
+  out["action"] = printable(string_field(f, "action", "", "emit{}", err));
+  out["commands"] = nlohmann::json::array();
+  if (f.contains("commands") && f["commands"].is_array())
+    for (const auto& c : f["commands"]) {
+      if (!c.is_string()) {
+        if (err.empty()) err = "emit{}: 'commands' must be a list of strings";
+        break;
+      }
+      out["commands"].push_back(printable(c.get<std::string>()));
+    }
   out["evidence"] = f.contains("evidence") && f["evidence"].is_array() ? f["evidence"] : nlohmann::json::array();
   out["saving_ns"] = static_cast<int64_t>(saving);
-  out["saving_formula"] = f.value("saving_formula", "");
-  out["saving_ratio"] = ctx->step_ns > 0 ? nlohmann::json(saving / ctx->step_ns) : nlohmann::json(nullptr);
+  out["saving_formula"] = printable(string_field(f, "saving_formula", "", "emit{}", err));
+  out["saving_ratio"] = ctx.step_ns > 0 ? nlohmann::json(saving / ctx.step_ns) : nlohmann::json(nullptr);
   out["confidence"] = confidence;
   out["score_ns"] = static_cast<int64_t>(saving * confidence);
   out["rule_file"] = meta.file;
   out["pool"] = meta.pool;
   if (meta.residual) out["residual"] = true;
   if (f.contains("data")) out["data"] = f["data"];
-  ctx->outcome->findings.push_back(std::move(out));
-  return 0;
+  if (!err.empty()) return err;
+  o.findings.push_back(std::move(out));
+  return "";
+}
+
+// emit{...}: an error is raised only once every C++ object here is gone (a Lua error is a
+// longjmp: it unwinds no C++ frame, and pushing the message may itself raise one).
+int lua_emit(lua_State* L) {
+  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
+  luaL_checktype(L, 1, LUA_TTABLE);
+  char msg[512];
+  {
+    std::string err;
+    try {
+      err = emit_finding(*ctx);
+    } catch (const std::exception& e) {
+      err = std::string("emit{}: ") + e.what();
+    }
+    if (err.empty()) return 0;
+    std::snprintf(msg, sizeof msg, "%s", err.c_str());
+  }
+  return luaL_error(L, "%s", msg);  // with the rule's line
 }
 
 double step_denominator(const nlohmann::json& doc) {
@@ -277,6 +357,14 @@ void RuleEngine::load_meta() {
     meta.builtin = builtin_[i];
     if (meta.id.empty()) meta.id = fs::path(sources_[i].path).stem().string();
     meta.file = sources_[i].path;
+    // A rule id names one rule: a user rule may not take a built-in's (or an earlier rule's)
+    // id, which would replace its findings in reports, baselines and --set.
+    if (err.empty())
+      for (const auto& m : metas_)
+        if (m.id == meta.id) {
+          err = sources_[i].path + ": rule id " + meta.id + " is already taken by " + m.file;
+          break;
+        }
     metas_.push_back(meta);
     load_errors_.push_back(err);
   }
@@ -389,6 +477,9 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
       o.findings.clear();
     } else {
       o.status = o.findings.empty() ? RuleOutcome::Status::Quiet : RuleOutcome::Status::Fired;
+      if (o.findings_dropped > 0)
+        o.reason = "kept the first " + std::to_string(o.findings.size()) + " findings, " +
+                   std::to_string(o.findings_dropped) + " more were dropped (limit per rule)";
     }
     outcomes.push_back(std::move(o));
   }

@@ -40,6 +40,7 @@ struct RuleOutcome {
   Status status = Status::Quiet;
   std::string reason;  // why skipped / not applicable / failed ("file:line: message")
   std::vector<nlohmann::json> findings;
+  size_t findings_dropped = 0;  // emitted beyond SandboxLimits::findings (reason says so)
 };
 const char* to_string(RuleOutcome::Status s);
 

@@ -22,6 +22,7 @@ struct CompareSide {
   std::string description;  // one line
   Facts facts;
   nlohmann::json findings = nlohmann::json::array();  // ranked_findings() of the rule engine
+  std::vector<std::string> warnings;  // the loaders' (records skipped, ...); none for a facts file
 };
 
 struct CompareOptions {

@@ -104,10 +104,19 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
-std::string md_cell(std::string s) {
-  for (auto& c : s)
-    if (c == '|' || c == '\n') c = ' ';
-  return s;
+// Text from runs and rules in the job summary: one table cell, and no HTML or code span of its
+// own (a rule's title must not inject markup into a CI page).
+std::string md_cell(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    if (c == '|' || c == '\n' || c == '\r') o += ' ';
+    else if (c == '`') o += '\'';
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else o += c;
+  }
+  return o;
 }
 
 }  // namespace
@@ -665,7 +674,7 @@ std::string render_gate_markdown(const json& g, const json& doc) {
   if (!f["appeared"].empty()) {
     o += "\n### New findings\n\n";
     for (const auto& x : f["appeared"])
-      o += fmt::format("- {} (`{}`): {}\n", md_cell(x.value("title", "")), x.value("rule", ""), md_cell(x.value("observed", "")));
+      o += fmt::format("- {} (`{}`): {}\n", md_cell(x.value("title", "")), md_cell(x.value("rule", "")), md_cell(x.value("observed", "")));
   }
   if (!g["notes"].empty()) {
     o += "\n<details><summary>Notes</summary>\n\n";

@@ -35,7 +35,8 @@ json eval(const json& doc, const std::string& code, npu::SandboxLimits limits = 
   sb.push_view(doc);
   sb.end_trusted();
   if (!sb.call(1, 1)) return {{"error", sb.error()}};
-  json out = sb.to_json(-1);
+  json out;
+  if (!sb.to_json(-1, out)) out = {{"error", sb.error()}};
   lua_pop(sb.L(), 1);
   return out;
 }

@@ -1,0 +1,17 @@
+// Every file the loaders open for reading in this process, by device and inode: the CLI
+// checks each output file against it right before writing, so no flag of any command can
+// overwrite what it read (a cluster member's trace, a facts file, a gate's baseline), however
+// the path was spelled (symbolic or hard links, "..").
+#pragma once
+#include <string>
+
+struct stat;
+
+namespace npu {
+
+// Records an opened input (thread-safe; the loaders read files from several threads).
+void note_input_file(const struct stat& st);
+// True when `path` is (same device and inode as) a file opened as an input.
+bool is_input_file(const std::string& path);
+
+}  // namespace npu

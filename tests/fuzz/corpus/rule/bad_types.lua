@@ -1,0 +1,1 @@
+emit{observed = 'x', saving_ns = 'big', title = 5}

@@ -1,0 +1,1 @@
+emit{observed = '\255\254', saving_ns = 1e300}

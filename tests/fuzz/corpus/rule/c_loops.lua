@@ -1,0 +1,1 @@
+print(string.rep('y', 1e5)) local s = string.rep('', 1e18) table.move({}, 1, 1e15, 2)

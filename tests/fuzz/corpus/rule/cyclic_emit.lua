@@ -1,0 +1,1 @@
+local t = {} t.self = t emit{observed = 'x', data = t}

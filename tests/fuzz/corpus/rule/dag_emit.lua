@@ -1,0 +1,1 @@
+local t = {} for i = 1, 30 do t = {a = t, b = t} end emit{observed = 'x', data = t}

@@ -1,0 +1,1 @@
+local t = {} local c = t for i = 1, 40 do c.x = {} c = c.x end emit{observed = 'deep', data = t}

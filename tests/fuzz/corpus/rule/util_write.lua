@@ -1,0 +1,1 @@
+for k, v in pairs(util) do end local _, d = pairs(util) d.median = nil
