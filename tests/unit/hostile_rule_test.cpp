@@ -178,9 +178,10 @@ TEST(HostileRule, EmittedBytesAreBudgeted) {
   expect_failed(run_hostile("local s = string.rep('x', 60000) for i = 1, 100 do emit{observed = s} end", l),
                 "output budget exceeded");
   // One string is cut at 64 KiB (at a character boundary).
-  auto o = run_hostile("emit{observed = string.rep('\\u{e9}', 100000)}");
+  // (`why`: the observed text is cut shorter still, at an entry boundary, by the engine.)
+  auto o = run_hostile("emit{observed = 'x', why = string.rep('\\u{e9}', 100000)}");
   ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
-  std::string s = o.findings.at(0)["observed"];
+  std::string s = o.findings.at(0)["why"];
   EXPECT_EQ(s.size(), npu::kMaxConvertString + 3);  // 32768 two-byte characters and "..."
   EXPECT_EQ(s.substr(s.size() - 3), "...");
 }
