@@ -17,7 +17,7 @@ root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file
 
 
 def ro(path):
-    return sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    return sqlite3.connect("file:%s?mode=ro&immutable=1" % path, uri=True)  # never writes -shm/-wal beside it
 
 
 def profiler_db(path):
