@@ -2,9 +2,12 @@
 #pragma once
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "loaders/detect.h"
 #include "loaders/run_loader.h"
@@ -57,6 +60,16 @@ inline std::string source_dir() { return NPU_SOURCE_DIR; }
 inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
 inline std::string sample_run() {
   return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt";
+}
+
+// The JSON report of `npu-advisor analyze PATH`, produced by the CLI itself (exit 0 expected).
+inline nlohmann::json analyze_json(const std::string& path) {
+  TempDir dir;
+  std::string out = (dir.path() / "r.json").string();
+  std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + path + "' -q --format json -o '" + out + "'";
+  if (std::system(cmd.c_str()) != 0) return nlohmann::json();
+  std::ifstream in(out);
+  return nlohmann::json::parse(in, nullptr, false);
 }
 
 }  // namespace npu::test

@@ -7,22 +7,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "test_support.h"
 
 namespace {
-
-nlohmann::json analyze(const std::string& path, const npu::test::TempDir& dir, const std::string& name) {
-  std::string out = (dir.path() / name).string();
-  std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + path + "' -q --format json -o '" + out + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(out);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 double saving_of(const nlohmann::json& report, const std::string& rule) {
   for (const auto& f : report["findings"])
@@ -38,7 +26,7 @@ TEST(CaptureLength, OpCompileSavingPerStepDoesNotDependOnTheNumberOfSteps) {
   const std::string many = (dir.path() / "x20").string();
   std::string cmd = "/usr/bin/python3 '" + tool + "' '" + one + "' '" + many + "' --copies 20 > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  nlohmann::json a = analyze(one, dir, "one.json"), b = analyze(many, dir, "many.json");
+  nlohmann::json a = npu::test::analyze_json(one), b = npu::test::analyze_json(many);
   EXPECT_EQ(b["facts"]["overall"]["steps"], 20);
   const double sa = saving_of(a, "dispatch.op_compile"), sb = saving_of(b, "dispatch.op_compile");
   ASSERT_GT(sa, 6e6);
