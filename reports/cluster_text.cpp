@@ -156,4 +156,37 @@ std::string render_cluster_markdown(const json& c) {
   return out;
 }
 
+// ---- a folder that is not a cluster: a list of runs --------------------------------------
+
+namespace {
+
+std::string run_list_header(const json& list, const char* bullet) {
+  std::string out = list["input"].value("path", "") + ": not a cluster. " + list.value("why", "") + ".\n";
+  for (const auto& w : list.value("warnings", json::array())) out += std::string(bullet) + w.get<std::string>() + "\n";
+  if (!list.value("compare", "").empty()) out += "Compare two of them: " + list.value("compare", "") + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_run_list_text(const json& list, const TerminalOptions& opt) {
+  std::string out = run_list_header(list, "  note: ");
+  const auto& runs = list["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out += fmt::format("\n===== run {} of {}: {} =====\n", i + 1, runs.size(), runs[i]["input"].value("path", ""));
+    out += render_terminal(runs[i], opt);
+  }
+  return out;
+}
+
+std::string render_run_list_markdown(const json& list) {
+  std::string out = "# npu-advisor: " + list["input"].value("path", "") + "\n\n" + run_list_header(list, "- ") + "\n";
+  const auto& runs = list["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out += fmt::format("\n---\n\n## Run {} of {}: `{}`\n\n", i + 1, runs.size(), runs[i]["input"].value("path", ""));
+    out += render_markdown(runs[i]);
+  }
+  return out;
+}
+
 }  // namespace npu

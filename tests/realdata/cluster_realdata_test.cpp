@@ -189,3 +189,39 @@ TEST(ClusterRealData, KinetoTracesTakeTheirRankFromDistributedInfo) {
 }
 
 }  // namespace
+
+namespace {
+
+bool any_cluster_finding(const json& list) {
+  for (const auto& run : list["runs"])
+    for (const auto& f : run["findings"])
+      if (f["rule"].get<std::string>().rfind("cluster.", 0) == 0) return true;
+  return false;
+}
+
+// Three unrelated models side by side, no rank ids: a list of three runs, never a cluster
+// (main used to report "a slow rank makes the others wait ~35.8 ms/step").
+TEST(ClusterRealData, UnrelatedKinetoTracesAreRunsNotRanks) {
+  json r = analyze("mi300", "/kineto/tracelens/");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(r["runs"].size(), 3u);
+  EXPECT_NE(r["runs"][1]["input"]["path"].get<std::string>().find("Qwen_Qwen1.5-0.5B-Chat"), std::string::npos);
+  EXPECT_FALSE(any_cluster_finding(r));
+}
+
+// Two successive captures of worker0 by tensorboard_trace_handler: two runs of one worker,
+// each with its own #1 finding, the dataloader (69.299 and 45.462 ms per step).
+TEST(ClusterRealData, TwoCapturesOfOneWorkerShowTheDataloader) {
+  json r = analyze("resnet50_num_workers_0", "/kineto/tb_plugin_samples/");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  EXPECT_NE(r["why"].get<std::string>().find("2 captures of one worker (worker0)"), std::string::npos);
+  ASSERT_EQ(r["runs"].size(), 2u);
+  EXPECT_FALSE(any_cluster_finding(r));
+  EXPECT_TRUE(fired(r["runs"][0], "schedule.dataloader", "69.299 ms per step"));
+  EXPECT_TRUE(fired(r["runs"][1], "schedule.dataloader", "45.462 ms per step"));
+  EXPECT_EQ(r["runs"][0]["findings"][0]["rule"], "schedule.dataloader");
+}
+
+}  // namespace

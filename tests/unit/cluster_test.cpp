@@ -313,3 +313,80 @@ TEST(ClusterFacts, ManyStepsAreSampledInTheTableButAllCounted) {
 }
 
 }  // namespace
+
+// ---- what is a cluster: ranks only where the files say so ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_cluster_finding(const json& report) {
+  for (const auto& f : report["findings"])
+    if (f["rule"].get<std::string>().rfind("cluster.", 0) == 0) return true;
+  return false;
+}
+
+TEST(ClusterMembership, RunsWithoutRankIdsAreAListOfRunsNotACluster) {
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  // A planted slow rank: as a cluster it would be found; without rank ids nothing says these
+  // are ranks of one job, so each is a run of its own and no cross-run finding is made.
+  ASSERT_TRUE(gen_cluster(c, "--ranks 2 --steps 2 --slow-rank 1"));
+  std::vector<std::string> runs;
+  for (const auto& e : fs::directory_iterator(c))
+    if (e.is_directory()) {
+      for (const auto& f : fs::directory_iterator(e.path()))
+        if (f.path().filename().string().rfind("profiler_info_", 0) == 0) fs::remove(f.path());
+      runs.push_back(e.path().string());
+    }
+  std::sort(runs.begin(), runs.end());
+  json r = analyze_json("'" + c + "'", (dir.path() / "r.json").string());
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(r["runs"].size(), 2u);
+  EXPECT_NE(r["why"].get<std::string>().find("none names a rank id"), std::string::npos);
+  EXPECT_EQ(r["compare"], "npu-advisor compare " + runs[0] + " " + runs[1]);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(r["runs"][i]["input"]["path"], runs[i]);
+    EXPECT_FALSE(r["runs"][i]["facts"].contains("cluster"));
+    EXPECT_FALSE(has_cluster_finding(r["runs"][i]));
+    EXPECT_EQ(r["runs"][i]["facts"]["steps"].size(), 2u);  // each run analysed in full
+  }
+  // The same through map/reduce: facts files without rank ids are runs too.
+  fs::create_directories(dir.path() / "facts");
+  for (size_t i = 0; i < 2; ++i)
+    ASSERT_EQ(run(std::string("'") + NPU_ADVISOR_BIN + "' facts -q '" + runs[i] + "' -o '" + (dir.path() / "facts").string() +
+                  "/r" + std::to_string(i) + ".facts.json'"),
+              0);
+  json reduced = analyze_json("--facts '" + (dir.path() / "facts").string() + "'", (dir.path() / "reduced.json").string());
+  EXPECT_EQ(reduced["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(reduced["runs"].size(), 2u);
+  EXPECT_EQ(reduced["runs"][1]["findings"].size(), r["runs"][1]["findings"].size());
+}
+
+TEST(ClusterMembership, SixtyFourCapturesOfOneRankAreOneRunTheNewest) {
+  // 64 identical rank folders (hard links of one capture: they cost no disk) all say rank 0.
+  TempDir dir;
+  std::string base = (dir.path() / "base").string(), c = (dir.path() / "c").string();
+  ASSERT_TRUE(gen_cluster(base, "--ranks 1 --steps 3"));
+  fs::path one;
+  for (const auto& e : fs::directory_iterator(base))
+    if (e.is_directory()) one = e.path();
+  ASSERT_FALSE(one.empty());
+  fs::create_directories(c);
+  for (int i = 0; i < 64; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/node0_1%04d_20261122093000%03d_ascend_pt", i, i);
+    ASSERT_EQ(run("cp -al '" + one.string() + "' '" + c + name + "'"), 0);
+  }
+  std::string out = (dir.path() / "r.json").string();
+  json r = analyze_json("'" + c + "'", out);
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(r["runs"].size(), 1u);
+  EXPECT_EQ(r["runs"][0]["input"]["path"], c + "/node0_10063_20261122093000063_ascend_pt");
+  EXPECT_FALSE(has_cluster_finding(r["runs"][0]));
+  ASSERT_EQ(r["warnings"].size(), 1u);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("64 members are captures of the same rank 0"), std::string::npos);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("and 60 more"), std::string::npos);
+}
+
+}  // namespace
