@@ -55,6 +55,56 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
   return rows;
 }
 
+// ---- steps aligned across ranks --------------------------------------------------------
+
+// Which steps are compared across ranks. Ranks are compared step by step (step N of every rank
+// against step N of the others), never across steps: a warm-up step of one rank against a
+// steady step of another is not an imbalance. A step id is compared only when every rank has
+// it (partial steps: a rank that started or stopped capturing earlier are left out), and the
+// first of them is left out as warm-up (one-off costs: compilation, allocator growth, the first
+// collective's link setup) when at least kMinStepsForWarmup steps remain after it.
+constexpr size_t kMinStepsForWarmup = 2;
+
+struct Alignment {
+  std::vector<int64_t> ids;            // the compared step ids, sorted
+  std::vector<int64_t> partial;        // ids some rank lacks
+  int64_t warmup = StepRow::kNoStep;   // the id left out as warm-up, if any
+  json to_json(size_t rank_count) const {
+    json j = {{"rule", "a step is compared when every rank has it; the first such step is warm-up when at least " +
+                           std::to_string(kMinStepsForWarmup) + " others remain; statistics are per step across ranks"},
+              {"ranks", rank_count},
+              {"steps_compared", ids.size()},
+              {"partial_steps", partial.size()},
+              {"warmup_step", step_json(warmup)}};
+    if (!partial.empty()) {
+      json ex = json::array();
+      for (size_t i = 0; i < partial.size() && i < 20; ++i) ex.push_back(step_json(partial[i]));
+      j["partial_step_ids"] = ex;
+    }
+    return j;
+  }
+};
+
+Alignment align_steps(const std::vector<StepRow>& rows) {
+  std::map<int64_t, std::set<int>> ranks_of;
+  std::set<int> all;
+  for (const auto& r : rows) ranks_of[r.step].insert(r.rank), all.insert(r.rank);
+  Alignment a;
+  for (const auto& [id, rs] : ranks_of) (rs.size() == all.size() ? a.ids : a.partial).push_back(id);
+  if (a.ids.size() > kMinStepsForWarmup && a.ids.front() != StepRow::kNoStep) {
+    a.warmup = a.ids.front();
+    a.ids.erase(a.ids.begin());
+  }
+  return a;
+}
+
+std::vector<StepRow> aligned_rows(const std::vector<StepRow>& rows, const Alignment& a) {
+  std::vector<StepRow> out;
+  for (const auto& r : rows)
+    if (std::binary_search(a.ids.begin(), a.ids.end(), r.step)) out.push_back(r);
+  return out;
+}
+
 json row_json(const StepRow& r) {
   return {{"rank", r.rank},
           {"step", step_json(r.step)},
@@ -76,15 +126,20 @@ std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids) {
   return out;
 }
 
-// Per rank: totals over steps and the mean per step.
-json rank_table(const std::vector<StepRow>& rows, const std::vector<RankFacts>& ranks) {
+// Per rank: totals over all its steps, and the mean per step over the aligned steps (the
+// steps every rank has, warm-up excluded: see align_steps), so ranks are compared on the same steps.
+json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned, const std::vector<RankFacts>& ranks) {
   struct Acc {
     int steps = 0;
     int64_t computing = 0, cno = 0, free = 0, device = 0;
   };
-  std::map<int, Acc> by_rank;
+  std::map<int, Acc> by_rank, per_step;
   for (const auto& r : rows) {
     Acc& a = by_rank[r.rank];
+    a.steps++, a.computing += r.computing, a.cno += r.comm_not_overlapped, a.free += r.free, a.device += r.device_time;
+  }
+  for (const auto& r : aligned.empty() ? rows : aligned) {
+    Acc& a = per_step[r.rank];
     a.steps++, a.computing += r.computing, a.cno += r.comm_not_overlapped, a.free += r.free, a.device += r.device_time;
   }
   std::map<int, std::string> paths;
@@ -94,43 +149,65 @@ json rank_table(const std::vector<StepRow>& rows, const std::vector<RankFacts>& 
   }
   json out = json::array();
   for (const auto& [rk, a] : by_rank) {
-    int64_t n = a.steps > 0 ? a.steps : 1;
+    const Acc& m = per_step[rk];
+    int64_t n = m.steps > 0 ? m.steps : 1;
     json t = {{"rank", rk},
               {"steps", a.steps},
+              {"steps_compared", m.steps},
               {"computing_ns", a.computing},
               {"comm_not_overlapped_ns", a.cno},
               {"free_ns", a.free},
               {"device_time_ns", a.device},
-              {"computing_per_step_ns", a.computing / n},
-              {"comm_not_overlapped_per_step_ns", a.cno / n},
-              {"free_per_step_ns", a.free / n},
-              {"device_time_per_step_ns", a.device / n}};
+              {"computing_per_step_ns", m.computing / n},
+              {"comm_not_overlapped_per_step_ns", m.cno / n},
+              {"free_per_step_ns", m.free / n},
+              {"device_time_per_step_ns", m.device / n}};
     if (paths.count(rk)) t["path"] = paths[rk];
     out.push_back(std::move(t));
   }
   return out;
 }
 
-// The reference advisor's spread per metric: (max - min) / mean(row total) over step x rank rows.
-json spread(const std::vector<StepRow>& rows) {
+// The reference advisor's spread, per step across ranks: for each aligned step, (max - min)
+// over the ranks of that step; the typical step is the one with the median difference (robust
+// to one odd step), and ratio = its difference / the mean device time of an aligned row (the
+// reference advisor's denominator; with one step our numbers are the reference's).
+// Identical ranks give 0. `worst_*` is the step with the largest difference.
+json spread(const std::vector<StepRow>& aligned) {
   json out = json::object();
-  if (rows.empty()) return out;
-  double total = 0;
-  for (const auto& r : rows) total += static_cast<double>(r.device_time);
-  const double mean_total = total / static_cast<double>(rows.size());
+  if (aligned.empty()) return out;
+  double sum = 0;
+  for (const auto& r : aligned) sum += static_cast<double>(r.device_time);
+  const double typical_total = sum / static_cast<double>(aligned.size());
+  std::map<int64_t, std::vector<const StepRow*>> by_step;
+  for (const auto& r : aligned) by_step[r.step].push_back(&r);
   for (size_t m = 0; m < std::size(kMetrics); ++m) {
     auto f = kMetricFields[m];
-    const StepRow* mx = &rows[0];
-    const StepRow* mn = &rows[0];
-    for (const auto& r : rows) {
-      if (r.*f > mx->*f) mx = &r;
-      if (r.*f < mn->*f) mn = &r;
+    struct Diff {
+      int64_t diff;
+      const StepRow *mx, *mn;
+    };
+    std::vector<Diff> diffs;
+    for (const auto& [id, rs] : by_step) {
+      Diff d{0, rs[0], rs[0]};
+      for (const StepRow* r : rs) {
+        if (r->*f > d.mx->*f) d.mx = r;
+        if (r->*f < d.mn->*f) d.mn = r;
+      }
+      d.diff = d.mx->*f - d.mn->*f;
+      diffs.push_back(d);
     }
-    int64_t diff = mx->*f - mn->*f;
-    out[kMetrics[m]] = {{"max_ns", mx->*f},  {"max_rank", mx->rank}, {"max_step", step_json(mx->step)},
-                        {"min_ns", mn->*f},  {"min_rank", mn->rank}, {"min_step", step_json(mn->step)},
-                        {"diff_ns", diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(mean_total))},
-                        {"ratio", mean_total > 0 ? static_cast<double>(diff) / mean_total : 0.0}};
+    std::vector<Diff> sorted = diffs;
+    std::sort(sorted.begin(), sorted.end(), [](const Diff& a, const Diff& b) { return a.diff < b.diff; });
+    const Diff& typ = sorted[(sorted.size() - 1) / 2];  // the lower median: a real step
+    const Diff& worst = sorted.back();
+    out[kMetrics[m]] = {{"max_ns", typ.mx->*f},  {"max_rank", typ.mx->rank}, {"max_step", step_json(typ.mx->step)},
+                        {"min_ns", typ.mn->*f},  {"min_rank", typ.mn->rank}, {"min_step", step_json(typ.mn->step)},
+                        {"diff_ns", typ.diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(typical_total))},
+                        {"ratio", typical_total > 0 ? static_cast<double>(typ.diff) / typical_total : 0.0},
+                        {"steps", diffs.size()},
+                        {"worst_step", step_json(worst.mx->step)}, {"worst_diff_ns", worst.diff},
+                        {"worst_max_rank", worst.mx->rank}, {"worst_min_rank", worst.mn->rank}};
   }
   return out;
 }
@@ -574,7 +651,9 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   c["warnings"] = warnings;
   std::string rows_source, ops_source;
   std::vector<StepRow> rows = rank_step_rows(ranks, ref, rows_source);
-  json rank_rows = rank_table(rows, ranks);
+  const Alignment alignment = align_steps(rows);
+  const std::vector<StepRow> aligned = aligned_rows(rows, alignment);
+  json rank_rows = rank_table(rows, aligned, ranks);
   c["rank_count"] = rank_rows.size();
   c["ranks"] = rank_rows;
   c["rank_steps_source"] = rows_source;
@@ -606,7 +685,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
         if (u.value("fact", "") == "steps") why += " (rank " + std::to_string(ranks[0].rank) + ": " + u.value("why", "") + ")";
     f.unavailable("cluster.rank_steps", why);
   }
-  c["spread"] = spread(rows);
+  if (!rows.empty()) c["alignment"] = alignment.to_json(rank_rows.size());
+  c["spread"] = spread(aligned);
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;
 

@@ -2,7 +2,9 @@
 // tools/gen_cluster.py with a planted slow rank / slow link (and a balanced one).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/cluster/cluster_facts.h"
@@ -387,6 +389,75 @@ TEST(ClusterMembership, SixtyFourCapturesOfOneRankAreOneRunTheNewest) {
   ASSERT_EQ(r["warnings"].size(), 1u);
   EXPECT_NE(r["warnings"][0].get<std::string>().find("64 members are captures of the same rank 0"), std::string::npos);
   EXPECT_NE(r["warnings"][0].get<std::string>().find("and 60 more"), std::string::npos);
+}
+
+}  // namespace
+
+// ---- steps aligned across ranks ----
+
+namespace {
+
+npu::cluster::RankFacts rank_steps(int rank, const std::vector<std::array<int64_t, 4>>& steps) {  // id, comp, cno, free
+  json st = json::array();
+  for (const auto& s : steps)
+    st.push_back({{"id", s[0]}, {"computing_ns", s[1]}, {"comm_not_overlapped_ns", s[2]}, {"free_ns", s[3]},
+                  {"device_time_ns", s[1] + s[2] + s[3]}});
+  return npu::cluster::rank_facts_from(rank, "r" + std::to_string(rank), {{"run", {{"rank", rank}}}, {"steps", st}});
+}
+
+TEST(ClusterAlignment, RanksAreComparedStepByStepWithoutWarmupAndPartialSteps) {
+  // Step 1 is a warm-up (rank 0 compiles: 900 more), step 5 only rank 1 captured. Steps 2-4
+  // are compared; in them rank 1 computes 10, 20, 40 more than rank 0.
+  std::vector<npu::cluster::RankFacts> ranks = {
+      rank_steps(0, {{1, 1900, 50, 50}, {2, 1000, 50, 50}, {3, 1000, 50, 50}, {4, 1000, 50, 50}}),
+      rank_steps(1, {{1, 1000, 50, 50}, {2, 1010, 50, 50}, {3, 1020, 50, 50}, {4, 1040, 50, 50}, {5, 5000, 0, 0}})};
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["alignment"]["steps_compared"], 3);
+  EXPECT_EQ(c["alignment"]["warmup_step"], 1);
+  EXPECT_EQ(c["alignment"]["partial_steps"], 1);
+  EXPECT_EQ(c["alignment"]["partial_step_ids"], json::array({5}));
+  const json& comp = c["spread"]["computing_ns"];
+  // Per-step differences 10, 20, 40: the typical step is step 3 (difference 20); the mean row
+  // device time of steps 2-4 is (3 x 1100 + 1110 + 1120 + 1140) / 6 = 6670 / 6.
+  EXPECT_EQ(comp["diff_ns"], 20);
+  EXPECT_EQ(comp["max_step"], 3);
+  EXPECT_EQ(comp["max_rank"], 1);
+  EXPECT_EQ(comp["min_rank"], 0);
+  EXPECT_NEAR(comp["ratio"].get<double>(), 20.0 * 6 / 6670.0, 1e-12);
+  EXPECT_EQ(comp["worst_step"], 4);
+  EXPECT_EQ(comp["worst_diff_ns"], 40);
+  EXPECT_EQ(c["spread"]["free_ns"]["diff_ns"], 0);
+  // Per-step means over the compared steps; totals over all of a rank's steps.
+  EXPECT_EQ(c["ranks"][0]["computing_per_step_ns"], 1000);
+  EXPECT_EQ(c["ranks"][1]["computing_per_step_ns"], (1010 + 1020 + 1040) / 3);
+  EXPECT_EQ(c["ranks"][1]["computing_ns"], 1000 + 1010 + 1020 + 1040 + 5000);
+  EXPECT_EQ(c["ranks"][1]["steps_compared"], 3);
+}
+
+TEST(ClusterAlignment, IdenticalRanksGiveNoFinding) {
+  // One rank folder hard-linked 8 times (no disk), each copy given its own rank id: identical
+  // ranks, so no slow rank, no imbalance.
+  TempDir dir;
+  std::string base = (dir.path() / "base").string(), c = (dir.path() / "c").string();
+  ASSERT_TRUE(gen_cluster(base, "--ranks 1 --steps 4"));
+  fs::path one;
+  for (const auto& e : fs::directory_iterator(base))
+    if (e.is_directory()) one = e.path();
+  fs::create_directories(c);
+  for (int i = 0; i < 8; ++i) {
+    std::string to = c + "/node0_1000" + std::to_string(i) + "_2026112209300000" + std::to_string(i) + "_ascend_pt";
+    ASSERT_EQ(run("cp -al '" + one.string() + "' '" + to + "'"), 0);
+    if (i > 0) fs::rename(to + "/profiler_info_0.json", to + "/profiler_info_" + std::to_string(i) + ".json");
+  }
+  json r = analyze_json("'" + c + "'", (dir.path() / "r.json").string());
+  const json& cl = r["facts"]["cluster"];
+  EXPECT_EQ(cl["rank_count"], 8);
+  EXPECT_EQ(cl["alignment"]["steps_compared"], 3);
+  for (const char* m : {"computing_ns", "comm_not_overlapped_ns", "free_ns"}) EXPECT_EQ(cl["spread"][m]["diff_ns"], 0) << m;
+  EXPECT_EQ(cl["slow_rank"]["rank"], -1);
+  EXPECT_EQ(finding(r, "cluster.slow_rank"), nullptr);
+  EXPECT_EQ(finding(r, "cluster.imbalance"), nullptr);
 }
 
 }  // namespace

@@ -11,9 +11,11 @@ Why: in a synchronous job every rank waits for the slowest at each collective. W
 has much more free (idle) or computing time than another, the difference shows up on the other
 ranks as communication (waiting) time.
 
-How it is measured (facts.cluster.spread), as the reference advisor's slow-rank analysis: for
-computing, communication not overlapped and free, (max - min) over all rank x step rows divided
-by the mean device time of a row. Reported when any is above `ratio` (5 %). The rank with the
+How it is measured (facts.cluster.spread): ranks are compared step by step, never across steps
+(facts.cluster.alignment: only steps every rank has, the first one left out as warm-up). For
+computing, communication not overlapped and free, (max - min) over the ranks of each step; the
+typical step (median difference) divided by the mean device time of a row, as the reference
+advisor's slow-rank analysis. Reported when any is above `ratio` (5 %). Identical ranks give 0. The rank with the
 LEAST exposed communication is the one the others wait for (it never waits itself); the rank
 with the most free or computing time is where its extra time goes.
 
@@ -36,6 +38,9 @@ function check(facts, p, emit)
       flagged = true
       parts[#parts + 1] = string.format("%s ranges %.3f ms (rank %s) to %.3f ms (rank %s), %.1f%% of a step",
         labels[k], m.min_ns / 1e6, tostring(m.min_rank), m.max_ns / 1e6, tostring(m.max_rank), 100 * m.ratio)
+      if (m.steps or 0) > 1 and m.worst_step ~= nil then
+        parts[#parts] = parts[#parts] .. string.format(" (worst: step %s, %.3f ms apart)", tostring(m.worst_step), (m.worst_diff_ns or 0) / 1e6)
+      end
     end
   end
   if not flagged then return end
@@ -46,8 +51,14 @@ function check(facts, p, emit)
   end
   local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
   if steps < 1 then steps = 1 end
+  local a = facts.cluster.alignment or {}
+  local scope = string.format("Step by step across ranks (%d step%s compared", a.steps_compared or 1,
+    (a.steps_compared or 1) == 1 and "" or "s")
+  if a.warmup_step ~= nil then scope = scope .. ", warm-up step " .. tostring(a.warmup_step) .. " left out" end
+  if (a.partial_steps or 0) > 0 then scope = scope .. ", " .. a.partial_steps .. " partial left out" end
+  scope = scope .. "), in the typical step "
   emit {
-    observed = "Across ranks and steps, " .. table.concat(parts, "; ") .. "." .. who,
+    observed = scope .. table.concat(parts, "; ") .. "." .. who,
     why = "Ranks that finish early wait in the next collective for the slowest; the imbalance becomes communication time.",
     action = "Look at the rank with the least exposed communication and the most free/computing time: host-bound "
       .. "steps, data loading, uneven pipeline stages or sequence lengths. Compare it with a balanced rank.",
