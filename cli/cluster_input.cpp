@@ -161,6 +161,28 @@ void name_one_worker(ClusterAnalysis& out) {
                         ") and no rank id: successive runs of the same process, each analysed on its own, not ranks of one job";
 }
 
+// The single-run rules on one rank's full facts: the rank's own causes, kept compact (the top
+// kRankFindings by score, without the long texts the cluster report does not show) and merged
+// across ranks by build_cluster_facts (cluster.rank_findings). The rule options were checked
+// once by cmd_analyze, so a failure here only means the rank has no findings.
+constexpr size_t kRankFindings = 10;
+json own_findings(const Facts& f, const RuleOptions& rules) {
+  RuleEngine engine;
+  std::vector<RuleOutcome> outcomes;
+  if (run_rules(engine, f, rules, &outcomes) != kOk) return json::array();
+  json out = json::array();
+  for (const auto& x : ranked_findings(outcomes)) {
+    if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
+    json c = json::object();
+    for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns", "saving_ratio",
+                          "confidence", "score_ns"})
+      if (x.contains(k)) c[k] = x[k];
+    out.push_back(std::move(c));
+    if (out.size() == kRankFindings) break;
+  }
+  return out;
+}
+
 json run_list_summary(const std::string& path, const Facts& f) {
   return {{"schema", "npu-advisor.run-summary"}, {"schema_version", 1}, {"input", f.doc.value("input", json{{"path", path}})}};
 }
@@ -247,6 +269,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
         // rank count instead of the worker count.
         malloc_trim(0);
         loaded[i] = cluster::rank_facts_from(rank_of(f.doc), d.members[i], f.doc);
+        loaded[i].facts["findings"] = own_findings(f, opt.rules);
         if (!summary.is_null()) full[i] = RunOfList{d.members[i], std::move(summary), std::move(f)};
       } catch (const LoadError& e) {
         errors[i] = e.what();
@@ -340,6 +363,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
     if (f.doc.contains("cluster"))
       throw LoadError::whole_file(files[i], "is a cluster facts file; --facts expects one facts file per rank");
     ranks.push_back(cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", files[i]), f.doc));
+    ranks.back().facts["findings"] = own_findings(f, opt.rules);
     if (ranks.back().rank < 0) full[i] = std::move(f);
   }
   cluster::ClusterReference ref = load_reference(dir);

@@ -87,8 +87,18 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   Facts facts;
   bool member_failed = false;
   std::vector<std::string> cluster_warnings;
+  // A cluster runs the single-run rules on every rank (its own causes): check the rule options
+  // once here, on an empty document, so a bad --set is one error and not one per rank.
+  ClusterOptions copt = cluster;
+  copt.rules = rule_opts;
+  auto rule_options_ok = [&] {
+    RuleEngine engine;
+    std::vector<RuleOutcome> none;
+    return run_rules(engine, Facts{}, rule_opts, &none);
+  };
   if (!cluster.facts_dir.empty()) {
-    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, cluster);
+    if (int rc = rule_options_ok(); rc != kOk) return rc;
+    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, copt);
     if (common.quiet && c.is_run_list())
       for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (c.is_run_list()) return analyze_run_list(cluster.facts_dir, c, fmt, common, out, rule_opts);
@@ -99,7 +109,8 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   } else {
     Detection d = detect_input(path);
     if (d.kind == InputKind::Cluster) {
-      ClusterAnalysis c = analyze_cluster_input(d, common, cluster);
+      if (int rc = rule_options_ok(); rc != kOk) return rc;
+      ClusterAnalysis c = analyze_cluster_input(d, common, copt);
       if (common.quiet && c.is_run_list())
         for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
       if (c.is_run_list()) return analyze_run_list(path, c, fmt, common, out, rule_opts);

@@ -41,6 +41,7 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
 struct ClusterOptions {
   std::string facts_dir;  // analyze --facts DIR: reduce a folder of per-rank *.facts.json
   int workers = 2;        // ranks loaded at once (memory: about this many ranks' worth)
+  RuleOptions rules;      // the single-run rules run on each rank (its own causes, merged in the report)
 };
 // One run of a folder that is not a cluster (a list of runs): analysed on its own.
 struct RunOfList {

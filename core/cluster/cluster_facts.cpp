@@ -578,6 +578,74 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
   return out;
 }
 
+// ---- each rank's own causes, merged ------------------------------------------------------
+
+// The single-run findings of every rank (RankFacts.facts["findings"], cli/cluster_input.cpp),
+// merged by rule: on how many ranks it fired, the spread of its saving per step over those
+// ranks, and the text of the rank where it saves most. The cluster's saving of a cause is the
+// median over the ranks that show it (what a typical affected rank gains).
+json merge_rank_findings(const std::vector<RankFacts>& ranks) {
+  struct Acc {
+    std::vector<std::pair<int64_t, int>> savings;  // saving_ns, rank
+    std::vector<double> confidence;
+    const json* top = nullptr;
+    int64_t top_saving = -1;
+  };
+  std::map<std::string, Acc> by_rule;
+  size_t with_findings = 0;
+  for (const auto& r : ranks) {
+    auto it = r.facts.find("findings");
+    if (it == r.facts.end() || !it->is_array()) continue;
+    ++with_findings;
+    std::set<std::string> seen;  // a rule that fired twice on a rank counts once, with its largest saving
+    for (const auto& f : *it) {
+      std::string rule = f.value("rule", "");
+      Acc& a = by_rule[rule];
+      int64_t saving = i64(f, "saving_ns");
+      if (!seen.insert(rule).second) {
+        for (auto& [sv, rk] : a.savings)
+          if (rk == r.rank) sv = std::max(sv, saving);
+      } else {
+        a.savings.push_back({saving, r.rank});
+        a.confidence.push_back(dbl(f, "confidence"));
+      }
+      if (saving > a.top_saving) a.top_saving = saving, a.top = &f;
+    }
+  }
+  json out = json::array();
+  for (auto& [rule, a] : by_rule) {
+    std::sort(a.savings.begin(), a.savings.end());
+    std::vector<double> sv;
+    json rks = json::array();
+    for (const auto& [v, rk] : a.savings) sv.push_back(static_cast<double>(v));
+    std::vector<int> ids;
+    for (const auto& p : a.savings) ids.push_back(p.second);
+    std::sort(ids.begin(), ids.end());
+    for (int id : ids) rks.push_back(id);
+    const json& t = *a.top;
+    out.push_back({{"rule", rule},
+                   {"title", t.value("title", "")},
+                   {"category", t.value("category", "")},
+                   {"severity", t.value("severity", "")},
+                   {"ranks", rks},
+                   {"rank_count", ranks.size()},
+                   {"ranks_analysed", with_findings},
+                   {"saving_min_ns", a.savings.front().first},
+                   {"saving_min_rank", a.savings.front().second},
+                   {"saving_max_ns", a.savings.back().first},
+                   {"saving_max_rank", a.savings.back().second},
+                   {"saving_median_ns", static_cast<int64_t>(std::llround(median(sv)))},
+                   {"confidence", median(a.confidence)},
+                   {"observed", t.value("observed", "")},
+                   {"action", t.value("action", "")},
+                   {"commands", t.value("commands", json::array())}});
+  }
+  std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
+    return dbl(a, "saving_median_ns") * dbl(a, "confidence") > dbl(b, "saving_median_ns") * dbl(b, "confidence");
+  });
+  return out;
+}
+
 json agreement_with_reference(const std::vector<StepRow>& ours, const ClusterReference& ref) {
   if (ref.rank_steps.empty() || ours.empty()) return nullptr;
   std::map<std::pair<int, std::string>, const json*> theirs;
@@ -606,7 +674,7 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
   out.rank = rank;
   out.path = std::move(path);
   json s = json::object();
-  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input"})
+  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input", "findings"})
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
@@ -722,9 +790,23 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   } else {
     f.unavailable("cluster.links", "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
   }
-  if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0))
+  json merged = merge_rank_findings(ranks);
+  if (!merged.empty()) c["rank_findings"] = merged;
+  if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0)) {
     c["slow_rank"] = slow_rank_verdict(rank_rows, robust, votes, judged, groups);
-  else
+    // The slow rank's own causes next to the verdict: what to fix on it.
+    if (int sr = c["slow_rank"]["rank"].get<int>(); sr >= 0)
+      for (const auto& r : ranks)
+        if (r.rank == sr && r.facts.contains("findings")) {
+          json own = json::array();
+          for (const auto& f : r.facts["findings"]) {
+            if (own.size() == 3) break;
+            own.push_back({{"rule", f.value("rule", "")}, {"title", f.value("title", "")}, {"saving_ns", i64(f, "saving_ns")},
+                           {"observed", f.value("observed", "")}});
+          }
+          c["slow_rank"]["own_findings"] = own;
+        }
+  } else
     f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
   if (!ref.empty()) {

@@ -225,3 +225,41 @@ TEST(ClusterRealData, TwoCapturesOfOneWorkerShowTheDataloader) {
 }
 
 }  // namespace
+
+namespace {
+
+const json* finding_of(const json& r, const std::string& rule) {
+  for (const auto& f : r["findings"])
+    if (f["rule"] == rule) return &f;
+  return nullptr;
+}
+
+// The 2-rank DDP job (75% exposed communication, 19 online compiles per rank): the cluster
+// report carries each rank's own causes, merged, with the savings each rank's own analysis gives.
+TEST(ClusterRealData, TwoRankTextClusterCarriesThePerRankCauses) {
+  json r = analyze("msinsight_pytorch_2rank/text");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  json r0 = analyze("msinsight_pytorch_2rank/text/rank0_ascend_pt"), r1 = analyze("msinsight_pytorch_2rank/text/rank1_ascend_pt");
+  const json& merged = r["facts"]["cluster"]["rank_findings"];
+  for (const char* rule : {"dispatch.op_compile", "communication.dominates", "schedule.dataloader"}) {
+    const json* a = finding_of(r0, rule);
+    const json* b = finding_of(r1, rule);
+    ASSERT_TRUE(a && b) << rule;
+    int64_t s0 = (*a)["saving_ns"], s1 = (*b)["saving_ns"];
+    const json* m = nullptr;
+    for (const auto& x : merged)
+      if (x["rule"] == rule) m = &x;
+    ASSERT_NE(m, nullptr) << rule;
+    EXPECT_EQ((*m)["ranks"], json::array({0, 1}));
+    EXPECT_EQ((*m)["saving_min_ns"], std::min(s0, s1));
+    EXPECT_EQ((*m)["saving_max_ns"], std::max(s0, s1));
+    EXPECT_EQ((*m)["saving_median_ns"], (s0 + s1 + 1) / 2);  // median of two, rounded
+  }
+  EXPECT_TRUE(fired(r, "cluster.rank_causes", "on rank 1: 19 AscendCL@aclopCompileAndExecute"));
+  bool titled = false;
+  for (const auto& f : r["findings"])
+    titled |= f["title"].get<std::string>().rfind("On 2 of 2 ranks: ", 0) == 0;
+  EXPECT_TRUE(titled);
+}
+
+}  // namespace

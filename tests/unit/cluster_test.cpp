@@ -145,6 +145,9 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
   EXPECT_EQ(cl["links"]["list"][0]["src"], 2);
   EXPECT_EQ(cl["links"]["list"][0]["dst"], 3);
   EXPECT_NEAR(cl["links"]["list"][0]["ratio_to_median"].get<double>(), 0.25, 1e-3);
+  // The slow rank's own causes (the single-run rules on its facts) are next to the verdict.
+  ASSERT_TRUE(cl["slow_rank"].contains("own_findings"));
+  EXPECT_TRUE(cl.contains("rank_findings"));
 
   // Computing per rank agrees with the generator's own numbers.
   std::ifstream ef(c + "/expected.json");
@@ -458,6 +461,38 @@ TEST(ClusterAlignment, IdenticalRanksGiveNoFinding) {
   EXPECT_EQ(cl["slow_rank"]["rank"], -1);
   EXPECT_EQ(finding(r, "cluster.slow_rank"), nullptr);
   EXPECT_EQ(finding(r, "cluster.imbalance"), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ClusterFacts, EachRanksFindingsAreMergedByRule) {
+  auto with = [](int rank, json findings) {
+    npu::cluster::RankFacts r = rank_steps(rank, {{1, 100, 0, 0}});
+    r.facts["findings"] = std::move(findings);
+    return r;
+  };
+  json a = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 30}, {"confidence", 0.5}, {"observed", "a on 0"}};
+  json a2 = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 10}, {"confidence", 0.7}, {"observed", "a on 2"}};
+  json a3 = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 50}, {"confidence", 0.6}, {"observed", "a on 3"}};
+  json b = {{"rule", "x.b"}, {"title", "B"}, {"saving_ns", 5}, {"confidence", 0.9}, {"observed", "b on 1"}};
+  std::vector<npu::cluster::RankFacts> ranks = {with(0, json::array({a})), with(1, json::array({b})), with(2, json::array({a2})),
+                                                with(3, json::array({a3}))};
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& m = f.doc["cluster"]["rank_findings"];
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0]["rule"], "x.a");  // 30 x 0.6 before 5 x 0.9
+  EXPECT_EQ(m[0]["ranks"], json::array({0, 2, 3}));
+  EXPECT_EQ(m[0]["rank_count"], 4);
+  EXPECT_EQ(m[0]["saving_min_ns"], 10);
+  EXPECT_EQ(m[0]["saving_min_rank"], 2);
+  EXPECT_EQ(m[0]["saving_max_ns"], 50);
+  EXPECT_EQ(m[0]["saving_max_rank"], 3);
+  EXPECT_EQ(m[0]["saving_median_ns"], 30);
+  EXPECT_DOUBLE_EQ(m[0]["confidence"].get<double>(), 0.6);
+  EXPECT_EQ(m[0]["observed"], "a on 3");  // the text of the rank where it saves most
+  EXPECT_EQ(m[1]["ranks"], json::array({1}));
 }
 
 }  // namespace

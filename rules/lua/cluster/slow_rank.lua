@@ -51,6 +51,12 @@ function check(facts, p, emit)
     groups[#groups + 1] = string.format("%s (wait ratio %.0f%%)", g.group, 100 * g.wait_ratio)
   end
   if #groups > 0 then parts[#parts + 1] = "groups that wait for it: " .. table.concat(groups, ", ") end
+  -- Its own causes (the single-run rules on its facts): what to fix on it.
+  local own = {}
+  for _, f in ipairs(s.own_findings or {}) do
+    own[#own + 1] = string.format("%s (%.3f ms/step, %s)", f.title, (f.saving_ns or 0) / 1e6, f.rule)
+  end
+  if #own > 0 then parts[#parts + 1] = "its own top causes: " .. table.concat(own, "; ") end
   local ev = {
     { fact = "cluster.slow_rank.rank", value = s.rank },
     { fact = "cluster.slow_rank.basis", value = s.basis },
