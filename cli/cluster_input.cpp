@@ -200,7 +200,10 @@ cluster::ClusterReference load_reference(const std::string& path) {
     ref.files.push_back(p.string());
     return p.string();
   };
-  if (auto p = take("cluster_step_trace_time.csv"); !p.empty()) ref.rank_steps = load_cluster_step_trace_time(p);
+  if (auto p = take("cluster_step_trace_time.csv"); !p.empty()) {
+    ref.rank_steps = load_cluster_step_trace_time(p);
+    ref.stages = load_cluster_pipeline_stages(p);
+  }
   if (auto p = take("cluster_communication.json"); !p.empty()) ref.ops = load_cluster_communication_ops(p);
   if (auto p = take("cluster_communication_matrix.json"); !p.empty()) ref.links = load_cluster_communication_links(p);
   if (auto p = take("communication_group.json"); !p.empty()) ref.groups = load_communication_groups(p);

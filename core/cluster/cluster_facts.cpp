@@ -47,6 +47,7 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
       s.step = r["step"].is_number_integer() ? r["step"].get<int64_t>() : StepRow::kNoStep;
       s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"), s.free = i64(r, "free_ns");
       s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"), s.device_time = i64(r, "device_time_ns");
+      s.bubble = i64(r, "bubble_ns");
       rows.push_back(s);
     }
     source = "cluster_step_trace_time.csv";
@@ -173,39 +174,59 @@ json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& al
 // to one odd step), and ratio = its difference / the mean device time of an aligned row (the
 // reference advisor's denominator; with one step our numbers are the reference's).
 // Identical ranks give 0. `worst_*` is the step with the largest difference.
-json spread(const std::vector<StepRow>& aligned) {
+//
+// Pipeline parallelism: ranks are compared only with the ranks of their own stage (stage_of;
+// stages do different layers, so their times differ by design), and communication not
+// overlapped is taken without receive (Bubble: waiting for the previous stage is the pipeline
+// schedule, not a slow rank; the profiler's "Communication(Not Overlapped and Exclude Receive)").
+int stage_index(const std::map<int, int>& stage_of, int rank) {
+  auto it = stage_of.find(rank);
+  return it == stage_of.end() ? -1 : it->second;
+}
+
+json spread(const std::vector<StepRow>& aligned_in, const std::map<int, int>& stage_of) {
   json out = json::object();
-  if (aligned.empty()) return out;
+  if (aligned_in.empty()) return out;
+  std::vector<StepRow> aligned = aligned_in;
+  for (auto& r : aligned) r.comm_not_overlapped = std::max<int64_t>(0, r.comm_not_overlapped - r.bubble);
   double sum = 0;
   for (const auto& r : aligned) sum += static_cast<double>(r.device_time);
   const double typical_total = sum / static_cast<double>(aligned.size());
-  std::map<int64_t, std::vector<const StepRow*>> by_step;
-  for (const auto& r : aligned) by_step[r.step].push_back(&r);
+  std::map<std::pair<int64_t, int>, std::vector<const StepRow*>> by_step;  // (step, stage)
+  for (const auto& r : aligned) by_step[{r.step, stage_index(stage_of, r.rank)}].push_back(&r);
   for (size_t m = 0; m < std::size(kMetrics); ++m) {
     auto f = kMetricFields[m];
     struct Diff {
       int64_t diff;
       const StepRow *mx, *mn;
     };
-    std::vector<Diff> diffs;
-    for (const auto& [id, rs] : by_step) {
+    std::map<int, std::vector<Diff>> diffs;  // per stage, one per step
+    for (const auto& [key, rs] : by_step) {
       Diff d{0, rs[0], rs[0]};
       for (const StepRow* r : rs) {
         if (r->*f > d.mx->*f) d.mx = r;
         if (r->*f < d.mn->*f) d.mn = r;
       }
       d.diff = d.mx->*f - d.mn->*f;
-      diffs.push_back(d);
+      diffs[key.second].push_back(d);
     }
-    std::vector<Diff> sorted = diffs;
-    std::sort(sorted.begin(), sorted.end(), [](const Diff& a, const Diff& b) { return a.diff < b.diff; });
-    const Diff& typ = sorted[(sorted.size() - 1) / 2];  // the lower median: a real step
-    const Diff& worst = sorted.back();
+    // Per stage the typical step (lower median: a real step); the stage whose typical
+    // difference is largest is reported, and the worst step of any stage.
+    const Diff* typ_p = nullptr;
+    const Diff* worst_p = nullptr;
+    for (auto& [st, v] : diffs) {
+      std::sort(v.begin(), v.end(), [](const Diff& a, const Diff& b) { return a.diff < b.diff; });
+      const Diff& t = v[(v.size() - 1) / 2];
+      if (!typ_p || t.diff > typ_p->diff) typ_p = &t;
+      if (!worst_p || v.back().diff > worst_p->diff) worst_p = &v.back();
+    }
+    const Diff& typ = *typ_p;
+    const Diff& worst = *worst_p;
     out[kMetrics[m]] = {{"max_ns", typ.mx->*f},  {"max_rank", typ.mx->rank}, {"max_step", step_json(typ.mx->step)},
                         {"min_ns", typ.mn->*f},  {"min_rank", typ.mn->rank}, {"min_step", step_json(typ.mn->step)},
                         {"diff_ns", typ.diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(typical_total))},
                         {"ratio", typical_total > 0 ? static_cast<double>(typ.diff) / typical_total : 0.0},
-                        {"steps", diffs.size()},
+                        {"steps", by_step.size()},
                         {"worst_step", step_json(worst.mx->step)}, {"worst_diff_ns", worst.diff},
                         {"worst_max_rank", worst.mx->rank}, {"worst_min_rank", worst.mn->rank}};
   }
@@ -232,6 +253,70 @@ json robust_stats(const json& rank_rows) {
               {"ranks", per}};
   }
   return out;
+}
+
+// ---- pipeline stages and bubbles -------------------------------------------------------
+
+// rank -> stage index, from cluster_step_trace_time.csv's stage rows (in file order).
+std::map<int, int> stage_map(const ClusterReference& ref) {
+  std::map<int, int> out;
+  for (size_t i = 0; i < ref.stages.size(); ++i)
+    for (const auto& r : ref.stages[i]["ranks"]) out[r.get<int>()] = static_cast<int>(i);
+  return out;
+}
+
+// Per stage (or, without stage rows, over all ranks): each rank's bubble per aligned step
+// (its receive time: waiting for the previous stage), the spread over the stage's ranks, and
+// the bubble's share of the step. Null when no aligned row has a bubble.
+json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref, const std::map<int, int>& stage_of) {
+  struct Acc {
+    int64_t bubble = 0, device = 0;
+    int steps = 0;
+  };
+  std::map<int, Acc> per_rank;
+  bool any = false;
+  for (const auto& r : aligned) {
+    Acc& a = per_rank[r.rank];
+    a.bubble += r.bubble, a.device += r.device_time, a.steps++;
+    any = any || r.bubble > 0;
+  }
+  if (!any) return nullptr;
+  std::map<int, std::vector<int>> members;  // stage -> ranks
+  for (const auto& [rk, a] : per_rank) members[stage_index(stage_of, rk)].push_back(rk);
+  json stages = json::array();
+  double worst_ratio = 0;
+  for (const auto& [st, rks] : members) {
+    std::vector<double> b, d;
+    int64_t bmin = INT64_MAX, bmax = -1;
+    int rmin = -1, rmax = -1;
+    for (int rk : rks) {
+      const Acc& a = per_rank[rk];
+      int64_t pb = a.bubble / std::max(1, a.steps);
+      b.push_back(static_cast<double>(pb));
+      d.push_back(static_cast<double>(a.device / std::max(1, a.steps)));
+      if (pb < bmin) bmin = pb, rmin = rk;
+      if (pb > bmax) bmax = pb, rmax = rk;
+    }
+    double med_b = median(b), med_d = median(d);
+    double ratio = med_d > 0 ? med_b / med_d : 0.0;
+    worst_ratio = std::max(worst_ratio, ratio);
+    json row = {{"stage", st < 0 ? json(nullptr) : json(st)},
+                {"ranks", rks},
+                {"bubble_per_step_median_ns", static_cast<int64_t>(std::llround(med_b))},
+                {"bubble_per_step_min_ns", bmin},
+                {"bubble_per_step_min_rank", rmin},
+                {"bubble_per_step_max_ns", bmax},
+                {"bubble_per_step_max_rank", rmax},
+                {"step_median_ns", static_cast<int64_t>(std::llround(med_d))},
+                {"bubble_ratio", ratio}};
+    if (st >= 0 && static_cast<size_t>(st) < ref.stages.size()) row["evidence"] = ref.stages[static_cast<size_t>(st)]["evidence"];
+    stages.push_back(std::move(row));
+  }
+  return {{"source", ref.stages.empty() ? "each rank's Bubble (receive time) per aligned step; no stage rows, so one group"
+                                        : "Bubble per rank; stages from cluster_step_trace_time.csv stage rows"},
+          {"stage_count", ref.stages.empty() ? json(nullptr) : json(ref.stages.size())},
+          {"stages", stages},
+          {"bubble_ratio_max", worst_ratio}};
 }
 
 // ---- communication --------------------------------------------------------------------
@@ -509,7 +594,7 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
 // ---- slow rank verdict ----------------------------------------------------------------
 
 json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map<int, int>& votes, int judged,
-                       const json& groups) {
+                       const json& groups, const std::map<int, int>& stage_of) {
   json out;
   out["judged_ops"] = judged;
   json vlist = json::array();
@@ -523,15 +608,23 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
   // if it is a robust outlier (z > 3.5) or at least 5% of a step above the median.
   int time_rank = -1;
   double best_excess = 0, best_z = 0;
+  // Pipeline stages do different work: a rank is compared with the ranks of its own stage.
   std::vector<double> busy;
-  for (const auto& r : rank_rows) busy.push_back(dbl(r, "computing_per_step_ns") + dbl(r, "free_per_step_ns"));
-  double med_busy = median(busy), mad_busy = mad(busy, median(busy));
+  std::map<int, std::vector<double>> busy_of_stage;
+  for (const auto& r : rank_rows) {
+    busy.push_back(dbl(r, "computing_per_step_ns") + dbl(r, "free_per_step_ns"));
+    busy_of_stage[stage_index(stage_of, r["rank"].get<int>())].push_back(busy.back());
+  }
+  std::map<int, std::pair<double, double>> stage_med_mad;
+  for (auto& [st, v] : busy_of_stage) stage_med_mad[st] = {median(v), mad(v, median(v))};
   std::vector<double> dev;
   for (const auto& r : rank_rows) dev.push_back(dbl(r, "device_time_per_step_ns"));
   double med_step = median(dev);
+  double med_busy = 0;
   for (size_t i = 0; i < rank_rows.size(); ++i) {
-    double excess = busy[i] - med_busy;
-    double z = mad_busy > 0 ? excess / (1.4826 * mad_busy) : (excess > 0 ? 1e9 : 0.0);
+    auto [med_b, mad_b] = stage_med_mad[stage_index(stage_of, rank_rows[i]["rank"].get<int>())];
+    double excess = busy[i] - med_b;
+    double z = mad_b > 0 ? excess / (1.4826 * mad_b) : (excess > 0 ? 1e9 : 0.0);
     if (excess > best_excess && z > 3.5 && med_step > 0 && excess > 0.05 * med_step) {
       best_excess = excess, best_z = z, time_rank = rank_rows[i]["rank"];
     }
@@ -558,6 +651,7 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
     const json* row = nullptr;
     for (const auto& r : rank_rows)
       if (r["rank"] == rank) row = &r;
+    med_busy = stage_med_mad[stage_index(stage_of, rank)].first;
     double excess = row ? (dbl(*row, "computing_per_step_ns") + dbl(*row, "free_per_step_ns")) - med_busy : 0;
     out["excess_per_step_ns"] = static_cast<int64_t>(std::llround(std::max(0.0, excess)));
     out["votes_for_rank"] = votes.count(rank) ? votes.at(rank) : 0;
@@ -687,6 +781,7 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     r.step = st.contains("id") && st["id"].is_number_integer() ? st["id"].get<int64_t>() : StepRow::kNoStep;
     r.computing = i64(st, "computing_ns"), r.comm_not_overlapped = i64(st, "comm_not_overlapped_ns"), r.free = i64(st, "free_ns");
     r.communication = i64(st, "communication_ns"), r.overlapped = i64(st, "overlapped_ns"), r.device_time = i64(st, "device_time_ns");
+    r.bubble = i64(st, "bubble_ns");
     out.steps.push_back(r);
   }
   out.facts = std::move(s);
@@ -754,7 +849,9 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     f.unavailable("cluster.rank_steps", why);
   }
   if (!rows.empty()) c["alignment"] = alignment.to_json(rank_rows.size());
-  c["spread"] = spread(aligned);
+  const std::map<int, int> stage_of = stage_map(ref);
+  c["spread"] = spread(aligned, stage_of);
+  if (json p = pipeline_section(aligned, ref, stage_of); !p.is_null()) c["pipeline"] = std::move(p);
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;
 
@@ -793,7 +890,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   json merged = merge_rank_findings(ranks);
   if (!merged.empty()) c["rank_findings"] = merged;
   if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0)) {
-    c["slow_rank"] = slow_rank_verdict(rank_rows, robust, votes, judged, groups);
+    c["slow_rank"] = slow_rank_verdict(rank_rows, robust, votes, judged, groups, stage_of);
     // The slow rank's own causes next to the verdict: what to fix on it.
     if (int sr = c["slow_rank"]["rank"].get<int>(); sr >= 0)
       for (const auto& r : ranks)

@@ -496,3 +496,34 @@ TEST(ClusterFacts, EachRanksFindingsAreMergedByRule) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
+  // Ranks 2 and 3 receive 40 of their 100 per step (a later pipeline stage, no stage rows):
+  // the receive time is in their exposed communication, and must not make rank 0/1 "the ones
+  // the others wait for".
+  std::vector<npu::cluster::RankFacts> ranks;
+  for (int rk = 0; rk < 4; ++rk) {
+    json st = json::array();
+    int64_t bubble = rk >= 2 ? 40 : 0;
+    for (int s = 1; s <= 4; ++s)
+      st.push_back({{"id", s}, {"computing_ns", 50}, {"comm_not_overlapped_ns", 5 + bubble}, {"free_ns", 5},
+                    {"device_time_ns", 60 + bubble}, {"bubble_ns", bubble}});
+    ranks.push_back(npu::cluster::rank_facts_from(rk, "r" + std::to_string(rk), {{"run", {{"rank", rk}}}, {"steps", st}}));
+  }
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["spread"]["comm_not_overlapped_ns"]["diff_ns"], 0);  // 5 on every rank once receive is left out
+  const json& pl = c["pipeline"];
+  EXPECT_TRUE(pl["stage_count"].is_null());
+  ASSERT_EQ(pl["stages"].size(), 1u);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_max_ns"], 40);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_max_rank"], 2);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_min_ns"], 0);
+  // Median bubble of (0, 0, 40, 40) = 20 over the median step (60, 60, 100, 100) = 80.
+  EXPECT_DOUBLE_EQ(pl["stages"][0]["bubble_ratio"].get<double>(), 20.0 / 80.0);
+  EXPECT_EQ(c["slow_rank"]["rank"], -1);
+}
+
+}  // namespace

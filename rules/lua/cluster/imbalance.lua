@@ -19,7 +19,10 @@ advisor's slow-rank analysis. Reported when any is above `ratio` (5 %). Identica
 LEAST exposed communication is the one the others wait for (it never waits itself); the rank
 with the most free or computing time is where its extra time goes.
 
-Quiet when cluster.slow_rank names a rank (that finding explains the imbalance).
+Quiet when cluster.slow_rank names a rank (that finding explains the imbalance). With pipeline
+parallelism (facts.cluster.pipeline) ranks are compared only within their stage, communication
+is taken without receive (Bubble), and no rank is named for communication: in a pipeline, who
+waits least is set by the schedule (cluster.pipeline_bubble), not by a slow rank.
 
 Saving per step = factor (0.5) x (max - min) of communication not overlapped: the waiting a
 balanced cluster would not have. Confidence 0.35 (cluster.slow_rank, when it fires, says more).
@@ -46,7 +49,7 @@ function check(facts, p, emit)
   if not flagged then return end
   local c = s.comm_not_overlapped_ns
   local who = ""
-  if c and c.ratio > p.ratio then
+  if c and c.ratio > p.ratio and facts.cluster.pipeline == nil then
     who = string.format(" Rank %s has the least exposed communication: the others wait for it.", tostring(c.min_rank))
   end
   local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
