@@ -126,6 +126,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       facts = compute_facts(model);
       // Rules name real folders in their commands (the job folder around this run).
       facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+      add_analysis_db_communication(facts, d);
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.

@@ -60,6 +60,10 @@ struct ClusterAnalysis {
   std::string not_cluster_why;
   bool is_run_list() const { return !runs.empty(); }
 };
+// A torch_npu db export has no communication_matrix.json: its analysis.db's CommAnalyzerMatrix is
+// read into `communication.links` (the ops come from CommAnalyzerTime in diagnose_communication).
+// No-op when the facts already have links, have no communication ops, or there is no analysis.db.
+void add_analysis_db_communication(Facts& facts, const Detection& d);
 ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt);
 ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);
 

@@ -341,7 +341,12 @@ json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReferen
       ops.push_back(std::move(o));
     }
   }
-  source = "communication.json of each rank";
+  // A db export's ranks carry the same records from analysis.db (cli add_analysis_db_communication).
+  bool from_db = false;
+  for (const auto& r : ranks)
+    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") != std::string::npos;
+  source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
+                   : "communication.json of each rank";
   if (ops.empty() && !ref.ops.empty()) {
     ops = ref.ops;
     source = "cluster_communication.json";
@@ -549,8 +554,12 @@ json retransmission(const json& ops) {
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
   json raw = json::array();
   std::string source = "communication_matrix.json of each rank";
-  for (const auto& r : ranks)
-    for (const auto& l : r.facts.value("communication", json::object()).value("links", json::array())) raw.push_back(l);
+  for (const auto& r : ranks) {
+    const json c = r.facts.value("communication", json::object());
+    for (const auto& l : c.value("links", json::array())) raw.push_back(l);
+    if (c.value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
+      source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
+  }
   if (raw.empty() && !ref.links.empty()) raw = ref.links, source = "cluster_communication_matrix.json";
   // One record per (step, group, op, src, dst): both ends of a link may report it.
   std::set<std::tuple<std::string, std::string, std::string, int, int>> seen;
@@ -876,7 +885,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     c["retransmission"] = retransmission(ops);
   } else {
     f.unavailable("cluster.communication",
-                  "no communication.json in the ranks and no cluster_communication.json (profiler_level Level1+)");
+                  "no communication.json (or analysis.db CommAnalyzer* tables) in the ranks and no cluster_communication.json "
+                  "(profiler_level Level1+)");
     f.unavailable("cluster.bandwidth", "no communication.json: bandwidth per transport unknown");
     f.unavailable("cluster.small_packets", "no communication.json: transfer sizes unknown");
   }

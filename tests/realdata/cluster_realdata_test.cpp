@@ -288,3 +288,28 @@ TEST(ClusterRealData, TwoRankTextClusterCarriesThePerRankCauses) {
 }
 
 }  // namespace
+
+namespace {
+
+// The same job's SQLite export: analysis.db's CommAnalyzer* tables are its communication.json.
+// Sums of wait / transit over both ranks' CommAnalyzerTime rows (Python sqlite3 + Decimal:
+// rank 0 3689573 / 3985660 ns, rank 1 3841537 / 4021761 ns).
+TEST(ClusterRealData, TwoRankDbClusterReadsTheCommAnalyzerTables) {
+  json r = analyze("msinsight_pytorch_2rank/db");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  ASSERT_TRUE(c.contains("communication"));
+  EXPECT_NE(c["communication"]["source"].get<std::string>().find("CommAnalyzer"), std::string::npos);
+  EXPECT_EQ(c["communication"]["op_records"], 8);
+  const json* g = group(c, "17148521525495523210");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ((*g)["wait_ns"], 3689573 + 3841537);
+  EXPECT_EQ((*g)["transit_ns"], 3985660 + 4021761);
+  ASSERT_TRUE(c.contains("links"));
+  EXPECT_NE(c["links"]["source"].get<std::string>().find("CommAnalyzerMatrix"), std::string::npos);
+  EXPECT_NE(transport(c, "HCCS"), nullptr);
+  // And the per-rank causes, as for the text export.
+  EXPECT_TRUE(fired(r, "cluster.rank_causes", "19 AscendCL@aclopCompileAndExecute"));
+}
+
+}  // namespace

@@ -527,3 +527,72 @@ TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
 }
 
 }  // namespace
+
+// ---- analysis.db CommAnalyzer* tables: the db form of communication.json ----
+
+#include <sqlite3.h>
+
+#include "loaders/analysis_db_comm_loader.h"
+
+namespace {
+
+void make_db(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+TEST(AnalysisDbComm, MatrixGivesTheCommunicationMatrixJsonLinks) {
+  TempDir dir;
+  std::string db = (dir.path() / "analysis.db").string();
+  // The values of the ReadsOpsAndLinks communication.json above, as torch_npu writes them to
+  // analysis.db: one bandwidth row per packet size (2 + 1 packets).
+  make_db(db, R"SQL(
+    CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC,
+      transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT);
+    INSERT INTO CommAnalyzerTime VALUES ('hcom_allReduce__1_0', '77', 1, 2.5, 1.25, 1.0, 0.5, 0.25, 'step3', 'collective');
+    CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT, transit_size NUMERIC,
+      transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC,
+      total_duration NUMERIC, step TEXT, type TEXT);
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'HCCS', 20.0, 1.25, 16.0, 0, 10.0, 2, 1.0, 'step3', 'collective');
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'HCCS', 20.0, 1.25, 16.0, 0, 0.5, 1, 0.25, 'step3', 'collective');
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'RDMA', 0, 0, 0, 0, 0, 0, 0, 'step3', 'collective');
+    CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, transport_type TEXT,
+      transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, type TEXT, op_name TEXT);
+    INSERT INTO CommAnalyzerMatrix VALUES ('allreduce-top1', '77', '5', '6', 'HCCS', 20, 1.25, 16, 'step3', 'collective', 'hcom_allReduce__1_0');
+  )SQL");
+  // The ops (CommAnalyzerTime + Bandwidth) are load_comm_analyzer_ops' (its own tests); the
+  // links are this reader's.
+  json ops = npu::load_comm_analyzer_ops(db, 5);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0]["bandwidth"]["HCCS"]["packets"], 3);
+  json links = npu::load_comm_analyzer_links(db);
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_EQ(links[0]["op"], "allreduce-top1");
+  EXPECT_EQ(links[0]["src"], 5);
+  EXPECT_EQ(links[0]["dst"], 6);
+  EXPECT_EQ(links[0]["time_ns"], 1250000);
+
+  // A bad rank id names the file and the row.
+  std::string bad = (dir.path() / "bad.db").string();
+  make_db(bad, "CREATE TABLE CommAnalyzerMatrix (src_rank TEXT, dst_rank TEXT); INSERT INTO CommAnalyzerMatrix VALUES ('x', '1');");
+  try {
+    npu::load_comm_analyzer_links(bad);
+    FAIL() << "expected a LoadError";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.db"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rowid 1"), std::string::npos) << e.what();
+  }
+  // No tables: no records.
+  std::string none = (dir.path() / "none.db").string();
+  make_db(none, "CREATE TABLE StepTraceTime (step TEXT);");
+  EXPECT_TRUE(npu::load_comm_analyzer_ops(none, 0).empty());
+  EXPECT_TRUE(npu::load_comm_analyzer_links(none).empty());
+}
+
+}  // namespace
