@@ -669,6 +669,17 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
         if (e["rank"] == rank) out[std::string(k).substr(0, std::string(k).size() - 3) + "_excess_ns"] = e["excess_ns"], out[std::string(k).substr(0, std::string(k).size() - 3) + "_z"] = e["z"];
     }
     if (time_rank == rank) out["busy_z"] = best_z;
+    // A normal rank to compare it with: of its stage, the one whose computing + free is
+    // closest to the stage median (commands name its folder).
+    int normal = -1;
+    double best = 0;
+    for (size_t i = 0; i < rank_rows.size(); ++i) {
+      int rk = rank_rows[i]["rank"].get<int>();
+      if (rk == rank || stage_index(stage_of, rk) != stage_index(stage_of, rank)) continue;
+      double d = std::fabs(busy[i] - med_busy);
+      if (normal < 0 || d < best) normal = rk, best = d;
+    }
+    out["normal_rank"] = normal;
     // Which ranks waited for it: in its groups, the others' wait.
     json in_groups = json::array();
     for (const auto& g : groups) {

@@ -139,6 +139,19 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
   // Rank 5 computes 1.6x: 6 layers x ~2.01 ms x 0.6 = ~7.2 ms more per step.
   EXPECT_GT(f->at("saving_ns").get<int64_t>(), 7000000);
   EXPECT_LT(f->at("saving_ns").get<int64_t>(), 7400000);
+  // Its commands name the real folders: the slow rank's, and a normal rank's to compare with.
+  std::string slow_dir = c + "/node0_10005_20261122093000005_ascend_pt";
+  ASSERT_EQ(f->at("commands").size(), 2u);
+  EXPECT_EQ(f->at("commands")[0], "npu-advisor analyze " + slow_dir);
+  int normal = cl["slow_rank"]["normal_rank"];
+  EXPECT_NE(normal, 5);
+  std::string normal_dir = c;
+  normal_dir.append("/node0_1000").append(std::to_string(normal)).append("_2026112209300000").append(std::to_string(normal));
+  normal_dir.append("_ascend_pt");
+  EXPECT_EQ(f->at("commands")[1], "npu-advisor compare " + normal_dir + " " + slow_dir);
+  const json* w = finding(r, "cluster.wait_dominated");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->at("commands"), json::array({"npu-advisor analyze " + slow_dir}));
   const json* l = finding(r, "cluster.slow_link");
   ASSERT_NE(l, nullptr);
   EXPECT_NE(l->at("observed").get<std::string>().find("2->3 HCCS"), std::string::npos);
@@ -510,7 +523,7 @@ TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
     for (int s = 1; s <= 4; ++s)
       st.push_back({{"id", s}, {"computing_ns", 50}, {"comm_not_overlapped_ns", 5 + bubble}, {"free_ns", 5},
                     {"device_time_ns", 60 + bubble}, {"bubble_ns", bubble}});
-    ranks.push_back(npu::cluster::rank_facts_from(rk, "r" + std::to_string(rk), {{"run", {{"rank", rk}}}, {"steps", st}}));
+    ranks.push_back(npu::cluster::rank_facts_from(rk, std::to_string(rk), {{"run", {{"rank", rk}}}, {"steps", st}}));
   }
   npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
   const json& c = f.doc["cluster"];

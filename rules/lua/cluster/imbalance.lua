@@ -54,6 +54,21 @@ function check(facts, p, emit)
   end
   local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
   if steps < 1 then steps = 1 end
+  -- Commands name the real folders: the ranks at both ends of the largest flagged spread.
+  local function q(x) if x:find("^[%w_./%-+=:,@]+$") then return x end return "'" .. x:gsub("'", "'\\''") .. "'" end
+  local paths = {}
+  for _, r in ipairs(facts.cluster.ranks or {}) do
+    if r.path then paths[r.rank] = r.path end
+  end
+  local widest
+  for _, k in ipairs({ "computing_ns", "comm_not_overlapped_ns", "free_ns" }) do
+    local m = s[k]
+    if m and m.ratio > p.ratio and (widest == nil or m.ratio > widest.ratio) then widest = m end
+  end
+  local cmds = {}
+  if widest and paths[widest.min_rank] and paths[widest.max_rank] and widest.min_rank ~= widest.max_rank then
+    cmds[#cmds + 1] = "npu-advisor compare " .. q(paths[widest.min_rank]) .. " " .. q(paths[widest.max_rank])
+  end
   local a = facts.cluster.alignment or {}
   local scope = string.format("Step by step across ranks (%d step%s compared", a.steps_compared or 1,
     (a.steps_compared or 1) == 1 and "" or "s")
@@ -65,7 +80,7 @@ function check(facts, p, emit)
     why = "Ranks that finish early wait in the next collective for the slowest; the imbalance becomes communication time.",
     action = "Look at the rank with the least exposed communication and the most free/computing time: host-bound "
       .. "steps, data loading, uneven pipeline stages or sequence lengths. Compare it with a balanced rank.",
-    commands = { "npu-advisor compare BALANCED_RANK_DIR SLOW_RANK_DIR" },
+    commands = cmds,
     saving_ns = c and p.factor * (c.max_ns - c.min_ns) or 0,
     saving_formula = string.format("%.2f x (max - min) communication not overlapped of a rank x step row", p.factor),
     confidence = 0.35,

@@ -41,7 +41,13 @@ function check(facts, p, emit)
         spread = string.format("rank %d only, saving %.3f ms/step", m.saving_max_rank, m.saving_max_ns / 1e6)
       end
       local cmds = {}
-      for _, x in ipairs(m.commands or {}) do cmds[#cmds + 1] = x end
+      -- A rank's command that names the profiling folder gets the cluster's real one.
+      local dir = c.input or ""
+      if not dir:find("^[%w_./%-+=:,@]+$") then dir = "'" .. dir:gsub("'", "'\\''") .. "'" end
+      for _, x in ipairs(m.commands or {}) do
+        if dir ~= "" then x = x:gsub("PROFILING_DIR", function() return dir end) end
+        cmds[#cmds + 1] = x
+      end
       emit {
         title = where:sub(1, 1):upper() .. where:sub(2) .. ": " .. m.title,
         severity = m.severity,
