@@ -831,6 +831,23 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
 
   json c;
   c["input"] = input_path;
+  // The folder holding the ranks (their paths' common parent): what commands name as the job's
+  // profiling folder. Not `input`, which is the facts folder for `analyze --facts`.
+  if (!ranks.empty()) {
+    std::string common = ranks[0].path;
+    for (const auto& r : ranks) {
+      size_t n = 0;
+      while (n < common.size() && n < r.path.size() && common[n] == r.path[n]) ++n;
+      common.resize(n);
+    }
+    if (ranks.size() == 1 || common.empty() || common.back() != '/') {
+      auto slash = common.rfind('/');
+      common = slash == std::string::npos ? std::string() : common.substr(0, slash);
+    } else {
+      common.pop_back();
+    }
+    if (!common.empty()) c["job_dir"] = common;
+  }
   c["warnings"] = warnings;
   std::string rows_source, ops_source;
   std::vector<StepRow> rows = rank_step_rows(ranks, ref, rows_source);

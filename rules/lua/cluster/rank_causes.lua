@@ -42,7 +42,7 @@ function check(facts, p, emit)
       end
       local cmds = {}
       -- A rank's command that names the profiling folder gets the cluster's real one.
-      local dir = c.input or ""
+      local dir = c.job_dir or ""
       if not dir:find("^[%w_./%-+=:,@]+$") then dir = "'" .. dir:gsub("'", "'\\''") .. "'" end
       for _, x in ipairs(m.commands or {}) do
         if dir ~= "" then x = x:gsub("PROFILING_DIR", function() return dir end) end
