@@ -91,8 +91,10 @@ struct Membership {
   std::vector<size_t> runs;   // list of runs: the members to analyse, in path order
 };
 
-Membership classify_members(const std::vector<int>& ids, const std::vector<std::string>& paths,
-                            std::vector<std::string>& warnings) {
+Membership classify_members(const std::vector<cluster::RankFacts>& members, std::vector<std::string>& warnings) {
+  std::vector<int> ids;
+  std::vector<std::string> paths;
+  for (const auto& r : members) ids.push_back(r.rank), paths.push_back(r.path);
   Membership m;
   std::map<int, std::vector<size_t>> by_id;
   std::vector<size_t> unknown;
@@ -321,10 +323,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
   }
   cluster::ClusterReference ref = load_reference(d.path);
   if (ref.empty() && !ranks.empty()) {
-    std::vector<int> ids;
-    std::vector<std::string> paths;
-    for (const auto& r : ranks) ids.push_back(r.rank), paths.push_back(r.path);
-    Membership m = classify_members(ids, paths, out.warnings);
+    Membership m = classify_members(ranks, out.warnings);
     if (!m.cluster) {
       out.not_cluster_why = m.why;
       for (size_t k : m.runs) {
@@ -393,10 +392,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
   }
   cluster::ClusterReference ref = load_reference(dir);
   if (ref.empty()) {
-    std::vector<int> ids;
-    std::vector<std::string> paths;
-    for (const auto& r : ranks) ids.push_back(r.rank), paths.push_back(r.path);
-    Membership m = classify_members(ids, paths, out.warnings);
+    Membership m = classify_members(ranks, out.warnings);
     if (!m.cluster) {
       out.not_cluster_why = m.why;
       for (size_t i : m.runs) {

@@ -61,7 +61,7 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
 // Which steps are compared across ranks. Ranks are compared step by step (step N of every rank
 // against step N of the others), never across steps: a warm-up step of one rank against a
 // steady step of another is not an imbalance. A step id is compared only when every rank has
-// it (partial steps: a rank that started or stopped capturing earlier are left out), and the
+// it (partial steps, where a rank started or stopped capturing earlier, are left out), and the
 // first of them is left out as warm-up (one-off costs: compilation, allocator growth, the first
 // collective's link setup) when at least kMinStepsForWarmup steps remain after it.
 constexpr size_t kMinStepsForWarmup = 2;
@@ -128,7 +128,8 @@ std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids) {
 }
 
 // Per rank: totals over all its steps, and the mean per step over the aligned steps (the
-// steps every rank has, warm-up excluded: see align_steps), so ranks are compared on the same steps.
+// steps every rank has, warm-up excluded: see align_steps), so ranks are compared on the same
+// steps. When no step is common to all ranks, the means fall back to each rank's own steps.
 json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned, const std::vector<RankFacts>& ranks) {
   struct Acc {
     int steps = 0;
@@ -169,6 +170,12 @@ json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& al
   return out;
 }
 
+// The pipeline stage of a rank (stage_map), -1 when there are no stages.
+int stage_index(const std::map<int, int>& stage_of, int rank) {
+  auto it = stage_of.find(rank);
+  return it == stage_of.end() ? -1 : it->second;
+}
+
 // The reference advisor's spread, per step across ranks: for each aligned step, (max - min)
 // over the ranks of that step; the typical step is the one with the median difference (robust
 // to one odd step), and ratio = its difference / the mean device time of an aligned row (the
@@ -179,11 +186,6 @@ json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& al
 // stages do different layers, so their times differ by design), and communication not
 // overlapped is taken without receive (Bubble: waiting for the previous stage is the pipeline
 // schedule, not a slow rank; the profiler's "Communication(Not Overlapped and Exclude Receive)").
-int stage_index(const std::map<int, int>& stage_of, int rank) {
-  auto it = stage_of.find(rank);
-  return it == stage_of.end() ? -1 : it->second;
-}
-
 json spread(const std::vector<StepRow>& aligned_in, const std::map<int, int>& stage_of) {
   json out = json::object();
   if (aligned_in.empty()) return out;
@@ -341,7 +343,7 @@ json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReferen
       ops.push_back(std::move(o));
     }
   }
-  // A db export's ranks carry the same records from analysis.db (cli add_analysis_db_communication).
+  // A db export's ranks carry the same records from analysis.db (CommAnalyzer* tables).
   bool from_db = false;
   for (const auto& r : ranks)
     from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") != std::string::npos;
