@@ -313,3 +313,23 @@ TEST(ClusterRealData, TwoRankDbClusterReadsTheCommAnalyzerTables) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two devices of one MindSpore job, iterations 1-10: iteration 1 is the warm-up. Pooled over
+// rank x step rows, main read "116.9% of a step" of imbalance (a warm-up iteration against
+// steady ones); step by step the two devices are within 5 %.
+TEST(ClusterRealData, MsprofTwoDevicesAreComparedStepByStep) {
+  json r = analyze("mindinsight_2device", "/msprof_PROF/");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& c = r["facts"]["cluster"];
+  EXPECT_EQ(c["rank_count"], 2);
+  EXPECT_EQ(c["alignment"]["warmup_step"], 1);
+  EXPECT_EQ(c["alignment"]["steps_compared"], 9);
+  EXPECT_EQ(c["alignment"]["partial_steps"], 0);
+  for (const char* m : {"computing_ns", "comm_not_overlapped_ns", "free_ns"}) EXPECT_LT(c["spread"][m]["ratio"].get<double>(), 0.05) << m;
+  EXPECT_EQ(finding_in(r, "cluster.imbalance"), nullptr);
+  EXPECT_EQ(finding_in(r, "cluster.slow_rank"), nullptr);
+}
+
+}  // namespace
