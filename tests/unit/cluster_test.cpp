@@ -338,6 +338,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// `n` hard-linked copies (no disk) of a one-rank gen_cluster capture in `c`, named as ranks
+// 0..n-1 with increasing capture timestamps; with `own_ids` copy i says rank i
+// (profiler_info_{i}.json), else every copy says rank 0.
+bool hard_linked_copies(const TempDir& dir, const std::string& c, int n, const std::string& gen_args, bool own_ids) {
+  std::string base = (dir.path() / "base").string();
+  if (!gen_cluster(base, gen_args)) return false;
+  fs::path one;
+  for (const auto& e : fs::directory_iterator(base))
+    if (e.is_directory()) one = e.path();
+  if (one.empty()) return false;
+  fs::create_directories(c);
+  for (int i = 0; i < n; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/node0_1%04d_20261122093000%03d_ascend_pt", i, i);
+    std::string to = c + name;
+    if (run("cp -al '" + one.string() + "' '" + to + "'") != 0) return false;
+    if (own_ids && i > 0) fs::rename(to + "/profiler_info_0.json", to + "/profiler_info_" + std::to_string(i) + ".json");
+  }
+  return true;
+}
+
 bool has_cluster_finding(const json& report) {
   for (const auto& f : report["findings"])
     if (f["rule"].get<std::string>().rfind("cluster.", 0) == 0) return true;
@@ -384,18 +405,8 @@ TEST(ClusterMembership, RunsWithoutRankIdsAreAListOfRunsNotACluster) {
 TEST(ClusterMembership, SixtyFourCapturesOfOneRankAreOneRunTheNewest) {
   // 64 identical rank folders (hard links of one capture: they cost no disk) all say rank 0.
   TempDir dir;
-  std::string base = (dir.path() / "base").string(), c = (dir.path() / "c").string();
-  ASSERT_TRUE(gen_cluster(base, "--ranks 1 --steps 3"));
-  fs::path one;
-  for (const auto& e : fs::directory_iterator(base))
-    if (e.is_directory()) one = e.path();
-  ASSERT_FALSE(one.empty());
-  fs::create_directories(c);
-  for (int i = 0; i < 64; ++i) {
-    char name[64];
-    std::snprintf(name, sizeof name, "/node0_1%04d_20261122093000%03d_ascend_pt", i, i);
-    ASSERT_EQ(run("cp -al '" + one.string() + "' '" + c + name + "'"), 0);
-  }
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(hard_linked_copies(dir, c, 64, "--ranks 1 --steps 3", false));
   std::string out = (dir.path() / "r.json").string();
   json r = analyze_json("'" + c + "'", out);
   EXPECT_EQ(r["schema"], "npu-advisor.run-list");
@@ -455,17 +466,8 @@ TEST(ClusterAlignment, IdenticalRanksGiveNoFinding) {
   // One rank folder hard-linked 8 times (no disk), each copy given its own rank id: identical
   // ranks, so no slow rank, no imbalance.
   TempDir dir;
-  std::string base = (dir.path() / "base").string(), c = (dir.path() / "c").string();
-  ASSERT_TRUE(gen_cluster(base, "--ranks 1 --steps 4"));
-  fs::path one;
-  for (const auto& e : fs::directory_iterator(base))
-    if (e.is_directory()) one = e.path();
-  fs::create_directories(c);
-  for (int i = 0; i < 8; ++i) {
-    std::string to = c + "/node0_1000" + std::to_string(i) + "_2026112209300000" + std::to_string(i) + "_ascend_pt";
-    ASSERT_EQ(run("cp -al '" + one.string() + "' '" + to + "'"), 0);
-    if (i > 0) fs::rename(to + "/profiler_info_0.json", to + "/profiler_info_" + std::to_string(i) + ".json");
-  }
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(hard_linked_copies(dir, c, 8, "--ranks 1 --steps 4", true));
   json r = analyze_json("'" + c + "'", (dir.path() / "r.json").string());
   const json& cl = r["facts"]["cluster"];
   EXPECT_EQ(cl["rank_count"], 8);
