@@ -11,13 +11,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.h"
 #include "core/cluster/cluster_facts.h"
 #include "core/diagnostics/diagnostics.h"
+#include "loaders/analysis_db_comm_loader.h"
 #include "loaders/communication_loader.h"
 #include "loaders/load_error.h"
+#include "reports/run_summary.h"
 
 namespace npu::cli {
 namespace fs = std::filesystem;
@@ -74,6 +77,119 @@ std::vector<cluster::RankFacts> resolve_ranks(std::vector<cluster::RankFacts> in
   return out;
 }
 
+// What is a cluster: ranks only where the files say so (profiler_info_{rank}.json, rank_id,
+// Kineto distributedInfo.rank, profiler_metadata.json's distributed_args.rank). Two or more
+// distinct rank ids make a cluster; members without an id are then numbered after them
+// (resolve_ranks). Fewer make a list of runs: each member without an id is a run of its own
+// (unrelated models side by side, or successive captures by tensorboard_trace_handler), and
+// members that all carry the same id are captures of that one rank, of which the newest is
+// analysed and the others named. Never a cluster: comparing unrelated runs as ranks invents
+// slow ranks and hides each run's own causes.
+struct Membership {
+  bool cluster = false;
+  std::string why;            // list of runs: why it is not a cluster
+  std::vector<size_t> runs;   // list of runs: the members to analyse, in path order
+};
+
+Membership classify_members(const std::vector<cluster::RankFacts>& members, std::vector<std::string>& warnings) {
+  std::vector<int> ids;
+  std::vector<std::string> paths;
+  for (const auto& r : members) ids.push_back(r.rank), paths.push_back(r.path);
+  Membership m;
+  std::map<int, std::vector<size_t>> by_id;
+  std::vector<size_t> unknown;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= 0) by_id[ids[i]].push_back(i);
+    else unknown.push_back(i);
+  }
+  if (by_id.size() >= 2) {
+    m.cluster = true;
+    return m;
+  }
+  m.runs = unknown;
+  if (by_id.size() == 1) {
+    auto& [id, caps] = *by_id.begin();
+    size_t newest = caps[0];
+    for (size_t i : caps)
+      if (folder_timestamp(paths[i]) > folder_timestamp(paths[newest])) newest = i;
+    m.runs.push_back(newest);
+    if (caps.size() > 1) {
+      std::string others;
+      size_t named = 0;
+      for (size_t i : caps) {
+        if (i == newest) continue;
+        if (named++ < 3) others += (others.empty() ? "" : ", ") + paths[i];
+      }
+      if (named > 3) others += " and " + std::to_string(named - 3) + " more";
+      warnings.push_back(std::to_string(caps.size()) + " members are captures of the same rank " + std::to_string(id) +
+                         " (one rank id, so not a cluster): analysed the newest, " + paths[newest] + "; not analysed: " +
+                         others + " (`npu-advisor compare OLDER NEWER` compares two captures)");
+    }
+  }
+  std::sort(m.runs.begin(), m.runs.end(), [&](size_t a, size_t b) { return paths[a] < paths[b]; });
+  const size_t n = ids.size();
+  m.why = by_id.empty()
+              ? std::to_string(n) + " runs and none names a rank id (profiler_info_{rank}.json, rank_id, distributedInfo.rank, "
+                                    "distributed_args.rank): separate runs, each analysed on its own, not ranks of one job"
+              : "the members name only rank " + std::to_string(by_id.begin()->first) +
+                    ": not ranks of one job; each run is analysed on its own";
+  return m;
+}
+
+// The worker a run names: profiler_info's worker_name, else the file name
+// tensorboard_trace_handler writes, "{worker_name}.{time_ms}.pt.trace.json[.gz]".
+std::string worker_of(const RunOfList& r) {
+  std::string w = r.facts.doc.value("run", json::object()).value("worker_name", "");
+  if (!w.empty()) return w;
+  std::string n = fs::path(r.path).filename().string();
+  for (const char* ext : {".pt.trace.json.gz", ".pt.trace.json"})
+    if (n.ends_with(ext)) {
+      n.resize(n.size() - std::string(ext).size());
+      size_t dot = n.rfind('.');
+      if (dot == std::string::npos || dot == 0 || n.size() - dot - 1 < 10) return "";
+      if (n.find_first_not_of("0123456789", dot + 1) != std::string::npos) return "";
+      return n.substr(0, dot);
+    }
+  return "";
+}
+
+// Runs that all name the same worker are successive captures of one process: said, so nobody
+// reads them as ranks (tensorboard_trace_handler writes one file per capture).
+void name_one_worker(ClusterAnalysis& out) {
+  if (out.runs.size() < 2) return;
+  std::string w = worker_of(out.runs[0]);
+  for (const auto& r : out.runs)
+    if (w.empty() || worker_of(r) != w) return;
+  out.not_cluster_why = std::to_string(out.runs.size()) + " captures of one worker (" + w +
+                        ") and no rank id: successive runs of the same process, each analysed on its own, not ranks of one job";
+}
+
+// The single-run rules on one rank's full facts: the rank's own causes, kept compact (the top
+// kRankFindings by score, without the long texts the cluster report does not show) and merged
+// across ranks by build_cluster_facts (cluster.rank_findings). The rule options were checked
+// once by cmd_analyze, so a failure here only means the rank has no findings.
+constexpr size_t kRankFindings = 10;
+json own_findings(const Facts& f, const RuleOptions& rules) {
+  RuleEngine engine;
+  std::vector<RuleOutcome> outcomes;
+  if (run_rules(engine, f, rules, &outcomes) != kOk) return json::array();
+  json out = json::array();
+  for (const auto& x : ranked_findings(outcomes)) {
+    if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
+    json c = json::object();
+    for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns", "saving_ratio",
+                          "confidence", "score_ns"})
+      if (x.contains(k)) c[k] = x[k];
+    out.push_back(std::move(c));
+    if (out.size() == kRankFindings) break;
+  }
+  return out;
+}
+
+json run_list_summary(const std::string& path, const Facts& f) {
+  return {{"schema", "npu-advisor.run-summary"}, {"schema_version", 1}, {"input", f.doc.value("input", json{{"path", path}})}};
+}
+
 cluster::ClusterReference load_reference(const std::string& path) {
   cluster::ClusterReference ref;
   fs::path dir = path;
@@ -87,7 +203,10 @@ cluster::ClusterReference load_reference(const std::string& path) {
     ref.files.push_back(p.string());
     return p.string();
   };
-  if (auto p = take("cluster_step_trace_time.csv"); !p.empty()) ref.rank_steps = load_cluster_step_trace_time(p);
+  if (auto p = take("cluster_step_trace_time.csv"); !p.empty()) {
+    ref.rank_steps = load_cluster_step_trace_time(p);
+    ref.stages = load_cluster_pipeline_stages(p);
+  }
   if (auto p = take("cluster_communication.json"); !p.empty()) ref.ops = load_cluster_communication_ops(p);
   if (auto p = take("cluster_communication_matrix.json"); !p.empty()) ref.links = load_cluster_communication_links(p);
   if (auto p = take("communication_group.json"); !p.empty()) ref.groups = load_communication_groups(p);
@@ -124,10 +243,32 @@ json cluster_summary(const std::string& path, const std::string& description, co
 
 }  // namespace
 
+void add_analysis_db_communication(Facts& f, const Detection& d) {
+  if (d.analysis_db.empty() || !fs::is_regular_file(d.analysis_db)) return;
+  auto it = f.doc.find("communication");
+  if (it == f.doc.end() || !it->is_object() || it->contains("links")) return;
+  json& c = *it;
+  json links = load_comm_analyzer_links(d.analysis_db);
+  if (links.empty()) return;
+  c["links"] = std::move(links);
+  c["links_source"] = d.analysis_db + " (table CommAnalyzerMatrix)";
+  // The facts said the links were unavailable (no communication_matrix.json): not any more.
+  json& un = f.doc["unavailable"];
+  if (un.is_array()) {
+    json kept = json::array();
+    for (const auto& u : un)
+      if (u.value("fact", "") != "communication.links") kept.push_back(u);
+    un = std::move(kept);
+  }
+}
+
 ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt) {
   ClusterAnalysis out;
   std::vector<cluster::RankFacts> loaded(d.members.size());
   std::vector<std::string> errors(d.members.size());
+  // Members without a rank id keep their full facts and summary: if the folder turns out to be
+  // a list of runs, these are the runs (a real cluster names its ranks, so this stays small).
+  std::vector<std::optional<RunOfList>> full(d.members.size());
   std::atomic<size_t> next{0};
   // Bounded parallelism: `workers` ranks in flight, each parsing with one thread, so memory
   // stays at a few ranks' worth whatever the cluster size.
@@ -138,19 +279,24 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
         LoadOptions lo;
         lo.trace.threads = 1;
         Facts f;
+        json summary;
         {
           RunModel m = load_run(md, lo);
           // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
           if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
             throw LoadError::whole_file(d.members[i], "holds no profiler data (no trace events, kernels or step times)");
           f = compute_facts(m);
+          add_analysis_db_communication(f, md);
+          f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
+          if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
         }  // the model (events) is gone here; only facts stay
         // Give the freed pages back: the small facts that stay would otherwise pin a whole rank's
         // worth of heap per rank (glibc keeps freed arena memory), and RSS would grow with the
         // rank count instead of the worker count.
         malloc_trim(0);
-        f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
         loaded[i] = cluster::rank_facts_from(rank_of(f.doc), d.members[i], f.doc);
+        loaded[i].facts["findings"] = own_findings(f, opt.rules);
+        if (!summary.is_null()) full[i] = RunOfList{d.members[i], std::move(summary), std::move(f)};
       } catch (const LoadError& e) {
         errors[i] = e.what();
       } catch (const std::exception& e) {  // a symlink loop in one member: that member, not std::terminate
@@ -165,16 +311,41 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
   for (auto& t : pool) t.join();
 
   std::vector<cluster::RankFacts> ranks;
+  std::vector<size_t> member_of;  // ranks[k] is d.members[member_of[k]]
   for (size_t i = 0; i < loaded.size(); ++i) {
     if (!errors[i].empty()) {
       out.warnings.push_back("rank folder skipped: " + errors[i]);
       out.member_failed = true;
     } else {
       ranks.push_back(std::move(loaded[i]));
+      member_of.push_back(i);
     }
   }
-  ranks = resolve_ranks(std::move(ranks), out.warnings);
   cluster::ClusterReference ref = load_reference(d.path);
+  if (ref.empty() && !ranks.empty()) {
+    Membership m = classify_members(ranks, out.warnings);
+    if (!m.cluster) {
+      out.not_cluster_why = m.why;
+      for (size_t k : m.runs) {
+        size_t i = member_of[k];
+        if (full[i]) {
+          out.runs.push_back(std::move(*full[i]));
+          continue;
+        }
+        // A capture with a rank id (the newest of one rank): its full facts were not kept.
+        Detection md = detect_input(d.members[i]);
+        RunModel model = load_run_for_cli(md, common);
+        Facts f = compute_facts(model);
+        add_analysis_db_communication(f, md);
+        f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
+        out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f)});
+      }
+      name_one_worker(out);
+      return out;
+    }
+  }
+  full.clear();
+  ranks = resolve_ranks(std::move(ranks), out.warnings);
   if (ranks.empty() && ref.empty())
     throw LoadError::whole_file(d.path, "no rank could be loaded and there is no cluster_analysis_output");
   out.facts = cluster::build_cluster_facts(ranks, ref, out.warnings, d.path);
@@ -210,14 +381,31 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
     out.member_failed = true;
   }
   std::vector<cluster::RankFacts> ranks;
-  for (const auto& file : files) {
-    Facts f = read_facts(file);
+  std::vector<std::optional<Facts>> full(files.size());  // facts without a rank id: the runs, if not a cluster
+  for (size_t i = 0; i < files.size(); ++i) {
+    Facts f = read_facts(files[i]);
     if (f.doc.contains("cluster"))
-      throw LoadError::whole_file(file, "is a cluster facts file; --facts expects one facts file per rank");
-    ranks.push_back(cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", file), f.doc));
+      throw LoadError::whole_file(files[i], "is a cluster facts file; --facts expects one facts file per rank");
+    ranks.push_back(cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", files[i]), f.doc));
+    ranks.back().facts["findings"] = own_findings(f, opt.rules);
+    if (ranks.back().rank < 0) full[i] = std::move(f);
   }
-  ranks = resolve_ranks(std::move(ranks), out.warnings);
   cluster::ClusterReference ref = load_reference(dir);
+  if (ref.empty()) {
+    Membership m = classify_members(ranks, out.warnings);
+    if (!m.cluster) {
+      out.not_cluster_why = m.why;
+      for (size_t i : m.runs) {
+        Facts f = full[i] ? std::move(*full[i]) : read_facts(files[i]);
+        json summary = run_list_summary(files[i], f);
+        out.runs.push_back(RunOfList{ranks[i].path, std::move(summary), std::move(f)});
+      }
+      name_one_worker(out);
+      return out;
+    }
+  }
+  full.clear();
+  ranks = resolve_ranks(std::move(ranks), out.warnings);
   (void)opt;
   out.facts = cluster::build_cluster_facts(ranks, ref, out.warnings, dir);
   out.summary = cluster_summary(dir, "cluster of " + std::to_string(ranks.size()) + " rank facts files", ranks);

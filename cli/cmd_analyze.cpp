@@ -34,6 +34,50 @@ int write_report(const nlohmann::json& report, const std::string& fmt, const Com
   return kOk;
 }
 
+// A command-line word: quoted when the path holds anything a shell would split or expand.
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+=:,@") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A folder that is not a cluster (cli/cluster_input.cpp): each run goes through the rules and
+// is reported on its own, in one document (schema npu-advisor.run-list).
+int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::string& fmt, const CommonOptions& common,
+                     const OutputOptions& out, const RuleOptions& rule_opts) {
+  nlohmann::json list = {{"schema", "npu-advisor.run-list"},
+                         {"schema_version", 1},
+                         {"input", {{"path", path}, {"kind", "runs"},
+                                    {"description", std::to_string(c.runs.size()) + " separate runs in " + path + " (not a cluster)"}}},
+                         {"why", c.not_cluster_why},
+                         {"warnings", c.warnings},
+                         {"runs", nlohmann::json::array()}};
+  if (c.runs.size() >= 2) list["compare"] = "npu-advisor compare " + shell_word(c.runs[0].path) + " " + shell_word(c.runs[1].path);
+  for (auto& run : c.runs) {
+    RuleEngine engine;
+    std::vector<RuleOutcome> outcomes;
+    if (int rc = run_rules(engine, run.facts, rule_opts, &outcomes); rc != kOk) return rc;
+    list["runs"].push_back(build_report(run.summary, std::move(run.facts), outcomes));
+  }
+  auto render = [&](bool to_terminal) {
+    if (fmt == "json") return list.dump(1) + "\n";
+    if (fmt == "md") return render_run_list_markdown(list);
+    if (fmt == "html") return render_run_list_html(list);
+    TerminalOptions t;
+    t.color = to_terminal && stdout_is_color_terminal();
+    if (to_terminal) t.report_path = out.out_file;
+    return render_run_list_text(list, t);
+  };
+  if (!out.out_file.empty() && !write_output(out.out_file, render(false))) return kBadInput;
+  if (out.out_file.empty() || !common.quiet) {
+    if (out.out_file.empty()) write_output("", render(fmt == "text"));
+    else write_output("", render_run_list_text(list, TerminalOptions{}));
+  }
+  return c.member_failed ? kBadInput : kOk;
+}
+
 }  // namespace
 
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
@@ -43,8 +87,21 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   Facts facts;
   bool member_failed = false;
   std::vector<std::string> cluster_warnings;
+  // A cluster runs the single-run rules on every rank (its own causes): check the rule options
+  // once here, on an empty document, so a bad --set is one error and not one per rank.
+  ClusterOptions copt = cluster;
+  copt.rules = rule_opts;
+  auto rule_options_ok = [&] {
+    RuleEngine engine;
+    std::vector<RuleOutcome> none;
+    return run_rules(engine, Facts{}, rule_opts, &none);
+  };
   if (!cluster.facts_dir.empty()) {
-    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, cluster);
+    if (int rc = rule_options_ok(); rc != kOk) return rc;
+    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, copt);
+    if (common.quiet && c.is_run_list())
+      for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (c.is_run_list()) return analyze_run_list(cluster.facts_dir, c, fmt, common, out, rule_opts);
     facts = std::move(c.facts);
     summary = std::move(c.summary);
     member_failed = c.member_failed;
@@ -52,7 +109,11 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   } else {
     Detection d = detect_input(path);
     if (d.kind == InputKind::Cluster) {
-      ClusterAnalysis c = analyze_cluster_input(d, common, cluster);
+      if (int rc = rule_options_ok(); rc != kOk) return rc;
+      ClusterAnalysis c = analyze_cluster_input(d, common, copt);
+      if (common.quiet && c.is_run_list())
+        for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+      if (c.is_run_list()) return analyze_run_list(path, c, fmt, common, out, rule_opts);
       facts = std::move(c.facts);
       summary = std::move(c.summary);
       member_failed = c.member_failed;
@@ -65,6 +126,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       facts = compute_facts(model);
       // Rules name real folders in their commands (the job folder around this run).
       facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+      add_analysis_db_communication(facts, d);
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.

@@ -15,6 +15,7 @@ int cmd_facts(const std::string& path, const CommonOptions& common, const std::s
   RunModel m = load_run_for_cli(d, common);
   if (output_is_an_input(out_file, d, &m)) return kBadInput;
   Facts f = compute_facts(m);
+  add_analysis_db_communication(f, d);
   f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
   if (!write_output(out_file, json_text(f.doc) + "\n")) return kBadInput;
   if (!out_file.empty() && !common.quiet) std::fprintf(stderr, "facts written to %s\n", out_file.c_str());

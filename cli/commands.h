@@ -41,13 +41,29 @@ nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& 
 struct ClusterOptions {
   std::string facts_dir;  // analyze --facts DIR: reduce a folder of per-rank *.facts.json
   int workers = 2;        // ranks loaded at once (memory: about this many ranks' worth)
+  RuleOptions rules;      // the single-run rules run on each rank (its own causes, merged in the report)
+};
+// One run of a folder that is not a cluster (a list of runs): analysed on its own.
+struct RunOfList {
+  std::string path;
+  nlohmann::json summary;  // the run summary (input, ...)
+  Facts facts;             // the run's full facts
 };
 struct ClusterAnalysis {
   Facts facts;                        // the cluster facts document (docs/facts-cluster.md)
   nlohmann::json summary;             // the run summary: input and one member per rank
   std::vector<std::string> warnings;  // duplicates, renumbered ranks, ranks that failed to load
   bool member_failed = false;
+  // Not a cluster: the files name fewer than two ranks (docs/facts-cluster.md, "What is a
+  // cluster"). Then `runs` holds each run to analyse and report on its own, `facts` is empty.
+  std::vector<RunOfList> runs;
+  std::string not_cluster_why;
+  bool is_run_list() const { return !runs.empty(); }
 };
+// A torch_npu db export has no communication_matrix.json: its analysis.db's CommAnalyzerMatrix is
+// read into `communication.links` (the ops come from CommAnalyzerTime in diagnose_communication).
+// No-op when the facts already have links, have no communication ops, or there is no analysis.db.
+void add_analysis_db_communication(Facts& facts, const Detection& d);
 ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt);
 ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);
 

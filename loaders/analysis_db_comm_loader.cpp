@@ -1,8 +1,10 @@
 #include "loaders/analysis_db_comm_loader.h"
 
+#include <charconv>
 #include <map>
 
 #include "loaders/communication_loader.h"
+#include "loaders/load_error.h"
 #include "loaders/sqlite_db.h"
 
 namespace npu {
@@ -85,6 +87,44 @@ json load_comm_analyzer_ops(const std::string& path, int rank) {
     rec[transport]["packets"] = rec[transport]["packets"].get<uint64_t>() + static_cast<uint64_t>(num_cell(bs, 1 + count));
   }
   return ops;
+}
+
+json load_comm_analyzer_links(const std::string& path) {
+  SqliteDb db(path);
+  json out = json::array();
+  if (!db.has_table("CommAnalyzerMatrix")) return out;
+  ColumnPicker c(db, "CommAnalyzerMatrix");
+  const int op = c.add({"hccl_op_name"}), group = c.add({"group_name"}), src = c.add({"src_rank"}), dst = c.add({"dst_rank"}),
+            tr = c.add({"transport_type"}), size = c.add({"transit_size"}), time = c.add({"transit_time"}),
+            bw = c.add({"bandwidth"}), step = c.add({"step"}), type = c.add({"type"});
+  if (!c.has(src) || !c.has(dst)) throw LoadError::whole_file(path, "table CommAnalyzerMatrix has no src_rank/dst_rank columns");
+  SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM CommAnalyzerMatrix", "CommAnalyzerMatrix");
+  auto rank_at = [&](int field) {
+    const std::string t(st.text(1 + field));
+    int v = -1;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size() || v < 0)
+      throw LoadError::whole_file(path, "CommAnalyzerMatrix rowid " + std::to_string(st.i64(0)) + ": rank \"" + t + "\" is not an integer");
+    return v;
+  };
+  while (st.step()) {
+    // hccl_op_name is the matrix's operator ("allreduce-top1", the key of communication_matrix.json).
+    const std::string name(st.text(1 + op));
+    json r;
+    r["step"] = step_of(st.text(1 + step));
+    r["kind"] = c.has(type) && !st.null(1 + type) ? std::string(st.text(1 + type)) : "collective";
+    r["op"] = name;
+    r["group"] = std::string(st.text(1 + group));
+    r["src"] = rank_at(src);
+    r["dst"] = rank_at(dst);
+    r["transport"] = std::string(st.text(1 + tr));
+    r["size_mb"] = num_cell(st, 1 + size);
+    r["time_ns"] = ms_cell(st, 1 + time);
+    r["gbps"] = num_cell(st, 1 + bw);
+    r["evidence"] = json::array({{{"file", path}, {"table", "CommAnalyzerMatrix"}, {"rowid", st.i64(0)}, {"what", name}}});
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace npu

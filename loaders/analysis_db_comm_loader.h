@@ -13,4 +13,9 @@ namespace npu {
 // database has no CommAnalyzerTime table.
 nlohmann::json load_comm_analyzer_ops(const std::string& analysis_db, int rank);
 
+// The links of CommAnalyzerMatrix (src_rank -> dst_rank per operator), in the shape of
+// load_communication_links; an empty array when the database has no such table. A rank id that
+// is not an integer is a LoadError naming the file and rowid.
+nlohmann::json load_comm_analyzer_links(const std::string& analysis_db);
+
 }  // namespace npu

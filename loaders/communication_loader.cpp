@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "core/decimal.h"
 #include "loaders/csv_table.h"
@@ -225,6 +226,10 @@ json load_cluster_step_trace_time(const std::string& path) {
   const int c_ovl = t.col({"Overlapped"});
   const int c_comm = t.col({"Communication"});
   const int c_free = t.require({"Free"});
+  // Pipeline parallelism (newer msprof-analyze): Stage = the step without Bubble, Bubble = the
+  // time spent receiving (waiting for the previous stage's activations).
+  const int c_stage = t.col({"Stage"});
+  const int c_bubble = t.col({"Bubble"});
   t.for_each_row([&](const CsvTable::Row& r) {
     if (trim_cell(r[c_type]) != "rank") return;
     auto rank = r.integer(c_index);
@@ -240,8 +245,34 @@ json load_cluster_step_trace_time(const std::string& path) {
     row["communication_ns"] = r.us_to_ns(c_comm).value_or(0);
     row["free_ns"] = fr;
     row["device_time_ns"] = comp + cno + fr;
+    if (c_bubble >= 0) row["bubble_ns"] = r.us_to_ns(c_bubble).value_or(0);
+    if (c_stage >= 0) row["stage_ns"] = r.us_to_ns(c_stage).value_or(0);
     row["evidence"] = json::array({{{"file", path}, {"line", r.line()}, {"what", "rank row"}}});
     out.push_back(std::move(row));
+  });
+  return out;
+}
+
+json load_cluster_pipeline_stages(const std::string& path) {
+  CsvTable t(path);
+  json out = json::array();
+  if (t.header().empty()) return out;
+  const int c_type = t.require({"Type"});
+  const int c_index = t.require({"Index"});
+  std::set<std::string> seen;
+  t.for_each_row([&](const CsvTable::Row& r) {
+    if (trim_cell(r[c_type]) != "stage") return;
+    std::string index(trim_cell(r[c_index]));
+    if (!seen.insert(index).second) return;  // one row per step and stage: the ranks are the same
+    // "(8, 9, 10, 11)": the ranks of the stage.
+    json ranks = json::array();
+    int64_t v = -1;
+    for (char ch : index + ",") {
+      if (ch >= '0' && ch <= '9') v = (v < 0 ? 0 : v * 10) + (ch - '0');
+      else if (v >= 0) ranks.push_back(v), v = -1;
+    }
+    if (ranks.empty()) throw LoadError::at_line(path, r.line(), "stage row whose Index names no rank: " + index);
+    out.push_back({{"ranks", ranks}, {"evidence", json::array({{{"file", path}, {"line", r.line()}, {"what", "stage row"}}})}});
   });
   return out;
 }

@@ -29,8 +29,12 @@ nlohmann::json load_cluster_communication_ops(const std::string& path);
 nlohmann::json load_cluster_communication_links(const std::string& path);
 // cluster_analysis_output/cluster_step_trace_time.csv: rank rows as
 // {rank, step, computing_ns, comm_not_overlapped_ns, overlapped_ns, communication_ns, free_ns,
-//  device_time_ns, evidence}; stage rows are skipped (they are per-stage maxima).
+//  device_time_ns, bubble_ns and stage_ns when the file has Bubble / Stage, evidence}; stage
+// rows are skipped (they are per-stage maxima).
 nlohmann::json load_cluster_step_trace_time(const std::string& path);
+// Its stage rows (pipeline parallelism): one per stage, {ranks: [...], evidence}; empty when
+// the file has none.
+nlohmann::json load_cluster_pipeline_stages(const std::string& path);
 // cluster_analysis_output/communication_group.json: {"collective": [[ranks]], "p2p": [[ranks]]}.
 nlohmann::json load_communication_groups(const std::string& path);
 

@@ -1,6 +1,7 @@
 // The cluster section of the terminal and Markdown reports (facts.cluster,
 // docs/facts-cluster.md). The HTML view draws the same facts in reports/html_report.cpp.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/report_document.h"
 
@@ -40,6 +41,36 @@ std::string cluster_verdict_line(const json& c) {
   return line;
 }
 
+namespace {
+
+// "steps compared: 9 (warm-up step 1 and 2 partial steps left out)": which steps the spread uses.
+std::string alignment_text(const json& c) {
+  if (!c.contains("alignment")) return "";
+  const json& a = c["alignment"];
+  std::vector<std::string> left;
+  if (!a["warmup_step"].is_null()) left.push_back("warm-up step " + a["warmup_step"].dump());
+  if (a.value("partial_steps", 0) > 0) left.push_back(fmt::format("{} partial step{}", a.value("partial_steps", 0), a.value("partial_steps", 0) == 1 ? "" : "s"));
+  std::string out = fmt::format("steps compared across ranks: {}", a.value("steps_compared", 0));
+  if (!left.empty()) out += " (" + fmt::format("{}", fmt::join(left, " and ")) + " left out)";
+  return out;
+}
+
+// "pipeline: stage 2 (ranks 8-15) Bubble 179.628 ms/step (47% of the step)": the stage with the most bubble.
+std::string pipeline_text(const json& c) {
+  if (!c.contains("pipeline")) return "";
+  const json* worst = nullptr;
+  for (const auto& st : c["pipeline"].value("stages", json::array()))
+    if (!worst || d(st, "bubble_ratio") > d(*worst, "bubble_ratio")) worst = &st;
+  if (!worst) return "";
+  const json& rks = (*worst)["ranks"];
+  std::string who = rks.size() > 2 ? fmt::format("ranks {}-{}", rks.front().dump(), rks.back().dump()) : "ranks " + rks.dump();
+  std::string stage = (*worst)["stage"].is_null() ? "" : fmt::format("stage {} of {}, ", (*worst)["stage"].get<int>() + 1, c["pipeline"]["stage_count"].dump());
+  return fmt::format("pipeline: {}{} Bubble {} ms/step median ({:.0f}% of their step)", stage, who,
+                     ms(d(*worst, "bubble_per_step_median_ns")), 100 * d(*worst, "bubble_ratio"));
+}
+
+}  // namespace
+
 std::string render_cluster_terminal(const json& c) {
   std::string out;
   if (c.value("rank_steps", json::array()).empty()) {
@@ -71,6 +102,8 @@ std::string render_cluster_terminal(const json& c) {
                            v["max_rank"].dump());
     out += "  spread (max-min)/mean step: " + parts + "\n";
   }
+  if (auto a = alignment_text(c); !a.empty()) out += "  " + a + "\n";
+  if (auto p = pipeline_text(c); !p.empty()) out += "  " + p + "\n";
   if (c.contains("bandwidth")) {
     std::string parts;
     for (const auto& b : c["bandwidth"]) {
@@ -99,6 +132,8 @@ std::string render_cluster_markdown(const json& c) {
   std::string out = "\n## Cluster\n\n";
   out += fmt::format("{} ranks; rank x step breakdown from {}.\n\n", c.value("rank_count", 0), c.value("rank_steps_source", ""));
   out += "**" + cluster_verdict_line(c) + "**\n\n";
+  if (auto a = alignment_text(c); !a.empty()) out += a + ".\n\n";
+  if (auto p = pipeline_text(c); !p.empty()) out += p + ".\n\n";
   for (const auto& w : c.value("warnings", json::array())) out += "- warning: " + w.get<std::string>() + "\n";
   if (!c.value("warnings", json::array()).empty()) out += "\n";
   out += "| rank | steps | computing/step (ms) | comm not overlapped/step (ms) | free/step (ms) | device/step (ms) |\n";
@@ -152,6 +187,39 @@ std::string render_cluster_markdown(const json& c) {
       out += fmt::format("| {} | {} | {} | {:.3f} | {} | {:.3f} | {:.2f}x |\n", l.value("src", -1), l.value("dst", -1),
                          l.value("transport", ""), d(l, "size_mb"), ms(d(l, "time_ns")), d(l, "gbps"), d(l, "ratio_to_median"));
     }
+  }
+  return out;
+}
+
+// ---- a folder that is not a cluster: a list of runs --------------------------------------
+
+namespace {
+
+std::string run_list_header(const json& list, const char* bullet) {
+  std::string out = list["input"].value("path", "") + ": not a cluster. " + list.value("why", "") + ".\n";
+  for (const auto& w : list.value("warnings", json::array())) out += std::string(bullet) + w.get<std::string>() + "\n";
+  if (!list.value("compare", "").empty()) out += "Compare two of them: " + list.value("compare", "") + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_run_list_text(const json& list, const TerminalOptions& opt) {
+  std::string out = run_list_header(list, "  note: ");
+  const auto& runs = list["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out += fmt::format("\n===== run {} of {}: {} =====\n", i + 1, runs.size(), runs[i]["input"].value("path", ""));
+    out += render_terminal(runs[i], opt);
+  }
+  return out;
+}
+
+std::string render_run_list_markdown(const json& list) {
+  std::string out = "# npu-advisor: " + list["input"].value("path", "") + "\n\n" + run_list_header(list, "- ") + "\n";
+  const auto& runs = list["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out += fmt::format("\n---\n\n## Run {} of {}: `{}`\n\n", i + 1, runs.size(), runs[i]["input"].value("path", ""));
+    out += render_markdown(runs[i]);
   }
   return out;
 }

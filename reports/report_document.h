@@ -28,6 +28,12 @@ std::string render_markdown(const nlohmann::json& report);
 // One self-contained HTML page (inline CSS/JS, Chart.js compiled in; no network): docs/reports.md.
 std::string render_html(const nlohmann::json& report);
 
+// A folder that is not a cluster (schema npu-advisor.run-list: input, why, warnings, compare,
+// runs[] = one report per run): each run's report in turn, after a header saying why.
+std::string render_run_list_text(const nlohmann::json& list, const TerminalOptions& opt);
+std::string render_run_list_markdown(const nlohmann::json& list);
+std::string render_run_list_html(const nlohmann::json& list);
+
 // The cluster section (facts.cluster) of the terminal and Markdown reports (cluster_text.cpp).
 std::string cluster_verdict_line(const nlohmann::json& cluster);
 std::string render_cluster_terminal(const nlohmann::json& cluster);

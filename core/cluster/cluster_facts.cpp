@@ -47,12 +47,63 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
       s.step = r["step"].is_number_integer() ? r["step"].get<int64_t>() : StepRow::kNoStep;
       s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"), s.free = i64(r, "free_ns");
       s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"), s.device_time = i64(r, "device_time_ns");
+      s.bubble = i64(r, "bubble_ns");
       rows.push_back(s);
     }
     source = "cluster_step_trace_time.csv";
   }
   std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) { return std::tie(a.step, a.rank) < std::tie(b.step, b.rank); });
   return rows;
+}
+
+// ---- steps aligned across ranks --------------------------------------------------------
+
+// Which steps are compared across ranks. Ranks are compared step by step (step N of every rank
+// against step N of the others), never across steps: a warm-up step of one rank against a
+// steady step of another is not an imbalance. A step id is compared only when every rank has
+// it (partial steps, where a rank started or stopped capturing earlier, are left out), and the
+// first of them is left out as warm-up (one-off costs: compilation, allocator growth, the first
+// collective's link setup) when at least kMinStepsForWarmup steps remain after it.
+constexpr size_t kMinStepsForWarmup = 2;
+
+struct Alignment {
+  std::vector<int64_t> ids;            // the compared step ids, sorted
+  std::vector<int64_t> partial;        // ids some rank lacks
+  int64_t warmup = StepRow::kNoStep;   // the id left out as warm-up, if any
+  json to_json(size_t rank_count) const {
+    json j = {{"rule", "a step is compared when every rank has it; the first such step is warm-up when at least " +
+                           std::to_string(kMinStepsForWarmup) + " others remain; statistics are per step across ranks"},
+              {"ranks", rank_count},
+              {"steps_compared", ids.size()},
+              {"partial_steps", partial.size()},
+              {"warmup_step", step_json(warmup)}};
+    if (!partial.empty()) {
+      json ex = json::array();
+      for (size_t i = 0; i < partial.size() && i < 20; ++i) ex.push_back(step_json(partial[i]));
+      j["partial_step_ids"] = ex;
+    }
+    return j;
+  }
+};
+
+Alignment align_steps(const std::vector<StepRow>& rows) {
+  std::map<int64_t, std::set<int>> ranks_of;
+  std::set<int> all;
+  for (const auto& r : rows) ranks_of[r.step].insert(r.rank), all.insert(r.rank);
+  Alignment a;
+  for (const auto& [id, rs] : ranks_of) (rs.size() == all.size() ? a.ids : a.partial).push_back(id);
+  if (a.ids.size() > kMinStepsForWarmup && a.ids.front() != StepRow::kNoStep) {
+    a.warmup = a.ids.front();
+    a.ids.erase(a.ids.begin());
+  }
+  return a;
+}
+
+std::vector<StepRow> aligned_rows(const std::vector<StepRow>& rows, const Alignment& a) {
+  std::vector<StepRow> out;
+  for (const auto& r : rows)
+    if (std::binary_search(a.ids.begin(), a.ids.end(), r.step)) out.push_back(r);
+  return out;
 }
 
 json row_json(const StepRow& r) {
@@ -76,15 +127,21 @@ std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids) {
   return out;
 }
 
-// Per rank: totals over steps and the mean per step.
-json rank_table(const std::vector<StepRow>& rows, const std::vector<RankFacts>& ranks) {
+// Per rank: totals over all its steps, and the mean per step over the aligned steps (the
+// steps every rank has, warm-up excluded: see align_steps), so ranks are compared on the same
+// steps. When no step is common to all ranks, the means fall back to each rank's own steps.
+json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned, const std::vector<RankFacts>& ranks) {
   struct Acc {
     int steps = 0;
     int64_t computing = 0, cno = 0, free = 0, device = 0;
   };
-  std::map<int, Acc> by_rank;
+  std::map<int, Acc> by_rank, per_step;
   for (const auto& r : rows) {
     Acc& a = by_rank[r.rank];
+    a.steps++, a.computing += r.computing, a.cno += r.comm_not_overlapped, a.free += r.free, a.device += r.device_time;
+  }
+  for (const auto& r : aligned.empty() ? rows : aligned) {
+    Acc& a = per_step[r.rank];
     a.steps++, a.computing += r.computing, a.cno += r.comm_not_overlapped, a.free += r.free, a.device += r.device_time;
   }
   std::map<int, std::string> paths;
@@ -94,43 +151,86 @@ json rank_table(const std::vector<StepRow>& rows, const std::vector<RankFacts>& 
   }
   json out = json::array();
   for (const auto& [rk, a] : by_rank) {
-    int64_t n = a.steps > 0 ? a.steps : 1;
+    const Acc& m = per_step[rk];
+    int64_t n = m.steps > 0 ? m.steps : 1;
     json t = {{"rank", rk},
               {"steps", a.steps},
+              {"steps_compared", m.steps},
               {"computing_ns", a.computing},
               {"comm_not_overlapped_ns", a.cno},
               {"free_ns", a.free},
               {"device_time_ns", a.device},
-              {"computing_per_step_ns", a.computing / n},
-              {"comm_not_overlapped_per_step_ns", a.cno / n},
-              {"free_per_step_ns", a.free / n},
-              {"device_time_per_step_ns", a.device / n}};
+              {"computing_per_step_ns", m.computing / n},
+              {"comm_not_overlapped_per_step_ns", m.cno / n},
+              {"free_per_step_ns", m.free / n},
+              {"device_time_per_step_ns", m.device / n}};
     if (paths.count(rk)) t["path"] = paths[rk];
     out.push_back(std::move(t));
   }
   return out;
 }
 
-// The reference advisor's spread per metric: (max - min) / mean(row total) over step x rank rows.
-json spread(const std::vector<StepRow>& rows) {
+// The pipeline stage of a rank (stage_map), -1 when there are no stages.
+int stage_index(const std::map<int, int>& stage_of, int rank) {
+  auto it = stage_of.find(rank);
+  return it == stage_of.end() ? -1 : it->second;
+}
+
+// The reference advisor's spread, per step across ranks: for each aligned step, (max - min)
+// over the ranks of that step; the typical step is the one with the median difference (robust
+// to one odd step), and ratio = its difference / the mean device time of an aligned row (the
+// reference advisor's denominator; with one step our numbers are the reference's).
+// Identical ranks give 0. `worst_*` is the step with the largest difference.
+//
+// Pipeline parallelism: ranks are compared only with the ranks of their own stage (stage_of;
+// stages do different layers, so their times differ by design), and communication not
+// overlapped is taken without receive (Bubble: waiting for the previous stage is the pipeline
+// schedule, not a slow rank; the profiler's "Communication(Not Overlapped and Exclude Receive)").
+json spread(const std::vector<StepRow>& aligned_in, const std::map<int, int>& stage_of) {
   json out = json::object();
-  if (rows.empty()) return out;
-  double total = 0;
-  for (const auto& r : rows) total += static_cast<double>(r.device_time);
-  const double mean_total = total / static_cast<double>(rows.size());
+  if (aligned_in.empty()) return out;
+  std::vector<StepRow> aligned = aligned_in;
+  for (auto& r : aligned) r.comm_not_overlapped = std::max<int64_t>(0, r.comm_not_overlapped - r.bubble);
+  double sum = 0;
+  for (const auto& r : aligned) sum += static_cast<double>(r.device_time);
+  const double typical_total = sum / static_cast<double>(aligned.size());
+  std::map<std::pair<int64_t, int>, std::vector<const StepRow*>> by_step;  // (step, stage)
+  for (const auto& r : aligned) by_step[{r.step, stage_index(stage_of, r.rank)}].push_back(&r);
   for (size_t m = 0; m < std::size(kMetrics); ++m) {
     auto f = kMetricFields[m];
-    const StepRow* mx = &rows[0];
-    const StepRow* mn = &rows[0];
-    for (const auto& r : rows) {
-      if (r.*f > mx->*f) mx = &r;
-      if (r.*f < mn->*f) mn = &r;
+    struct Diff {
+      int64_t diff;
+      const StepRow *mx, *mn;
+    };
+    std::map<int, std::vector<Diff>> diffs;  // per stage, one per step
+    for (const auto& [key, rs] : by_step) {
+      Diff d{0, rs[0], rs[0]};
+      for (const StepRow* r : rs) {
+        if (r->*f > d.mx->*f) d.mx = r;
+        if (r->*f < d.mn->*f) d.mn = r;
+      }
+      d.diff = d.mx->*f - d.mn->*f;
+      diffs[key.second].push_back(d);
     }
-    int64_t diff = mx->*f - mn->*f;
-    out[kMetrics[m]] = {{"max_ns", mx->*f},  {"max_rank", mx->rank}, {"max_step", step_json(mx->step)},
-                        {"min_ns", mn->*f},  {"min_rank", mn->rank}, {"min_step", step_json(mn->step)},
-                        {"diff_ns", diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(mean_total))},
-                        {"ratio", mean_total > 0 ? static_cast<double>(diff) / mean_total : 0.0}};
+    // Per stage the typical step (lower median: a real step); the stage whose typical
+    // difference is largest is reported, and the worst step of any stage.
+    const Diff* typ_p = nullptr;
+    const Diff* worst_p = nullptr;
+    for (auto& [st, v] : diffs) {
+      std::sort(v.begin(), v.end(), [](const Diff& a, const Diff& b) { return a.diff < b.diff; });
+      const Diff& t = v[(v.size() - 1) / 2];
+      if (!typ_p || t.diff > typ_p->diff) typ_p = &t;
+      if (!worst_p || v.back().diff > worst_p->diff) worst_p = &v.back();
+    }
+    const Diff& typ = *typ_p;
+    const Diff& worst = *worst_p;
+    out[kMetrics[m]] = {{"max_ns", typ.mx->*f},  {"max_rank", typ.mx->rank}, {"max_step", step_json(typ.mx->step)},
+                        {"min_ns", typ.mn->*f},  {"min_rank", typ.mn->rank}, {"min_step", step_json(typ.mn->step)},
+                        {"diff_ns", typ.diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(typical_total))},
+                        {"ratio", typical_total > 0 ? static_cast<double>(typ.diff) / typical_total : 0.0},
+                        {"steps", by_step.size()},
+                        {"worst_step", step_json(worst.mx->step)}, {"worst_diff_ns", worst.diff},
+                        {"worst_max_rank", worst.mx->rank}, {"worst_min_rank", worst.mn->rank}};
   }
   return out;
 }
@@ -157,6 +257,70 @@ json robust_stats(const json& rank_rows) {
   return out;
 }
 
+// ---- pipeline stages and bubbles -------------------------------------------------------
+
+// rank -> stage index, from cluster_step_trace_time.csv's stage rows (in file order).
+std::map<int, int> stage_map(const ClusterReference& ref) {
+  std::map<int, int> out;
+  for (size_t i = 0; i < ref.stages.size(); ++i)
+    for (const auto& r : ref.stages[i]["ranks"]) out[r.get<int>()] = static_cast<int>(i);
+  return out;
+}
+
+// Per stage (or, without stage rows, over all ranks): each rank's bubble per aligned step
+// (its receive time: waiting for the previous stage), the spread over the stage's ranks, and
+// the bubble's share of the step. Null when no aligned row has a bubble.
+json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref, const std::map<int, int>& stage_of) {
+  struct Acc {
+    int64_t bubble = 0, device = 0;
+    int steps = 0;
+  };
+  std::map<int, Acc> per_rank;
+  bool any = false;
+  for (const auto& r : aligned) {
+    Acc& a = per_rank[r.rank];
+    a.bubble += r.bubble, a.device += r.device_time, a.steps++;
+    any = any || r.bubble > 0;
+  }
+  if (!any) return nullptr;
+  std::map<int, std::vector<int>> members;  // stage -> ranks
+  for (const auto& [rk, a] : per_rank) members[stage_index(stage_of, rk)].push_back(rk);
+  json stages = json::array();
+  double worst_ratio = 0;
+  for (const auto& [st, rks] : members) {
+    std::vector<double> b, d;
+    int64_t bmin = INT64_MAX, bmax = -1;
+    int rmin = -1, rmax = -1;
+    for (int rk : rks) {
+      const Acc& a = per_rank[rk];
+      int64_t pb = a.bubble / std::max(1, a.steps);
+      b.push_back(static_cast<double>(pb));
+      d.push_back(static_cast<double>(a.device / std::max(1, a.steps)));
+      if (pb < bmin) bmin = pb, rmin = rk;
+      if (pb > bmax) bmax = pb, rmax = rk;
+    }
+    double med_b = median(b), med_d = median(d);
+    double ratio = med_d > 0 ? med_b / med_d : 0.0;
+    worst_ratio = std::max(worst_ratio, ratio);
+    json row = {{"stage", st < 0 ? json(nullptr) : json(st)},
+                {"ranks", rks},
+                {"bubble_per_step_median_ns", static_cast<int64_t>(std::llround(med_b))},
+                {"bubble_per_step_min_ns", bmin},
+                {"bubble_per_step_min_rank", rmin},
+                {"bubble_per_step_max_ns", bmax},
+                {"bubble_per_step_max_rank", rmax},
+                {"step_median_ns", static_cast<int64_t>(std::llround(med_d))},
+                {"bubble_ratio", ratio}};
+    if (st >= 0 && static_cast<size_t>(st) < ref.stages.size()) row["evidence"] = ref.stages[static_cast<size_t>(st)]["evidence"];
+    stages.push_back(std::move(row));
+  }
+  return {{"source", ref.stages.empty() ? "each rank's Bubble (receive time) per aligned step; no stage rows, so one group"
+                                        : "Bubble per rank; stages from cluster_step_trace_time.csv stage rows"},
+          {"stage_count", ref.stages.empty() ? json(nullptr) : json(ref.stages.size())},
+          {"stages", stages},
+          {"bubble_ratio_max", worst_ratio}};
+}
+
 // ---- communication --------------------------------------------------------------------
 
 bool is_p2p(const json& op) {
@@ -179,7 +343,12 @@ json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReferen
       ops.push_back(std::move(o));
     }
   }
-  source = "communication.json of each rank";
+  // A db export's ranks carry the same records from analysis.db (CommAnalyzer* tables).
+  bool from_db = false;
+  for (const auto& r : ranks)
+    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") != std::string::npos;
+  source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
+                   : "communication.json of each rank";
   if (ops.empty() && !ref.ops.empty()) {
     ops = ref.ops;
     source = "cluster_communication.json";
@@ -387,8 +556,12 @@ json retransmission(const json& ops) {
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
   json raw = json::array();
   std::string source = "communication_matrix.json of each rank";
-  for (const auto& r : ranks)
-    for (const auto& l : r.facts.value("communication", json::object()).value("links", json::array())) raw.push_back(l);
+  for (const auto& r : ranks) {
+    const json c = r.facts.value("communication", json::object());
+    for (const auto& l : c.value("links", json::array())) raw.push_back(l);
+    if (c.value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
+      source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
+  }
   if (raw.empty() && !ref.links.empty()) raw = ref.links, source = "cluster_communication_matrix.json";
   // One record per (step, group, op, src, dst): both ends of a link may report it.
   std::set<std::tuple<std::string, std::string, std::string, int, int>> seen;
@@ -432,7 +605,7 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
 // ---- slow rank verdict ----------------------------------------------------------------
 
 json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map<int, int>& votes, int judged,
-                       const json& groups) {
+                       const json& groups, const std::map<int, int>& stage_of) {
   json out;
   out["judged_ops"] = judged;
   json vlist = json::array();
@@ -446,15 +619,23 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
   // if it is a robust outlier (z > 3.5) or at least 5% of a step above the median.
   int time_rank = -1;
   double best_excess = 0, best_z = 0;
+  // Pipeline stages do different work: a rank is compared with the ranks of its own stage.
   std::vector<double> busy;
-  for (const auto& r : rank_rows) busy.push_back(dbl(r, "computing_per_step_ns") + dbl(r, "free_per_step_ns"));
-  double med_busy = median(busy), mad_busy = mad(busy, median(busy));
+  std::map<int, std::vector<double>> busy_of_stage;
+  for (const auto& r : rank_rows) {
+    busy.push_back(dbl(r, "computing_per_step_ns") + dbl(r, "free_per_step_ns"));
+    busy_of_stage[stage_index(stage_of, r["rank"].get<int>())].push_back(busy.back());
+  }
+  std::map<int, std::pair<double, double>> stage_med_mad;
+  for (auto& [st, v] : busy_of_stage) stage_med_mad[st] = {median(v), mad(v, median(v))};
   std::vector<double> dev;
   for (const auto& r : rank_rows) dev.push_back(dbl(r, "device_time_per_step_ns"));
   double med_step = median(dev);
+  double med_busy = 0;
   for (size_t i = 0; i < rank_rows.size(); ++i) {
-    double excess = busy[i] - med_busy;
-    double z = mad_busy > 0 ? excess / (1.4826 * mad_busy) : (excess > 0 ? 1e9 : 0.0);
+    auto [med_b, mad_b] = stage_med_mad[stage_index(stage_of, rank_rows[i]["rank"].get<int>())];
+    double excess = busy[i] - med_b;
+    double z = mad_b > 0 ? excess / (1.4826 * mad_b) : (excess > 0 ? 1e9 : 0.0);
     if (excess > best_excess && z > 3.5 && med_step > 0 && excess > 0.05 * med_step) {
       best_excess = excess, best_z = z, time_rank = rank_rows[i]["rank"];
     }
@@ -481,6 +662,7 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
     const json* row = nullptr;
     for (const auto& r : rank_rows)
       if (r["rank"] == rank) row = &r;
+    med_busy = stage_med_mad[stage_index(stage_of, rank)].first;
     double excess = row ? (dbl(*row, "computing_per_step_ns") + dbl(*row, "free_per_step_ns")) - med_busy : 0;
     out["excess_per_step_ns"] = static_cast<int64_t>(std::llround(std::max(0.0, excess)));
     out["votes_for_rank"] = votes.count(rank) ? votes.at(rank) : 0;
@@ -489,6 +671,17 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
         if (e["rank"] == rank) out[std::string(k).substr(0, std::string(k).size() - 3) + "_excess_ns"] = e["excess_ns"], out[std::string(k).substr(0, std::string(k).size() - 3) + "_z"] = e["z"];
     }
     if (time_rank == rank) out["busy_z"] = best_z;
+    // A normal rank to compare it with: of its stage, the one whose computing + free is
+    // closest to the stage median (commands name its folder).
+    int normal = -1;
+    double best = 0;
+    for (size_t i = 0; i < rank_rows.size(); ++i) {
+      int rk = rank_rows[i]["rank"].get<int>();
+      if (rk == rank || stage_index(stage_of, rk) != stage_index(stage_of, rank)) continue;
+      double d = std::fabs(busy[i] - med_busy);
+      if (normal < 0 || d < best) normal = rk, best = d;
+    }
+    out["normal_rank"] = normal;
     // Which ranks waited for it: in its groups, the others' wait.
     json in_groups = json::array();
     for (const auto& g : groups) {
@@ -498,6 +691,74 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
     }
     out["groups"] = in_groups;
   }
+  return out;
+}
+
+// ---- each rank's own causes, merged ------------------------------------------------------
+
+// The single-run findings of every rank (RankFacts.facts["findings"], cli/cluster_input.cpp),
+// merged by rule: on how many ranks it fired, the spread of its saving per step over those
+// ranks, and the text of the rank where it saves most. The cluster's saving of a cause is the
+// median over the ranks that show it (what a typical affected rank gains).
+json merge_rank_findings(const std::vector<RankFacts>& ranks) {
+  struct Acc {
+    std::vector<std::pair<int64_t, int>> savings;  // saving_ns, rank
+    std::vector<double> confidence;
+    const json* top = nullptr;
+    int64_t top_saving = -1;
+  };
+  std::map<std::string, Acc> by_rule;
+  size_t with_findings = 0;
+  for (const auto& r : ranks) {
+    auto it = r.facts.find("findings");
+    if (it == r.facts.end() || !it->is_array()) continue;
+    ++with_findings;
+    std::set<std::string> seen;  // a rule that fired twice on a rank counts once, with its largest saving
+    for (const auto& f : *it) {
+      std::string rule = f.value("rule", "");
+      Acc& a = by_rule[rule];
+      int64_t saving = i64(f, "saving_ns");
+      if (!seen.insert(rule).second) {
+        for (auto& [sv, rk] : a.savings)
+          if (rk == r.rank) sv = std::max(sv, saving);
+      } else {
+        a.savings.push_back({saving, r.rank});
+        a.confidence.push_back(dbl(f, "confidence"));
+      }
+      if (saving > a.top_saving) a.top_saving = saving, a.top = &f;
+    }
+  }
+  json out = json::array();
+  for (auto& [rule, a] : by_rule) {
+    std::sort(a.savings.begin(), a.savings.end());
+    std::vector<double> sv;
+    json rks = json::array();
+    for (const auto& [v, rk] : a.savings) sv.push_back(static_cast<double>(v));
+    std::vector<int> ids;
+    for (const auto& p : a.savings) ids.push_back(p.second);
+    std::sort(ids.begin(), ids.end());
+    for (int id : ids) rks.push_back(id);
+    const json& t = *a.top;
+    out.push_back({{"rule", rule},
+                   {"title", t.value("title", "")},
+                   {"category", t.value("category", "")},
+                   {"severity", t.value("severity", "")},
+                   {"ranks", rks},
+                   {"rank_count", ranks.size()},
+                   {"ranks_analysed", with_findings},
+                   {"saving_min_ns", a.savings.front().first},
+                   {"saving_min_rank", a.savings.front().second},
+                   {"saving_max_ns", a.savings.back().first},
+                   {"saving_max_rank", a.savings.back().second},
+                   {"saving_median_ns", static_cast<int64_t>(std::llround(median(sv)))},
+                   {"confidence", median(a.confidence)},
+                   {"observed", t.value("observed", "")},
+                   {"action", t.value("action", "")},
+                   {"commands", t.value("commands", json::array())}});
+  }
+  std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
+    return dbl(a, "saving_median_ns") * dbl(a, "confidence") > dbl(b, "saving_median_ns") * dbl(b, "confidence");
+  });
   return out;
 }
 
@@ -529,7 +790,7 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
   out.rank = rank;
   out.path = std::move(path);
   json s = json::object();
-  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input"})
+  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input", "findings"})
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
@@ -542,6 +803,7 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     r.step = st.contains("id") && st["id"].is_number_integer() ? st["id"].get<int64_t>() : StepRow::kNoStep;
     r.computing = i64(st, "computing_ns"), r.comm_not_overlapped = i64(st, "comm_not_overlapped_ns"), r.free = i64(st, "free_ns");
     r.communication = i64(st, "communication_ns"), r.overlapped = i64(st, "overlapped_ns"), r.device_time = i64(st, "device_time_ns");
+    r.bubble = i64(st, "bubble_ns");
     out.steps.push_back(r);
   }
   out.facts = std::move(s);
@@ -571,10 +833,29 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
 
   json c;
   c["input"] = input_path;
+  // The folder holding the ranks (their paths' common parent): what commands name as the job's
+  // profiling folder. Not `input`, which is the facts folder for `analyze --facts`.
+  if (!ranks.empty()) {
+    std::string common = ranks[0].path;
+    for (const auto& r : ranks) {
+      size_t n = 0;
+      while (n < common.size() && n < r.path.size() && common[n] == r.path[n]) ++n;
+      common.resize(n);
+    }
+    if (ranks.size() == 1 || common.empty() || common.back() != '/') {
+      auto slash = common.rfind('/');
+      common = slash == std::string::npos ? std::string() : common.substr(0, slash);
+    } else {
+      common.pop_back();
+    }
+    if (!common.empty()) c["job_dir"] = common;
+  }
   c["warnings"] = warnings;
   std::string rows_source, ops_source;
   std::vector<StepRow> rows = rank_step_rows(ranks, ref, rows_source);
-  json rank_rows = rank_table(rows, ranks);
+  const Alignment alignment = align_steps(rows);
+  const std::vector<StepRow> aligned = aligned_rows(rows, alignment);
+  json rank_rows = rank_table(rows, aligned, ranks);
   c["rank_count"] = rank_rows.size();
   c["ranks"] = rank_rows;
   c["rank_steps_source"] = rows_source;
@@ -606,7 +887,10 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
         if (u.value("fact", "") == "steps") why += " (rank " + std::to_string(ranks[0].rank) + ": " + u.value("why", "") + ")";
     f.unavailable("cluster.rank_steps", why);
   }
-  c["spread"] = spread(rows);
+  if (!rows.empty()) c["alignment"] = alignment.to_json(rank_rows.size());
+  const std::map<int, int> stage_of = stage_map(ref);
+  c["spread"] = spread(aligned, stage_of);
+  if (json p = pipeline_section(aligned, ref, stage_of); !p.is_null()) c["pipeline"] = std::move(p);
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;
 
@@ -631,7 +915,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     c["retransmission"] = retransmission(ops);
   } else {
     f.unavailable("cluster.communication",
-                  "no communication.json in the ranks and no cluster_communication.json (profiler_level Level1+)");
+                  "no communication.json (or analysis.db CommAnalyzer* tables) in the ranks and no cluster_communication.json "
+                  "(profiler_level Level1+)");
     f.unavailable("cluster.bandwidth", "no communication.json: bandwidth per transport unknown");
     f.unavailable("cluster.small_packets", "no communication.json: transfer sizes unknown");
   }
@@ -642,9 +927,23 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   } else {
     f.unavailable("cluster.links", "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
   }
-  if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0))
-    c["slow_rank"] = slow_rank_verdict(rank_rows, robust, votes, judged, groups);
-  else
+  json merged = merge_rank_findings(ranks);
+  if (!merged.empty()) c["rank_findings"] = merged;
+  if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0)) {
+    c["slow_rank"] = slow_rank_verdict(rank_rows, robust, votes, judged, groups, stage_of);
+    // The slow rank's own causes next to the verdict: what to fix on it.
+    if (int sr = c["slow_rank"]["rank"].get<int>(); sr >= 0)
+      for (const auto& r : ranks)
+        if (r.rank == sr && r.facts.contains("findings")) {
+          json own = json::array();
+          for (const auto& f : r.facts["findings"]) {
+            if (own.size() == 3) break;
+            own.push_back({{"rule", f.value("rule", "")}, {"title", f.value("title", "")}, {"saving_ns", i64(f, "saving_ns")},
+                           {"observed", f.value("observed", "")}});
+          }
+          c["slow_rank"]["own_findings"] = own;
+        }
+  } else
     f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
   if (!ref.empty()) {

@@ -21,6 +21,9 @@ struct StepRow {
   int rank = -1;
   int64_t step = kNoStep;
   int64_t computing = 0, comm_not_overlapped = 0, free = 0, communication = 0, overlapped = 0, device_time = 0;
+  // Pipeline parallelism: the receive time (Bubble; part of comm_not_overlapped) and the step
+  // without it (Stage). 0 when the step has no receive or the source does not say.
+  int64_t bubble = 0;
 };
 
 struct RankFacts {
@@ -43,6 +46,7 @@ struct ClusterReference {
   nlohmann::json ops = nlohmann::json::array();         // cluster_communication.json
   nlohmann::json links = nlohmann::json::array();       // cluster_communication_matrix.json
   nlohmann::json groups = nlohmann::json::array();      // communication_group.json
+  nlohmann::json stages = nlohmann::json::array();      // cluster_step_trace_time.csv stage rows (pipeline stages)
   bool empty() const { return files.empty(); }
 };
 

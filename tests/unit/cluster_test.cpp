@@ -2,7 +2,9 @@
 // tools/gen_cluster.py with a planted slow rank / slow link (and a balanced one).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/cluster/cluster_facts.h"
@@ -137,12 +139,28 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
   // Rank 5 computes 1.6x: 6 layers x ~2.01 ms x 0.6 = ~7.2 ms more per step.
   EXPECT_GT(f->at("saving_ns").get<int64_t>(), 7000000);
   EXPECT_LT(f->at("saving_ns").get<int64_t>(), 7400000);
+  // Its commands name the real folders: the slow rank's, and a normal rank's to compare with.
+  std::string slow_dir = c + "/node0_10005_20261122093000005_ascend_pt";
+  ASSERT_EQ(f->at("commands").size(), 2u);
+  EXPECT_EQ(f->at("commands")[0], "npu-advisor analyze " + slow_dir);
+  int normal = cl["slow_rank"]["normal_rank"];
+  EXPECT_NE(normal, 5);
+  std::string normal_dir = c;
+  normal_dir.append("/node0_1000").append(std::to_string(normal)).append("_2026112209300000").append(std::to_string(normal));
+  normal_dir.append("_ascend_pt");
+  EXPECT_EQ(f->at("commands")[1], "npu-advisor compare " + normal_dir + " " + slow_dir);
+  const json* w = finding(r, "cluster.wait_dominated");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->at("commands"), json::array({"npu-advisor analyze " + slow_dir}));
   const json* l = finding(r, "cluster.slow_link");
   ASSERT_NE(l, nullptr);
   EXPECT_NE(l->at("observed").get<std::string>().find("2->3 HCCS"), std::string::npos);
   EXPECT_EQ(cl["links"]["list"][0]["src"], 2);
   EXPECT_EQ(cl["links"]["list"][0]["dst"], 3);
   EXPECT_NEAR(cl["links"]["list"][0]["ratio_to_median"].get<double>(), 0.25, 1e-3);
+  // The slow rank's own causes (the single-run rules on its facts) are next to the verdict.
+  ASSERT_TRUE(cl["slow_rank"].contains("own_findings"));
+  EXPECT_TRUE(cl.contains("rank_findings"));
 
   // Computing per rank agrees with the generator's own numbers.
   std::ifstream ef(c + "/expected.json");
@@ -310,6 +328,286 @@ TEST(ClusterFacts, ManyStepsAreSampledInTheTableButAllCounted) {
   EXPECT_EQ(c["rank_steps_sampled"]["steps_total"], 120);
   EXPECT_EQ(c["ranks"][1]["computing_ns"], 120 * 101);
   EXPECT_EQ(c["ranks"][1]["steps"], 120);
+}
+
+}  // namespace
+
+// ---- what is a cluster: ranks only where the files say so ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// `n` hard-linked copies (no disk) of a one-rank gen_cluster capture in `c`, named as ranks
+// 0..n-1 with increasing capture timestamps; with `own_ids` copy i says rank i
+// (profiler_info_{i}.json), else every copy says rank 0.
+bool hard_linked_copies(const TempDir& dir, const std::string& c, int n, const std::string& gen_args, bool own_ids) {
+  std::string base = (dir.path() / "base").string();
+  if (!gen_cluster(base, gen_args)) return false;
+  fs::path one;
+  for (const auto& e : fs::directory_iterator(base))
+    if (e.is_directory()) one = e.path();
+  if (one.empty()) return false;
+  fs::create_directories(c);
+  for (int i = 0; i < n; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/node0_1%04d_20261122093000%03d_ascend_pt", i, i);
+    std::string to = c + name;
+    if (run("cp -al '" + one.string() + "' '" + to + "'") != 0) return false;
+    if (own_ids && i > 0) fs::rename(to + "/profiler_info_0.json", to + "/profiler_info_" + std::to_string(i) + ".json");
+  }
+  return true;
+}
+
+bool has_cluster_finding(const json& report) {
+  for (const auto& f : report["findings"])
+    if (f["rule"].get<std::string>().rfind("cluster.", 0) == 0) return true;
+  return false;
+}
+
+TEST(ClusterMembership, RunsWithoutRankIdsAreAListOfRunsNotACluster) {
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  // A planted slow rank: as a cluster it would be found; without rank ids nothing says these
+  // are ranks of one job, so each is a run of its own and no cross-run finding is made.
+  ASSERT_TRUE(gen_cluster(c, "--ranks 2 --steps 2 --slow-rank 1"));
+  std::vector<std::string> runs;
+  for (const auto& e : fs::directory_iterator(c))
+    if (e.is_directory()) {
+      for (const auto& f : fs::directory_iterator(e.path()))
+        if (f.path().filename().string().rfind("profiler_info_", 0) == 0) fs::remove(f.path());
+      runs.push_back(e.path().string());
+    }
+  std::sort(runs.begin(), runs.end());
+  json r = analyze_json("'" + c + "'", (dir.path() / "r.json").string());
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(r["runs"].size(), 2u);
+  EXPECT_NE(r["why"].get<std::string>().find("none names a rank id"), std::string::npos);
+  EXPECT_EQ(r["compare"], "npu-advisor compare " + runs[0] + " " + runs[1]);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(r["runs"][i]["input"]["path"], runs[i]);
+    EXPECT_FALSE(r["runs"][i]["facts"].contains("cluster"));
+    EXPECT_FALSE(has_cluster_finding(r["runs"][i]));
+    EXPECT_EQ(r["runs"][i]["facts"]["steps"].size(), 2u);  // each run analysed in full
+  }
+  // The same through map/reduce: facts files without rank ids are runs too.
+  fs::create_directories(dir.path() / "facts");
+  for (size_t i = 0; i < 2; ++i)
+    ASSERT_EQ(run(std::string("'") + NPU_ADVISOR_BIN + "' facts -q '" + runs[i] + "' -o '" + (dir.path() / "facts").string() +
+                  "/r" + std::to_string(i) + ".facts.json'"),
+              0);
+  json reduced = analyze_json("--facts '" + (dir.path() / "facts").string() + "'", (dir.path() / "reduced.json").string());
+  EXPECT_EQ(reduced["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(reduced["runs"].size(), 2u);
+  EXPECT_EQ(reduced["runs"][1]["findings"].size(), r["runs"][1]["findings"].size());
+}
+
+TEST(ClusterMembership, SixtyFourCapturesOfOneRankAreOneRunTheNewest) {
+  // 64 identical rank folders (hard links of one capture: they cost no disk) all say rank 0.
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(hard_linked_copies(dir, c, 64, "--ranks 1 --steps 3", false));
+  std::string out = (dir.path() / "r.json").string();
+  json r = analyze_json("'" + c + "'", out);
+  EXPECT_EQ(r["schema"], "npu-advisor.run-list");
+  ASSERT_EQ(r["runs"].size(), 1u);
+  EXPECT_EQ(r["runs"][0]["input"]["path"], c + "/node0_10063_20261122093000063_ascend_pt");
+  EXPECT_FALSE(has_cluster_finding(r["runs"][0]));
+  ASSERT_EQ(r["warnings"].size(), 1u);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("64 members are captures of the same rank 0"), std::string::npos);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("and 60 more"), std::string::npos);
+}
+
+}  // namespace
+
+// ---- steps aligned across ranks ----
+
+namespace {
+
+npu::cluster::RankFacts rank_steps(int rank, const std::vector<std::array<int64_t, 4>>& steps) {  // id, comp, cno, free
+  json st = json::array();
+  for (const auto& s : steps)
+    st.push_back({{"id", s[0]}, {"computing_ns", s[1]}, {"comm_not_overlapped_ns", s[2]}, {"free_ns", s[3]},
+                  {"device_time_ns", s[1] + s[2] + s[3]}});
+  return npu::cluster::rank_facts_from(rank, "r" + std::to_string(rank), {{"run", {{"rank", rank}}}, {"steps", st}});
+}
+
+TEST(ClusterAlignment, RanksAreComparedStepByStepWithoutWarmupAndPartialSteps) {
+  // Step 1 is a warm-up (rank 0 compiles: 900 more), step 5 only rank 1 captured. Steps 2-4
+  // are compared; in them rank 1 computes 10, 20, 40 more than rank 0.
+  std::vector<npu::cluster::RankFacts> ranks = {
+      rank_steps(0, {{1, 1900, 50, 50}, {2, 1000, 50, 50}, {3, 1000, 50, 50}, {4, 1000, 50, 50}}),
+      rank_steps(1, {{1, 1000, 50, 50}, {2, 1010, 50, 50}, {3, 1020, 50, 50}, {4, 1040, 50, 50}, {5, 5000, 0, 0}})};
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["alignment"]["steps_compared"], 3);
+  EXPECT_EQ(c["alignment"]["warmup_step"], 1);
+  EXPECT_EQ(c["alignment"]["partial_steps"], 1);
+  EXPECT_EQ(c["alignment"]["partial_step_ids"], json::array({5}));
+  const json& comp = c["spread"]["computing_ns"];
+  // Per-step differences 10, 20, 40: the typical step is step 3 (difference 20); the mean row
+  // device time of steps 2-4 is (3 x 1100 + 1110 + 1120 + 1140) / 6 = 6670 / 6.
+  EXPECT_EQ(comp["diff_ns"], 20);
+  EXPECT_EQ(comp["max_step"], 3);
+  EXPECT_EQ(comp["max_rank"], 1);
+  EXPECT_EQ(comp["min_rank"], 0);
+  EXPECT_NEAR(comp["ratio"].get<double>(), 20.0 * 6 / 6670.0, 1e-12);
+  EXPECT_EQ(comp["worst_step"], 4);
+  EXPECT_EQ(comp["worst_diff_ns"], 40);
+  EXPECT_EQ(c["spread"]["free_ns"]["diff_ns"], 0);
+  // Per-step means over the compared steps; totals over all of a rank's steps.
+  EXPECT_EQ(c["ranks"][0]["computing_per_step_ns"], 1000);
+  EXPECT_EQ(c["ranks"][1]["computing_per_step_ns"], (1010 + 1020 + 1040) / 3);
+  EXPECT_EQ(c["ranks"][1]["computing_ns"], 1000 + 1010 + 1020 + 1040 + 5000);
+  EXPECT_EQ(c["ranks"][1]["steps_compared"], 3);
+}
+
+TEST(ClusterAlignment, IdenticalRanksGiveNoFinding) {
+  // One rank folder hard-linked 8 times (no disk), each copy given its own rank id: identical
+  // ranks, so no slow rank, no imbalance.
+  TempDir dir;
+  std::string c = (dir.path() / "c").string();
+  ASSERT_TRUE(hard_linked_copies(dir, c, 8, "--ranks 1 --steps 4", true));
+  json r = analyze_json("'" + c + "'", (dir.path() / "r.json").string());
+  const json& cl = r["facts"]["cluster"];
+  EXPECT_EQ(cl["rank_count"], 8);
+  EXPECT_EQ(cl["alignment"]["steps_compared"], 3);
+  for (const char* m : {"computing_ns", "comm_not_overlapped_ns", "free_ns"}) EXPECT_EQ(cl["spread"][m]["diff_ns"], 0) << m;
+  EXPECT_EQ(cl["slow_rank"]["rank"], -1);
+  EXPECT_EQ(finding(r, "cluster.slow_rank"), nullptr);
+  EXPECT_EQ(finding(r, "cluster.imbalance"), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ClusterFacts, EachRanksFindingsAreMergedByRule) {
+  auto with = [](int rank, json findings) {
+    npu::cluster::RankFacts r = rank_steps(rank, {{1, 100, 0, 0}});
+    r.facts["findings"] = std::move(findings);
+    return r;
+  };
+  json a = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 30}, {"confidence", 0.5}, {"observed", "a on 0"}};
+  json a2 = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 10}, {"confidence", 0.7}, {"observed", "a on 2"}};
+  json a3 = {{"rule", "x.a"}, {"title", "A"}, {"saving_ns", 50}, {"confidence", 0.6}, {"observed", "a on 3"}};
+  json b = {{"rule", "x.b"}, {"title", "B"}, {"saving_ns", 5}, {"confidence", 0.9}, {"observed", "b on 1"}};
+  std::vector<npu::cluster::RankFacts> ranks = {with(0, json::array({a})), with(1, json::array({b})), with(2, json::array({a2})),
+                                                with(3, json::array({a3}))};
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& m = f.doc["cluster"]["rank_findings"];
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0]["rule"], "x.a");  // 30 x 0.6 before 5 x 0.9
+  EXPECT_EQ(m[0]["ranks"], json::array({0, 2, 3}));
+  EXPECT_EQ(m[0]["rank_count"], 4);
+  EXPECT_EQ(m[0]["saving_min_ns"], 10);
+  EXPECT_EQ(m[0]["saving_min_rank"], 2);
+  EXPECT_EQ(m[0]["saving_max_ns"], 50);
+  EXPECT_EQ(m[0]["saving_max_rank"], 3);
+  EXPECT_EQ(m[0]["saving_median_ns"], 30);
+  EXPECT_DOUBLE_EQ(m[0]["confidence"].get<double>(), 0.6);
+  EXPECT_EQ(m[0]["observed"], "a on 3");  // the text of the rank where it saves most
+  EXPECT_EQ(m[1]["ranks"], json::array({1}));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
+  // Ranks 2 and 3 receive 40 of their 100 per step (a later pipeline stage, no stage rows):
+  // the receive time is in their exposed communication, and must not make rank 0/1 "the ones
+  // the others wait for".
+  std::vector<npu::cluster::RankFacts> ranks;
+  for (int rk = 0; rk < 4; ++rk) {
+    json st = json::array();
+    int64_t bubble = rk >= 2 ? 40 : 0;
+    for (int s = 1; s <= 4; ++s)
+      st.push_back({{"id", s}, {"computing_ns", 50}, {"comm_not_overlapped_ns", 5 + bubble}, {"free_ns", 5},
+                    {"device_time_ns", 60 + bubble}, {"bubble_ns", bubble}});
+    ranks.push_back(npu::cluster::rank_facts_from(rk, std::to_string(rk), {{"run", {{"rank", rk}}}, {"steps", st}}));
+  }
+  npu::Facts f = npu::cluster::build_cluster_facts(ranks, {}, {}, "in");
+  const json& c = f.doc["cluster"];
+  EXPECT_EQ(c["spread"]["comm_not_overlapped_ns"]["diff_ns"], 0);  // 5 on every rank once receive is left out
+  const json& pl = c["pipeline"];
+  EXPECT_TRUE(pl["stage_count"].is_null());
+  ASSERT_EQ(pl["stages"].size(), 1u);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_max_ns"], 40);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_max_rank"], 2);
+  EXPECT_EQ(pl["stages"][0]["bubble_per_step_min_ns"], 0);
+  // Median bubble of (0, 0, 40, 40) = 20 over the median step (60, 60, 100, 100) = 80.
+  EXPECT_DOUBLE_EQ(pl["stages"][0]["bubble_ratio"].get<double>(), 20.0 / 80.0);
+  EXPECT_EQ(c["slow_rank"]["rank"], -1);
+}
+
+}  // namespace
+
+// ---- analysis.db CommAnalyzer* tables: the db form of communication.json ----
+
+#include <sqlite3.h>
+
+#include "loaders/analysis_db_comm_loader.h"
+
+namespace {
+
+void make_db(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
+}
+
+TEST(AnalysisDbComm, MatrixGivesTheCommunicationMatrixJsonLinks) {
+  TempDir dir;
+  std::string db = (dir.path() / "analysis.db").string();
+  // The values of the ReadsOpsAndLinks communication.json above, as torch_npu writes them to
+  // analysis.db: one bandwidth row per packet size (2 + 1 packets).
+  make_db(db, R"SQL(
+    CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC,
+      transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT);
+    INSERT INTO CommAnalyzerTime VALUES ('hcom_allReduce__1_0', '77', 1, 2.5, 1.25, 1.0, 0.5, 0.25, 'step3', 'collective');
+    CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type TEXT, transit_size NUMERIC,
+      transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC,
+      total_duration NUMERIC, step TEXT, type TEXT);
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'HCCS', 20.0, 1.25, 16.0, 0, 10.0, 2, 1.0, 'step3', 'collective');
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'HCCS', 20.0, 1.25, 16.0, 0, 0.5, 1, 0.25, 'step3', 'collective');
+    INSERT INTO CommAnalyzerBandwidth VALUES ('hcom_allReduce__1_0', '77', 'RDMA', 0, 0, 0, 0, 0, 0, 0, 'step3', 'collective');
+    CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, transport_type TEXT,
+      transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, step TEXT, type TEXT, op_name TEXT);
+    INSERT INTO CommAnalyzerMatrix VALUES ('allreduce-top1', '77', '5', '6', 'HCCS', 20, 1.25, 16, 'step3', 'collective', 'hcom_allReduce__1_0');
+  )SQL");
+  // The ops (CommAnalyzerTime + Bandwidth) are load_comm_analyzer_ops' (its own tests); the
+  // links are this reader's.
+  json ops = npu::load_comm_analyzer_ops(db, 5);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0]["bandwidth"]["HCCS"]["packets"], 3);
+  json links = npu::load_comm_analyzer_links(db);
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_EQ(links[0]["op"], "allreduce-top1");
+  EXPECT_EQ(links[0]["src"], 5);
+  EXPECT_EQ(links[0]["dst"], 6);
+  EXPECT_EQ(links[0]["time_ns"], 1250000);
+
+  // A bad rank id names the file and the row.
+  std::string bad = (dir.path() / "bad.db").string();
+  make_db(bad, "CREATE TABLE CommAnalyzerMatrix (src_rank TEXT, dst_rank TEXT); INSERT INTO CommAnalyzerMatrix VALUES ('x', '1');");
+  try {
+    npu::load_comm_analyzer_links(bad);
+    FAIL() << "expected a LoadError";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.db"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rowid 1"), std::string::npos) << e.what();
+  }
+  // No tables: no records.
+  std::string none = (dir.path() / "none.db").string();
+  make_db(none, "CREATE TABLE StepTraceTime (step TEXT);");
+  EXPECT_TRUE(npu::load_comm_analyzer_ops(none, 0).empty());
+  EXPECT_TRUE(npu::load_comm_analyzer_links(none).empty());
 }
 
 }  // namespace

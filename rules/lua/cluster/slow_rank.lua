@@ -51,22 +51,36 @@ function check(facts, p, emit)
     groups[#groups + 1] = string.format("%s (wait ratio %.0f%%)", g.group, 100 * g.wait_ratio)
   end
   if #groups > 0 then parts[#parts + 1] = "groups that wait for it: " .. table.concat(groups, ", ") end
+  -- Its own causes (the single-run rules on its facts): what to fix on it.
+  local own = {}
+  for _, f in ipairs(s.own_findings or {}) do
+    own[#own + 1] = string.format("%s (%.3f ms/step, %s)", f.title, (f.saving_ns or 0) / 1e6, f.rule)
+  end
+  if #own > 0 then parts[#parts + 1] = "its own top causes: " .. table.concat(own, "; ") end
   local ev = {
     { fact = "cluster.slow_rank.rank", value = s.rank },
     { fact = "cluster.slow_rank.basis", value = s.basis },
   }
   if row and row.path then ev[#ev + 1] = { file = row.path, what = "the slow rank's profile" } end
   local agree = string.find(s.basis, "agree", 1, true) ~= nil
+  -- Commands name the real folders: the slow rank's, and a normal rank's of the same stage.
+  local function q(x) if x:find("^[%w_./%-+=:,@]+$") then return x end return "'" .. x:gsub("'", "'\\''") .. "'" end
+  local normal_path
+  for _, r in ipairs(facts.cluster.ranks) do
+    if r.rank == s.normal_rank and r.path then normal_path = r.path end
+  end
+  local cmds = {}
+  if row and row.path then
+    cmds[#cmds + 1] = "npu-advisor analyze " .. q(row.path)
+    if normal_path then cmds[#cmds + 1] = "npu-advisor compare " .. q(normal_path) .. " " .. q(row.path) end
+  end
   emit {
     observed = "Slow rank " .. s.rank .. " (" .. s.basis .. "): " .. table.concat(parts, "; ") .. ".",
     why = "Every collective waits for its last rank: the other ranks spend this rank's delay waiting in communication.",
     action = string.format("Analyse rank %d on its own and compare it with a normal rank: host-bound steps (dispatch), "
       .. "data loading, GC, AI CPU operators, a throttled card (AI Core frequency), uneven work (pipeline stage sizes, "
       .. "uneven sequence lengths or MoE experts). Fix the cause on that rank; the others speed up with it.", s.rank),
-    commands = {
-      row and row.path and ("npu-advisor analyze " .. row.path) or "npu-advisor analyze RANK_DIR",
-      row and row.path and ("npu-advisor compare OTHER_RANK_DIR " .. row.path) or "npu-advisor compare NORMAL_RANK SLOW_RANK",
-    },
+    commands = cmds,
     saving_ns = s.excess_per_step_ns or 0,
     saving_formula = "slow rank's computing + free per step - the median rank's",
     confidence = agree and p.confidence_agree or p.confidence_single,

@@ -46,13 +46,23 @@ function check(facts, p, emit)
         blame = string.format("rank %d waits most (wait ratio %.0f%%) without synchronisation waits (%.0f%%): suspect the links rather than a slow rank",
           g.max_wait_rank, 100 * g.max_wait_ratio, 100 * max_sync)
       end
+      -- The command names the folder of the rank to look at (the one waited for, else the most waiting).
+      local look = (max_sync > p.sync_ratio and g.max_wait_ratio - g.min_wait_ratio >= p.gap) and g.min_wait_rank or g.max_wait_rank
+      local cmds = {}
+      for _, r in ipairs(c.ranks or {}) do
+        if r.rank == look and r.path then
+          local path = r.path
+          if not path:find("^[%w_./%-+=:,@]+$") then path = "'" .. path:gsub("'", "'\\''") .. "'" end
+          cmds[#cmds + 1] = "npu-advisor analyze " .. path
+        end
+      end
       emit {
         observed = string.format("Group %s (ranks %s, %d operators): wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",
           g.group, table.concat(g.ranks, ","), g.ops, g.wait_ns / 1e6, g.transit_ns / 1e6, 100 * g.wait_ratio, blame),
         why = "Waiting is time the ranks are out of step; faster links do not shorten it.",
         action = "Find what delays the rank the others wait for (see cluster.slow_rank, or analyze that rank alone); "
           .. "balance the work across ranks (pipeline stages, sequence lengths, MoE routing).",
-        commands = { "npu-advisor analyze RANK_DIR" },
+        commands = cmds,
         saving_ns = p.factor * g.wait_ns / (#g.ranks * steps),
         saving_formula = string.format("%.2f x group wait / (%d ranks x %d steps)", p.factor, #g.ranks, steps),
         confidence = 0.3,

@@ -1,0 +1,66 @@
+-- Each rank's own causes, merged across ranks, ranked with the cluster findings.
+rule {
+  id = "cluster.rank_causes",
+  title = "A cause found on the ranks themselves",
+  category = "cluster",
+  severity = "medium",
+  needs = { "cluster.rank_findings" },
+  params = { max_findings = 8, min_saving_ratio = 0.01 },
+  doc = [[
+Why: a cluster is as fast as its ranks. Exposed communication, host-bound phases, online
+compilation or a slow dataloader on the ranks themselves are what a cluster report must show,
+not only how the ranks compare with each other.
+
+How it is measured (facts.cluster.rank_findings): every single-run rule runs on every rank's
+own facts while the cluster is loaded (and on each facts file with `analyze --facts`); the
+findings are merged by rule: on how many ranks it fired, the spread of its saving per step over
+those ranks (min and max, with their ranks), and the text of the rank where it saves most.
+One finding per merged cause (at most `max_findings`, 8), skipping causes whose median saving is
+below `min_saving_ratio` (1 %) of the cluster's median step.
+
+Saving per step = the median over the ranks that show the cause of each rank's own estimated
+saving (what a typical affected rank gains). Confidence = the median of the ranks' confidences.
+]],
+}
+
+function check(facts, p, emit)
+  local c = facts.cluster
+  local step = (c.step_time and c.step_time.median_ns) or 0
+  local shown = 0
+  for _, m in ipairs(c.rank_findings) do
+    if shown >= p.max_findings then break end
+    if step <= 0 or m.saving_median_ns >= p.min_saving_ratio * step then
+      shown = shown + 1
+      local n = #m.ranks
+      local where = string.format("on %d of %d ranks", n, m.rank_count)
+      local spread
+      if n > 1 then
+        spread = string.format("saving %.3f ms/step (rank %d) to %.3f ms/step (rank %d), median %.3f ms",
+          m.saving_min_ns / 1e6, m.saving_min_rank, m.saving_max_ns / 1e6, m.saving_max_rank, m.saving_median_ns / 1e6)
+      else
+        spread = string.format("rank %d only, saving %.3f ms/step", m.saving_max_rank, m.saving_max_ns / 1e6)
+      end
+      local cmds = {}
+      -- A rank's command that names the profiling folder gets the cluster's real one.
+      local dir = c.job_dir or ""
+      if not dir:find("^[%w_./%-+=:,@]+$") then dir = "'" .. dir:gsub("'", "'\\''") .. "'" end
+      for _, x in ipairs(m.commands or {}) do
+        if dir ~= "" then x = x:gsub("PROFILING_DIR", function() return dir end) end
+        cmds[#cmds + 1] = x
+      end
+      emit {
+        title = where:sub(1, 1):upper() .. where:sub(2) .. ": " .. m.title,
+        severity = m.severity,
+        observed = string.format("%s%s; on rank %d: %s", spread:sub(1, 1):upper(), spread:sub(2), m.saving_max_rank, m.observed),
+        why = "Every rank that shows this cause is slower by it; in a synchronous job the others wait for the slowest.",
+        action = m.action,
+        commands = cmds,
+        saving_ns = m.saving_median_ns,
+        saving_formula = "median over the affected ranks of each rank's own saving (rule " .. m.rule .. ")",
+        confidence = m.confidence,
+        evidence = { { fact = "cluster.rank_findings", value = m.rule } },
+        data = { rule = m.rule, ranks = n, rank_count = m.rank_count },
+      }
+    end
+  end
+end
