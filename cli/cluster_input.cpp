@@ -18,6 +18,7 @@
 #include "core/cluster/cluster_facts.h"
 #include "core/diagnostics/diagnostics.h"
 #include "loaders/analysis_db_comm_loader.h"
+#include "rules/attribution.h"
 #include "loaders/communication_loader.h"
 #include "loaders/load_error.h"
 #include "reports/run_summary.h"
@@ -174,7 +175,9 @@ json own_findings(const Facts& f, const RuleOptions& rules) {
   std::vector<RuleOutcome> outcomes;
   if (run_rules(engine, f, rules, &outcomes) != kOk) return json::array();
   json out = json::array();
-  for (const auto& x : ranked_findings(outcomes)) {
+  json ranked = ranked_findings(outcomes);
+  attribute_savings(ranked, f.doc);  // the rank's savings add up to at most its step, as in its own report
+  for (const auto& x : ranked) {
     if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
     json c = json::object();
     for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns", "saving_ratio",
