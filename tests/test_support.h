@@ -1,5 +1,7 @@
 // Helpers shared by the tests: temporary files and one-call loading.
 #pragma once
+#include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -60,6 +62,18 @@ inline std::string source_dir() { return NPU_SOURCE_DIR; }
 inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
 inline std::string sample_run() {
   return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt";
+}
+
+// Creates the SQLite database `path` and runs `sql` in it (fixtures of the DB loaders).
+inline void make_db(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << msg;
 }
 
 // The JSON report of `npu-advisor analyze PATH`, produced by the CLI itself (exit 0 expected).

@@ -551,16 +551,7 @@ TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
 
 namespace {
 
-void make_db(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string msg = err ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << msg;
-}
+using npu::test::make_db;
 
 TEST(AnalysisDbComm, MatrixGivesTheCommunicationMatrixJsonLinks) {
   TempDir dir;

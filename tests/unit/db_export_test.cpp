@@ -22,17 +22,7 @@ namespace {
 
 using npu::test::TempDir;
 
-// Creates `path` and runs `sql` in it.
-void make_db(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string msg = err ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << msg;
-}
+using npu::test::make_db;
 
 // Two compute tasks, one HCCL transport task and one runtime task on device 3, in the newest
 // documented schema (table_fields.py): blockNum/mixBlockNum, text as STRING_IDS ids.
