@@ -98,9 +98,8 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     return best;
   };
 
-  std::vector<Step> steps = m.steps;
-  std::vector<StepWindow> windows = device_step_windows(m, steps);
-  const StepWindowIndex index(windows);
+  const std::vector<Step>& steps = m.steps;
+  const StepWindowIndex index(ctx.step_windows);
 
   // Byte alignment (msprof-analyze's rule): SDMA transfers over a link (not ON_CHIP) of more
   // than 512 B should move a multiple of 512 B; an operator with any other is not aligned.

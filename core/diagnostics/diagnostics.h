@@ -5,6 +5,7 @@
 #include "core/device_tasks.h"
 #include "core/facts.h"
 #include "core/model.h"
+#include "core/step_windows.h"
 
 namespace npu {
 
@@ -12,7 +13,9 @@ namespace npu {
 struct DiagnosticContext {
   const RunModel& model;
   DeviceTimeline device;
-  explicit DiagnosticContext(const RunModel& m) : model(m), device(extract_device_timeline(m)) {}
+  std::vector<StepWindow> step_windows;  // where each of model.steps lies on the device
+  explicit DiagnosticContext(const RunModel& m)
+      : model(m), device(extract_device_timeline(m)), step_windows(device_step_windows(m, m.steps)) {}
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);    // run_context.cpp: "run"

@@ -344,7 +344,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
   std::vector<Step> steps = m.steps;
   const bool pseudo = steps.empty();
   if (pseudo) steps.push_back(Step{kNoId, d.window.start, d.window.end, {}});
-  std::vector<StepWindow> windows = device_step_windows(m, steps);
+  std::vector<StepWindow> windows = pseudo ? device_step_windows(m, steps) : ctx.step_windows;
   if (pseudo) windows[0].end = std::numeric_limits<Ns>::max();
 
   Accumulator acc(steps.size());
