@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "loaders/detect.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/run_loader.h"
 
 int main(int argc, char** argv) {

@@ -15,12 +15,13 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "core/cluster/cluster_facts.h"
-#include "core/diagnostics/diagnostics.h"
+#include "pipeline/input_stamp.h"
+#include "facts/cluster/cluster_facts.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "loaders/analysis_db_comm_loader.h"
 #include "rules/attribution.h"
 #include "loaders/communication_loader.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "reports/run_summary.h"
 
 namespace npu::cli {
@@ -246,25 +247,6 @@ json cluster_summary(const std::string& path, const std::string& description, co
 
 }  // namespace
 
-void add_analysis_db_communication(Facts& f, const Detection& d) {
-  if (d.analysis_db.empty() || !fs::is_regular_file(d.analysis_db)) return;
-  auto it = f.doc.find("communication");
-  if (it == f.doc.end() || !it->is_object() || it->contains("links")) return;
-  json& c = *it;
-  json links = load_comm_analyzer_links(d.analysis_db);
-  if (links.empty()) return;
-  c["links"] = std::move(links);
-  c["links_source"] = d.analysis_db + " (table CommAnalyzerMatrix)";
-  // The facts said the links were unavailable (no communication_matrix.json): not any more.
-  json& un = f.doc["unavailable"];
-  if (un.is_array()) {
-    json kept = json::array();
-    for (const auto& u : un)
-      if (u.value("fact", "") != "communication.links") kept.push_back(u);
-    un = std::move(kept);
-  }
-}
-
 ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt) {
   ClusterAnalysis out;
   std::vector<cluster::RankFacts> loaded(d.members.size());
@@ -289,8 +271,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
           if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
             throw LoadError::whole_file(d.members[i], "holds no profiler data (no trace events, kernels or step times)");
           f = compute_facts(m);
-          add_analysis_db_communication(f, md);
-          f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
+          pipeline::stamp_input(f, d.members[i], md);
           if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
         }  // the model (events) is gone here; only facts stay
         // Give the freed pages back: the small facts that stay would otherwise pin a whole rank's
@@ -339,8 +320,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& c
         Detection md = detect_input(d.members[i]);
         RunModel model = load_run_for_cli(md, common);
         Facts f = compute_facts(model);
-        add_analysis_db_communication(f, md);
-        f.doc["input"] = {{"path", d.members[i]}, {"kind", to_string(md.kind)}, {"description", md.description}};
+        pipeline::stamp_input(f, d.members[i], md);
         out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f)});
       }
       name_one_worker(out);

@@ -1,10 +1,11 @@
 // `npu-advisor analyze PATH` / `analyze --facts DIR`: load -> facts -> rules -> report.
-// A cluster (several ranks, or a folder of per-rank facts) goes through core/cluster first;
+// A cluster (several ranks, or a folder of per-rank facts) goes through facts/cluster first;
 // from the facts on, single runs and clusters share the same rules and renderers.
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "core/diagnostics/diagnostics.h"
+#include "pipeline/input_stamp.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "reports/report_document.h"
 #include "reports/run_summary.h"
 
@@ -125,8 +126,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       summary = summarize_run(model, d);
       facts = compute_facts(model);
       // Rules name real folders in their commands (the job folder around this run).
-      facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
-      add_analysis_db_communication(facts, d);
+      pipeline::stamp_input(facts, path, d);
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 namespace npu::cli {
 namespace {

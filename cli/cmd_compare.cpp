@@ -5,10 +5,11 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "pipeline/input_stamp.h"
 #include "reports/html_timeline.h"
-#include "core/diagnostics/diagnostics.h"
-#include "loaders/json_file.h"
-#include "loaders/load_error.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "base/json_file.h"
+#include "base/load_error.h"
 
 namespace npu::cli {
 namespace {
@@ -52,7 +53,7 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
     RunModel m = load_run_for_cli(d, common);
     side.warnings = m.stats.warnings;
     side.facts = compute_facts(m);
-    side.facts.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+    pipeline::stamp_input(side.facts, path, d);
     side.kind = to_string(d.kind);
     side.description = d.description;
   }

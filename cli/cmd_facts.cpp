@@ -2,8 +2,9 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "core/diagnostics/diagnostics.h"
-#include "loaders/load_error.h"
+#include "pipeline/input_stamp.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "base/load_error.h"
 
 namespace npu::cli {
 
@@ -15,8 +16,7 @@ int cmd_facts(const std::string& path, const CommonOptions& common, const std::s
   RunModel m = load_run_for_cli(d, common);
   if (output_is_an_input(out_file, d, &m)) return kBadInput;
   Facts f = compute_facts(m);
-  add_analysis_db_communication(f, d);
-  f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+  pipeline::stamp_input(f, path, d);
   if (!write_output(out_file, json_text(f.doc) + "\n")) return kBadInput;
   if (!out_file.empty() && !common.quiet) std::fprintf(stderr, "facts written to %s\n", out_file.c_str());
   return kOk;

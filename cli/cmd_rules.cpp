@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "rules/rule_fixtures.h"
 
 namespace npu::cli {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "collector/capture.h"
-#include "core/compare/gate.h"
+#include "compare/gate.h"
 #include "loaders/run_loader.h"
 #include "rules/rule_engine.h"
 
@@ -37,7 +37,7 @@ RunModel load_run_for_cli(const Detection& d, const CommonOptions& common);
 // errors of a cluster are kept in the document. Throws LoadError for a bad single input.
 nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
 
-// Cluster analysis (cli/cluster_input.cpp, core/cluster): per-rank facts, reduced.
+// Cluster analysis (cli/cluster_input.cpp, facts/cluster): per-rank facts, reduced.
 struct ClusterOptions {
   std::string facts_dir;  // analyze --facts DIR: reduce a folder of per-rank *.facts.json
   int workers = 2;        // ranks loaded at once (memory: about this many ranks' worth)
@@ -60,10 +60,6 @@ struct ClusterAnalysis {
   std::string not_cluster_why;
   bool is_run_list() const { return !runs.empty(); }
 };
-// A torch_npu db export has no communication_matrix.json: its analysis.db's CommAnalyzerMatrix is
-// read into `communication.links` (the ops come from CommAnalyzerTime in diagnose_communication).
-// No-op when the facts already have links, have no communication ops, or there is no analysis.db.
-void add_analysis_db_communication(Facts& facts, const Detection& d);
 ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt);
 ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);
 

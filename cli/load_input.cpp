@@ -9,8 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "loaders/input_registry.h"
-#include "loaders/load_error.h"
+#include "base/input_registry.h"
+#include "base/load_error.h"
 #include "reports/run_summary.h"
 
 namespace npu::cli {

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_guard.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 #ifndef NPU_ADVISOR_VERSION
 #define NPU_ADVISOR_VERSION "0.0.0"

@@ -12,7 +12,7 @@ struct OutputTarget {
 };
 
 // Checked before anything is loaded (a typo should not cost a load); write_output() checks
-// again, at the write, against every file the loaders opened (loaders/input_registry.h), which
+// again, at the write, against every file the loaders opened (base/input_registry.h), which
 // covers the files inside input folders (a cluster member's trace, a baseline run's CSV).
 //
 // True when every output leaves the inputs alone; otherwise prints one line naming the flag,

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "loaders/communication_loader.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/sqlite_db.h"
 
 namespace npu {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/model.h"
+#include "model/model.h"
 
 namespace npu {
 

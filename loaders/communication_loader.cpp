@@ -4,10 +4,10 @@
 #include <charconv>
 #include <set>
 
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "loaders/csv_table.h"
-#include "loaders/json_file.h"
-#include "loaders/load_error.h"
+#include "base/json_file.h"
+#include "base/load_error.h"
 
 namespace npu {
 namespace {

@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/decimal.h"
-#include "loaders/input_registry.h"
-#include "loaders/load_error.h"
+#include "base/decimal.h"
+#include "base/input_registry.h"
+#include "base/load_error.h"
 
 namespace npu {
 namespace {

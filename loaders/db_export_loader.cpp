@@ -1,5 +1,5 @@
 #include "loaders/db_export_loader.h"
-#include "loaders/json_file.h"
+#include "base/json_file.h"
 
 #include <algorithm>
 #include <array>
@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "loaders/db_id_index.h"
 #include "loaders/track_slice_blocks.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/sqlite_db.h"
 
 namespace npu {

@@ -13,7 +13,7 @@
 #pragma once
 #include <string>
 
-#include "core/model.h"
+#include "model/model.h"
 
 namespace npu {
 

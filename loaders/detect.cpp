@@ -5,22 +5,10 @@
 #include <fstream>
 
 #include "loaders/csv_table.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 namespace npu {
 namespace fs = std::filesystem;
-
-const char* to_string(InputKind k) {
-  switch (k) {
-    case InputKind::AscendRun: return "ascend run folder";
-    case InputKind::TraceFile: return "trace file";
-    case InputKind::Cluster: return "cluster (several ranks)";
-    case InputKind::AscendDb: return "SQLite export";
-    case InputKind::MsprofFolder: return "msprof PROF_ folder";
-    case InputKind::MindSporeLegacy: return "MindSpore legacy profiler folder";
-  }
-  return "?";
-}
 
 namespace {
 

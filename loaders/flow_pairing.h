@@ -8,7 +8,7 @@
 #pragma once
 #include <unordered_map>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "loaders/trace_chunk_parser.h"
 
 namespace npu {

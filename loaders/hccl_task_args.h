@@ -3,7 +3,7 @@
 // only the data-moving plane tasks (Memcpy, Reduce*, RDMA*, ...) are needed, so a second look at
 // those few events costs less than carrying args for every event.
 #pragma once
-#include "core/model.h"
+#include "model/model.h"
 
 namespace npu {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "loaders/trace_json_loader.h"
 
 namespace npu {

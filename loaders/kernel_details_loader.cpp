@@ -4,7 +4,7 @@
 
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "core/decimal.h"
+#include "base/decimal.h"
 
 namespace npu {
 namespace {

@@ -1,5 +1,5 @@
 // The three memory CSVs of a profile_memory=True run.
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
 

@@ -1,5 +1,5 @@
 // op_statistic.csv: the profiler's per-operator-type totals.
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
 

@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "loaders/ascend_files.h"
-#include "loaders/json_file.h"
+#include "base/json_file.h"
 
 namespace npu {
 

@@ -7,9 +7,10 @@
 #include "loaders/db_export_loader.h"
 #include "loaders/hccl_task_args.h"
 #include "loaders/input_files.h"
-#include "loaders/json_file.h"
+#include "base/json_file.h"
 #include "loaders/msprof_loader.h"
-#include "loaders/load_error.h"
+#include "loaders/run_communication.h"
+#include "base/load_error.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -181,6 +182,7 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
   }
   model.finalize();
   load_hccl_task_args(model);  // needs the final slice order
+  load_run_communication(d, model);
   if (model.meta.framework.empty() && (d.kind == InputKind::AscendRun || d.kind == InputKind::TraceFile)) {
     for (const auto& t : model.tracks)
       if (t.kind == TrackKind::Device || t.kind == TrackKind::HostCANN) {

@@ -1,7 +1,7 @@
 // Loads one run (an Ascend run folder or a single trace file) into a finalised RunModel,
 // recording for every input file whether it was found, and why it matters when it was not.
 #pragma once
-#include "core/model.h"
+#include "model/model.h"
 #include "loaders/detect.h"
 #include "loaders/trace_json_loader.h"
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "loaders/input_registry.h"
-#include "loaders/load_error.h"
+#include "base/input_registry.h"
+#include "base/load_error.h"
 
 namespace npu {
 

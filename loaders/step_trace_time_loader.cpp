@@ -1,5 +1,5 @@
 // step_trace_time.csv: the profiler's own per-step breakdown (values in us).
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "core/decimal.h"
+#include "base/decimal.h"
 
 namespace npu {
 namespace od = simdjson::ondemand;

@@ -1,5 +1,5 @@
 #include "loaders/trace_json_loader.h"
-#include "loaders/json_file.h"
+#include "base/json_file.h"
 
 #include <simdjson.h>
 
@@ -13,9 +13,9 @@
 #include <thread>
 #include <unordered_map>
 
-#include "loaders/byte_source.h"
+#include "base/byte_source.h"
 #include "loaders/flow_pairing.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/trace_chunk_parser.h"
 #include "loaders/track_slice_blocks.h"
 

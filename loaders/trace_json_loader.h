@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/model.h"
+#include "model/model.h"
 
 namespace npu {
 

@@ -13,7 +13,7 @@
 #include <new>
 #include <vector>
 
-#include "core/model.h"
+#include "model/model.h"
 
 namespace npu {
 

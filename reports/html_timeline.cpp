@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/compare/compare.h"
+#include "compare/compare.h"
 
 namespace npu {
 namespace {

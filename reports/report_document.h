@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/facts.h"
+#include "facts/facts.h"
 #include "rules/rule_engine.h"
 
 namespace npu {

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "core/decimal.h"
-#include "core/facts.h"
+#include "base/decimal.h"
+#include "facts/facts.h"
 
 namespace npu {
 namespace {

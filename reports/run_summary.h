@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/model.h"
-#include "loaders/detect.h"
+#include "model/model.h"
+#include "model/input.h"
 
 namespace npu {
 

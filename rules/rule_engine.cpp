@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "loaders/byte_source.h"
-#include "loaders/load_error.h"
+#include "base/byte_source.h"
+#include "base/load_error.h"
 #include "rules/builtin_rules.h"
 
 namespace npu {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/facts.h"
+#include "facts/facts.h"
 #include "rules/lua_sandbox.h"
 
 namespace npu {

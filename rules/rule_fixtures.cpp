@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "loaders/byte_source.h"
-#include "loaders/json_file.h"
-#include "loaders/load_error.h"
+#include "base/byte_source.h"
+#include "base/json_file.h"
+#include "base/load_error.h"
 #include "rules/rule_engine.h"
 
 namespace npu {

@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "fuzz_util.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 namespace {
 

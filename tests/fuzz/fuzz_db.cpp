@@ -8,10 +8,10 @@
 #include <exception>
 #include <string>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "fuzz_util.h"
 #include "loaders/db_export_loader.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 namespace {
 

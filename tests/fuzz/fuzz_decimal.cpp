@@ -1,4 +1,4 @@
-// libFuzzer target: the decimal conversions of core/decimal.h.
+// libFuzzer target: the decimal conversions of base/decimal.h.
 //
 // The input is one cell of text. Beyond "no crash, no sanitizer report", the results are
 // checked against an exact reference (128-bit integers) for plain decimals
@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/decimal.h"
+#include "base/decimal.h"
 #include "fuzz_util.h"
 
 namespace {

@@ -22,9 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "fuzz_util.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/trace_json_loader.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 
 namespace npu_fuzz {
 

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "reports/report_document.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"

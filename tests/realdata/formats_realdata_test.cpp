@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

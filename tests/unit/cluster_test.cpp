@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/cluster/cluster_facts.h"
-#include "core/cluster/dixon.h"
+#include "facts/cluster/cluster_facts.h"
+#include "facts/cluster/dixon.h"
 #include "loaders/communication_loader.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// `compare` (core/compare): the statistics, and the facts delta on pairs of runs generated with
+// `compare` (compare): the statistics, and the facts delta on pairs of runs generated with
 // planted regressions (tools/gen_sample.py --slow-op / --extra-free-us / --new-aicpu /
 // --noise-seed) and on two real ranks. docs/compare-gate.md.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/compare/compare.h"
-#include "core/compare/stats.h"
-#include "core/diagnostics/diagnostics.h"
-#include "loaders/json_file.h"
+#include "compare/compare.h"
+#include "compare/stats.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "base/json_file.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
 

@@ -51,11 +51,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/decimal.h"
-#include "core/model.h"
+#include "base/decimal.h"
+#include "model/model.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "loaders/trace_json_loader.h"
 
 namespace fs = std::filesystem;

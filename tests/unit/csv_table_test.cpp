@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/decimal.h"
-#include "loaders/load_error.h"
+#include "base/decimal.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 using npu::CsvTable;

@@ -12,10 +12,10 @@
 #include <set>
 #include <map>
 
-#include "core/diagnostics/diagnostics.h"
-#include "core/facts.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "facts/facts.h"
 #include "loaders/db_export_loader.h"
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

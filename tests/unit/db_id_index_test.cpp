@@ -1,5 +1,5 @@
 // Known answers for the database loader's id index (loaders/db_id_index.h), the huge-page
-// allocation policy (core/huge_page_new.cpp) and the slice order finalize() gives.
+// allocation policy (base/huge_page_new.cpp) and the slice order finalize() gives.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/model.h"
+#include "model/model.h"
 #include "loaders/db_id_index.h"
 
 namespace {

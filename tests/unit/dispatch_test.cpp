@@ -1,4 +1,4 @@
-// facts.dispatch (core/diagnostics/dispatch.cpp, docs/facts-dispatch.md): hand-built traces
+// facts.dispatch (facts/diagnostics/dispatch.cpp, docs/facts-dispatch.md): hand-built traces
 // with known answers, the shipped sample against expected.json, and the real mstt trace
 // against numbers computed independently in Python.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
 
 using nlohmann::json;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "core/diagnostics/diagnostics.h"
-#include "core/intervals.h"
-#include "loaders/load_error.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "base/intervals.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 using npu::Interval;

@@ -1,4 +1,4 @@
-// `gate` (core/compare/gate.cpp, cli/cmd_gate.cpp): budget parsing, config files, and the
+// `gate` (compare/gate.cpp, cli/cmd_gate.cpp): budget parsing, config files, and the
 // verdict end to end through the CLI on generated pairs: identical and noise-only runs pass,
 // planted regressions fail. docs/compare-gate.md.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/compare/gate.h"
-#include "loaders/json_file.h"
-#include "loaders/load_error.h"
+#include "compare/gate.h"
+#include "base/json_file.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

@@ -12,8 +12,8 @@
 
 #include "loaders/ascend_files.h"
 #include "loaders/db_export_loader.h"
-#include "loaders/json_file.h"
-#include "loaders/load_error.h"
+#include "base/json_file.h"
+#include "base/load_error.h"
 #include "loaders/sqlite_db.h"
 #include "test_support.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
 

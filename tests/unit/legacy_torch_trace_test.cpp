@@ -2,7 +2,7 @@
 // string pid "CPU functions", no categories. Its events are host operators of a CPU-only run.
 #include <gtest/gtest.h>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
 
 namespace {

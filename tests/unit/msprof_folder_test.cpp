@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "core/facts.h"
-#include "loaders/load_error.h"
+#include "facts/facts.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// facts.timeline (core/diagnostics/timeline.cpp, docs/facts-timeline.md) on a hand-built trace
+// facts.timeline (facts/diagnostics/timeline.cpp, docs/facts-timeline.md) on a hand-built trace
 // with known answers, its bounds, and the HTML section around it (reports/html_timeline.cpp).
 // The picture itself is checked in a real browser by tests/browser/.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/diagnostics/diagnostics.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "reports/report_document.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include "loaders/load_error.h"
+#include "base/load_error.h"
 #include "test_support.h"
 
 using npu::RunModel;

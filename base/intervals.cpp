@@ -1,0 +1,66 @@
+#include "base/intervals.h"
+
+#include <algorithm>
+
+namespace npu {
+
+Intervals union_of(Intervals in) {
+  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  Intervals out;
+  for (const auto& iv : in) {
+    if (iv.end <= iv.start) continue;
+    if (!out.empty() && iv.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, iv.end);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  return out;
+}
+
+Intervals difference(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  size_t j = 0;
+  for (const auto& iv : a) {
+    Ns cur = iv.start;
+    while (j < b.size() && b[j].end <= cur) ++j;
+    size_t k = j;
+    while (k < b.size() && b[k].start < iv.end) {
+      if (b[k].start > cur) out.push_back({cur, b[k].start});
+      cur = std::max(cur, b[k].end);
+      if (cur >= iv.end) break;
+      ++k;
+    }
+    if (cur < iv.end) out.push_back({cur, iv.end});
+  }
+  return out;
+}
+
+Intervals intersection(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    Ns lo = std::max(a[i].start, b[j].start), hi = std::min(a[i].end, b[j].end);
+    if (lo < hi) out.push_back({lo, hi});
+    if (a[i].end < b[j].end) ++i;
+    else ++j;
+  }
+  return out;
+}
+
+Ns total_length(const Intervals& v) {
+  Ns t = 0;
+  for (const auto& iv : v) t += iv.length();
+  return t;
+}
+
+Intervals clip(const Intervals& v, Ns lo, Ns hi) {
+  Intervals out;
+  for (const auto& iv : v) {
+    Ns s = std::max(iv.start, lo), e = std::min(iv.end, hi);
+    if (s < e) out.push_back({s, e});
+  }
+  return out;
+}
+
+}  // namespace npu

@@ -1,0 +1,267 @@
+// Text and Markdown renderings of a compare document (they read only the document).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "compare/compare.h"
+
+namespace npu::compare {
+
+using nlohmann::json;
+
+namespace {
+
+double d(const json& j, const char* k, double def = 0) {
+  auto it = j.find(k);
+  return it != j.end() && it->is_number() ? it->get<double>() : def;
+}
+
+std::string ratio_pct(const json& v) { return v.is_number() ? fmt_signed_pct(v.get<double>()) : "n/a"; }
+
+std::string noise_line(const json& nz) {
+  if (!nz.is_object()) return "";
+  if (!nz.value("possible", false)) return "noise test not possible: " + nz.value("why", std::string());
+  const json& mw = nz["test"];
+  return fmt::format("{:.0f}% bootstrap CI of the median difference [{}, {}] ({}), {} p = {:.3g} ({}): {}",
+                     d(nz, "confidence") * 100, fmt_signed_ms(d(nz, "ci_low")), fmt_signed_ms(d(nz, "ci_high")),
+                     nz.value("pairing", ""), mw.value("name", ""), d(mw, "p_value"), mw.value("method", ""),
+                     nz.value("significant", false) ? "beyond step-to-step noise" : "within step-to-step noise");
+}
+
+std::string ratio_noise_line(const json& nz) {
+  if (!nz.is_object() || !nz.value("possible", false)) return "";
+  return fmt::format("{:.0f}% CI [{:+.2f}, {:+.2f}] points, {}", d(nz, "confidence") * 100, d(nz, "ci_low") * 100,
+                     d(nz, "ci_high") * 100, nz.value("significant", false) ? "beyond noise" : "within noise");
+}
+
+std::string metric_value(const json& v, const std::string& unit) {
+  if (!v.is_number()) return "-";
+  double x = v.get<double>();
+  if (unit == "ns") return fmt_ms(x);
+  if (unit == "ratio") return fmt::format("{:.1f}%", x * 100);
+  if (unit == "MB") return fmt::format("{:.1f} MB", x);
+  return fmt::format("{:.3g}", x);
+}
+
+std::string metric_delta(const json& r) {
+  if (!r["delta"].is_number()) return "-";
+  double x = r["delta"].get<double>();
+  std::string unit = r.value("unit", "");
+  if (unit == "ns") return fmt_signed_ms(x);
+  if (unit == "ratio") return fmt::format("{:+.1f} pts", x * 100);
+  if (unit == "MB") return fmt::format("{:+.1f} MB", x);
+  return fmt::format("{:+.3g}", x);
+}
+
+std::string side_line(const json& s) {
+  int n = s.value("steps", 0);
+  return fmt::format("{} ({}; {} step{}{})", s.value("path", ""), s.value("kind", ""), n, n == 1 ? "" : "s",
+                     s["framework"].is_string() ? ", " + s["framework"].get<std::string>() : "");
+}
+
+std::string why_noise(const json& basis) {
+  const json& s = basis["significant"];
+  if (!s.is_boolean()) return "";
+  return s.get<bool>() ? "; beyond step-to-step noise" : "; within step-to-step noise";
+}
+
+std::string cell(std::string s) {
+  for (auto& c : s)
+    if (c == '|' || c == '\n') c = ' ';
+  return s;
+}
+
+}  // namespace
+
+std::string render_compare_text(const json& doc) {
+  std::string o;
+  o += "npu-advisor compare\n";
+  o += "  base: " + side_line(doc["base"]) + "\n";
+  o += "  new:  " + side_line(doc["new"]) + "\n";
+
+  const json& st = doc["step_time"];
+  if (st.value("available", false)) {
+    const json& b = st["base"];
+    const json& n = st["new"];
+    o += fmt::format("\nStep time: {}; median of {} base / {} new steps\n", st.value("basis", ""), d(b, "steps_used"),
+                     d(n, "steps_used"));
+    o += fmt::format("  base {}  new {}  delta {} ({})\n", fmt_ms(d(b, "median_ns")), fmt_ms(d(n, "median_ns")),
+                     fmt_signed_ms(d(st, "delta_ns")), ratio_pct(st["delta_ratio"]));
+    o += fmt::format("  spread (MAD): base {}  new {};  p90: base {}  new {}\n", fmt_ms(d(b, "mad_ns")),
+                     fmt_ms(d(n, "mad_ns")), fmt_ms(d(b, "p90_ns")), fmt_ms(d(n, "p90_ns")));
+    o += "  " + noise_line(st["noise"]) + "\n";
+
+    const json& dv = doc["device_time"];
+    const json& dec = dv["decomposition"];
+    o += "\nDevice time per step = computing + comm not overlapped + free (medians of per-step values)\n";
+    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  {}\n", "part", "base", "new", "delta", "noise");
+    for (const auto& p : dec["parts"]) {
+      const json& nz = p["noise"];
+      std::string nt = !nz.value("possible", false) ? "-" : nz.value("significant", false) ? "beyond noise" : "within noise";
+      o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  {}\n", p.value("label", ""), fmt_ms(d(p, "base_median_ns")),
+                       fmt_ms(d(p, "new_median_ns")), fmt_signed_ms(d(p, "delta_ns")), nt);
+    }
+    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}\n", "sum of the parts", "", "", fmt_signed_ms(d(dec, "sum_of_parts_ns")));
+    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}\n", "residual (medians do not add up)", "", "",
+                     fmt_signed_ms(d(dec, "residual_ns")));
+    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  ({})\n", "device time", fmt_ms(d(dv["base"], "median_ns")),
+                     fmt_ms(d(dv["new"], "median_ns")), fmt_signed_ms(d(dv, "delta_ns")), ratio_pct(dv["delta_ratio"]));
+    const json& fr = dv["free_ratio"];
+    o += fmt::format("  free ratio: {:.1f}% -> {:.1f}% ({:+.1f} pts){}\n", d(fr, "base_median") * 100,
+                     d(fr, "new_median") * 100, d(fr, "delta") * 100,
+                     ratio_noise_line(fr["noise"]).empty() ? "" : "; " + ratio_noise_line(fr["noise"]));
+  }
+
+  const json& why = doc["why"];
+  o += fmt::format("\nWhy ({} by {} of device time per step{})\n", doc["why_basis"].value("direction", ""),
+                   fmt_signed_ms(d(doc["why_basis"], "total_delta_ns")), why_noise(doc["why_basis"]));
+  if (why.empty()) o += "  no contributor above the reporting floor\n";
+  for (const auto& w : why) {
+    std::string share = w["share_of_delta"].is_number() ? fmt::format(" [{:.0f}% of the delta]", w["share_of_delta"].get<double>() * 100) : "";
+    o += fmt::format("  {}. {}{}\n", w.value("rank", 0), w.value("summary", ""), share);
+    for (const auto& r : w.value("related", json::array())) o += "       - " + r.get<std::string>() + "\n";
+  }
+
+  const json& ops = doc["operators"];
+  if (ops.value("available", false)) {
+    std::string kf = ops.value("matched_by", "type");
+    const json& table = kf == "type" ? ops["by_type"] : ops["by_name"];
+    o += fmt::format("\nOperators by {} (per step; top changes)\n", kf);
+    o += fmt::format("  {:<40} {:>11} {:>11} {:>11} {:>8}  {}\n", kf, "base", "new", "delta", "calls", "status");
+    int shown = 0;
+    for (const auto& r : table) {
+      if (shown++ >= 8) break;
+      std::string calls = r.contains("delta_calls_per_step") ? fmt::format("{:+g}", r["delta_calls_per_step"].get<double>()) : "-";
+      o += fmt::format("  {:<40} {:>11} {:>11} {:>11} {:>8}  {}\n", r.value(kf, "").substr(0, 40),
+                       r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
+                       r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
+                       r.contains("delta_per_step_ns") ? fmt_signed_ms(d(r, "delta_per_step_ns")) : "-", calls,
+                       r.value("status", ""));
+    }
+    if (!ops["new"].empty()) o += "  new: " + ops["new"].dump() + "\n";
+    if (!ops["vanished"].empty()) o += "  vanished: " + ops["vanished"].dump() + "\n";
+    if (ops.contains("ai_cpu"))
+      o += fmt::format("  AI CPU calls per step: {:g} -> {:g}\n", d(ops["ai_cpu"], "base_calls_per_step"),
+                       d(ops["ai_cpu"], "new_calls_per_step"));
+  }
+  if (doc["dispatch"].value("available", false)) {
+    o += "\nDispatch\n";
+    for (const auto& r : doc["dispatch"]["metrics"])
+      if (!r["base"].is_null() || !r["new"].is_null())
+        o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], r["unit"]),
+                       metric_value(r["new"], r["unit"]), metric_delta(r));
+  }
+  if (!doc["host_activity"]["metrics"].empty()) {
+    o += "\nHost activity per step\n";
+    for (const auto& r : doc["host_activity"]["metrics"])
+      o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], "ns"),
+                       metric_value(r["new"], "ns"), metric_delta(r));
+  }
+  if (doc["memory"].value("available", false)) {
+    o += "\nMemory\n";
+    for (const auto& r : doc["memory"]["metrics"])
+      o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], "MB"),
+                       metric_value(r["new"], "MB"), metric_delta(r));
+  }
+  const json& f = doc["findings"];
+  o += fmt::format("\nFindings: {} appeared, {} disappeared, {} in both\n", f["appeared"].size(), f["disappeared"].size(),
+                   f["persisting"].size());
+  for (const auto& x : f["appeared"])
+    o += fmt::format("  + {} ({}): {}\n", x.value("title", ""), x.value("rule", ""), x.value("observed", ""));
+  for (const auto& x : f["disappeared"]) o += fmt::format("  - {} ({})\n", x.value("title", ""), x.value("rule", ""));
+  if (!doc["notes"].empty()) {
+    o += "\nNotes\n";
+    for (const auto& n : doc["notes"]) o += "  - " + n.get<std::string>() + "\n";
+  }
+  return o;
+}
+
+std::string render_compare_markdown(const json& doc) {
+  std::string o = "# npu-advisor compare\n\n";
+  o += "| | path | kind | steps |\n|---|---|---|---:|\n";
+  for (const char* s : {"base", "new"})
+    o += fmt::format("| **{}** | `{}` | {} | {} |\n", s, cell(doc[s].value("path", "")), cell(doc[s].value("kind", "")),
+                     doc[s].value("steps", 0));
+  const json& st = doc["step_time"];
+  if (st.value("available", false)) {
+    o += fmt::format("\n## Step time\n\n{}; median over {} base / {} new steps.\n\n", st.value("basis", ""),
+                     d(st["base"], "steps_used"), d(st["new"], "steps_used"));
+    o += "| | base | new | delta |\n|---|---:|---:|---:|\n";
+    o += fmt::format("| median | {} | {} | **{}** ({}) |\n", fmt_ms(d(st["base"], "median_ns")),
+                     fmt_ms(d(st["new"], "median_ns")), fmt_signed_ms(d(st, "delta_ns")), ratio_pct(st["delta_ratio"]));
+    o += fmt::format("| p90 | {} | {} | {} |\n", fmt_ms(d(st["base"], "p90_ns")), fmt_ms(d(st["new"], "p90_ns")),
+                     fmt_signed_ms(d(st, "p90_delta_ns")));
+    o += fmt::format("| spread (MAD) | {} | {} | |\n", fmt_ms(d(st["base"], "mad_ns")), fmt_ms(d(st["new"], "mad_ns")));
+    o += "\n" + noise_line(st["noise"]) + "\n";
+
+    const json& dv = doc["device_time"];
+    const json& dec = dv["decomposition"];
+    o += "\n## Device time decomposition\n\nMedians of per-step values; device time = computing + communication not "
+         "overlapped + free.\n\n";
+    o += "| part | base | new | delta | share | noise |\n|---|---:|---:|---:|---:|---|\n";
+    for (const auto& p : dec["parts"]) {
+      const json& nz = p["noise"];
+      o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", p.value("label", ""), fmt_ms(d(p, "base_median_ns")),
+                       fmt_ms(d(p, "new_median_ns")), fmt_signed_ms(d(p, "delta_ns")),
+                       p["share_of_delta"].is_number() ? fmt::format("{:.0f}%", p["share_of_delta"].get<double>() * 100) : "-",
+                       !nz.value("possible", false) ? "-" : nz.value("significant", false) ? "beyond noise" : "within noise");
+    }
+    o += fmt::format("| sum of the parts | | | {} | | |\n", fmt_signed_ms(d(dec, "sum_of_parts_ns")));
+    o += fmt::format("| residual | | | {} | | |\n", fmt_signed_ms(d(dec, "residual_ns")));
+    o += fmt::format("| **device time** | {} | {} | **{}** | | |\n", fmt_ms(d(dv["base"], "median_ns")),
+                     fmt_ms(d(dv["new"], "median_ns")), fmt_signed_ms(d(dv, "delta_ns")));
+  }
+  o += fmt::format("\n## Why ({} by {} of device time per step{})\n\n", doc["why_basis"].value("direction", ""),
+                   fmt_signed_ms(d(doc["why_basis"], "total_delta_ns")), why_noise(doc["why_basis"]));
+  if (doc["why"].empty()) o += "No contributor above the reporting floor.\n";
+  for (const auto& w : doc["why"]) {
+    std::string share = w["share_of_delta"].is_number() ? fmt::format(" *({:.0f}% of the delta)*", w["share_of_delta"].get<double>() * 100) : "";
+    o += fmt::format("{}. {}{}\n", w.value("rank", 0), cell(w.value("summary", "")), share);
+    for (const auto& r : w.value("related", json::array())) o += "   - " + cell(r.get<std::string>()) + "\n";
+  }
+  const json& ops = doc["operators"];
+  if (ops.value("available", false)) {
+    std::string kf = ops.value("matched_by", "type");
+    const json& table = kf == "type" ? ops["by_type"] : ops["by_name"];
+    o += fmt::format("\n## Operators by {} (per step)\n\n| {} | core | base | new | delta | calls/step | status |\n"
+                     "|---|---|---:|---:|---:|---:|---|\n",
+                     kf, kf);
+    int shown = 0;
+    for (const auto& r : table) {
+      if (shown++ >= 12) break;
+      std::string st = r.value("status", "");
+      std::string calls = st == "unlisted" ? "-"
+                                           : fmt::format("{:g} → {:g}", r["base"].is_null() ? 0.0 : d(r["base"], "calls_per_step"),
+                                                         r["new"].is_null() ? 0.0 : d(r["new"], "calls_per_step"));
+      o += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", cell(r.value(kf, "")), r.value("accelerator_core", ""),
+                       r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
+                       r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
+                       r.contains("delta_per_step_ns") ? fmt_signed_ms(d(r, "delta_per_step_ns")) : "-", calls,
+                       r.value("status", ""));
+    }
+  }
+  auto metric_table = [&](const char* title, const json& rows) {
+    if (rows.empty()) return;
+    o += fmt::format("\n## {}\n\n| metric | base | new | delta |\n|---|---:|---:|---:|\n", title);
+    for (const auto& r : rows)
+      if (!r["base"].is_null() || !r["new"].is_null())
+        o += fmt::format("| {} | {} | {} | {} |\n", r.value("label", ""), metric_value(r["base"], r.value("unit", "")),
+                       metric_value(r["new"], r.value("unit", "")), metric_delta(r));
+  };
+  if (doc["dispatch"].value("available", false)) metric_table("Dispatch", doc["dispatch"]["metrics"]);
+  metric_table("Host activity per step", doc["host_activity"]["metrics"]);
+  if (doc["memory"].value("available", false)) metric_table("Memory", doc["memory"]["metrics"]);
+  const json& f = doc["findings"];
+  o += fmt::format("\n## Findings\n\n{} appeared, {} disappeared, {} in both.\n\n", f["appeared"].size(),
+                   f["disappeared"].size(), f["persisting"].size());
+  for (const auto& x : f["appeared"])
+    o += fmt::format("- **new:** {} (`{}`): {}\n", cell(x.value("title", "")), x.value("rule", ""), cell(x.value("observed", "")));
+  for (const auto& x : f["disappeared"]) o += fmt::format("- **gone:** {} (`{}`)\n", cell(x.value("title", "")), x.value("rule", ""));
+  if (!doc["notes"].empty()) {
+    o += "\n## Notes\n\n";
+    for (const auto& n : doc["notes"]) o += "- " + cell(n.get<std::string>()) + "\n";
+  }
+  return o;
+}
+
+}  // namespace npu::compare

@@ -1,0 +1,56 @@
+// Which device tasks count as computing and which as communication, decided once here and
+// used by every diagnostic. The rule follows the profiler's own overlap analysis
+// (docs/overlap.md): computing = operator tasks (what kernel_details lists), communication
+// = HCCL operator spans; runtime tasks such as MEMCPY_ASYNC or EVENT_RECORD are neither.
+// On GPUs (Kineto) the same split, decided by event category and name: computing = kernels,
+// communication = NCCL/RCCL kernels, memcpy/memset = neither; a gpu_user_annotation (the GPU
+// copy of a record_function range such as ProfilerStep#N) is a marker, not device work.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "base/intervals.h"
+#include "model/model.h"
+
+namespace npu {
+
+enum class TaskClass : uint8_t { Compute, Communication, Other, Marker };
+
+// An NCCL (or RCCL, which keeps the names) collective or point-to-point kernel.
+bool is_nccl_kernel_name(std::string_view name);
+
+TaskClass classify_device_task(const RunModel& m, const Slice& s);
+
+// The device side of a run, extracted once: compute and communication intervals (raw and
+// unioned), the device window, and the index of every classified slice.
+struct DeviceTimeline {
+  std::vector<uint32_t> compute_slices;  // indexes into RunModel::slices
+  std::vector<uint32_t> comm_slices;     // communication operator spans
+  Intervals compute;                     // union
+  Intervals comm;                        // union
+  Interval window;                       // first device task start .. last end (incl. comm)
+  bool has_device = false;
+  bool comm_from_ops = false;  // comm spans from the HCCL/Communication op threads (else device HCCL tasks)
+  // GPU traces: the device the timeline covers (RunMetadata::device) and the others found in
+  // the same trace, left out so that two GPUs' kernels are never unioned into one timeline.
+  int32_t device = -1;
+  std::vector<int32_t> other_devices;
+};
+
+// Host calls that block until GPU work finishes (CUDA runtime/driver and HIP names):
+// Device = the whole device (cudaDeviceSynchronize), Stream = one stream or one event
+// (cudaStreamSynchronize, cudaEventSynchronize). cudaStreamWaitEvent does not block the host.
+enum class GpuSync : uint8_t { None, Stream, Device };
+GpuSync gpu_sync_kind(std::string_view runtime_call_name);
+
+// Kineto: correlation id -> the host runtime/driver call that carries it (the earliest, if an
+// id is written twice). The kernel, memcpy or memset with the same id is what it launched.
+std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunModel& m);
+
+DeviceTimeline extract_device_timeline(const RunModel& m);
+
+// The step whose [start, end) holds ts (the profiler's rule for assigning a segment to a
+// step), or -1. `steps` must be sorted by start (RunModel::steps is).
+int step_index_at(const std::vector<Step>& steps, Ns ts);
+
+}  // namespace npu

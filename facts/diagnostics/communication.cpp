@@ -1,0 +1,36 @@
+// "communication": the rank's communication.json (per operator: elapse / transit / wait /
+// synchronisation time and bandwidth per transport) and communication_matrix.json (per link).
+// Kept as records, not aggregated: the cluster analysis (facts/cluster) compares the same
+// operator across ranks, which needs each rank's per-operator numbers.
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu {
+
+void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
+  const RunModel::Communication& in = ctx.model.communication;
+  if (in.ops.is_null() && in.links.is_null()) {
+    facts.unavailable("communication",
+                      "no communication.json / communication_matrix.json (profiler_level Level1 or Level2, "
+                      "several cards, text export)");
+    return;
+  }
+  nlohmann::json c;
+  c["rank"] = ctx.model.meta.rank;
+  if (!in.ops.is_null()) {
+    c["ops"] = in.ops;
+    c["ops_source"] = in.ops_source;
+  } else {
+    facts.unavailable("communication.ops", "no communication.json: wait/transit times and bandwidth per operator");
+  }
+  if (!in.links.is_null()) {
+    c["links"] = in.links;
+    c["links_source"] = in.links_source;
+  } else {
+    facts.unavailable("communication.links", in.ops_source.find("(table") != std::string::npos
+                                                 ? "analysis.db has no CommAnalyzerMatrix rows: bandwidth per link"
+                                                 : "no communication_matrix.json: bandwidth per link");
+  }
+  facts.doc["communication"] = std::move(c);
+}
+
+}  // namespace npu

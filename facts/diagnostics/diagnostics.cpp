@@ -1,0 +1,40 @@
+#include "facts/diagnostics/diagnostics.h"
+
+#include <thread>
+
+namespace npu {
+
+Facts compute_facts(const RunModel& model) {
+  Facts f;
+  f.doc["schema"] = kFactsSchema;
+  f.doc["schema_version"] = kFactsSchemaVersion;
+  f.doc["unavailable"] = nlohmann::json::array();
+  DiagnosticContext ctx(model);
+  // Dispatch health reads only the model (never other facts) and is one of the two costliest
+  // diagnostics: on a second core it runs beside the step breakdown, into its own document,
+  // merged afterwards in the sequential order (so the facts are the same either way).
+  Facts dispatch;
+  std::thread side;
+  const bool parallel = std::thread::hardware_concurrency() > 1;
+  if (parallel) side = std::thread([&] { diagnose_dispatch(ctx, dispatch); });
+  diagnose_run_context(ctx, f);
+  diagnose_overlap(ctx, f);
+  if (parallel) {
+    side.join();
+    for (auto& [key, value] : dispatch.doc.items())
+      if (key != "unavailable") f.doc[key] = std::move(value);
+    for (const auto& u : dispatch.doc.value("unavailable", nlohmann::json::array()))
+      f.unavailable(u["fact"].get<std::string>(), u["why"].get<std::string>());
+  } else {
+    diagnose_dispatch(ctx, f);
+  }
+  diagnose_operators(ctx, f);
+  diagnose_operator_health(ctx, f);
+  diagnose_gpu(ctx, f);
+  diagnose_communication(ctx, f);
+  diagnose_collectives(ctx, f);
+  diagnose_timeline(ctx, f);
+  return f;
+}
+
+}  // namespace npu

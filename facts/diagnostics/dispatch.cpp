@@ -1,0 +1,714 @@
+// "dispatch": is the host feeding the device fast enough? (docs/facts-dispatch.md)
+//
+// Every launch arrow (HostToDevice: CANN Node@launch -> device task) gives a launch lag =
+// device task start - host launch. A device that starts a task as soon as the host launches
+// it ("vertical" arrow) was waiting on the host; a lag that grows during a step means the
+// host runs ahead and the device is the bottleneck. Idle gaps on the device that end with a
+// vertical launch are idle time the host caused. Also: the torch_npu task queue, the host
+// operator rate, synchronize calls, and long device tasks that drained the pipeline.
+//
+// Cost: one sort of the launches (F log F), one pass over the device gaps with a binary
+// search each, one pass over the host slices. No joins between flows and slices other than
+// through the indexes the model already holds.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <fmt/format.h>
+#include <optional>
+#include <string>
+
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu {
+namespace {
+
+// ---- Thresholds -------------------------------------------------------------------------
+// A launch is "vertical" when its device task starts at most this long after the host
+// launch (negative lags from host/device clock offset count too): the device started "as
+// soon as" the host launched, i.e. it was waiting on the host.
+constexpr Ns kVerticalLagNs = 50'000;
+// host-bound: at least this share of a step's launches are vertical ...
+constexpr double kHostBoundVerticalShare = 0.5;
+// ... and the device sat idle waiting on the host (host_bound_free_ratio) at least this share
+// of the step's device time.
+constexpr double kHostBoundFreeRatio = 0.10;
+// device-bound: at most this share of launches are vertical (the host ran ahead for the rest)
+// and host-caused idle stays below kHostBoundFreeRatio. Anything else is "mixed".
+constexpr double kDeviceBoundVerticalShare = 0.2;
+// A pipeline interruption is a device task or communication op longer than this ...
+constexpr Ns kInterruptMinNs = 500'000;
+// ... and longer than this many times the median compute task of its step ...
+constexpr Ns kInterruptMedianFactor = 20;
+// ... after which the next launch is vertical (lag <= kVerticalLagNs): the host waited for it.
+// At most this many interruptions are listed (the longest); all are counted.
+constexpr size_t kMaxInterruptions = 10;
+// Host-bound gaps listed per step (with evidence), and in the run-level evidence.
+constexpr size_t kTopGapsPerStep = 3;
+constexpr size_t kTopGapsOverall = 5;
+
+using nlohmann::json;
+
+// One launch arrow: host launch -> device task start.
+struct Launch {
+  Ns launch = 0;  // flow start (host)
+  Ns start = 0;   // device task start: the end slice's ts, else the flow's end ts
+  Ns lag = 0;
+  uint32_t flow = 0;
+};
+
+struct Gap {
+  Ns start = 0, end = 0;
+  Ns lag = 0;           // lag of the launch that ended the gap
+  uint32_t launch = 0;  // index into launches
+  Ns length() const { return end - start; }
+};
+
+struct LineFit {
+  double slope = 0, intercept = 0;
+  std::optional<double> r2;
+};
+
+// Least squares lag = intercept + slope * x, solved from the 2x2 normal equations on
+// centred x (well conditioned; no n x 2 design matrix for steps with millions of launches).
+// Undefined with fewer than 2 points or when every x is equal; r2 undefined when every lag is.
+std::optional<LineFit> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  const size_t n = x.size();
+  if (n < 2) return std::nullopt;
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  Eigen::Matrix2d ata = Eigen::Matrix2d::Zero();  // [sum dx^2, sum dx; sum dx, n]
+  Eigen::Vector2d aty = Eigen::Vector2d::Zero();  // [sum dx*y, sum y]
+  for (size_t i = 0; i < n; ++i) {
+    double dx = x[i] - mx;
+    ata(0, 0) += dx * dx;
+    ata(0, 1) += dx;
+    aty(0) += dx * y[i];
+    aty(1) += y[i];
+  }
+  ata(1, 0) = ata(0, 1);
+  ata(1, 1) = static_cast<double>(n);
+  if (!(ata(0, 0) > 0)) return std::nullopt;
+  Eigen::Vector2d c = ata.ldlt().solve(aty);  // lag = c0 * (x - mx) + c1
+  LineFit f{c(0), c(1) - c(0) * mx, std::nullopt};
+  double ss_res = 0, ss_tot = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double r = y[i] - (c(1) + c(0) * (x[i] - mx));
+    ss_res += r * r;
+    ss_tot += (y[i] - my) * (y[i] - my);
+  }
+  if (ss_tot > 0) f.r2 = 1.0 - ss_res / ss_tot;
+  return f;
+}
+
+// Nearest-rank on (n-1), the rule overlap.cpp uses for step-time percentiles.
+Ns quantile(const std::vector<Ns>& sorted, double p) {
+  return sorted[static_cast<size_t>(std::floor(p * static_cast<double>(sorted.size() - 1) + 0.5))];
+}
+
+// Mean rounded down (as Python's //, which tools/gen_sample.py uses for expected.json).
+Ns floor_div(Ns a, Ns b) {
+  Ns q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
+
+// "2.7 us after its launch", or for a negative lag "2.5 us before its launch (clock offset)".
+std::string after_launch(Ns lag) {
+  return lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (host/device clock offset)";
+}
+
+double ratio(Ns a, Ns b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+// Everything accumulated per step (or for the whole run).
+struct Group {
+  std::vector<uint32_t> launches;  // indexes into launches, in device start order
+  Ns busy_ns = 0, free_ns = 0, host_bound_free_ns = 0;
+  std::vector<Gap> host_bound_gaps;
+  std::vector<Ns> compute_durs;
+  Ns median_task_ns = 0;
+  uint64_t host_ops = 0, sync_calls = 0, device_sync_calls = 0, interruptions = 0;
+  Ns sync_ns = 0;
+};
+
+struct Verdict {
+  const char* cls = "unknown";
+  std::string why;
+};
+
+// The rule (docs/facts-dispatch.md). Without a device timeline there are no idle gaps to
+// blame, and the verdict rests on the launch lags alone.
+Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, bool has_device) {
+  Verdict v;
+  if (n == 0) {
+    v.why = "no launches to judge";
+    return v;
+  }
+  std::string lags = fmt::format("{:.0f}% of launches started within {} of the host launch", vertical_share * 100,
+                                 us(kVerticalLagNs));
+  if (!has_device) {
+    if (vertical_share >= kHostBoundVerticalShare) v.cls = "host-bound";
+    else if (vertical_share <= kDeviceBoundVerticalShare) v.cls = "device-bound";
+    else v.cls = "mixed";
+    v.why = lags + "; no device timeline, so judged on launch lags alone";
+    return v;
+  }
+  if (vertical_share >= kHostBoundVerticalShare && host_bound_free_ratio >= kHostBoundFreeRatio)
+    v.cls = "host-bound";
+  else if (vertical_share <= kDeviceBoundVerticalShare && host_bound_free_ratio < kHostBoundFreeRatio)
+    v.cls = "device-bound";
+  else
+    v.cls = "mixed";
+  v.why = lags + fmt::format("; the device sat idle waiting on the host for {:.1f}% of its time",
+                             host_bound_free_ratio * 100);
+  return v;
+}
+
+class Dispatch {
+ public:
+  Dispatch(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
+
+  void run() {
+    pick_flows();
+    make_steps();
+    groups_.resize(steps_.size());
+    assign_launches();
+    scan_device();
+    scan_host();
+    find_interruptions();
+
+    json out = json::object();
+    out["flow_kind"] = flow_kind_json();
+    out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
+                         {"host_bound_vertical_share", kHostBoundVerticalShare},
+                         {"host_bound_free_ratio", kHostBoundFreeRatio},
+                         {"device_bound_vertical_share", kDeviceBoundVerticalShare},
+                         {"interruption_min_ns", kInterruptMinNs},
+                         {"interruption_median_factor", kInterruptMedianFactor}};
+    json steps = json::array();
+    std::map<std::string, int> by_class;
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      json j = group_json(groups_[i], steps_[i], kTopGapsPerStep);
+      by_class[j["classification"].get<std::string>()]++;
+      steps.push_back(std::move(j));
+    }
+    out["steps"] = std::move(steps);
+    out["overall"] = overall_json(by_class);
+    out["task_queue"] = task_queue_json();
+    out["interruptions"] = interruptions_json();
+    facts_.doc["dispatch"] = std::move(out);
+    if (launches_.empty() && m_.meta.platform == "gpu")
+      facts_.unavailable("dispatch", "no runtime launch (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, ...) shares "
+                                     "a correlation id with a kernel, memcpy or memset: launch lag, vertical share, slope "
+                                     "and host-bound idle are not computed; host op rate and sync calls still are");
+    else if (launches_.empty() && run_platform(m_) == "cpu")
+      facts_.unavailable("dispatch", "CPU-only trace: no device launches, so launch lag, vertical share, slope and "
+                                     "host-bound idle are not computed; host op rate and sync calls still are");
+    else if (launches_.empty())
+      facts_.unavailable("dispatch", "no launch flows in the trace (looked for HostToDevice, then async_npu, then ac2g "
+                                     "flows with both ends): launch lag, vertical share, slope and host-bound idle "
+                                     "are not computed; task queue, host op rate and sync calls still are");
+    else if (!d_.has_device)
+      facts_.unavailable("dispatch.host_bound_free", "no device tasks in the trace: device idle gaps (free_ns, "
+                                                     "host_bound_free_ns) are not computed and the verdict rests on "
+                                                     "launch lags alone");
+  }
+
+ private:
+  json flow_kind_json() const {
+    if (by_correlation_) return "correlation";
+    return kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
+  }
+
+  const std::vector<Flow>& flows() const { return by_correlation_ ? corr_flows_ : m_.flows; }
+
+  // GPU (Kineto): a launch is a runtime call (cudaLaunchKernel, cudaLaunchKernelExC,
+  // cuLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync, hipLaunchKernel, ...) and the kernel,
+  // memcpy or memset that carries the same "correlation" arg. That is the relation Kineto's
+  // ac2g flows draw (their id is the correlation id), but it also holds where the flows were
+  // dropped (trimmed traces) or are named otherwise (2021 traces: cat "async", name "launch").
+  // One launch per device event: a CUDA graph launch starts several kernels with one id.
+  void pick_correlated() {
+    const auto host = runtime_calls_by_correlation(m_);
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      const Track& tr = m_.tracks[t];
+      if (tr.kind != TrackKind::Device || tr.device != d_.device) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        const Slice& s = m_.slices[i];
+        if (s.corr == kNoId || classify_device_task(m_, s) == TaskClass::Marker) continue;
+        auto it = host.find(s.corr);
+        if (it == host.end()) continue;
+        const Slice& h = m_.slices[it->second];
+        Flow f = Flow::between(s.corr, {h.ts, h.loc, h.track}, {s.ts, s.loc, s.track}, FlowKind::Ac2g);
+        f.start_slice = it->second;
+        f.end_slice = i;
+        corr_flows_.push_back(f);
+      }
+    }
+    by_correlation_ = true;
+    launches_.reserve(corr_flows_.size());
+    for (uint32_t i = 0; i < corr_flows_.size(); ++i) {
+      const Flow& f = corr_flows_[i];
+      launches_.push_back(Launch{f.start_ts, f.end_ts, f.end_ts - f.start_ts, i});
+    }
+    std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return a.launch < b.launch;
+    });
+  }
+
+  // Prefer HostToDevice (CANN launch -> task), else async_npu (Python op -> task), else
+  // Kineto ac2g (runtime launch -> kernel). GPU runs join by correlation id (pick_correlated).
+  void pick_flows() {
+    if (m_.meta.platform == "gpu") {
+      pick_correlated();
+      return;
+    }
+    size_t count[3] = {0, 0, 0};
+    for (const auto& f : m_.flows) {
+      if (f.kind == FlowKind::HostToDevice) ++count[0];
+      else if (f.kind == FlowKind::AsyncNpu) ++count[1];
+      else if (f.kind == FlowKind::Ac2g) ++count[2];
+    }
+    const FlowKind kinds[3] = {FlowKind::HostToDevice, FlowKind::AsyncNpu, FlowKind::Ac2g};
+    for (int k = 0; k < 3; ++k)
+      if (count[k] > 0) {
+        kind_used_ = kinds[k];
+        break;
+      }
+    if (!kind_used_) return;
+    launches_.reserve(count[0] + count[1] + count[2]);
+    for (uint32_t i = 0; i < m_.flows.size(); ++i) {
+      const Flow& f = m_.flows[i];
+      if (f.kind != *kind_used_) continue;
+      Ns start = f.end_slice != kNone32 ? m_.slices[f.end_slice].ts : f.end_ts;
+      launches_.push_back(Launch{f.start_ts, start, start - f.start_ts, i});
+    }
+    std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return a.launch < b.launch;
+    });
+  }
+
+  bool host_op_track(const Track& t) const {
+    return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
+  }
+
+  // ProfilerStep#N, or one pseudo step over everything seen (no schedule).
+  void make_steps() {
+    steps_ = m_.steps;
+    if (!steps_.empty()) return;
+    Ns lo = std::numeric_limits<Ns>::max(), hi = std::numeric_limits<Ns>::min();
+    auto take = [&](Ns a, Ns b) {
+      lo = std::min(lo, a);
+      hi = std::max(hi, b);
+    };
+    if (d_.has_device) take(d_.window.start, d_.window.end);
+    for (const auto& l : launches_) take(std::min(l.launch, l.start), std::max(l.launch, l.start));
+    StrId cpu_op = m_.strings.find("cpu_op");
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      if (!host_op_track(m_.tracks[t]) || cpu_op == kNone32) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i)
+        if (m_.slices[i].cat == cpu_op) take(m_.slices[i].ts, m_.slices[i].end());
+    }
+    if (lo > hi) return;
+    steps_.push_back(Step{kNoId, lo, hi + 1, {}});  // [lo, hi] inclusive of the last end
+    pseudo_ = true;
+  }
+
+  int group_of(Ns ts) const { return step_index_at(steps_, ts); }
+
+  void assign_launches() {
+    for (uint32_t i = 0; i < launches_.size(); ++i) {
+      int g = group_of(launches_[i].start);
+      if (g >= 0) groups_[static_cast<size_t>(g)].launches.push_back(i);
+      else ++outside_steps_;
+    }
+  }
+
+  // Busy = compute ∪ communication; a gap between two busy intervals is device idle time. The
+  // gap belongs to the step in which it starts (the profiler's rule for Free). It is the
+  // host's fault when the task that ends it was launched vertically.
+  void scan_device() {
+    for (uint32_t i : d_.compute_slices) {
+      const Slice& s = m_.slices[i];
+      all_compute_durs_.push_back(s.dur);
+      int g = group_of(s.ts);
+      if (g >= 0) groups_[static_cast<size_t>(g)].compute_durs.push_back(s.dur);
+    }
+    auto median = [](std::vector<Ns>& v) -> Ns {
+      if (v.empty()) return 0;
+      auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+      std::nth_element(v.begin(), mid, v.end());
+      return *mid;
+    };
+    run_median_task_ns_ = median(all_compute_durs_);
+    for (auto& g : groups_) g.median_task_ns = median(g.compute_durs);
+
+    Intervals busy = d_.compute;  // already a union; merge in communication when there is any
+    if (!d_.comm.empty()) {
+      busy.insert(busy.end(), d_.comm.begin(), d_.comm.end());
+      busy = union_of(std::move(busy));
+    }
+    size_t cursor = 0;
+    for (size_t k = 0; k < busy.size(); ++k) {
+      int g = group_of(busy[k].start);
+      overall_.busy_ns += busy[k].length();
+      if (g >= 0) groups_[static_cast<size_t>(g)].busy_ns += busy[k].length();
+      if (k + 1 == busy.size()) break;
+      Gap gap{busy[k].end, busy[k + 1].start, 0, 0};
+      overall_.free_ns += gap.length();
+      if (g >= 0) groups_[static_cast<size_t>(g)].free_ns += gap.length();
+      // The launch of the task that ends the gap: the lowest lag among launches starting there.
+      // Gaps come in time order, so one cursor walks the launches (a merge, not a search).
+      while (cursor < launches_.size() && launches_[cursor].start < gap.end) ++cursor;
+      auto b = launches_.begin() + static_cast<std::ptrdiff_t>(cursor), e = b;
+      while (e != launches_.end() && e->start == gap.end) ++e;
+      if (b == e) continue;
+      auto best = std::min_element(b, e, [](const Launch& x, const Launch& y) { return x.lag < y.lag; });
+      if (best->lag > kVerticalLagNs) continue;
+      gap.lag = best->lag;
+      gap.launch = static_cast<uint32_t>(best - launches_.begin());
+      overall_.host_bound_free_ns += gap.length();
+      overall_.host_bound_gaps.push_back(gap);
+      if (g >= 0) {
+        groups_[static_cast<size_t>(g)].host_bound_free_ns += gap.length();
+        groups_[static_cast<size_t>(g)].host_bound_gaps.push_back(gap);
+      }
+    }
+  }
+
+  struct Cmp {
+    bool operator()(const Launch& l, Ns v) const { return l.start < v; }
+    bool operator()(Ns v, const Launch& l) const { return v < l.start; }
+  };
+
+  // Host operators, synchronize calls and the task-queue slices.
+  void scan_host() {
+    StrId cpu_op = m_.strings.find("cpu_op");
+    StrId operator_cat = m_.strings.find("Operator");  // 2021 Kineto traces
+    StrId runtime = m_.strings.find("cuda_runtime"), driver = m_.strings.find("cuda_driver"),
+          runtime_old = m_.strings.find("Runtime");
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      const Track& tr = m_.tracks[t];
+      auto r = m_.track_slices[t];
+      if (host_op_track(tr)) {
+        for (uint32_t i = r.begin; i < r.end; ++i) {
+          const Slice& s = m_.slices[i];
+          std::string_view n = m_.str(s.name);
+          if (n == "Enqueue") ++enqueue_slices_;
+          else if (n.rfind("Dequeue@", 0) == 0) ++dequeue_slices_;
+          if (s.cat != kEmptyStr && (s.cat == runtime || s.cat == driver || s.cat == runtime_old)) {
+            GpuSync k = gpu_sync_kind(n);
+            if (k == GpuSync::None) continue;
+            int g = group_of(s.ts);
+            Group* grp = g >= 0 ? &groups_[static_cast<size_t>(g)] : nullptr;
+            for (Group* x : {&overall_, grp}) {
+              if (!x) continue;
+              (k == GpuSync::Device ? x->device_sync_calls : x->sync_calls)++;
+              x->sync_ns += s.dur;
+            }
+            continue;
+          }
+          if (s.cat == kEmptyStr || (s.cat != cpu_op && s.cat != operator_cat) || n.rfind("ProfilerStep#", 0) == 0) continue;
+          ++overall_.host_ops;
+          int g = group_of(s.ts);
+          if (g >= 0) groups_[static_cast<size_t>(g)].host_ops++;
+        }
+      } else if (tr.kind == TrackKind::HostCANN) {
+        for (uint32_t i = r.begin; i < r.end; ++i) {
+          const Slice& s = m_.slices[i];
+          std::string_view n = m_.str(s.name);
+          bool stream = n.rfind("AscendCL@aclrtSynchronizeStream", 0) == 0;
+          bool device = n.rfind("AscendCL@aclrtSynchronizeDevice", 0) == 0;
+          if (!stream && !device) continue;
+          int g = group_of(s.ts);
+          Group* grp = g >= 0 ? &groups_[static_cast<size_t>(g)] : nullptr;
+          for (Group* x : {&overall_, grp}) {
+            if (!x) continue;
+            (stream ? x->sync_calls : x->device_sync_calls)++;
+            x->sync_ns += s.dur;
+          }
+        }
+      }
+    }
+  }
+
+  // Long device tasks / communication ops after which the next launch starts vertically: the
+  // pipeline ran dry behind them (a synchronize, a .item(), a blocking copy).
+  void find_interruptions() {
+    auto consider = [&](uint32_t idx, const char* what) {
+      const Slice& s = m_.slices[idx];
+      if (s.dur <= kInterruptMinNs) return;
+      int g = group_of(s.ts);
+      Ns median = g >= 0 ? groups_[static_cast<size_t>(g)].median_task_ns : run_median_task_ns_;
+      if (s.dur <= kInterruptMedianFactor * median) return;
+      auto it = std::lower_bound(launches_.begin(), launches_.end(), s.end(), Cmp{});
+      if (it == launches_.end() || it->lag > kVerticalLagNs) return;
+      interruptions_.push_back(Interruption{idx, static_cast<uint32_t>(it - launches_.begin()), g, what});
+      ++overall_.interruptions;
+      if (g >= 0) groups_[static_cast<size_t>(g)].interruptions++;
+    };
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      if (m_.tracks[t].kind != TrackKind::Device) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        TaskClass c = classify_device_task(m_, m_.slices[i]);
+        // Communication ops come from the op threads when there are any (no double counting).
+        if (c == TaskClass::Communication && d_.comm_from_ops) continue;
+        consider(i, c == TaskClass::Compute ? "compute" : c == TaskClass::Communication ? "communication" : "other");
+      }
+    }
+    if (d_.comm_from_ops)
+      for (uint32_t i : d_.comm_slices) consider(i, "communication");
+    std::sort(interruptions_.begin(), interruptions_.end(), [&](const Interruption& a, const Interruption& b) {
+      return m_.slices[a.slice].dur > m_.slices[b.slice].dur;
+    });
+  }
+
+  // ---- JSON ----
+
+  json step_id(const Step& s) const { return s.id == kNoId ? json(nullptr) : json(s.id); }
+
+  // The device task a launch ends at and the host slice it starts in.
+  void launch_evidence(json& ev, const Launch& l, const std::string& task_what, const std::string& host_what) const {
+    const Flow& f = flows()[l.flow];
+    if (f.end_slice != kNone32) ev.push_back(evidence_event(m_, m_.slices[f.end_slice].loc, task_what));
+    else ev.push_back(evidence_event(m_, f.end_loc, task_what + " (flow end)"));
+    if (f.start_slice != kNone32)
+      ev.push_back(evidence_event(m_, m_.slices[f.start_slice].loc,
+                                  host_what + " (" + std::string(m_.str(m_.slices[f.start_slice].name)) + ")"));
+    else ev.push_back(evidence_event(m_, f.start_loc, host_what + " (flow start)"));
+  }
+
+  std::string task_name(const Launch& l) const {
+    const Flow& f = flows()[l.flow];
+    return f.end_slice != kNone32 ? std::string(m_.str(m_.slices[f.end_slice].name)) : std::string();
+  }
+
+  void gap_evidence(json& ev, const Gap& g) const {
+    launch_evidence(ev, launches_[g.launch],
+                    "device task that ended a " + us(g.length()) + " idle gap, starting " + after_launch(g.lag),
+                    "host launch of that task");
+  }
+
+  static std::vector<Gap> longest(std::vector<Gap> v, size_t n) {
+    size_t k = std::min(n, v.size());
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(),
+                      [](const Gap& a, const Gap& b) { return a.length() > b.length(); });
+    v.resize(k);
+    return v;
+  }
+
+  // Lag statistics and fit over the launches `idx`; x = ms since `x0`.
+  void lag_json(json& j, const std::vector<uint32_t>& idx, Ns x0) const {
+    static const char* kStatKeys[] = {"lag_min_ns", "lag_p10_ns", "lag_p50_ns", "lag_p90_ns", "lag_max_ns",
+                                      "lag_mean_ns", "vertical_share", "slope_ns_per_ms", "intercept_ns", "r2"};
+    j["count"] = idx.size();
+    if (idx.empty()) {
+      for (const char* k : kStatKeys) j[k] = nullptr;
+      j["negative_lags"] = 0;
+      return;
+    }
+    std::vector<Ns> lags;
+    std::vector<double> x, y;
+    lags.reserve(idx.size());
+    x.reserve(idx.size());
+    y.reserve(idx.size());
+    Ns sum = 0;
+    size_t vertical = 0, negative = 0;
+    for (uint32_t i : idx) {
+      const Launch& l = launches_[i];
+      lags.push_back(l.lag);
+      x.push_back(static_cast<double>(l.launch - x0) / 1e6);
+      y.push_back(static_cast<double>(l.lag));
+      sum += l.lag;
+      vertical += l.lag <= kVerticalLagNs;
+      negative += l.lag < 0;
+    }
+    std::sort(lags.begin(), lags.end());
+    j["lag_min_ns"] = lags.front();
+    j["lag_p10_ns"] = quantile(lags, 0.1);
+    j["lag_p50_ns"] = quantile(lags, 0.5);
+    j["lag_p90_ns"] = quantile(lags, 0.9);
+    j["lag_max_ns"] = lags.back();
+    j["lag_mean_ns"] = floor_div(sum, static_cast<Ns>(lags.size()));
+    j["vertical_share"] = ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
+    j["negative_lags"] = negative;
+    auto fit = fit_line(x, y);
+    j["slope_ns_per_ms"] = fit ? json(fit->slope) : json(nullptr);
+    j["intercept_ns"] = fit ? json(fit->intercept) : json(nullptr);
+    j["r2"] = fit && fit->r2 ? json(*fit->r2) : json(nullptr);
+  }
+
+  // Fields shared by a step and the run: host-bound idle, rates, syncs, verdict, evidence.
+  void common_json(json& j, const Group& g, const std::vector<uint32_t>& launches, uint64_t host_ops, Ns span_ns,
+                   size_t top_gaps) const {
+    Ns device_time = g.busy_ns + g.free_ns;
+    j["free_ns"] = g.free_ns;
+    j["device_time_ns"] = device_time;
+    j["host_bound_free_ns"] = g.host_bound_free_ns;
+    j["host_bound_free_ratio"] = ratio(g.host_bound_free_ns, device_time);
+    j["host_bound_of_free_ratio"] = ratio(g.host_bound_free_ns, g.free_ns);
+    j["host_bound_gaps"] = g.host_bound_gaps.size();
+    double ms = static_cast<double>(span_ns) / 1e6;
+    j["host_ops"] = host_ops;
+    j["host_ops_per_ms"] = ms > 0 ? static_cast<double>(host_ops) / ms : 0.0;
+    j["launches_per_ms"] = ms > 0 ? static_cast<double>(j["count"].get<size_t>()) / ms : 0.0;
+    j["sync_calls"] = g.sync_calls;
+    j["device_sync_calls"] = g.device_sync_calls;
+    j["sync_ns"] = g.sync_ns;
+    j["interruptions"] = g.interruptions;
+
+    size_t n = j["count"].get<size_t>();
+    double vshare = n ? j["vertical_share"].get<double>() : 0.0;
+    Verdict v = classify(n, vshare, ratio(g.host_bound_free_ns, device_time), d_.has_device);
+    j["classification"] = v.cls;
+    j["why"] = v.why;
+
+    std::vector<Gap> top = longest(g.host_bound_gaps, top_gaps);
+    json gaps = json::array();
+    for (const Gap& gp : top)
+      gaps.push_back({{"start_ns", gp.start}, {"dur_ns", gp.length()}, {"lag_ns", gp.lag},
+                      {"task", task_name(launches_[gp.launch])}});
+    j["top_host_bound_gaps"] = std::move(gaps);
+
+    // Evidence that explains the verdict: host-caused gaps for host-bound (and mixed) steps,
+    // the longest-waiting launch for device-bound (and mixed) steps.
+    json ev = json::array();
+    std::string cls = v.cls;
+    if (cls == "host-bound" || cls == "mixed")
+      for (const Gap& gp : top) gap_evidence(ev, gp);
+    if ((cls == "device-bound" || cls == "mixed") && n > 0) {
+      const Launch* worst = nullptr;
+      for (uint32_t i : launches)
+        if (!worst || launches_[i].lag > worst->lag) worst = &launches_[i];
+      launch_evidence(ev, *worst, "device task that started " + after_launch(worst->lag) + " (largest lag)",
+                      "host launch of that task");
+    }
+    j["evidence"] = std::move(ev);
+  }
+
+  json group_json(const Group& g, const Step& s, size_t top_gaps) const {
+    json j = json::object();
+    j["id"] = step_id(s);
+    j["start_ns"] = s.start;
+    j["end_ns"] = s.end;
+    lag_json(j, g.launches, s.start);
+    j["median_task_ns"] = g.median_task_ns;
+    common_json(j, g, g.launches, g.host_ops, s.end - s.start, top_gaps);
+    return j;
+  }
+
+  json overall_json(const std::map<std::string, int>& by_class) const {
+    json j = json::object();
+    std::vector<uint32_t> all(launches_.size());
+    for (uint32_t i = 0; i < launches_.size(); ++i) all[i] = i;
+    // x for the run-level fit: ms since the first launch.
+    Ns x0 = launches_.empty() ? 0 : std::min_element(launches_.begin(), launches_.end(), [](auto& a, auto& b) {
+                                      return a.launch < b.launch;
+                                    })->launch;
+    lag_json(j, all, x0);
+    j["flows_used"] = launches_.size();
+    j["flow_kind"] = flow_kind_json();
+    j["flows_outside_steps"] = outside_steps_;
+    j["unpaired_flow_points"] = m_.stats.dangling_flow_points;
+    j["median_task_ns"] = run_median_task_ns_;
+    j["steps"] = pseudo_ ? 0 : steps_.size();
+    // Rates over the steps (host ops inside steps / total step time); the whole span without steps.
+    Ns span = 0;
+    uint64_t ops_in_steps = 0;
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      span += steps_[i].end - steps_[i].start;
+      ops_in_steps += groups_[i].host_ops;
+    }
+    common_json(j, overall_, all, ops_in_steps, span, kTopGapsOverall);
+    j["launches_per_ms"] = span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
+    j["host_ops_total"] = overall_.host_ops;
+    json bc = json::object();
+    for (const auto& [k, v] : by_class) bc[k] = v;
+    j["steps_by_class"] = std::move(bc);
+    return j;
+  }
+
+  json task_queue_json() const {
+    std::vector<Ns> lat;
+    for (const auto& f : m_.flows)
+      if (f.kind == FlowKind::AsyncTaskQueue) lat.push_back(f.end_ts - f.start_ts);
+    std::sort(lat.begin(), lat.end());
+    json j = json::object();
+    j["flows"] = lat.size();
+    j["latency_p50_ns"] = lat.empty() ? json(nullptr) : json(quantile(lat, 0.5));
+    j["latency_p90_ns"] = lat.empty() ? json(nullptr) : json(quantile(lat, 0.9));
+    j["latency_max_ns"] = lat.empty() ? json(nullptr) : json(lat.back());
+    j["enqueue_slices"] = enqueue_slices_;
+    j["dequeue_slices"] = dequeue_slices_;
+    j["two_stage_active"] = !lat.empty() || enqueue_slices_ > 0 || dequeue_slices_ > 0;
+    auto it = m_.meta.env.find("TASK_QUEUE_ENABLE");
+    j["task_queue_enable_env"] = it != m_.meta.env.end() ? json(it->second) : json(nullptr);
+    return j;
+  }
+
+  json interruptions_json() const {
+    json j = json::object();
+    j["count"] = interruptions_.size();
+    json items = json::array();
+    for (size_t k = 0; k < interruptions_.size() && k < kMaxInterruptions; ++k) {
+      const Interruption& in = interruptions_[k];
+      const Slice& s = m_.slices[in.slice];
+      const Launch& next = launches_[in.next];
+      json it = {{"step", in.group >= 0 ? step_id(steps_[static_cast<size_t>(in.group)]) : json(nullptr)},
+                 {"name", m_.str(s.name)},
+                 {"class", in.what},
+                 {"start_ns", s.ts},
+                 {"dur_ns", s.dur},
+                 {"next_task_start_ns", next.start},
+                 {"next_lag_ns", next.lag},
+                 {"gap_after_ns", next.start - s.end()}};
+      json ev = json::array();
+      ev.push_back(evidence_event(m_, s.loc, "long " + std::string(in.what) + " task (" + us(s.dur) + ")"));
+      launch_evidence(ev, next, "next device task, started " + after_launch(next.lag),
+                      "host launch of the next task");
+      it["evidence"] = std::move(ev);
+      items.push_back(std::move(it));
+    }
+    j["items"] = std::move(items);
+    return j;
+  }
+
+  struct Interruption {
+    uint32_t slice;
+    uint32_t next;  // index into launches_
+    int group;
+    const char* what;
+  };
+
+  const RunModel& m_;
+  const DeviceTimeline& d_;
+  Facts& facts_;
+  std::optional<FlowKind> kind_used_;
+  bool by_correlation_ = false;
+  std::vector<Flow> corr_flows_;  // GPU: launches joined by correlation id
+  std::vector<Launch> launches_;  // sorted by device start
+  std::vector<Step> steps_;
+  bool pseudo_ = false;
+  std::vector<Group> groups_;
+  Group overall_;
+  uint64_t outside_steps_ = 0;
+  std::vector<Ns> all_compute_durs_;
+  Ns run_median_task_ns_ = 0;
+  uint64_t enqueue_slices_ = 0, dequeue_slices_ = 0;
+  std::vector<Interruption> interruptions_;
+};
+
+}  // namespace
+
+void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts) { Dispatch(ctx, facts).run(); }
+
+}  // namespace npu

@@ -1,0 +1,410 @@
+// "gpu": what only a GPU (Kineto) trace shows. Kernel sizes (many small kernels make a run
+// launch-bound), host synchronisations (cudaDeviceSynchronize, cudaStreamSynchronize,
+// cudaEventSynchronize and their HIP twins), device-to-host copies the host waited for (the
+// `.item()` / `.cpu()` pattern), pageable host memory in copies (no pin_memory), and memcpy /
+// memset time, allocator peaks, collectives by name. See docs/facts-gpu.md.
+//
+// Kernels are those of the device the device timeline covers (DeviceTimeline::device); a
+// kernel, copy or sync belongs to the step in which it starts (host ProfilerStep#N spans).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu {
+namespace {
+
+using nlohmann::json;
+
+// A kernel shorter than this costs less than launching it (a CUDA launch is ~3-10 us of host
+// time), so a step made of such kernels cannot keep the GPU busy from a Python host.
+constexpr Ns kSmallKernelNs = 10'000;
+// Items listed per list (the longest / the first); all are counted.
+constexpr size_t kListed = 5;
+
+std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
+
+bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
+
+struct StepCounts {
+  uint64_t kernels = 0, small_kernels = 0, sync_calls = 0, blocking_d2h = 0, pageable_copies = 0;
+  Ns kernel_ns = 0, small_kernel_ns = 0, sync_ns = 0, blocking_d2h_wait_ns = 0, pageable_ns = 0;
+};
+
+struct Copy {
+  uint32_t slice = 0;      // the device memcpy
+  uint32_t host = kNone32;  // the runtime call that launched it
+  uint32_t wait = kNone32;  // the call the host blocked in until the copy ended (launch or sync)
+};
+
+class GpuFacts {
+ public:
+  GpuFacts(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
+
+  void run() {
+    // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
+    pseudo_ = m_.steps.empty();
+    per_step_.resize(pseudo_ ? 1 : m_.steps.size());
+    host_by_corr_ = runtime_calls_by_correlation(m_);
+    scan_device();
+    scan_syncs();
+    json out = json::object();
+    out["device"] = d_.device;
+    out["runtime"] = m_.meta.gpu_runtime.empty() ? json(nullptr) : json(m_.meta.gpu_runtime);
+    out["thresholds"] = {{"small_kernel_ns", kSmallKernelNs}};
+    out["kernels"] = kernels_json();
+    out["syncs"] = syncs_json();
+    out["blocking_d2h"] = copies_json(blocking_, "device-to-host copy the host waited for", true);
+    out["pageable_copies"] = copies_json(pageable_, "copy from/to pageable host memory", false);
+    out["memcpy"] = memcpy_json();
+    out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
+    memory_json(out);
+    out["collectives"] = collectives_json();
+    json steps = json::array();
+    for (size_t i = 0; i < per_step_.size(); ++i) {
+      const StepCounts& c = per_step_[i];
+      steps.push_back({{"id", pseudo_ ? json(nullptr) : json(m_.steps[i].id)},
+                       {"kernels", c.kernels},
+                       {"kernel_ns", c.kernel_ns},
+                       {"small_kernels", c.small_kernels},
+                       {"small_kernel_ns", c.small_kernel_ns},
+                       {"sync_calls", c.sync_calls},
+                       {"sync_ns", c.sync_ns},
+                       {"blocking_d2h", c.blocking_d2h},
+                       {"blocking_d2h_wait_ns", c.blocking_d2h_wait_ns},
+                       {"pageable_copies", c.pageable_copies},
+                       {"pageable_ns", c.pageable_ns}});
+    }
+    out["steps"] = std::move(steps);
+    facts_.doc["gpu"] = std::move(out);
+  }
+
+ private:
+  // The Kineto category of a cat string, looked up once per distinct string (host tracks
+  // hold millions of slices and a handful of categories).
+  KinetoCat cat(StrId c) const {
+    if (cat_cache_.empty()) cat_cache_.assign(m_.strings.size(), -1);
+    int8_t& v = cat_cache_[c];
+    if (v < 0) v = static_cast<int8_t>(kineto_category(m_.str(c)));
+    return static_cast<KinetoCat>(v);
+  }
+
+  StepCounts* step_at(Ns ts) {
+    if (pseudo_) return &per_step_[0];
+    int i = step_index_at(m_.steps, ts);
+    return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
+  }
+
+  // The first runtime call on the launching thread after `launch`, when it is a sync that
+  // ends at or after `until`: the host blocked there for the copy (`.item()` is a
+  // cudaMemcpyAsync followed by cudaStreamSynchronize).
+  uint32_t blocking_sync_after(uint32_t launch, Ns until) const {
+    const Slice& l = m_.slices[launch];
+    auto r = m_.track_slices[l.track];
+    int budget = 64;  // cpu_op slices may sit between the two calls; stay local
+    for (uint32_t i = launch + 1; i < r.end && budget-- > 0; ++i) {
+      const Slice& s = m_.slices[i];
+      if (s.ts < l.end() || cat(s.cat) != KinetoCat::HostRuntime) continue;
+      if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) return kNone32;
+      return s.end() >= until ? i : kNone32;
+    }
+    return kNone32;
+  }
+
+  void scan_device() {
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      const Track& tr = m_.tracks[t];
+      if (tr.kind != TrackKind::Device || tr.device != d_.device) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        const Slice& s = m_.slices[i];
+        KinetoCat k = cat(s.cat);
+        StepCounts* st = step_at(s.ts);
+        if (k == KinetoCat::GpuKernel) {
+          kernel_durs_.push_back(s.dur);
+          kernel_ns_ += s.dur;
+          if (is_nccl_kernel_name(m_.str(s.name))) {
+            ++nccl_n_;
+            Collective& c = collectives_[s.task_type];
+            ++c.kernels;
+            c.kernel_ns += s.dur;
+            if (s.dur > c.longest_ns) {
+              c.longest_ns = s.dur;
+              c.longest = i;
+            }
+          }
+          bool small = s.dur < kSmallKernelNs;
+          if (small) {
+            ++small_n_;
+            small_ns_ += s.dur;
+          }
+          if (st) {
+            ++st->kernels;
+            st->kernel_ns += s.dur;
+            st->small_kernels += small;
+            if (small) st->small_kernel_ns += s.dur;
+          }
+        } else if (k == KinetoCat::GpuMemset) {
+          ++memset_n_;
+          memset_ns_ += s.dur;
+        } else if (k == KinetoCat::GpuMemcpy) {
+          scan_copy(i, st);
+        }
+      }
+    }
+  }
+
+  void scan_copy(uint32_t i, StepCounts* st) {
+    const Slice& s = m_.slices[i];
+    std::string_view n = m_.str(s.name);
+    const char* dir = contains(n, "HtoD") ? "htod" : contains(n, "DtoH") ? "dtoh" : contains(n, "DtoD") ? "dtod" : "other";
+    auto& bucket = memcpy_by_dir_[dir];
+    ++bucket.first;
+    bucket.second += s.dur;
+    ++memcpy_n_;
+    memcpy_ns_ += s.dur;
+    Copy c{i};
+    auto h = host_by_corr_.find(s.corr);
+    if (s.corr != kNoId && h != host_by_corr_.end()) c.host = h->second;
+    if (contains(n, "Pageable")) {
+      pageable_.push_back(c);
+      if (st) {
+        ++st->pageable_copies;
+        st->pageable_ns += s.dur;
+      }
+    }
+    if (std::string_view(dir) == "dtoh" && c.host != kNone32) {
+      const Slice& launch = m_.slices[c.host];
+      if (launch.end() >= s.end()) c.wait = c.host;  // a synchronous copy call
+      else c.wait = blocking_sync_after(c.host, s.end());
+      if (c.wait != kNone32) {
+        blocking_.push_back(c);
+        StepCounts* hs = step_at(launch.ts);
+        if (hs) {
+          ++hs->blocking_d2h;
+          hs->blocking_d2h_wait_ns += wait_ns(c);
+        }
+      }
+    }
+  }
+
+  // Host time spent waiting for the copy: from the launch call's start to the end of the
+  // call it blocked in.
+  Ns wait_ns(const Copy& c) const { return m_.slices[c.wait].end() - m_.slices[c.host].ts; }
+
+  void scan_syncs() {
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      if (m_.tracks[t].kind == TrackKind::Device) continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        const Slice& s = m_.slices[i];
+        if (s.task_type != kEmptyStr && m_.str(s.name) == "record_param_comms") ++collectives_[s.task_type].host_calls;
+        if (cat(s.cat) != KinetoCat::HostRuntime) continue;
+        if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
+        auto& g = syncs_[s.name];
+        ++g.count;
+        g.total += s.dur;
+        if (s.dur > g.max) {
+          g.max = s.dur;
+          g.longest = i;
+        }
+        if (StepCounts* st = step_at(s.ts)) {
+          ++st->sync_calls;
+          st->sync_ns += s.dur;
+        }
+      }
+    }
+  }
+
+  json kernels_json() {
+    json j = json::object();
+    j["count"] = kernel_durs_.size();
+    j["nccl"] = nccl_n_;
+    j["total_ns"] = kernel_ns_;
+    j["small"] = small_n_;
+    j["small_ns"] = small_ns_;
+    j["small_share_of_count"] =
+        kernel_durs_.empty() ? 0.0 : static_cast<double>(small_n_) / static_cast<double>(kernel_durs_.size());
+    j["small_share_of_time"] = kernel_ns_ > 0 ? static_cast<double>(small_ns_) / static_cast<double>(kernel_ns_) : 0.0;
+    if (kernel_durs_.empty()) {
+      j["median_ns"] = nullptr;
+      j["p90_ns"] = nullptr;
+      return j;
+    }
+    std::sort(kernel_durs_.begin(), kernel_durs_.end());
+    auto q = [&](double p) {
+      return kernel_durs_[static_cast<size_t>(std::floor(p * static_cast<double>(kernel_durs_.size() - 1) + 0.5))];
+    };
+    j["median_ns"] = q(0.5);
+    j["p90_ns"] = q(0.9);
+    return j;
+  }
+
+  json syncs_json() const {
+    json j = json::object();
+    uint64_t n = 0;
+    Ns total = 0;
+    std::vector<std::pair<StrId, Sync>> v(syncs_.begin(), syncs_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    json by = json::array();
+    for (const auto& [name, g] : v) {
+      n += g.count;
+      total += g.total;
+      by.push_back({{"name", m_.str(name)},
+                    {"count", g.count},
+                    {"total_ns", g.total},
+                    {"max_ns", g.max},
+                    {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
+                                                             "longest " + std::string(m_.str(name)) + " (" + us(g.max) + ")")})}});
+    }
+    j["count"] = n;
+    j["total_ns"] = total;
+    j["by_name"] = std::move(by);
+    return j;
+  }
+
+  json copies_json(std::vector<Copy> v, const std::string& what, bool with_wait) const {
+    json j = json::object();
+    Ns total = 0, wait = 0;
+    for (const Copy& c : v) {
+      total += m_.slices[c.slice].dur;
+      if (c.wait != kNone32) wait += wait_ns(c);
+    }
+    j["count"] = v.size();
+    j["device_ns"] = total;
+    if (with_wait) j["host_wait_ns"] = wait;
+    std::sort(v.begin(), v.end(), [&](const Copy& a, const Copy& b) { return m_.slices[a.slice].dur > m_.slices[b.slice].dur; });
+    json items = json::array();
+    for (size_t k = 0; k < v.size() && k < kListed; ++k) {
+      const Copy& c = v[k];
+      const Slice& s = m_.slices[c.slice];
+      int step = step_index_at(m_.steps, s.ts);
+      json it = {{"name", m_.str(s.name)},
+                 {"step", step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr)},
+                 {"start_ns", s.ts},
+                 {"dur_ns", s.dur}};
+      json ev = json::array({evidence_event(m_, s.loc, what + " (" + us(s.dur) + ")")});
+      if (c.host != kNone32) {
+        const Slice& h = m_.slices[c.host];
+        it["host_call"] = m_.str(h.name);
+        ev.push_back(evidence_event(m_, h.loc, "host call that launched it (" + std::string(m_.str(h.name)) + ")"));
+      }
+      if (c.wait != kNone32) {
+        it["host_wait_ns"] = wait_ns(c);
+        if (c.wait != c.host)
+          ev.push_back(evidence_event(m_, m_.slices[c.wait].loc,
+                                      "host call that waited for it (" + std::string(m_.str(m_.slices[c.wait].name)) + ")"));
+      }
+      it["evidence"] = std::move(ev);
+      items.push_back(std::move(it));
+    }
+    j["longest"] = std::move(items);
+    return j;
+  }
+
+  // Peaks of the caching allocator's totals from Kineto "[memory]" events (profile_memory=True),
+  // which the loader turns into counters "[memory] Total Allocated, device N" (bytes).
+  void memory_json(json& out) const {
+    const std::string suffix = ", device " + std::to_string(d_.device);
+    const StrId alloc = m_.strings.find("[memory] Total Allocated" + suffix);
+    const StrId reserved = m_.strings.find("[memory] Total Reserved" + suffix);
+    const CounterSample* peak[2] = {nullptr, nullptr};
+    uint64_t samples = 0;
+    for (const auto& c : m_.counters) {
+      int k = c.name == alloc ? 0 : c.name == reserved ? 1 : -1;
+      if (k < 0 || (alloc == kNone32 && reserved == kNone32)) continue;
+      ++samples;
+      if (!peak[k] || c.value > peak[k]->value) peak[k] = &c;
+    }
+    if (samples == 0) {
+      facts_.unavailable("gpu.memory", "no [memory] events with allocator totals for GPU " + std::to_string(d_.device) +
+                                           " (captured without profile_memory=True, or an older PyTorch)");
+      return;
+    }
+    constexpr double kMiB = 1024.0 * 1024.0;
+    json j = {{"samples", samples}};
+    json ev = json::array();
+    const char* keys[2] = {"peak_allocated_mb", "peak_reserved_mb"};
+    const char* what[2] = {"allocator total at its allocated peak", "allocator total at its reserved peak"};
+    for (int k = 0; k < 2; ++k) {
+      j[keys[k]] = peak[k] ? json(peak[k]->value / kMiB) : json(nullptr);
+      if (peak[k]) ev.push_back(evidence_event(m_, peak[k]->loc, what[k]));
+    }
+    if (peak[0]) {
+      int step = step_index_at(m_.steps, peak[0]->ts);
+      j["peak_allocated_ts_ns"] = peak[0]->ts;
+      j["peak_allocated_step"] = step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr);
+    }
+    j["evidence"] = std::move(ev);
+    out["memory"] = std::move(j);
+  }
+
+  // NCCL kernels and record_param_comms host ops by their "Collective name" arg (kernels of
+  // traces that do not write it are grouped under "(unnamed)"); largest kernel time first.
+  json collectives_json() const {
+    std::vector<std::pair<StrId, Collective>> v(collectives_.begin(), collectives_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.second.kernel_ns != b.second.kernel_ns ? a.second.kernel_ns > b.second.kernel_ns : a.first < b.first;
+    });
+    json a = json::array();
+    for (const auto& [name, c] : v) {
+      json j = {{"name", name == kEmptyStr ? "(unnamed)" : std::string(m_.str(name))},
+                {"kernels", c.kernels},
+                {"kernel_ns", c.kernel_ns},
+                {"host_calls", c.host_calls}};
+      if (c.kernels) j["evidence"] = json::array({evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + us(c.longest_ns) + ")")});
+      a.push_back(std::move(j));
+    }
+    return a;
+  }
+
+  json memcpy_json() const {
+    json j = {{"count", memcpy_n_}, {"total_ns", memcpy_ns_}};
+    for (const auto& [dir, v] : memcpy_by_dir_) j[dir] = {{"count", v.first}, {"total_ns", v.second}};
+    return j;
+  }
+
+  struct Collective {
+    uint64_t kernels = 0, host_calls = 0;
+    Ns kernel_ns = 0, longest_ns = -1;
+    uint32_t longest = 0;
+  };
+
+  struct Sync {
+    uint64_t count = 0;
+    Ns total = 0, max = -1;
+    uint32_t longest = 0;
+  };
+
+  const RunModel& m_;
+  const DeviceTimeline& d_;
+  Facts& facts_;
+  std::unordered_map<int64_t, uint32_t> host_by_corr_;
+  std::vector<StepCounts> per_step_;
+  bool pseudo_ = false;
+  mutable std::vector<int8_t> cat_cache_;
+  std::vector<Ns> kernel_durs_;
+  Ns kernel_ns_ = 0, small_ns_ = 0, memcpy_ns_ = 0, memset_ns_ = 0;
+  uint64_t nccl_n_ = 0, small_n_ = 0, memcpy_n_ = 0, memset_n_ = 0;
+  std::map<std::string, std::pair<uint64_t, Ns>> memcpy_by_dir_;
+  std::vector<Copy> pageable_, blocking_;
+  std::map<StrId, Sync> syncs_;
+  std::map<StrId, Collective> collectives_;
+};
+
+}  // namespace
+
+void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts) {
+  const std::string platform = run_platform(ctx.model);
+  if (platform != "gpu") {
+    facts.unavailable("gpu", platform == "cpu"    ? "CPU-only trace: no GPU kernels, copies or syncs to examine"
+                             : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read"
+                                                  : "not a GPU (Kineto) run");
+    return;
+  }
+  GpuFacts(ctx, facts).run();
+}
+
+}  // namespace npu

@@ -1,0 +1,43 @@
+// Facts: the one contract between the C++ analyses and everything after them (rules,
+// reports, compare, cluster). A versioned JSON document whose sections are documented in
+// docs/facts.md; dumped by `npu-advisor facts`, read back by read_facts().
+//
+// Conventions: durations and timestamps are integers in ns (`*_ns`), ratios are 0..1
+// (`*_ratio`), memory in MB (`*_mb`), bandwidth in GB/s (`*_gbps`). Every derived number
+// carries `evidence`: a few references back into the inputs ({file, byte|line, what}).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "model/model.h"
+
+namespace npu {
+
+constexpr int kFactsSchemaVersion = 1;
+constexpr const char* kFactsSchema = "npu-advisor.facts";
+
+struct Facts {
+  nlohmann::json doc = nlohmann::json::object();
+
+  // Records that a fact could not be computed, and why (shown as a skipped check).
+  void unavailable(std::string_view fact, std::string_view why);
+  bool has(std::string_view section) const { return doc.contains(std::string(section)); }
+};
+
+// Evidence references. `what` says in a few words what the referenced record shows.
+// `loc` is a Slice/Flow location: a byte offset, or a (part, rowid) pair (RunModel::decode_loc),
+// written as {file, byte} or {file, table, rowid}.
+nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what);
+nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what);
+nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what);
+
+// The run's metadata (framework, rank, device, profiler level, versions, env, config,
+// distributed args) as the "run" object that facts and the run summary share.
+nlohmann::json run_metadata_json(const RunModel& m);
+
+// Reads a facts document (written by `npu-advisor facts`); throws LoadError when it is not
+// one or has a newer major schema version.
+Facts read_facts(const std::string& path);
+
+}  // namespace npu

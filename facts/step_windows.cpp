@@ -1,0 +1,112 @@
+#include "facts/step_windows.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace npu {
+namespace {
+
+// Host time -> the step whose [start, end] (end inclusive, as torch_npu matches launches) holds it.
+int step_holding(const std::vector<Step>& steps, Ns ts) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
+}
+
+// torch_npu's task queue: operators are enqueued on the Python thread inside the step and
+// launched later from a Dequeue on the queue's thread. Each Dequeue knows its Enqueue through
+// the async_task_queue arrow.
+struct TaskQueue {
+  struct Dequeue {
+    Ns start, end, enqueued;
+  };
+  std::vector<Dequeue> dequeues;  // sorted by start
+
+  explicit TaskQueue(const RunModel& m) {
+    for (const Flow& f : m.flows) {
+      if (f.kind != FlowKind::AsyncTaskQueue || f.end_slice == kNone32) continue;
+      const Slice& d = m.slices[f.end_slice];
+      dequeues.push_back({d.ts, d.end(), f.start_ts});
+    }
+    std::sort(dequeues.begin(), dequeues.end(), [](const Dequeue& a, const Dequeue& b) { return a.start < b.start; });
+  }
+  bool active() const { return !dequeues.empty(); }
+
+  // The enqueue time of the Dequeue holding a launch at ts, or nullopt when none holds it.
+  bool enqueue_time(Ns ts, Ns* out) const {
+    auto it = std::upper_bound(dequeues.begin(), dequeues.end(), ts, [](Ns v, const Dequeue& d) { return v < d.start; });
+    // Dequeues of one queue thread do not overlap; look back a few in case of several threads.
+    for (int k = 0; k < 4 && it != dequeues.begin(); ++k) {
+      --it;
+      if (ts <= it->end) {
+        *out = it->enqueued;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps) {
+  std::vector<StepWindow> w(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) w[i] = {steps[i].start, steps[i].end, steps[i].start, steps[i].end, 0};
+  if (steps.empty() || m.meta.step_semantics == StepSemantics::MsprofTasks) return w;
+
+  // The profiler bounds the window by the tasks of the step's first and last launch (the
+  // launches' host times; one launch may start several tasks).
+  struct Edge {
+    Ns key = std::numeric_limits<Ns>::max(), task = std::numeric_limits<Ns>::max();
+  };
+  std::vector<Edge> first(steps.size());
+  std::vector<Edge> last(steps.size(), Edge{std::numeric_limits<Ns>::min(), std::numeric_limits<Ns>::min()});
+  const TaskQueue queue(m);
+  const bool through_queue = queue.active() && m.meta.step_semantics == StepSemantics::CaptureSegments;
+  for (const Flow& f : m.flows) {
+    if (f.kind != FlowKind::HostToDevice || f.end_slice == kNone32) continue;
+    if (m.tracks[f.end_track].kind != TrackKind::Device) continue;
+    Ns key = f.start_ts;
+    if (through_queue && !queue.enqueue_time(f.start_ts, &key)) continue;
+    const int i = step_holding(steps, key);
+    if (i < 0) continue;
+    const Slice& t = m.slices[f.end_slice];
+    auto& lo = first[static_cast<size_t>(i)];
+    auto& hi = last[static_cast<size_t>(i)];
+    if (key < lo.key) lo = {key, t.ts};
+    else if (key == lo.key) lo.task = std::min(lo.task, t.ts);
+    if (key > hi.key) hi = {key, t.end()};
+    else if (key == hi.key) hi.task = std::max(hi.task, t.end());
+    ++w[static_cast<size_t>(i)].launched_tasks;
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (w[i].launched_tasks == 0) continue;
+    w[i].start = first[i].task;
+    w[i].end = std::max(last[i].task, steps[i].end);
+  }
+  return w;
+}
+
+StepWindowIndex::StepWindowIndex(const std::vector<StepWindow>& w) : w_(w), by_start_(w.size()) {
+  for (uint32_t i = 0; i < w.size(); ++i) by_start_[i] = i;
+  std::stable_sort(by_start_.begin(), by_start_.end(), [&](uint32_t a, uint32_t b) { return w[a].start < w[b].start; });
+  max_end_.resize(w.size());
+  Ns m = std::numeric_limits<Ns>::min();
+  for (size_t k = 0; k < by_start_.size(); ++k) max_end_[k] = m = std::max(m, w[by_start_[k]].end);
+}
+
+int StepWindowIndex::at(Ns ts) const {
+  auto it = std::upper_bound(by_start_.begin(), by_start_.end(), ts,
+                             [&](Ns v, uint32_t i) { return v < w_[i].start; });
+  int best = -1;
+  // Walk back over the windows starting at or before ts while any of them can still reach ts.
+  for (size_t k = static_cast<size_t>(it - by_start_.begin()); k-- > 0;) {
+    if (max_end_[k] <= ts) break;
+    const uint32_t i = by_start_[k];
+    if (ts < w_[i].end && (best < 0 || static_cast<int>(i) < best)) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+}  // namespace npu

@@ -1,0 +1,43 @@
+// Where each step lies on the device, as the profiler that wrote the input defines it
+// (docs/overlap.md). torch_npu does not use the host ProfilerStep#N span for the device: a
+// step's device window starts at the first device task that the step launched and ends at
+// the later of its last launched task's end and the host step's end. The time between the host
+// step's start and that first task is the step's "Preparing"; it is not device Free.
+#pragma once
+#include <vector>
+
+#include "facts/device_tasks.h"
+#include "model/model.h"
+
+namespace npu {
+
+struct StepWindow {
+  // A device segment whose start lies in [start, end) belongs to the step.
+  Ns start = 0, end = 0;
+  // The host ProfilerStep#N span the window was derived from (the step's own span when the
+  // step is device-side, as msprof's "Iteration N").
+  Ns host_start = 0, host_end = 0;
+  // How many device tasks the step launched (0: the window is the step's own span).
+  uint64_t launched_tasks = 0;
+};
+
+// One window per step, in the order of `steps` (sorted by start). Launches are read from the
+// HostToDevice arrows; with torch_npu's task queue (async_task_queue arrows, text export only)
+// a launch inside a Dequeue belongs to the step of its Enqueue, and a launch outside every
+// Dequeue is not counted, as torch_npu does. Steps with no launched task keep their own span.
+std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps);
+
+// Index of the first window (in step order) whose [start, end) holds ts, or -1. Windows may
+// overlap (a window ends at the host step's end or later); the profiler takes the first match.
+class StepWindowIndex {
+ public:
+  explicit StepWindowIndex(const std::vector<StepWindow>& w);
+  int at(Ns ts) const;
+
+ private:
+  const std::vector<StepWindow>& w_;
+  std::vector<uint32_t> by_start_;  // window indexes sorted by start
+  std::vector<Ns> max_end_;         // running max of end along by_start_
+};
+
+}  // namespace npu

@@ -1,0 +1,23 @@
+#include "model/string_pool.h"
+
+namespace npu {
+
+StringPool::StringPool() { intern(""); }
+
+StrId StringPool::intern(std::string_view s) {
+  auto it = index_.find(s);
+  if (it != index_.end()) return it->second;
+  storage_.emplace_back(s);
+  std::string_view v = storage_.back();
+  StrId id = static_cast<StrId>(views_.size());
+  views_.push_back(v);
+  index_.emplace(v, id);
+  return id;
+}
+
+StrId StringPool::find(std::string_view s) const {
+  auto it = index_.find(s);
+  return it == index_.end() ? kNone32 : it->second;
+}
+
+}  // namespace npu
