@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "pipeline/input_stamp.h"
-#include "facts/diagnostics/diagnostics.h"
+#include "loaders/detect.h"
+#include "pipeline/run_facts.h"
 #include "reports/report_document.h"
 #include "reports/run_summary.h"
 
@@ -59,7 +59,7 @@ int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::str
   for (auto& run : c.runs) {
     RuleEngine engine;
     std::vector<RuleOutcome> outcomes;
-    if (int rc = run_rules(engine, run.facts, rule_opts, &outcomes); rc != kOk) return rc;
+    if (int rc = run_user_rules(engine, run.facts, rule_opts, &outcomes); rc != kOk) return rc;
     list["runs"].push_back(build_report(run.summary, std::move(run.facts), outcomes));
   }
   auto render = [&](bool to_terminal) {
@@ -95,11 +95,11 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   auto rule_options_ok = [&] {
     RuleEngine engine;
     std::vector<RuleOutcome> none;
-    return run_rules(engine, Facts{}, rule_opts, &none);
+    return run_user_rules(engine, Facts{}, rule_opts, &none);
   };
   if (!cluster.facts_dir.empty()) {
     if (int rc = rule_options_ok(); rc != kOk) return rc;
-    ClusterAnalysis c = reduce_facts_dir(cluster.facts_dir, copt);
+    ClusterAnalysis c = pipeline::reduce_facts_dir(cluster.facts_dir, copt);
     if (common.quiet && c.is_run_list())
       for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (c.is_run_list()) return analyze_run_list(cluster.facts_dir, c, fmt, common, out, rule_opts);
@@ -111,7 +111,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     Detection d = detect_input(path);
     if (d.kind == InputKind::Cluster) {
       if (int rc = rule_options_ok(); rc != kOk) return rc;
-      ClusterAnalysis c = analyze_cluster_input(d, common, copt);
+      ClusterAnalysis c = pipeline::analyze_cluster_input(d, load_settings(common), copt);
       if (common.quiet && c.is_run_list())
         for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
       if (c.is_run_list()) return analyze_run_list(path, c, fmt, common, out, rule_opts);
@@ -121,12 +121,10 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       cluster_warnings = std::move(c.warnings);
     } else {
       if (output_is_an_input(out.out_file, d)) return kBadInput;
-      RunModel model = load_run_for_cli(d, common);
+      RunModel model = pipeline::load(d, load_settings(common));
       if (output_is_an_input(out.out_file, d, &model)) return kBadInput;
       summary = summarize_run(model, d);
-      facts = compute_facts(model);
-      // Rules name real folders in their commands (the job folder around this run).
-      pipeline::stamp_input(facts, path, d);
+      facts = pipeline::run_facts(model, path, d);
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.
@@ -134,7 +132,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     for (const auto& w : cluster_warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
-  if (int rc = run_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
+  if (int rc = run_user_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
   nlohmann::json report = build_report(summary, std::move(facts), outcomes);  // facts not used after
   if (int rc = write_report(report, fmt, common, out); rc != kOk) return rc;
   // A rank that failed to load is reported (warning) and the others analysed; the exit code says so.

@@ -1,69 +1,17 @@
 // `npu-advisor compare BASE NEW`: what got slower, and why (docs/compare-gate.md).
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cli/commands.h"
-#include "pipeline/input_stamp.h"
+#include "pipeline/compare_side.h"
 #include "reports/html_timeline.h"
-#include "facts/diagnostics/diagnostics.h"
-#include "base/json_file.h"
-#include "base/load_error.h"
 
 namespace npu::cli {
-namespace {
-
-constexpr uintmax_t kMaxFactsFileBytes = 64ull << 20;
-
-// A .json file small enough to be a facts file whose "schema" is "npu-advisor.facts".
-bool is_facts_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || fs::path(path).extension() != ".json") return false;
-  if (fs::file_size(path, ec) > kMaxFactsFileBytes || ec) return false;
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
-  if (text.find(kFactsSchema) == std::string::npos) return false;
-  try {
-    nlohmann::json j = read_json_file(path);
-    return j.is_object() && j.value("schema", "") == kFactsSchema;
-  } catch (const LoadError&) {
-    return false;
-  }
-}
-
-}  // namespace
 
 compare::CompareSide load_compare_side(const std::string& path, const CommonOptions& common, const RuleOptions& rules) {
-  compare::CompareSide side;
-  side.path = path;
   if (!common.quiet) std::fprintf(stderr, "loading %s\n", path.c_str());
-  if (is_facts_file(path)) {
-    side.facts = read_facts(path);
-    side.kind = "facts file";
-    const auto& in = side.facts.doc.value("input", nlohmann::json::object());
-    side.description = in.value("description", std::string("facts written by npu-advisor facts"));
-  } else {
-    Detection d = detect_input(path);
-    if (d.kind == InputKind::Cluster)
-      throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
-    RunModel m = load_run_for_cli(d, common);
-    side.warnings = m.stats.warnings;
-    side.facts = compute_facts(m);
-    pipeline::stamp_input(side.facts, path, d);
-    side.kind = to_string(d.kind);
-    side.description = d.description;
-  }
+  compare::CompareSide side = pipeline::load_compare_side(path, load_settings(common), rules);
   // A comparison of data the loaders had to cut is said so, -q or not.
   for (const auto& w : side.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  RuleEngine engine;
-  std::vector<RuleOutcome> outcomes;
-  if (run_rules(engine, side.facts, rules, &outcomes) != kOk)
-    throw LoadError::whole_file(path, "the rules could not be run on this side");
-  side.findings = ranked_findings(outcomes);
   return side;
 }
 

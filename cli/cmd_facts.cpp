@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "pipeline/input_stamp.h"
-#include "facts/diagnostics/diagnostics.h"
+#include "loaders/detect.h"
+#include "pipeline/run_facts.h"
 #include "base/load_error.h"
 
 namespace npu::cli {
@@ -13,10 +13,9 @@ int cmd_facts(const std::string& path, const CommonOptions& common, const std::s
   if (d.kind == InputKind::Cluster)
     throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
   if (output_is_an_input(out_file, d)) return kBadInput;
-  RunModel m = load_run_for_cli(d, common);
+  RunModel m = pipeline::load(d, load_settings(common));
   if (output_is_an_input(out_file, d, &m)) return kBadInput;
-  Facts f = compute_facts(m);
-  pipeline::stamp_input(f, path, d);
+  Facts f = pipeline::run_facts(m, path, d);
   if (!write_output(out_file, json_text(f.doc) + "\n")) return kBadInput;
   if (!out_file.empty() && !common.quiet) std::fprintf(stderr, "facts written to %s\n", out_file.c_str());
   return kOk;

@@ -9,65 +9,17 @@
 #include "rules/rule_fixtures.h"
 
 namespace npu::cli {
-namespace {
 
-void add_rule_sources(RuleEngine& engine, const RuleOptions& o) {
-  if (!o.no_builtin) engine.add_builtin_rules();
-  for (const auto& dir : o.dirs) engine.add_rule_dir(dir);
-}
-
-// A config file holds one "rule.id.param = value" per line; '#' starts a comment.
-void read_config(const std::string& path, std::map<std::string, std::string>& overrides) {
-  std::ifstream f(path);
-  if (!f) throw LoadError::whole_file(path, "cannot open config file");
-  std::string line;
-  uint64_t n = 0;
-  while (std::getline(f, line)) {
-    ++n;
-    auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    std::string compact;
-    for (char c : line)
-      if (c != ' ' && c != '\t' && c != '\r') compact += c;
-    if (compact.empty()) continue;
-    try {
-      parse_override(compact, overrides);
-    } catch (const std::invalid_argument& e) {
-      throw LoadError::at_line(path, n, e.what());
-    }
-  }
-}
-
-}  // namespace
-
-int run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes) {
-  add_rule_sources(engine, o);
-  RuleRunOptions run;
-  if (!o.config.empty()) read_config(o.config, run.overrides);
-  for (const auto& s : o.sets) {
-    try {
-      parse_override(s, run.overrides);
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "error: --set %s\n", e.what());
-      return kBadInput;
-    }
-  }
-  // An override must name a rule that exists.
-  for (const auto& [key, value] : run.overrides) {
-    bool known = false;
-    for (const auto& m : engine.rules()) known |= key.rfind(m.id + ".", 0) == 0;
-    if (!known) {
-      std::fprintf(stderr, "error: --set %s: no rule with that id (see `npu-advisor rules list`)\n", key.c_str());
-      return kBadInput;
-    }
-  }
-  *outcomes = engine.run(facts, run);
-  return kOk;
+int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes) {
+  std::string why = pipeline::run_rules(engine, facts, o, outcomes);
+  if (why.empty()) return kOk;
+  std::fprintf(stderr, "error: %s\n", why.c_str());
+  return kBadInput;
 }
 
 int cmd_rules_list(const RuleOptions& o) {
   RuleEngine engine;
-  add_rule_sources(engine, o);
+  pipeline::add_rule_sources(engine, o);
   std::string out = fmt::format("{:<34} {:<13} {:<8} {}\n", "ID", "CATEGORY", "SEVERITY", "TITLE / NEEDS");
   for (const auto& m : engine.rules()) {
     std::string needs;
@@ -82,7 +34,7 @@ int cmd_rules_list(const RuleOptions& o) {
 
 int cmd_rules_show(const std::string& id, const RuleOptions& o) {
   RuleEngine engine;
-  add_rule_sources(engine, o);
+  pipeline::add_rule_sources(engine, o);
   for (const auto& m : engine.rules()) {
     if (m.id != id) continue;
     std::string out = fmt::format("{}: {}\ncategory: {}   severity: {}   file: {}\n", m.id, m.title, m.category,

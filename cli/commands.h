@@ -1,12 +1,14 @@
-// The CLI's commands. Argument parsing lives in main.cpp; each command only wires loaders,
-// analyses and reports together (no analysis logic here).
+// The CLI's commands. Argument parsing lives in main.cpp; each command calls the pipeline
+// (pipeline/) and prints: no loading or analysis logic here.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "collector/capture.h"
 #include "compare/gate.h"
-#include "loaders/run_loader.h"
+#include "pipeline/cluster_analysis.h"
+#include "pipeline/load_settings.h"
+#include "pipeline/rule_run.h"
 #include "rules/rule_engine.h"
 
 namespace npu::cli {
@@ -23,45 +25,17 @@ struct OutputOptions {
   std::string format;    // text | json | md; empty: from the file extension, else text
 };
 
-struct RuleOptions {
-  std::vector<std::string> dirs;  // --rules DIR (repeatable)
-  std::vector<std::string> sets;  // --set rule.id.param=value
-  std::string config;             // --config FILE
-  bool no_builtin = false;
-};
+using pipeline::RuleOptions;
 
-// Loads one run with the CLI's options (threads) and a progress line on stderr for slow loads.
-RunModel load_run_for_cli(const Detection& d, const CommonOptions& common);
+// The pipeline's load settings for the CLI's options: its threads, and a progress line on stderr
+// for slow loads (cli/progress_line.h).
+pipeline::LoadSettings load_settings(const CommonOptions& common);
 
-// Loads PATH (a run, a trace or a cluster) and returns its summary document; member load
-// errors of a cluster are kept in the document. Throws LoadError for a bad single input.
-nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed);
+// Cluster analysis (pipeline/cluster_analysis.h).
+using pipeline::ClusterAnalysis;
+using pipeline::ClusterOptions;
+using pipeline::RunOfList;
 
-// Cluster analysis (cli/cluster_input.cpp, facts/cluster): per-rank facts, reduced.
-struct ClusterOptions {
-  std::string facts_dir;  // analyze --facts DIR: reduce a folder of per-rank *.facts.json
-  int workers = 2;        // ranks loaded at once (memory: about this many ranks' worth)
-  RuleOptions rules;      // the single-run rules run on each rank (its own causes, merged in the report)
-};
-// One run of a folder that is not a cluster (a list of runs): analysed on its own.
-struct RunOfList {
-  std::string path;
-  nlohmann::json summary;  // the run summary (input, ...)
-  Facts facts;             // the run's full facts
-};
-struct ClusterAnalysis {
-  Facts facts;                        // the cluster facts document (docs/facts-cluster.md)
-  nlohmann::json summary;             // the run summary: input and one member per rank
-  std::vector<std::string> warnings;  // duplicates, renumbered ranks, ranks that failed to load
-  bool member_failed = false;
-  // Not a cluster: the files name fewer than two ranks (docs/facts-cluster.md, "What is a
-  // cluster"). Then `runs` holds each run to analyse and report on its own, `facts` is empty.
-  std::vector<RunOfList> runs;
-  std::string not_cluster_why;
-  bool is_run_list() const { return !runs.empty(); }
-};
-ClusterAnalysis analyze_cluster_input(const Detection& d, const CommonOptions& common, const ClusterOptions& opt);
-ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);
 
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
@@ -75,11 +49,12 @@ int cmd_analyze_command(const collector::CaptureOptions& opt, const CommonOption
 int cmd_rules_list(const RuleOptions& rules);
 int cmd_rules_show(const std::string& id, const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);
-// Adds the rule sources, applies --set/--config, runs the rules. Returns an exit code.
-int run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules, std::vector<RuleOutcome>* outcomes);
+// The rules with the user's options (pipeline/rule_run.h): a bad option is printed, kBadInput.
+int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules, std::vector<RuleOutcome>* outcomes);
 
 // `compare BASE NEW` and `gate --baseline BASE NEW` (docs/compare-gate.md). A side is any single
-// input `analyze` takes, or a facts file written by `facts`.
+// input `analyze` takes, or a facts file written by `facts` (pipeline/compare_side.h); the
+// loaders' warnings are printed, -q or not.
 compare::CompareSide load_compare_side(const std::string& path, const CommonOptions& common, const RuleOptions& rules);
 int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, bool keep_warmup);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cluster_reference.h"
 #include "facts/facts.h"
 
 namespace npu::cluster {
@@ -38,17 +39,7 @@ struct RankFacts {
 // dispatch, step evidence, ...) is dropped so memory stays small however many ranks there are.
 RankFacts rank_facts_from(int rank, std::string path, const nlohmann::json& facts);
 
-// cluster_analysis_output/ files, already loaded (loaders/communication_loader.h).
-struct ClusterReference {
-  std::string dir;
-  std::vector<std::string> files;
-  nlohmann::json rank_steps = nlohmann::json::array();  // cluster_step_trace_time.csv rank rows
-  nlohmann::json ops = nlohmann::json::array();         // cluster_communication.json
-  nlohmann::json links = nlohmann::json::array();       // cluster_communication_matrix.json
-  nlohmann::json groups = nlohmann::json::array();      // communication_group.json
-  nlohmann::json stages = nlohmann::json::array();      // cluster_step_trace_time.csv stage rows (pipeline stages)
-  bool empty() const { return files.empty(); }
-};
+using npu::ClusterReference;  // model/cluster_reference.h
 
 // Standard link bandwidths (GB/s) of the reference advisor (msprof v2.1.0 constants,
 // formats.md §2.3); SDMA aggregates the intra-node links and is held to the HCCS value.

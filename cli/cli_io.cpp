@@ -1,3 +1,4 @@
+// What every command shares: the load settings (progress line) and writing the output.
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,40 +11,29 @@
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "base/input_registry.h"
-#include "base/load_error.h"
-#include "reports/run_summary.h"
 
 namespace npu::cli {
 
-RunModel load_run_for_cli(const Detection& d, const CommonOptions& common) {
-  ProgressLine progress(d.path, common.quiet);
-  LoadOptions opt;
-  opt.trace.threads = common.threads;
-  opt.trace.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
-  return load_run(d, opt);
-}
+namespace {
 
-nlohmann::json load_and_summarize(const std::string& path, const CommonOptions& common, bool* any_member_failed) {
-  Detection d = detect_input(path);
-  *any_member_failed = false;
-  if (d.kind != InputKind::Cluster) {
-    RunModel m = load_run_for_cli(d, common);
-    return summarize_run(m, d);
-  }
-  // Cluster: each rank is loaded, summarised and dropped before the next, so memory stays
-  // at one rank's worth. (The cluster analysis proper comes with the cluster issue.)
-  std::vector<nlohmann::json> members;
-  for (const auto& member : d.members) {
-    try {
-      Detection md = detect_input(member);
-      RunModel m = load_run_for_cli(md, common);
-      members.push_back(summarize_run(m, md));
-    } catch (const LoadError& e) {
-      *any_member_failed = true;
-      members.push_back({{"input", {{"path", member}}}, {"error", e.what()}});
-    }
-  }
-  return summarize_cluster(d, members);
+// The progress line as the pipeline's progress display.
+class ProgressLineSink : public pipeline::LoadProgress {
+ public:
+  ProgressLineSink(const std::string& label, bool quiet) : line_(label, quiet) {}
+  void update(uint64_t done, uint64_t total) override { line_.update(done, total); }
+
+ private:
+  ProgressLine line_;
+};
+
+}  // namespace
+
+pipeline::LoadSettings load_settings(const CommonOptions& common) {
+  pipeline::LoadSettings s;
+  s.threads = common.threads;
+  bool quiet = common.quiet;
+  s.progress = [quiet](const std::string& path) { return std::make_unique<ProgressLineSink>(path, quiet); };
+  return s;
 }
 
 std::string json_text(const nlohmann::json& j, int indent) {

@@ -1,0 +1,25 @@
+// Runs the rules on a facts document with the user's rule options: built-in and --rules DIR
+// sources, a --config file and --set overrides (each override must name a rule that exists).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "facts/facts.h"
+#include "rules/rule_engine.h"
+
+namespace npu::pipeline {
+
+struct RuleOptions {
+  std::vector<std::string> dirs;  // --rules DIR (repeatable)
+  std::vector<std::string> sets;  // --set rule.id.param=value
+  std::string config;             // --config FILE
+  bool no_builtin = false;
+};
+
+void add_rule_sources(RuleEngine& engine, const RuleOptions& o);
+
+// Fills `outcomes`; returns "" when the rules ran, else why not (a bad --set), to be printed as
+// "error: <why>". A config file that cannot be read throws LoadError naming the file and line.
+std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes);
+
+}  // namespace npu::pipeline

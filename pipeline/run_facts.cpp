@@ -1,0 +1,13 @@
+#include "pipeline/run_facts.h"
+
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu::pipeline {
+
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d) {
+  Facts f = compute_facts(model);
+  f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
+  return f;
+}
+
+}  // namespace npu::pipeline
