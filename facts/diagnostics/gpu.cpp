@@ -57,6 +57,7 @@ class GpuFacts {
     out["runtime"] = m_.meta.gpu_runtime.empty() ? json(nullptr) : json(m_.meta.gpu_runtime);
     out["thresholds"] = {{"small_kernel_ns", kSmallKernelNs}};
     out["kernels"] = kernels_json();
+    out["graph_replay"] = graph_replay_json();
     out["syncs"] = syncs_json();
     out["blocking_d2h"] = copies_json(blocking_, "device-to-host copy the host waited for", true);
     out["pageable_copies"] = copies_json(pageable_, "copy from/to pageable host memory", false);
@@ -141,6 +142,7 @@ class GpuFacts {
             ++small_n_;
             small_ns_ += s.dur;
           }
+          count_graph_kernel(s, small);
           if (st) {
             ++st->kernels;
             st->kernel_ns += s.dur;
@@ -189,6 +191,39 @@ class GpuFacts {
         }
       }
     }
+  }
+
+  // A kernel replayed from a CUDA/HIP graph: its correlation id is the one of a
+  // cudaGraphLaunch / hipGraphLaunch call, which launched the whole graph at once. Such kernels
+  // cost no launch each, so launch-overhead advice (fewer, larger kernels; torch.compile) does
+  // not apply to them; CUDA graphs are already the fix for it.
+  void count_graph_kernel(const Slice& s, bool small) {
+    if (s.corr == kNoId) return;
+    auto h = host_by_corr_.find(s.corr);
+    if (h == host_by_corr_.end() || !contains(m_.str(m_.slices[h->second].name), "GraphLaunch")) return;
+    auto [it, first] = graph_launch_kernels_.try_emplace(h->second, 0);
+    ++it->second;
+    ++graph_kernels_;
+    graph_kernel_ns_ += s.dur;
+    graph_small_ += small;
+  }
+
+  json graph_replay_json() const {
+    json j = {{"launches", graph_launch_kernels_.size()},
+              {"kernels", graph_kernels_},
+              {"kernel_ns", graph_kernel_ns_},
+              {"small_kernels", graph_small_},
+              {"share_of_kernels", kernel_durs_.empty() ? 0.0
+                                                         : static_cast<double>(graph_kernels_) /
+                                                               static_cast<double>(kernel_durs_.size())}};
+    json ev = json::array();
+    for (const auto& [launch, kernels] : graph_launch_kernels_) {
+      if (ev.size() == 3) break;
+      ev.push_back(evidence_event(m_, m_.slices[launch].loc,
+                                  "graph launch that replayed " + std::to_string(kernels) + " kernels"));
+    }
+    j["evidence"] = std::move(ev);
+    return j;
   }
 
   // Host time spent waiting for the copy: from the launch call's start to the end of the
@@ -390,6 +425,9 @@ class GpuFacts {
   uint64_t nccl_n_ = 0, small_n_ = 0, memcpy_n_ = 0, memset_n_ = 0;
   std::map<std::string, std::pair<uint64_t, Ns>> memcpy_by_dir_;
   std::vector<Copy> pageable_, blocking_;
+  std::map<uint32_t, uint64_t> graph_launch_kernels_;  // graph launch call -> kernels it replayed
+  uint64_t graph_kernels_ = 0, graph_small_ = 0;
+  Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
   std::map<StrId, Collective> collectives_;
 };
