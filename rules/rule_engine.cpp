@@ -367,9 +367,9 @@ void RuleEngine::load_meta() {
     meta.builtin = builtin_[i];
     if (meta.id.empty()) meta.id = fs::path(sources_[i].path).stem().string();
     meta.file = sources_[i].path;
+    if (err.empty()) err = unknown_need(meta);
     // A rule id names one rule: a user rule may not take a built-in's (or an earlier rule's)
     // id, which would replace its findings in reports, baselines and --set.
-    if (err.empty()) err = unknown_need(meta);
     if (err.empty())
       for (const auto& m : metas_)
         if (m.id == meta.id) {
