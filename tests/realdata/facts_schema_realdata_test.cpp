@@ -1,12 +1,14 @@
 // The facts of every real input under ../shared/realdata (the inputs scripts/golden-outputs.sh
-// covers: folders up to depth 3 and every .json/.gz/.db file; cluster folders give cluster facts)
-// validate against the facts schema, required keys included.
+// covers: folders up to depth 3 and every .json/.gz/.db file; cluster folders give cluster facts),
+// and the cluster facts `analyze --facts` reduces from per-rank facts files, validate against the
+// facts schema, required keys included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <future>
 
+#include "base/json_file.h"
 #include "facts/facts_schema.h"
 #include "test_support.h"
 
@@ -52,6 +54,25 @@ TEST(FactsSchemaRealdata, EveryRealInputValidates) {
   }
   EXPECT_GT(validated, 100u);
   EXPECT_GT(clusters, 3u);
+}
+
+// The map/reduce path: `facts` on each rank, then `analyze --facts DIR` reduces the files to
+// cluster facts, which validate too.
+TEST(FactsSchemaRealdata, ClusterFactsFromFactsFilesValidate) {
+  const fs::path job = fs::path(npu::test::realdata_dir()) / "ascend_torch_npu/msinsight_2rank";
+  if (!fs::is_directory(job)) GTEST_SKIP() << "no ../shared/realdata/ascend_torch_npu/msinsight_2rank";
+  npu::test::TempDir dir;
+  const std::string bin = NPU_ADVISOR_BIN;
+  for (const char* rank : {"test_rank_0", "test_rank_1"}) {
+    std::string cmd = bin + " facts -q '" + (job / rank).string() + "' -o '" + (dir.path() / rank).string() + ".facts.json'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  std::string out = (dir.path() / "cluster.json").string();
+  std::string cmd = bin + " analyze -q --facts '" + dir.path().string() + "' --format json -o '" + out + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  nlohmann::json report = npu::read_json_file(out);
+  ASSERT_TRUE(report["facts"].contains("cluster"));
+  for (const auto& p : npu::validate_facts(report["facts"], npu::FactsSchema::builtin(), true)) ADD_FAILURE() << p;
 }
 
 }  // namespace
