@@ -90,6 +90,22 @@ TEST(FactsSchema, CarriesTheEmittedSchemaVersion) {
   EXPECT_GT(keys, 500u);
 }
 
+// ... and a key released under that version stays: facts/schema/released/vN.keys lists the key
+// paths of version N, so a rename or a removal without a version bump fails here.
+TEST(FactsSchema, ReleasedKeysStayUntilTheVersionIsBumped) {
+  std::string file = npu::test::source_dir() + "/facts/schema/released/v" + std::to_string(npu::kFactsSchemaVersion) + ".keys";
+  std::istringstream lines(read_text(file));
+  size_t released = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++released;
+    EXPECT_NE(FactsSchema::builtin().find(line), nullptr)
+        << line << " was released in schema_version " << npu::kFactsSchemaVersion
+        << ": renaming or removing it bumps the version (docs/facts.md)";
+  }
+  EXPECT_GT(released, 500u) << file;
+}
+
 TEST(FactsSchema, NeedPathsResolveLikeTheRuleEngine) {
   const FactsSchema& s = FactsSchema::builtin();
   EXPECT_TRUE(s.has_need_path("dispatch.overall.host_bound_free_ns"));
