@@ -10,6 +10,7 @@
 
 #include "base/byte_source.h"
 #include "base/load_error.h"
+#include "facts/facts_schema.h"
 #include "rules/builtin_rules.h"
 
 namespace npu {
@@ -98,6 +99,15 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
   bool has_check = lua_isfunction(L, -1);
   lua_pop(L, 1);
   if (!has_check) return src.path + ": rule " + meta.id + " defines no check(facts, params, emit) function";
+  return "";
+}
+
+// A rule may only need key paths of the facts schema (facts/schema/): a misspelled path would
+// otherwise skip the rule on every run with "missing ...", and nobody would notice.
+std::string unknown_need(const RuleMeta& meta) {
+  for (const auto& need : meta.needs)
+    if (!FactsSchema::builtin().has_need_path(need))
+      return meta.file + ": rule " + meta.id + " needs \"" + need + "\", which is not a key path of the facts schema (docs/facts.md)";
   return "";
 }
 
@@ -357,6 +367,7 @@ void RuleEngine::load_meta() {
     meta.builtin = builtin_[i];
     if (meta.id.empty()) meta.id = fs::path(sources_[i].path).stem().string();
     meta.file = sources_[i].path;
+    if (err.empty()) err = unknown_need(meta);
     // A rule id names one rule: a user rule may not take a built-in's (or an earlier rule's)
     // id, which would replace its findings in reports, baselines and --set.
     if (err.empty())

@@ -6,6 +6,7 @@
 #include "base/byte_source.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "facts/facts_schema.h"
 #include "rules/rule_engine.h"
 
 namespace npu {
@@ -27,6 +28,14 @@ FixtureResult run_one(const fs::path& rule, const fs::path& fixture) {
   }
   Facts facts;
   facts.doc = fx.value("facts", nlohmann::json::object());
+  // A fixture's facts are hand-written: they must be facts the diagnostics could write (keys and
+  // types of the facts schema), or the rule is tested against data that never occurs. Fixtures
+  // are partial, so missing keys are fine.
+  if (auto problems = validate_facts(facts.doc, FactsSchema::builtin(), false); !problems.empty()) {
+    r.message = "facts do not match the facts schema: " + problems[0];
+    if (problems.size() > 1) r.message += " (and " + std::to_string(problems.size() - 1) + " more)";
+    return r;
+  }
   RuleEngine engine;
   engine.add_rule_source({rule.string(), read_small_file(rule.string())}, false);
   RuleRunOptions opt;

@@ -1,0 +1,223 @@
+// The facts schema (facts/schema/*.json): the validator, the version it carries, the docs that
+// describe it, and the rules and fixtures checked against it.
+#include "facts/facts_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "facts/facts.h"
+#include "rules/rule_engine.h"
+#include "rules/rule_fixtures.h"
+#include "test_support.h"
+
+namespace {
+
+using json = nlohmann::json;
+using npu::FactsSchema;
+using npu::validate_facts;
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<json> schema_files() {
+  std::vector<json> out;
+  for (const auto& e : fs::directory_iterator(npu::test::source_dir() + "/facts/schema"))
+    if (e.path().extension() == ".json") out.push_back(json::parse(read_text(e.path().string())));
+  return out;
+}
+
+// A small schema for the validator's own behaviour.
+FactsSchema tiny_schema() {
+  return FactsSchema::from_sections({json::parse(R"({
+    "section": "t", "schema_version": 3,
+    "types": {"ref": [{"path": "", "type": "object"}, {"path": ".file", "type": "string"}]},
+    "keys": [
+      {"path": "a", "type": "object", "required": true},
+      {"path": "a.n", "type": "integer", "required": true, "unit": "ns"},
+      {"path": "a.r", "type": "number|null"},
+      {"path": "a.list", "type": "array"},
+      {"path": "a.list[]", "type": "ref"},
+      {"path": "a.env", "type": "map"},
+      {"path": "a.env.*", "type": "string"}
+    ]})")});
+}
+
+TEST(FactsSchema, ValidatorNamesEachProblemByPath) {
+  FactsSchema s = tiny_schema();
+  EXPECT_EQ(s.version(), 3);
+  json ok = json::parse(R"({"a": {"n": 5, "r": 0.5, "list": [{"file": "x"}], "env": {"ANY_NAME": "1"}}})");
+  EXPECT_TRUE(validate_facts(ok, s, true).empty());
+  json bad = json::parse(R"({"a": {"r": "high", "list": [{"file": "x"}, {"fiel": "y"}], "env": {"K": 1}}, "b": 1})");
+  auto problems = validate_facts(bad, s, true);
+  std::set<std::string> got(problems.begin(), problems.end());
+  EXPECT_EQ(got, (std::set<std::string>{"a.r: expected number or null, got string", "a.list[1].fiel: unknown key (not in the facts schema)",
+                                        "a.env.K: expected string, got integer", "b: unknown key (not in the facts schema)",
+                                        "a.n: missing (required)"}));
+  // Partial documents (rule fixtures) are checked for keys and types only.
+  EXPECT_TRUE(validate_facts(json::parse(R"({"a": {"r": null}})"), s, false).empty());
+  EXPECT_EQ(validate_facts(json::parse(R"({"a": {"n": 1.5}})"), s, false),
+            std::vector<std::string>{"a.n: expected integer, got number"});
+}
+
+TEST(FactsSchema, RefusesAMalformedSchema) {
+  auto load = [](const char* keys) {
+    return FactsSchema::from_sections({json::parse(std::string(R"({"section": "t", "schema_version": 1, "keys": )") + keys + "}")});
+  };
+  EXPECT_THROW(load(R"([{"path": "a", "type": "array"}])"), std::invalid_argument);           // no element entry
+  EXPECT_THROW(load(R"([{"path": "a.b", "type": "integer"}])"), std::invalid_argument);       // no parent
+  EXPECT_THROW(load(R"([{"path": "a", "type": "integr"}])"), std::invalid_argument);          // unknown type
+  EXPECT_THROW(load(R"([{"path": "a", "type": "object"}, {"path": "a", "type": "object"}])"), std::invalid_argument);
+}
+
+// Version policy (docs/facts.md): the schema carries the schema_version it describes, which must
+// be the one the diagnostics write. Renaming or removing a key means bumping both.
+TEST(FactsSchema, CarriesTheEmittedSchemaVersion) {
+  EXPECT_EQ(FactsSchema::builtin().version(), npu::kFactsSchemaVersion);
+  for (const json& f : schema_files()) EXPECT_EQ(f.value("schema_version", 0), npu::kFactsSchemaVersion) << f.value("section", "");
+  size_t keys = 0;
+  for (const json& f : schema_files()) keys += f["keys"].size();
+  EXPECT_LE(keys, FactsSchema::builtin().keys().size());  // the embedded copy is these files
+  EXPECT_GT(keys, 500u);
+}
+
+// ... and a key released under that version stays: facts/schema/released/vN.keys lists the key
+// paths of version N, so a rename or a removal without a version bump fails here.
+TEST(FactsSchema, ReleasedKeysStayUntilTheVersionIsBumped) {
+  std::string file = npu::test::source_dir() + "/facts/schema/released/v" + std::to_string(npu::kFactsSchemaVersion) + ".keys";
+  std::istringstream lines(read_text(file));
+  size_t released = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++released;
+    EXPECT_NE(FactsSchema::builtin().find(line), nullptr)
+        << line << " was released in schema_version " << npu::kFactsSchemaVersion
+        << ": renaming or removing it bumps the version (docs/facts.md)";
+  }
+  EXPECT_GT(released, 500u) << file;
+}
+
+TEST(FactsSchema, NeedPathsResolveLikeTheRuleEngine) {
+  const FactsSchema& s = FactsSchema::builtin();
+  EXPECT_TRUE(s.has_need_path("dispatch.overall.host_bound_free_ns"));
+  EXPECT_TRUE(s.has_need_path("steps"));
+  EXPECT_TRUE(s.has_need_path("run.env.ASCEND_LAUNCH_BLOCKING"));  // run.env is a map
+  EXPECT_FALSE(s.has_need_path("overall.comm_not_overlaped_ns"));
+  EXPECT_FALSE(s.has_need_path("steps.free_ns"));  // an array: rules resolve object keys only
+  EXPECT_FALSE(s.has_need_path(""));
+}
+
+TEST(FactsSchema, SampleFactsValidate) {
+  json report = npu::test::analyze_json(npu::test::sample_run());
+  ASSERT_TRUE(report.contains("facts"));
+  for (const auto& p : validate_facts(report["facts"], FactsSchema::builtin(), true)) ADD_FAILURE() << p;
+}
+
+// Every rule `needs` a key path of the schema; a misspelled one is an error at load.
+TEST(FactsSchema, BuiltinRuleNeedsAreSchemaKeys) {
+  npu::RuleEngine e;
+  e.add_builtin_rules();
+  for (const auto& m : e.rules())
+    for (const auto& need : m.needs) EXPECT_TRUE(FactsSchema::builtin().has_need_path(need)) << m.id << " needs " << need;
+  for (const auto& o : e.run(npu::Facts{}))
+    EXPECT_NE(o.status, npu::RuleOutcome::Status::Failed) << o.meta.id << ": " << o.reason;
+}
+
+TEST(FactsSchema, RulesTestFailsOnAMisspelledNeedOrFixtureKey) {
+  auto results = npu::run_rule_fixtures(npu::test::source_dir() + "/testdata/rules_schema");
+  std::map<std::string, npu::FixtureResult> by_fixture;
+  for (const auto& r : results) by_fixture[r.fixture] = r;
+  ASSERT_EQ(by_fixture.size(), 4u);
+  for (const char* f : {"misspelled_need.fires.json", "misspelled_need.quiet.json"}) {
+    EXPECT_FALSE(by_fixture[f].passed);
+    EXPECT_NE(by_fixture[f].message.find("needs \"overall.comm_not_overlaped_ns\", which is not a key path of the facts schema"),
+              std::string::npos)
+        << by_fixture[f].message;
+  }
+  EXPECT_FALSE(by_fixture["misspelled_key.fires.json"].passed);
+  EXPECT_EQ(by_fixture["misspelled_key.fires.json"].message,
+            "facts do not match the facts schema: overall.computing_nss: unknown key (not in the facts schema)");
+  EXPECT_TRUE(by_fixture["misspelled_key.quiet.json"].passed) << by_fixture["misspelled_key.quiet.json"].message;
+}
+
+// The identifiers written in `backticks` in a Markdown file (a-z, digits, _ and -).
+std::set<std::string> backticked_words(const std::string& text) {
+  std::set<std::string> out;
+  static const std::regex span("`([^`]*)`"), word("[A-Za-z_][A-Za-z0-9_-]*");
+  for (auto s = std::sregex_iterator(text.begin(), text.end(), span); s != std::sregex_iterator(); ++s) {
+    std::string inner = (*s)[1];
+    for (auto w = std::sregex_iterator(inner.begin(), inner.end(), word); w != std::sregex_iterator(); ++w) out.insert(w->str());
+  }
+  return out;
+}
+
+std::string last_component(const std::string& path) {
+  std::string p = path;
+  while (p.size() >= 2 && p.compare(p.size() - 2, 2, "[]") == 0) p.resize(p.size() - 2);
+  return p.substr(p.rfind('.') == std::string::npos ? 0 : p.rfind('.') + 1);
+}
+
+// docs/facts*.md are checked against the schema (not generated from it): every key of a section
+// is named in the doc the section says documents it (or in docs/facts.md, which holds the shared
+// conventions such as evidence), ...
+TEST(FactsSchema, DocsNameEverySchemaKey) {
+  const std::string root = npu::test::source_dir() + "/";
+  std::set<std::string> shared = backticked_words(read_text(root + "docs/facts.md"));
+  for (const json& f : schema_files()) {
+    std::set<std::string> words = backticked_words(read_text(root + f.value("documented_in", "")));
+    ASSERT_FALSE(words.empty()) << f.value("documented_in", "") << " is missing";
+    for (const json& k : f["keys"]) {
+      std::string key = last_component(k["path"]);
+      if (key != "*" && !words.count(key) && !shared.count(key))
+        ADD_FAILURE() << k["path"].get<std::string>() << " is not named in " << f.value("documented_in", "");
+    }
+  }
+}
+
+// ... and every key named in the first column of a doc's key tables (| key | ... |) is a path
+// component of the sections that doc documents (or a map key seen on real inputs).
+TEST(FactsSchema, DocKeyTablesNameOnlySchemaKeys) {
+  std::map<std::string, std::set<std::string>> known;  // doc -> components
+  for (const json& f : schema_files()) {
+    auto& set = known[f.value("documented_in", "")];
+    for (const json& k : f["keys"]) {
+      std::string p = k["path"];
+      for (char& c : p)
+        if (c == '.' || c == '[' || c == ']') c = ' ';
+      std::istringstream words(p);
+      for (std::string w; words >> w;) set.insert(w);
+      for (const auto& seen : k.value("keys_seen", json::array())) set.insert(seen.get<std::string>());
+    }
+    for (const auto& [name, def] : f.value("types", json::object()).items())
+      for (const json& k : def)
+        if (std::string p = k.value("path", ""); !p.empty()) set.insert(last_component(p));
+  }
+  for (const auto& [doc, components] : known) {
+    std::istringstream lines(read_text(npu::test::source_dir() + "/" + doc));
+    bool in_table = false;
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) {
+      ++n;
+      if (line.rfind("| key |", 0) == 0) {
+        in_table = true;
+        continue;
+      }
+      if (line.rfind("|", 0) != 0) in_table = false;
+      if (!in_table || line.rfind("|---", 0) == 0) continue;
+      std::string first = line.substr(1, line.find('|', 1) - 1);
+      for (const auto& w : backticked_words(first))
+        if (!components.count(w)) ADD_FAILURE() << doc << ":" << n << ": `" << w << "` is not a key of the facts schema";
+    }
+  }
+}
+
+}  // namespace
