@@ -1,5 +1,5 @@
-// "operator_health": the operator-level checks of the reference advisor (formats.md §2.2 rows
-// 5-8, 17-21, 23, 24) as facts, one file per check (operator_health.h lists them): AI CPU
+// "operator_health": the operator-level checks of the reference advisor (its rows 5-8, 17-21,
+// 23, 24) as facts, one file per check (operator_health.h lists them): AI CPU
 // operators, dynamic shapes, block dims, PMU bound ratios, online compiles, stream syncs, Python
 // GC, slow dataloader, memory APIs, SyncBatchNorm. Then "memory" (memory.cpp).
 //

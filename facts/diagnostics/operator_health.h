@@ -1,7 +1,8 @@
 // The operator-level checks behind "operator_health" (docs/facts-operators.md), one file per
 // check, and what they share: per-step aggregates, top-k lists and their JSON. Only the files of
-// this section include it. Facts only: the reference advisor's thresholds (formats.md §2.2)
-// are written next to the numbers as `reference_*` keys so a rule can decide.
+// this section include it. Facts only: the reference advisor's thresholds (the "rows" cited
+// beside them are its checks) are written next to the numbers as `reference_*` keys so a rule
+// can decide.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -81,8 +81,9 @@ class Timeline {
       steps.push_back(std::move(s));
     }
     json out = json::object();
-    out["limits"] = {{"steps", kMaxTimelineSteps},       {"buckets_per_step", kBuckets}, {"max_depth", kMaxDepth},
-                     {"max_rows", kMaxRows},     {"max_flows", kMaxFlows},       {"max_secondary_flows", kMaxSecondaryFlows},
+    out["limits"] = {{"steps", kMaxTimelineSteps}, {"buckets_per_step", kBuckets},
+                     {"max_depth", kMaxDepth},         {"max_rows", kMaxRows},
+                     {"max_flows", kMaxFlows},         {"max_secondary_flows", kMaxSecondaryFlows},
                      {"marks_per_kind", kMaxMarksPerKind}, {"item_budget", kItemBudget}};
     out["item_columns"] = {"t_ns", "dur_ns", "name", "depth", "src", "offset", "count", "busy_ns"};
     out["flow_columns"] = {"from_row", "from_t_ns", "to_row", "to_t_ns", "lag_ns", "from_src", "from_offset", "to_src",
@@ -104,13 +105,8 @@ class Timeline {
   }
 
  private:
-  // A section of the facts written before, by reference (no copy: dispatch.steps of a long
-  // capture is tens of MB), or null.
-  const json& section(const char* key) const {
-    static const json none;
-    auto it = facts_.doc.find(key);
-    return it != facts_.doc.end() ? *it : none;
-  }
+  // A section of the facts written before (by reference), or null.
+  const json& section(const char* key) const { return facts_section(facts_.doc, key); }
 
   // ---- launch lines: the kind dispatch used (facts.dispatch.flow_kind) ----
 

@@ -5,22 +5,18 @@
 #include <optional>
 
 namespace npu {
-namespace {
 
 using nlohmann::json;
 
-// A section of the facts by reference (dispatch.steps of a long capture is tens of MB), or null.
-const json& section(const json& doc, const char* key) {
+const json& facts_section(const json& doc, const char* key) {
   static const json none;
   auto it = doc.find(key);
   return it != doc.end() ? *it : none;
 }
 
-}  // namespace
-
 std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step_time_key) {
   std::vector<ChosenStep> all;
-  const json& steps = section(doc, "steps");
+  const json& steps = facts_section(doc, "steps");
   const json* dsteps = nullptr;
   if (doc.contains("dispatch") && doc["dispatch"].contains("steps"))
     dsteps = &doc["dispatch"]["steps"];
@@ -39,7 +35,7 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
   // The step time the run's overall.step_time is built from: the device step when the facts
   // hold the host spans separately (overall.host_step_time, docs/overlap.md), else the host
   // ProfilerStep span.
-  const json& overall = section(doc, "overall");
+  const json& overall = facts_section(doc, "overall");
   const bool device_steps = overall.is_object() && overall.contains("host_step_time");
   if (steps.is_array())
     for (size_t i = 0; i < steps.size(); ++i) {

@@ -19,6 +19,10 @@ struct ChosenStep {
   size_t index = 0;  // index into facts.steps / dispatch.steps
 };
 
+// A section of the facts by reference (no copy: dispatch.steps of a long capture is tens of
+// MB), or null.
+const nlohmann::json& facts_section(const nlohmann::json& doc, const char* key);
+
 // The worst, median and fastest steps by step time, then the first and the last (at most
 // kMaxTimelineSteps, each once with every reason it was chosen). doc: the facts written so far.
 // step_time_key: set to the facts key the steps were ranked by.
