@@ -11,7 +11,6 @@ packages=(
   libsimdjson-dev        # streaming JSON (On-Demand) for trace files
   nlohmann-json3-dev     # small JSON documents (metadata, facts files)
   liblua5.4-dev          # rule engine
-  libeigen3-dev          # least-squares fits (dispatch slope)
   libcli11-dev           # command line
   libfmt-dev             # formatting
   libyaml-cpp-dev        # gate config files (gate.yaml)

@@ -10,7 +10,6 @@
 // Cost: one sort of the launches (F log F), one pass over the device gaps with a binary
 // search each, one pass over the host slices. No joins between flows and slices other than
 // through the indexes the model already holds.
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,6 +19,7 @@
 #include <string>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/line_fit.h"
 
 namespace npu {
 namespace {
@@ -64,48 +64,6 @@ struct Gap {
   uint32_t launch = 0;  // index into launches
   Ns length() const { return end - start; }
 };
-
-struct LineFit {
-  double slope = 0, intercept = 0;
-  std::optional<double> r2;
-};
-
-// Least squares lag = intercept + slope * x, solved from the 2x2 normal equations on
-// centred x (well conditioned; no n x 2 design matrix for steps with millions of launches).
-// Undefined with fewer than 2 points or when every x is equal; r2 undefined when every lag is.
-std::optional<LineFit> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
-  const size_t n = x.size();
-  if (n < 2) return std::nullopt;
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < n; ++i) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= static_cast<double>(n);
-  my /= static_cast<double>(n);
-  Eigen::Matrix2d ata = Eigen::Matrix2d::Zero();  // [sum dx^2, sum dx; sum dx, n]
-  Eigen::Vector2d aty = Eigen::Vector2d::Zero();  // [sum dx*y, sum y]
-  for (size_t i = 0; i < n; ++i) {
-    double dx = x[i] - mx;
-    ata(0, 0) += dx * dx;
-    ata(0, 1) += dx;
-    aty(0) += dx * y[i];
-    aty(1) += y[i];
-  }
-  ata(1, 0) = ata(0, 1);
-  ata(1, 1) = static_cast<double>(n);
-  if (!(ata(0, 0) > 0)) return std::nullopt;
-  Eigen::Vector2d c = ata.ldlt().solve(aty);  // lag = c0 * (x - mx) + c1
-  LineFit f{c(0), c(1) - c(0) * mx, std::nullopt};
-  double ss_res = 0, ss_tot = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double r = y[i] - (c(1) + c(0) * (x[i] - mx));
-    ss_res += r * r;
-    ss_tot += (y[i] - my) * (y[i] - my);
-  }
-  if (ss_tot > 0) f.r2 = 1.0 - ss_res / ss_tot;
-  return f;
-}
 
 // Nearest-rank on (n-1), the rule overlap.cpp uses for step-time percentiles.
 Ns quantile(const std::vector<Ns>& sorted, double p) {

@@ -5,7 +5,7 @@
 //
 // It reads the step windows and the flow kind from the facts written before it ("steps",
 // "dispatch"), never recomputes them, so the picture always shows what the numbers describe.
-// Bounded: at most kMaxSteps steps, each row aggregated so that it holds at most about
+// Bounded: at most kMaxTimelineSteps steps, each row aggregated so that it holds at most about
 // 2 x kBuckets items per nesting level (runs of items shorter than window / kBuckets become one
 // aggregate item carrying its count), at most kMaxDepth levels, kMaxRows rows and kMaxFlows
 // lines per step (evenly sampled beyond), and a total item budget across steps.
@@ -18,13 +18,13 @@
 #include <unordered_map>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/timeline_steps.h"
 
 namespace npu {
 namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxSteps = 5;            // worst, median, fastest, first, last (distinct)
 constexpr Ns kBuckets = 1500;              // aggregation: an item shorter than window / kBuckets is "below a pixel"
 constexpr int kMaxDepth = 16;              // deeper host slices are counted, not drawn
 constexpr size_t kMaxRows = 32;            // rows per step, the busiest kept
@@ -55,20 +55,12 @@ bool contains_nocase(std::string_view s, std::string_view needle) {
   return it != s.end();
 }
 
-struct ChosenStep {
-  json id;            // step id or null (whole run)
-  Ns start = 0, end = 0;  // the step window from the facts
-  Ns time = 0;        // the step time the choice ranked by
-  std::vector<std::string> why;
-  size_t index = 0;   // index into facts.steps / dispatch.steps
-};
-
 class Timeline {
  public:
   Timeline(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
 
   void run() {
-    std::vector<ChosenStep> chosen = choose_steps();
+    std::vector<ChosenStep> chosen = choose_timeline_steps(facts_.doc, step_time_key_);
     if (chosen.empty()) {
       facts_.unavailable("timeline", "no step window to draw: no steps facts and no dispatch steps");
       return;
@@ -89,8 +81,9 @@ class Timeline {
       steps.push_back(std::move(s));
     }
     json out = json::object();
-    out["limits"] = {{"steps", kMaxSteps},       {"buckets_per_step", kBuckets}, {"max_depth", kMaxDepth},
-                     {"max_rows", kMaxRows},     {"max_flows", kMaxFlows},       {"max_secondary_flows", kMaxSecondaryFlows},
+    out["limits"] = {{"steps", kMaxTimelineSteps}, {"buckets_per_step", kBuckets},
+                     {"max_depth", kMaxDepth},         {"max_rows", kMaxRows},
+                     {"max_flows", kMaxFlows},         {"max_secondary_flows", kMaxSecondaryFlows},
                      {"marks_per_kind", kMaxMarksPerKind}, {"item_budget", kItemBudget}};
     out["item_columns"] = {"t_ns", "dur_ns", "name", "depth", "src", "offset", "count", "busy_ns"};
     out["flow_columns"] = {"from_row", "from_t_ns", "to_row", "to_t_ns", "lag_ns", "from_src", "from_offset", "to_src",
@@ -112,116 +105,8 @@ class Timeline {
   }
 
  private:
-  // ---- which steps ----
-
-  // A section of the facts written before, by reference (no copy: dispatch.steps of a long
-  // capture is tens of MB), or null.
-  const json& section(const char* key) const {
-    static const json none;
-    auto it = facts_.doc.find(key);
-    return it != facts_.doc.end() ? *it : none;
-  }
-
-  // Worst, median and fastest by step time (see step_time_key_), then the first and the last.
-  std::vector<ChosenStep> choose_steps() {
-    std::vector<ChosenStep> all;
-    const json& steps = section("steps");
-    const json* dsteps = nullptr;
-    if (facts_.doc.contains("dispatch") && facts_.doc["dispatch"].contains("steps"))
-      dsteps = &facts_.doc["dispatch"]["steps"];
-    auto window_of = [](const json& s, Ns& a, Ns& b) {
-      if (!s.is_object() || !s.contains("start_ns") || !s.contains("end_ns") || !s["start_ns"].is_number_integer() ||
-          !s["end_ns"].is_number_integer())
-        return false;
-      a = s["start_ns"].get<Ns>();
-      b = s["end_ns"].get<Ns>();
-      return b > a;
-    };
-    auto int_at = [](const json& o, const char* k) -> std::optional<Ns> {
-      if (o.is_object() && o.contains(k) && o[k].is_number_integer()) return o[k].get<Ns>();
-      return std::nullopt;
-    };
-    // The step time the run's overall.step_time is built from: the device step when the facts
-    // hold the host spans separately (overall.host_step_time, docs/overlap.md), else the host
-    // ProfilerStep span.
-    const json& overall = section("overall");
-    const bool device_steps = overall.is_object() && overall.contains("host_step_time");
-    if (steps.is_array())
-      for (size_t i = 0; i < steps.size(); ++i) {
-        ChosenStep c;
-        if (!window_of(steps[i], c.start, c.end)) continue;
-        c.id = steps[i].contains("id") ? steps[i]["id"] : json(nullptr);
-        c.index = i;
-        // A device window beside the host span (the step's tasks may start after it): draw both.
-        if (steps[i].contains("device_window")) {
-          Ns a = 0, b = 0;
-          if (window_of(steps[i]["device_window"], a, b)) {
-            c.start = std::min(c.start, a);
-            c.end = std::max(c.end, b);
-          }
-        }
-        auto host = int_at(steps[i], "host_dur_ns");
-        auto device = int_at(steps[i], "device_time_ns");
-        if (host && !device_steps && !c.id.is_null()) {
-          c.time = *host;
-          step_time_key_ = "host_dur_ns";
-        } else if (device) {
-          c.time = *device;
-          step_time_key_ = "device_time_ns";
-        } else {
-          c.time = c.end - c.start;
-          step_time_key_ = "end_ns - start_ns";
-        }
-        all.push_back(std::move(c));
-      }
-    if (all.empty() && dsteps && dsteps->is_array()) {  // no device timeline: the host steps dispatch used
-      for (size_t i = 0; i < dsteps->size(); ++i) {
-        ChosenStep c;
-        if (!window_of((*dsteps)[i], c.start, c.end)) continue;
-        c.id = (*dsteps)[i].contains("id") ? (*dsteps)[i]["id"] : json(nullptr);
-        c.index = i;
-        c.time = c.end - c.start;
-        step_time_key_ = "end_ns - start_ns";
-        all.push_back(std::move(c));
-      }
-    }
-    if (all.empty()) return {};
-    std::vector<size_t> order(all.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return all[a].time > all[b].time; });
-    std::vector<std::pair<size_t, const char*>> picks = {
-        {order.front(), "worst"}, {order[order.size() / 2], "median"}, {order.back(), "fastest"},
-        {0, "first"}, {all.size() - 1, "last"}};
-    std::vector<ChosenStep> out;
-    std::map<size_t, size_t> at;  // index in all -> index in out
-    for (auto [i, why] : picks) {
-      auto it = at.find(i);
-      if (it != at.end()) {
-        out[it->second].why.push_back(why);
-        continue;
-      }
-      if (out.size() >= kMaxSteps) continue;
-      at[i] = out.size();
-      out.push_back(all[i]);
-      out.back().why.push_back(why);
-    }
-    // The host step (dispatch keeps ProfilerStep's own window) joins the device step window,
-    // whatever the steps facts chose as their start. Only the chosen steps are looked up.
-    if (dsteps && dsteps->is_array()) {
-      std::map<std::string, const json*> by_id;
-      for (const json& ds : *dsteps)
-        if (ds.is_object() && ds.contains("id")) by_id.emplace(ds["id"].dump(), &ds);
-      for (ChosenStep& c : out) {
-        auto it = by_id.find(c.id.dump());
-        Ns a = 0, b = 0;
-        if (it != by_id.end() && window_of(*it->second, a, b)) {
-          c.start = std::min(c.start, a);
-          c.end = std::max(c.end, b);
-        }
-      }
-    }
-    return out;
-  }
+  // A section of the facts written before (by reference), or null.
+  const json& section(const char* key) const { return facts_section(facts_.doc, key); }
 
   // ---- launch lines: the kind dispatch used (facts.dispatch.flow_kind) ----
 

@@ -1,0 +1,297 @@
+// The ranks' communication reduced over the cluster: per collective (Dixon votes on the
+// slow rank), per group, per transport against the standard bandwidth, per link, small packets
+// and RDMA retransmission.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <set>
+#include <tuple>
+
+#include "facts/cluster/cluster_parts.h"
+#include "facts/cluster/dixon.h"
+
+namespace npu::cluster {
+namespace {
+
+bool is_p2p(const json& op) {
+  const std::string n = op.value("name", "");
+  return op.value("kind", "") == "p2p" || n.find("send") != std::string::npos || n.find("receive") != std::string::npos;
+}
+
+struct OpKey {
+  std::string step, group, name;
+  bool operator<(const OpKey& o) const { return std::tie(step, group, name) < std::tie(o.step, o.group, o.name); }
+};
+
+}  // namespace
+
+json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source) {
+  json ops = json::array();
+  for (const auto& r : ranks) {
+    const json c = r.facts.value("communication", json::object());
+    for (const auto& op : c.value("ops", json::array())) {
+      json o = op;
+      o["rank"] = r.rank;  // the discovered rank id wins over what the rank's facts said
+      ops.push_back(std::move(o));
+    }
+  }
+  // A db export's ranks carry the same records from analysis.db (CommAnalyzer* tables).
+  bool from_db = false;
+  for (const auto& r : ranks)
+    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") != std::string::npos;
+  source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
+                   : "communication.json of each rank";
+  if (ops.empty() && !ref.ops.empty()) {
+    ops = ref.ops;
+    source = "cluster_communication.json";
+  }
+  return ops;
+}
+
+// Dixon votes per collective (excluding send/receive, like the recipe) and the per-op table.
+json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
+  std::map<OpKey, std::vector<const json*>> by_op;
+  for (const auto& op : ops)
+    if (!is_p2p(op)) by_op[{step_text(op["step"]), op.value("group", ""), op.value("name", "")}].push_back(&op);
+  json table = json::array();
+  judged = 0;
+  for (const auto& [key, recs] : by_op) {
+    std::vector<double> elapse;
+    for (const json* r : recs) elapse.push_back(dbl(*r, "elapse_ns"));
+    OutlierResult t = low_outliers(elapse);
+    if (t.tested) ++judged;
+    json slow = json::array();
+    for (size_t i : t.low) {
+      int rk = (*recs[i])["rank"];
+      votes[rk]++;
+      slow.push_back(rk);
+    }
+    auto [mn, mx] = std::minmax_element(elapse.begin(), elapse.end());
+    int64_t wait_max = 0, wait_min = INT64_MAX, wait_sum = 0, transit_sum = 0, sync_sum = 0, transit_max = 0;
+    int wait_max_rank = -1, wait_min_rank = -1;
+    for (const json* r : recs) {
+      int64_t w = i64(*r, "wait_ns");
+      wait_sum += w, transit_sum += i64(*r, "transit_ns"), sync_sum += i64(*r, "sync_ns");
+      transit_max = std::max(transit_max, i64(*r, "transit_ns"));
+      if (w > wait_max || wait_max_rank < 0) wait_max = w, wait_max_rank = (*r)["rank"];
+      if (w < wait_min) wait_min = w, wait_min_rank = (*r)["rank"];
+    }
+    json row = {{"step", recs[0]->at("step")},
+                {"group", key.group},
+                {"name", key.name},
+                {"ranks", recs.size()},
+                {"elapse_max_ns", static_cast<int64_t>(*mx)},
+                {"elapse_min_ns", static_cast<int64_t>(*mn)},
+                {"elapse_median_ns", static_cast<int64_t>(median(elapse))},
+                {"fastest_rank", (*recs[static_cast<size_t>(mn - elapse.begin())])["rank"]},
+                {"wait_max_ns", wait_max},
+                {"wait_max_rank", wait_max_rank},
+                {"wait_min_ns", wait_min == INT64_MAX ? 0 : wait_min},
+                {"wait_min_rank", wait_min_rank},
+                {"transit_max_ns", transit_max},
+                {"wait_ratio", wait_sum + transit_sum > 0 ? static_cast<double>(wait_sum) / static_cast<double>(wait_sum + transit_sum) : 0.0},
+                {"sync_ratio", sync_sum + transit_sum > 0 ? static_cast<double>(sync_sum) / static_cast<double>(sync_sum + transit_sum) : 0.0},
+                {"slow_ranks", slow}};
+    if (t.tested) row["test"] = {{"method", t.method}, {"statistic", t.statistic}, {"critical", t.critical}};
+    const json& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
+    if (fastest.contains("evidence") && fastest["evidence"].is_array() && !fastest["evidence"].empty())
+      row["evidence"] = json::array({fastest["evidence"][0]});
+    table.push_back(std::move(row));
+  }
+  std::sort(table.begin(), table.end(), [](const json& a, const json& b) { return i64(a, "elapse_max_ns") > i64(b, "elapse_max_ns"); });
+  return table;
+}
+
+json groups_table(const json& ops) {
+  struct Acc {
+    std::set<int> ranks;
+    std::set<std::string> names;
+    int64_t elapse = 0, transit = 0, wait = 0, sync = 0;
+    std::map<int, std::array<int64_t, 3>> per_rank;  // wait, transit, sync
+    bool p2p = false;
+  };
+  std::map<std::string, Acc> by_group;
+  for (const auto& op : ops) {
+    Acc& a = by_group[op.value("group", "")];
+    int rk = op["rank"];
+    a.ranks.insert(rk);
+    a.names.insert(op.value("name", ""));
+    a.p2p = a.p2p || is_p2p(op);
+    a.elapse += i64(op, "elapse_ns"), a.transit += i64(op, "transit_ns"), a.wait += i64(op, "wait_ns"), a.sync += i64(op, "sync_ns");
+    auto& pr = a.per_rank[rk];
+    pr[0] += i64(op, "wait_ns"), pr[1] += i64(op, "transit_ns"), pr[2] += i64(op, "sync_ns");
+  }
+  auto ratio = [](int64_t a, int64_t b) { return a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.0; };
+  json out = json::array();
+  for (const auto& [g, a] : by_group) {
+    json per = json::array();
+    double wmax = -1, wmin = 2;
+    int rmax = -1, rmin = -1;
+    for (const auto& [rk, v] : a.per_rank) {
+      double wr = ratio(v[0], v[1]), sr = ratio(v[2], v[1]);
+      per.push_back({{"rank", rk}, {"wait_ns", v[0]}, {"transit_ns", v[1]}, {"sync_ns", v[2]}, {"wait_ratio", wr}, {"sync_ratio", sr}});
+      if (wr > wmax) wmax = wr, rmax = rk;
+      if (wr < wmin) wmin = wr, rmin = rk;
+    }
+    json row = {{"group", g},
+                {"kind", a.p2p ? "p2p" : "collective"},
+                {"ranks", json(std::vector<int>(a.ranks.begin(), a.ranks.end()))},
+                {"ops", a.names.size()},
+                {"elapse_ns", a.elapse},
+                {"transit_ns", a.transit},
+                {"wait_ns", a.wait},
+                {"sync_ns", a.sync},
+                {"wait_ratio", ratio(a.wait, a.transit)},
+                {"sync_ratio", ratio(a.sync, a.transit)},
+                {"max_wait_rank", rmax},
+                {"max_wait_ratio", wmax < 0 ? 0.0 : wmax},
+                {"min_wait_rank", rmin},
+                {"min_wait_ratio", wmin > 1 ? 0.0 : wmin},
+                {"per_rank", per}};
+    out.push_back(std::move(row));
+  }
+  std::sort(out.begin(), out.end(), [](const json& a, const json& b) { return i64(a, "elapse_ns") > i64(b, "elapse_ns"); });
+  return out;
+}
+
+json bandwidth_table(const json& ops) {
+  const json standard = standard_bandwidth();
+  struct Acc {
+    double size = 0, large_weighted = 0;
+    int64_t time = 0;
+    uint64_t ops = 0, packets = 0;
+    std::map<int, std::pair<double, int64_t>> per_rank;
+  };
+  std::map<std::string, Acc> by_tr;
+  for (const auto& op : ops) {
+    const json bw = op.value("bandwidth", json::object());  // a named copy: items() must not outlive it
+    for (const auto& [tr, b] : bw.items()) {
+      if (tr == "LOCAL") continue;
+      Acc& a = by_tr[tr];
+      double size = dbl(b, "size_mb");
+      int64_t time = i64(b, "time_ns");
+      a.size += size, a.time += time, a.ops++, a.packets += b.value("packets", uint64_t{0});
+      a.large_weighted += size * dbl(b, "large_packet_ratio");
+      auto& pr = a.per_rank[op["rank"].get<int>()];
+      pr.first += size, pr.second += time;
+    }
+  }
+  json out = json::array();
+  for (const auto& [tr, a] : by_tr) {
+    // MB / ms is GB/s (10^6 / 10^-3 = 10^9).
+    double gbps = a.time > 0 ? a.size / (static_cast<double>(a.time) / 1e6) : 0.0;
+    json per = json::array();
+    for (const auto& [rk, v] : a.per_rank)
+      per.push_back({{"rank", rk}, {"size_mb", v.first}, {"time_ns", v.second},
+                     {"gbps", v.second > 0 ? v.first / (static_cast<double>(v.second) / 1e6) : 0.0}});
+    json row = {{"transport", tr}, {"ops", a.ops}, {"size_mb", a.size}, {"time_ns", a.time}, {"gbps", gbps},
+                {"packets", a.packets}, {"large_packet_ratio", a.size > 0 ? a.large_weighted / a.size : 0.0}, {"per_rank", per}};
+    if (standard.contains(tr)) {
+      row["standard_gbps"] = standard[tr];
+      row["utilization"] = gbps / standard[tr].get<double>();
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Small packets as the reference advisor counts them: ops whose SDMA transfer is < 16 MB or
+// RDMA transfer < 1 MB, among the ops that used the transport.
+json small_packets(const json& ops) {
+  json out = json::array();
+  for (auto [tr, threshold] : {std::pair<const char*, double>{"SDMA", 16.0}, {"RDMA", 1.0}}) {
+    uint64_t n = 0, small = 0;
+    int64_t small_time = 0;
+    std::map<std::string, uint64_t> names;
+    for (const auto& op : ops) {
+      auto b = op.value("bandwidth", json::object());
+      if (!b.contains(tr) || dbl(b[tr], "size_mb") <= 0) continue;
+      ++n;
+      if (dbl(b[tr], "size_mb") < threshold) ++small, small_time += i64(b[tr], "time_ns"), names[op.value("name", "")]++;
+    }
+    if (n == 0) continue;
+    json top = json::array();
+    for (const auto& [name, c] : names) {
+      top.push_back({{"name", name}, {"count", c}});
+      if (top.size() >= 10) break;
+    }
+    out.push_back({{"transport", tr}, {"threshold_mb", threshold}, {"ops", n}, {"small_ops", small},
+                   {"small_ratio", static_cast<double>(small) / static_cast<double>(n)}, {"small_time_ns", small_time},
+                   {"examples", top}});
+  }
+  return out;
+}
+
+// RDMA retransmission (reference advisor): every rank spent >= 4 s in the op (not a desync)
+// and some rank's RDMA transit took > 4 s.
+json retransmission(const json& ops) {
+  std::map<OpKey, std::vector<const json*>> by_op;
+  for (const auto& op : ops) by_op[{step_text(op["step"]), op.value("group", ""), op.value("name", "")}].push_back(&op);
+  constexpr int64_t kLimit = 4'000'000'000;
+  json out = json::array();
+  for (const auto& [key, recs] : by_op) {
+    int64_t min_elapse = INT64_MAX, max_rdma = 0;
+    json slow = json::array();
+    for (const json* r : recs) {
+      min_elapse = std::min(min_elapse, i64(*r, "elapse_ns"));
+      int64_t t = r->contains("bandwidth") && (*r)["bandwidth"].contains("RDMA") ? i64((*r)["bandwidth"]["RDMA"], "time_ns") : 0;
+      max_rdma = std::max(max_rdma, t);
+      if (t > kLimit) slow.push_back((*r)["rank"]);
+    }
+    if (min_elapse >= kLimit && max_rdma > kLimit)
+      out.push_back({{"step", recs[0]->at("step")}, {"group", key.group}, {"name", key.name}, {"min_elapse_ns", min_elapse},
+                     {"max_rdma_transit_ns", max_rdma}, {"ranks", slow}});
+  }
+  return out;
+}
+
+json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
+  json raw = json::array();
+  std::string source = "communication_matrix.json of each rank";
+  for (const auto& r : ranks) {
+    const json c = r.facts.value("communication", json::object());
+    for (const auto& l : c.value("links", json::array())) raw.push_back(l);
+    if (c.value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
+      source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
+  }
+  if (raw.empty() && !ref.links.empty()) raw = ref.links, source = "cluster_communication_matrix.json";
+  // One record per (step, group, op, src, dst): both ends of a link may report it.
+  std::set<std::tuple<std::string, std::string, std::string, int, int>> seen;
+  struct Acc {
+    std::string transport;
+    double size = 0;
+    int64_t time = 0;
+    uint64_t ops = 0;
+    json evidence;
+  };
+  std::map<std::tuple<int, int, std::string>, Acc> by_link;
+  for (const auto& l : raw) {
+    int src = l["src"], dst = l["dst"];
+    std::string tr = l.value("transport", "");
+    if (src == dst || tr == "LOCAL") continue;
+    if (!seen.insert({step_text(l["step"]), l.value("group", ""), l.value("op", ""), src, dst}).second) continue;
+    Acc& a = by_link[{src, dst, tr}];
+    a.transport = tr, a.size += dbl(l, "size_mb"), a.time += i64(l, "time_ns"), a.ops++;
+    if (a.evidence.is_null()) a.evidence = l.value("evidence", json::array());
+  }
+  json list = json::array();
+  std::map<std::string, std::vector<double>> by_tr;
+  for (const auto& [k, a] : by_link) {
+    double gbps = a.time > 0 ? a.size / (static_cast<double>(a.time) / 1e6) : 0.0;
+    list.push_back({{"src", std::get<0>(k)}, {"dst", std::get<1>(k)}, {"transport", a.transport}, {"size_mb", a.size},
+                    {"time_ns", a.time}, {"gbps", gbps}, {"ops", a.ops}, {"evidence", a.evidence}});
+    by_tr[a.transport].push_back(gbps);
+  }
+  json medians = json::object();
+  for (auto& [tr, v] : by_tr) medians[tr] = median(v);
+  const json standard = standard_bandwidth();
+  for (auto& l : list) {
+    double med = medians[l["transport"].get<std::string>()];
+    l["ratio_to_median"] = med > 0 ? dbl(l, "gbps") / med : 1.0;
+    if (standard.contains(l["transport"])) l["utilization"] = dbl(l, "gbps") / standard[l["transport"]].get<double>();
+  }
+  std::sort(list.begin(), list.end(), [](const json& a, const json& b) { return dbl(a, "ratio_to_median") < dbl(b, "ratio_to_median"); });
+  return {{"source", source}, {"count", list.size()}, {"median_gbps", medians}, {"list", list}};
+}
+
+}  // namespace npu::cluster

@@ -1,0 +1,75 @@
+// operator_health.gc (rows 20, 21): Python garbage collection, from GC events when the trace
+// has them, else conjectured from long device free gaps with almost no AscendCL activity.
+#include <algorithm>
+#include <vector>
+
+#include "facts/diagnostics/host_trace_pass.h"
+
+namespace npu::operator_health {
+namespace {
+
+// Row 21: a conjectured GC gap (longer than kConjecturedGcMinFreeNs) has AscendCL time inside it
+// below 1% of the gap ...
+constexpr double kConjecturedGcMaxAclTimeRatio = 0.01;
+// ... and fewer than 1e-4 AscendCL calls per us of gap (10 per 100 ms).
+constexpr double kConjecturedGcMaxAclPerUs = 1e-4;
+
+nlohmann::json conjectured_gc_json(const DiagnosticContext& ctx, const HostTracePass& p) {
+  const RunModel& m = ctx.model;
+  nlohmann::json conj = nlohmann::json::array();
+  std::vector<FreeGap> gaps = p.gaps;
+  std::sort(gaps.begin(), gaps.end(), [](const FreeGap& a, const FreeGap& b) { return a.iv.length() > b.iv.length(); });
+  uint64_t like = 0;
+  for (const FreeGap& g : gaps) {
+    double len = static_cast<double>(g.iv.length());
+    double acl_ratio = static_cast<double>(g.acl_ns) / len;
+    double acl_per_us = static_cast<double>(g.acl_count) / (len / 1000.0);
+    bool reference_like = p.have_cann && acl_ratio < kConjecturedGcMaxAclTimeRatio && acl_per_us < kConjecturedGcMaxAclPerUs;
+    if (reference_like) ++like;
+    if (conj.size() >= kTop) continue;
+    conj.push_back({{"start_ns", g.iv.start},
+                    {"end_ns", g.iv.end},
+                    {"dur_ns", g.iv.length()},
+                    {"step", step_json(step_of(m, g.iv.start))},
+                    {"acl_count", g.acl_count},
+                    {"acl_ns", g.acl_ns},
+                    {"acl_time_ratio", acl_ratio},
+                    {"acl_per_us", acl_per_us},
+                    {"reference_like", reference_like},
+                    {"evidence", nlohmann::json::array({evidence_file(m, "trace_view.json",
+                                                                      "device free gap: no compute or communication "
+                                                                      "task between start_ns and end_ns")})}});
+  }
+  nlohmann::json out = {{"source", "device free gaps (device window minus compute and communication tasks)"},
+                        {"gaps_over_min", gaps.size()},
+                        {"reference_like_gaps", like},
+                        {"gaps", conj},
+                        {"acl_counted", p.have_cann},
+                        {"reference_min_free_ns", kConjecturedGcMinFreeNs},
+                        {"reference_max_acl_time_ratio", kConjecturedGcMaxAclTimeRatio},
+                        {"reference_max_acl_per_us", kConjecturedGcMaxAclPerUs}};
+  if (!ctx.device.has_device) out["source"] = "none: no device tasks in the trace";
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p) {
+  nlohmann::json gc;
+  bool detected = p.have_gc_track || p.gc.count > 0;
+  gc["detected"] = detected;
+  if (detected) {
+    gc["count"] = p.gc.count;
+    gc["total_ns"] = p.gc.total;
+    gc["max_ns"] = p.gc.count ? p.gc.max : 0;
+    gc["count_ge_min"] = p.gc_long.count;
+    gc["total_ge_min_ns"] = p.gc_long.total;
+    gc["longest"] = top_slices_json(ctx.model, p.gc_top, "GC event");
+    gc["reference_min_ns"] = kGcMinNs;
+  } else {
+    gc["conjectured"] = conjectured_gc_json(ctx, p);
+  }
+  return gc;
+}
+
+}  // namespace npu::operator_health

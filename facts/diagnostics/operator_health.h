@@ -1,0 +1,117 @@
+// The operator-level checks behind "operator_health" (docs/facts-operators.md), one file per
+// check, and what they share: per-step aggregates, top-k lists and their JSON. Only the files of
+// this section include it. Facts only: the reference advisor's thresholds (the "rows" cited
+// beside them are its checks) are written next to the numbers as `reference_*` keys so a rule
+// can decide.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu::operator_health {
+
+// Rows 5/17/24 priority: a share of step/total time of 5% is "high", 3% "medium".
+constexpr double kReferenceHighShare = 0.05;
+constexpr double kReferenceMediumShare = 0.03;
+
+constexpr size_t kTop = 10;  // entries in every list
+
+inline double ratio(Ns part, Ns whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::string lower(std::string_view s);
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(0, p.size()) == p; }
+
+// Accelerator cores of communication tasks in kernel_details.csv.
+inline bool is_comm_core(std::string_view core) { return core == "HCCL" || core == "COMMUNICATION" || core == "HCCL_AICPU"; }
+
+// The id of the step holding ts, or kNoId.
+int64_t step_of(const RunModel& m, Ns ts);
+
+inline nlohmann::json step_json(int64_t id) { return id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(id); }
+
+// The k longest items seen (by duration), longest first.
+struct TopK {
+  struct Item {
+    Ns dur;
+    uint32_t index;
+  };
+  size_t k;
+  std::vector<Item> items;
+  explicit TopK(size_t k_) : k(k_) {}
+  void add(Ns dur, uint32_t index) {
+    if (items.size() == k && dur <= items.back().dur) return;
+    auto it = std::upper_bound(items.begin(), items.end(), dur, [](Ns d, const Item& x) { return d > x.dur; });
+    items.insert(it, Item{dur, index});
+    if (items.size() > k) items.pop_back();
+  }
+};
+
+// Count / total / max with the longest instance.
+struct Agg {
+  uint64_t count = 0;
+  Ns total = 0;
+  Ns max = -1;
+  uint32_t max_index = 0;
+  void add(Ns dur, uint32_t index) {
+    ++count;
+    total += dur;
+    if (dur > max) {
+      max = dur;
+      max_index = index;
+    }
+  }
+};
+
+// An Agg over the run and one per step.
+struct StepAgg {
+  Agg all;
+  std::map<int64_t, Agg> by_step;  // kNoId = outside every step
+  void add(const RunModel& m, const Slice& s, uint32_t index) {
+    all.add(s.dur, index);
+    by_step[step_of(m, s.ts)].add(s.dur, index);
+  }
+};
+
+inline nlohmann::json slice_evidence(const RunModel& m, uint32_t i, std::string_view what) {
+  return evidence_event(m, m.slices[i].loc, what);
+}
+
+// The kTop steps with the most time in these calls (then by step id).
+nlohmann::json by_step_json(const RunModel& m, const StepAgg& a, const std::string& what);
+// Counts over every step of the run, including steps without any call, so nothing depends on
+// the by_step cap.
+nlohmann::json step_summary_json(const RunModel& m, const StepAgg& a);
+// The slices of a TopK with their step and evidence.
+nlohmann::json top_slices_json(const RunModel& m, const TopK& top, const std::string& what);
+
+// ---- Kernel-table checks: each writes health[<its key>] or records why it cannot ----
+// compute_ns: kernel time outside communication cores; all_ns: every kernel; max_all: the
+// longest kernel.
+void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all, nlohmann::json& out);  // ai_cpu.cpp
+void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out);                              // ai_cpu.cpp
+void dynamic_shape(const RunModel& m, nlohmann::json& health, Facts& facts);                            // dynamic_shape.cpp
+void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& facts);                 // block_dim.cpp
+void pmu(const RunModel& m, nlohmann::json& health, Facts& facts);                                      // pmu.cpp
+
+// ---- Trace checks: built from one HostTracePass (host_trace_pass.h) ----
+struct HostTracePass;
+nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);                // op_compile.cpp
+nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);               // stream_sync.cpp
+nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);                // memory_api.cpp
+nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);             // gc.cpp
+nlohmann::json dataloader_json(const RunModel& m, const HostTracePass& p);                // dataloader.cpp
+nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);                    // syncbn.cpp
+
+// The "memory" section (memory.cpp): peaks of memory_record.csv, largest allocations of
+// operator_memory.csv.
+void memory(const RunModel& m, Facts& facts);
+
+}  // namespace npu::operator_health
