@@ -53,7 +53,7 @@ json own_findings(const Facts& f, const RuleOptions& rules) {
 }
 
 json run_list_summary(const std::string& path, const Facts& f) {
-  return {{"schema", "npu-advisor.run-summary"}, {"schema_version", 1}, {"input", f.doc.value("input", json{{"path", path}})}};
+  return {{"schema", "npu-advisor.run-summary"}, {"schema_version", kRunSummarySchemaVersion}, {"input", f.doc.value("input", json{{"path", path}})}};
 }
 
 // The rank id a rank's facts carry: run.rank (profiler_info_{rank}.json, its rank_id, Kineto
@@ -79,7 +79,7 @@ json cluster_summary(const std::string& path, const std::string& description, co
                        {"rank", r.rank},
                        {"steps", r.steps.size()}});
   return {{"schema", "npu-advisor.run-summary"},
-          {"schema_version", 1},
+          {"schema_version", kRunSummarySchemaVersion},
           {"input", {{"path", path}, {"kind", to_string(InputKind::Cluster)}, {"description", description}}},
           {"members", members}};
 }

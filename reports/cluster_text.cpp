@@ -1,5 +1,5 @@
 // The cluster section of the terminal and Markdown reports (facts.cluster,
-// docs/facts-cluster.md). The HTML view draws the same facts in reports/html_report.cpp.
+// docs/facts-cluster.md). The HTML view draws the same facts in reports/html/cluster_section.cpp.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

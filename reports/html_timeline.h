@@ -3,7 +3,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
+
+#include "reports/html/page.h"
 
 namespace npu {
 
@@ -14,10 +15,5 @@ std::string html_timeline_section(const nlohmann::json& report);
 // of each side, null when absent) one above the other on one time scale.
 std::string render_compare_html(const nlohmann::json& compare_doc, const nlohmann::json& base_timeline,
                                 const nlohmann::json& next_timeline);
-
-// From reports/html_report.cpp: the page frame (template, CSS, scripts) around `body` with
-// `data` embedded as #report-data, and HTML escaping.
-std::string html_page(const std::string& title, const std::string& body, const nlohmann::json& data);
-std::string html_escape(std::string_view s);
 
 }  // namespace npu

@@ -10,7 +10,9 @@
 
 namespace npu {
 
-constexpr int kReportSchemaVersion = 1;
+// 2: the run summary's durations are integer ns (`steps[].dur_ns`, `profiler_step_breakdown[].*_ns`;
+// they were µs floats, `*_us`), as everywhere else in the document. docs/reports.md.
+constexpr int kReportSchemaVersion = 2;
 
 nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
                             const std::vector<RuleOutcome>& outcomes);

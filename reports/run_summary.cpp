@@ -10,8 +10,6 @@
 namespace npu {
 namespace {
 
-double us(Ns ns) { return static_cast<double>(ns) / 1000.0; }
-
 std::string human_bytes(uint64_t b) {
   if (b >= 1000ull * 1000 * 1000) return fmt::format("{:.2f} GB", b / 1e9);
   if (b >= 1000ull * 1000) return fmt::format("{:.1f} MB", b / 1e6);
@@ -19,7 +17,7 @@ std::string human_bytes(uint64_t b) {
   return fmt::format("{} B", b);
 }
 
-std::string ms(double us_value) { return fmt::format("{:.3f}", us_value / 1000.0); }
+std::string ms(Ns ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); }
 
 }  // namespace
 
@@ -84,7 +82,7 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
     std::string file = m.trace_parts.size() > 1 && at.file < m.files.size() ? m.files[at.file].path + " " : "";
     std::string source = at.table.empty() ? fmt::format("trace {}byte {}", file, at.offset)
                                           : fmt::format("{} rowid {}", at.table, at.offset);
-    steps.push_back({{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_us", us(st.end - st.start)},
+    steps.push_back({{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_ns", st.end - st.start},
                      {"source", source}});
   }
   s["steps"] = steps;
@@ -96,12 +94,12 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
     Ns total = r.computing + r.comm_not_overlapped + r.free;
     json row = {{"device", r.device},
                 {"step", r.step == kNoId ? json(nullptr) : json(r.step)},
-                {"computing_us", us(r.computing)},
-                {"communication_not_overlapped_us", us(r.comm_not_overlapped)},
-                {"overlapped_us", us(r.overlapped)},
-                {"communication_us", us(r.communication)},
-                {"free_us", us(r.free)},
-                {"step_us", us(total)},
+                {"computing_ns", r.computing},
+                {"communication_not_overlapped_ns", r.comm_not_overlapped},
+                {"overlapped_ns", r.overlapped},
+                {"communication_ns", r.communication},
+                {"free_ns", r.free},
+                {"step_ns", total},
                 {"free_ratio", total > 0 ? static_cast<double>(r.free) / static_cast<double>(total) : 0.0},
                 {"source", stt && !stt->table.empty() ? fmt::format("{}:{} rowid {}", stt->path, stt->table, r.line)
                                                       : fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
@@ -224,9 +222,9 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     for (const auto& r : bd) {
       std::string step = r["step"].is_null() ? "-" : std::to_string(r["step"].get<int64_t>());
       out += indent + fmt::format("    {:>6} {:>12} {:>14} {:>12} {:>12} {:>6.1f}%\n", step,
-                                  ms(r["computing_us"].get<double>()),
-                                  ms(r["communication_not_overlapped_us"].get<double>()), ms(r["free_us"].get<double>()),
-                                  ms(r["step_us"].get<double>()), 100.0 * r["free_ratio"].get<double>());
+                                  ms(r["computing_ns"].get<Ns>()),
+                                  ms(r["communication_not_overlapped_ns"].get<Ns>()), ms(r["free_ns"].get<Ns>()),
+                                  ms(r["step_ns"].get<Ns>()), 100.0 * r["free_ratio"].get<double>());
     }
   }
   const auto& un = s["unavailable"];

@@ -9,7 +9,8 @@
 
 namespace npu {
 
-constexpr int kRunSummarySchemaVersion = 1;
+// 2: durations in integer ns (`steps[].dur_ns`, `profiler_step_breakdown[].*_ns`; were µs `*_us`).
+constexpr int kRunSummarySchemaVersion = 2;
 
 nlohmann::json summarize_run(const RunModel& model, const Detection& input);
 

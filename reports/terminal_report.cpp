@@ -27,7 +27,7 @@ static std::string host_only_lines(const nlohmann::json& summary, const nlohmann
   const auto& steps = summary.value("steps", nlohmann::json::array());
   if (!steps.empty()) {
     std::vector<double> d;
-    for (const auto& s : steps) d.push_back(s.value("dur_us", 0.0) * 1e3);
+    for (const auto& s : steps) d.push_back(s.value("dur_ns", 0.0));
     std::sort(d.begin(), d.end());
     out += fmt::format("{} host steps (ProfilerStep#{}..{}), wall time median {}, max {}\n", steps.size(),
                        steps.front().value("id", 0), steps.back().value("id", 0), format_ms(d[d.size() / 2]),

@@ -1,6 +1,6 @@
 // npu-advisor HTML report: sortable tables, copy buttons, print support and the charts, drawn
 // from the report document embedded in #report-data. Inlined into the page by
-// reports/html_report.cpp; no network access of any kind.
+// reports/html/page.cpp; no network access of any kind.
 (function () {
   'use strict';
 
@@ -153,16 +153,8 @@
   Chart.defaults.plugins.legend.position = 'bottom';
   Chart.defaults.plugins.legend.labels.boxWidth = 14;
 
-  function isNum(v) { return typeof v === 'number' && isFinite(v); }
+  var isNum = npuFormat.isNum, fmtDur = npuFormat.fmtDur;  // format.js
   function ms(ns) { return isNum(ns) ? ns / 1e6 : null; }
-  function fmtDur(ns) {
-    if (!isNum(ns)) return '-';
-    var a = Math.abs(ns);
-    if (a < 1e3) return ns.toFixed(0) + ' ns';
-    if (a < 1e6) return (ns / 1e3).toFixed(1) + ' \u00b5s';
-    if (a < 1e9) return (ns / 1e6).toFixed(3) + ' ms';
-    return (ns / 1e9).toFixed(3) + ' s';
-  }
   function stepLabel(s) { return s.id === null || s.id === undefined ? 'whole run' : 'step ' + s.id; }
   function shorten(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
 

@@ -37,15 +37,7 @@
   var PALETTE = ['#7ba3d6', '#86c5a8', '#e6b36b', '#b39ddb', '#e49a9a', '#8ecbd8', '#c9b27c', '#a3b6c9',
                  '#d6a3c4', '#9fcf86', '#e8c17a', '#92a8e0'];
 
-  function isNum(v) { return typeof v === 'number' && isFinite(v); }
-  function fmtDur(ns) {
-    if (!isNum(ns)) return '-';
-    var a = Math.abs(ns);
-    if (a < 1e3) return ns.toFixed(0) + ' ns';
-    if (a < 1e6) return (ns / 1e3).toFixed(1) + ' \u00b5s';
-    if (a < 1e9) return (ns / 1e6).toFixed(3) + ' ms';
-    return (ns / 1e9).toFixed(3) + ' s';
-  }
+  var isNum = npuFormat.isNum, fmtDur = npuFormat.fmtDur;  // format.js
   // "worst, median"; a step that is all five picks is the only one.
   function chosenAs(s) {
     var c = Array.isArray(s.chosen_as) ? s.chosen_as : [];

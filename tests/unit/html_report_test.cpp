@@ -1,4 +1,4 @@
-// The HTML report (reports/html_report.cpp): structure, escaping of hostile text, robustness to
+// The HTML report (reports/html/): structure, escaping of hostile text, robustness to
 // absent sections, and the CLI choosing it. The real-browser checks are in tests/browser/.
 #include <gtest/gtest.h>
 

@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -132,6 +135,45 @@ TEST_F(ReportSchema, RejectsBrokenDocuments) {
   d = good;
   d["facts"]["overall"].erase("step_time");
   expect_invalid(d, "overall without step_time");
+  d = good;
+  d["summary"]["steps"][0]["dur_ns"] = 7289.064;
+  expect_invalid(d, "a host step in fractional units");
+  d = good;
+  d["summary"]["profiler_step_breakdown"][0].erase("step_ns");
+  d["summary"]["profiler_step_breakdown"][0]["step_us"] = 7290.851;
+  expect_invalid(d, "a profiler breakdown row in µs (schema version 1)");
+  d = good;
+  d["schema_version"] = 1;
+  expect_invalid(d, "schema version 1");
+}
+
+// Durations are integer ns everywhere in the document, run summary included (schema_version 2):
+// no key names another unit. Rates (`launches_per_ms`, `slope_ns_per_ms`) are not durations.
+TEST(ReportDocument, DurationsAreNanosecondsEverywhere) {
+  json r = analyze_json(npu::test::sample_run());
+  EXPECT_EQ(r["schema_version"], 2);
+  EXPECT_EQ(r["summary"]["schema_version"], 2);
+  ASSERT_FALSE(r["summary"]["steps"].empty());
+  ASSERT_FALSE(r["summary"]["profiler_step_breakdown"].empty());
+  EXPECT_TRUE(r["summary"]["steps"][0]["dur_ns"].is_number_integer());
+  EXPECT_TRUE(r["summary"]["profiler_step_breakdown"][0]["step_ns"].is_number_integer());
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::vector<std::string> other_units;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& j, const std::string& path) {
+    if (j.is_object()) {
+      for (const auto& [k, v] : j.items()) {
+        bool rate = k.find("_per_") != std::string::npos;
+        if (!rate && (ends_with(k, "_us") || ends_with(k, "_ms") || ends_with(k, "_s"))) other_units.push_back(path + "/" + k);
+        walk(v, path + "/" + k);
+      }
+    } else if (j.is_array()) {
+      for (size_t i = 0; i < j.size(); ++i) walk(j[i], path + "/" + std::to_string(i));
+    }
+  };
+  walk(r, "");
+  EXPECT_TRUE(other_units.empty()) << other_units.size() << " keys in another unit, the first " << other_units.front();
 }
 
 // Cluster reports: the cluster section and the per-rank communication records have their own schema.

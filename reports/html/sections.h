@@ -1,0 +1,36 @@
+// The sections of the HTML analysis report, each a function of the report document (sampled
+// for the page: kit.h sampled_for_page) returning its <section> (or header) markup. The page
+// assembly (page.cpp) and the run-list page put them together; docs/reports.md says what each shows.
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace npu::html {
+
+// summary_sections.cpp: the page header with its table of contents, and the Summary card (KPIs,
+// top findings, checks count).
+std::string section_header(const nlohmann::json& report);
+std::string section_summary(const nlohmann::json& report);
+
+// step_sections.cpp: the per-step device breakdown and the host dispatch (launch lag) per step.
+std::string section_steps(const nlohmann::json& report);
+std::string section_dispatch(const nlohmann::json& report);
+
+// operator_section.cpp: the top operators by type, kernel name, communication and host.
+std::string section_operators(const nlohmann::json& report);
+
+// finding_sections.cpp: every finding with its evidence, and the checks that did not run.
+std::string section_findings(const nlohmann::json& report);
+std::string section_checks(const nlohmann::json& report);
+// "~4.567 ms/step (12.3%)" (short) or "4.567 ms per step (12.3% of a step)"; "saving not estimated".
+std::string saving_text(const nlohmann::json& finding, bool short_form);
+
+// run_section.cpp: what was analysed: metadata, environment, inputs, configuration, warnings.
+std::string section_run(const nlohmann::json& report);
+
+// cluster_section.cpp: facts.cluster of a cluster analysis (ranks, heat maps, groups, links);
+// "" when the report has none.
+std::string section_cluster(const nlohmann::json& report);
+
+}  // namespace npu::html

@@ -1,0 +1,136 @@
+// The top of the analysis page: the header (what was analysed, the table of contents) and the
+// Summary card: the step-time KPIs, the top three findings and how many checks ran.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "reports/html/kit.h"
+#include "reports/html/sections.h"
+#include "reports/report_document.h"
+
+namespace npu::html {
+
+std::string section_header(const json& r) {
+  const json& facts = at(r, "facts");
+  const json& run = at(facts, "run").is_object() ? at(facts, "run") : at(at(r, "summary"), "run");
+  std::vector<std::string> bits;
+  if (!str(run, "framework").empty()) bits.push_back(str(run, "framework"));
+  if (auto rank = num(run, "rank"); rank && *rank >= 0) bits.push_back("rank " + count_str(*rank));
+  if (auto dev = num(run, "device"); dev && *dev >= 0) bits.push_back("device " + count_str(*dev));
+  if (!str(run, "profiler_level").empty()) bits.push_back(str(run, "profiler_level"));
+  if (!str(run, "worker_name").empty()) bits.push_back(str(run, "worker_name"));
+  std::string meta;
+  for (const auto& b : bits) meta += (meta.empty() ? "" : " &middot; ") + esc(b);
+  std::string out = "<header class=\"top\">\n<div class=\"wrap\">\n<h1>npu-advisor report</h1>\n";
+  out += "<p class=\"input\">" + esc(str(at(r, "input"), "description")) + "</p>\n";
+  if (!meta.empty()) out += "<p class=\"meta\">" + meta + "</p>\n";
+  out += "</div>\n</header>\n";
+  if (at(facts, "cluster").is_object()) {
+    out += "<nav class=\"toc\"><div class=\"wrap\"><a href=\"#cluster\">Cluster</a><a href=\"#findings\">Findings</a>"
+           "<a href=\"#checks\">Checks</a><a href=\"#run\">Run</a></div></nav>\n";
+    return out;
+  }
+  out += "<nav class=\"toc\"><div class=\"wrap\">"
+         "<a href=\"#summary\">Summary</a>" + std::string(at(facts, "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
+         "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
+         "<a href=\"#operators\">Operators</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
+         "<a href=\"#run\">Run</a></div></nav>\n";
+  return out;
+}
+
+std::string section_summary(const json& r) {
+  const json& facts = at(r, "facts");
+  const json& o = at(facts, "overall");
+  std::string out = "<section id=\"summary\" class=\"card summary\">\n<h2>Summary</h2>\n";
+  std::string kpis, source_line;
+  if (o.is_object()) {
+    double steps = num(o, "steps").value_or(0);
+    double per = steps > 0 ? 1.0 / steps : 0;
+    double device = num(o, "device_time_ns").value_or(0);
+    auto share = [&](const char* key) {
+      return device > 0 ? format_percent(num(o, key).value_or(0) / device) + " of device time" : std::string("-");
+    };
+    const json& st = at(o, "step_time");
+    if (auto med = num(st, "median_ns")) {
+      std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
+      if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
+      if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
+      kpis += kpi("Median step time", format_ms(*med), sub + " (device step, as the profiler's Stage)");
+    }
+    if (auto host = num(at(o, "host_step_time"), "median_ns")) {
+      std::string sub = "ProfilerStep span";
+      if (auto prep = num(o, "preparing_ns")) sub += ", preparing " + format_ms(*prep * per) + " per step";
+      kpis += kpi("Median host step", format_ms(*host), sub);
+    }
+    if (auto fr = num(o, "free_ratio"))
+      kpis += kpi("Free (device idle)", format_percent(*fr), format_ms(num(o, "free_ns").value_or(0) * per) + " per step",
+                  *fr >= 0.10 ? "bad" : "good");
+    if (num(o, "computing_ns"))
+      kpis += kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
+    if (num(o, "comm_not_overlapped_ns"))
+      kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
+                  "per step, " + share("comm_not_overlapped_ns"));
+    std::string source = str(o, "source");
+    std::string agree;
+    const json& a = at(o, "worst_agreement");
+    if (a.is_object()) {
+      bool ok = at(a, "ok").is_boolean() && at(a, "ok").get<bool>();
+      agree = fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
+                          ok ? "ok" : "bad", ok ? "agrees" : "differs",
+                          esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
+                          str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
+    }
+    source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
+                  agree + "</p>\n";
+  } else {
+    std::string why = why_unavailable(r, "overall");
+    out += not_available("step breakdown: " +
+                         (why.empty() ? std::string("no device tasks and no step_trace_time.csv") : why));
+  }
+  const json& mem = at(facts, "memory");
+  if (auto peak = num(mem, "peak_reserved_mb")) {
+    std::string sub;
+    if (auto alloc = num(mem, "peak_allocated_mb")) sub = fmt::format("peak allocated {:.0f} MB", *alloc);
+    kpis += kpi("Peak memory reserved", fmt::format("{:.0f} MB", *peak), sub);
+  }
+  const json& disp = at(at(facts, "dispatch"), "overall");
+  if (!str(disp, "classification").empty())
+    kpis += kpi("Dispatch", str(disp, "classification"),
+                num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "",
+                str(disp, "classification") == "host-bound" ? "bad" : "");
+  if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
+  out += source_line;
+
+  const json& findings = list(r, "findings");
+  out += fmt::format("<h3>Top findings <span class=\"count\">({} in all)</span></h3>\n", findings.size());
+  if (findings.empty()) {
+    out += "<p class=\"none\">No findings: the checks that ran were quiet.</p>\n";
+  } else {
+    out += "<table class=\"top-findings\"><tbody>\n";
+    size_t n = 0;
+    for (const auto& f : findings) {
+      if (n++ >= 3) break;
+      std::string rank = str(f, "rank");
+      out += fmt::format("<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
+                         "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
+                         "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
+                         esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
+                         esc(str(f, "severity")), esc(str(f, "category")));
+    }
+    out += "</tbody></table>\n";
+  }
+  size_t ran = 0, not_run = 0;
+  for (const auto& rs : list(r, "rules")) {
+    std::string st = str(rs, "status");
+    if (st == "fired" || st == "quiet") ++ran;
+    else ++not_run;
+  }
+  size_t unavailable = list(r, "unavailable").size();
+  out += fmt::format("<p class=\"checks-line\">{} ran, <a href=\"#checks\">{} not run</a>, {} unavailable.</p>\n",
+                     plural(ran, "check", "checks"), not_run, plural(unavailable, "fact", "facts"));
+  out += "</section>\n";
+  return out;
+}
+
+}  // namespace npu::html
