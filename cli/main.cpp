@@ -138,7 +138,7 @@ int run_cli(int argc, char** argv) {
   add_rule_options(rules_show, false);
   std::string test_dir;
   auto* rules_test = rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
-  rules_test->add_option("DIR", test_dir, "Folder of rule files and their fixtures")->required();
+  rules_test->add_option("DIR", test_dir, "Folder of rule files and their test files")->required();
 
   std::string facts_path, facts_out;
   auto* facts = app.add_subcommand("facts", "Compute the facts about a run (the input to rules and reports) "
