@@ -15,7 +15,8 @@ char kModuleCacheKey;  // address used as the registry key of the loaded modules
 constexpr const char* kLibPrefix = "lib.";
 constexpr int kMaxModuleDepth = 8;  // nested tables made read-only inside a module
 
-// The source of library module `name` ("lib.evidence" -> lib/evidence.lua), or nullptr.
+// The source of library module `name` ("lib.evidence" -> lib/evidence.lua), or nullptr. Calls
+// no Lua API, so its std::string cannot be skipped by a Lua error.
 const BuiltinRule* find_module(const std::string& name) {
   if (name.rfind(kLibPrefix, 0) != 0) return nullptr;
   std::string path = name;
@@ -58,16 +59,20 @@ int read_only_pairs(lua_State* L) {
 }
 
 // Replaces the table at the top of the stack by a read-only proxy of it; tables inside it
-// first become proxies themselves.
-void make_read_only(lua_State* L, const std::string& name, int depth) {
-  luaL_checkstack(L, 6, "rule library");
+// first become proxies themselves. `name` is the stack index of the table's name. The Lua API
+// may raise (out of memory, a spent budget): a longjmp, so no C++ object with a destructor lives
+// here or in lua_require.
+void make_read_only(lua_State* L, int name, int depth) {
+  luaL_checkstack(L, 8, "rule library");
   int data = lua_gettop(L);
   if (depth < kMaxModuleDepth) {
     lua_pushnil(L);
     while (lua_next(L, data)) {
       if (lua_type(L, -1) == LUA_TTABLE && !lua_getmetatable(L, -1)) {
-        std::string field = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "[]";
-        make_read_only(L, name + "." + field, depth + 1);
+        lua_pushfstring(L, "%s.%s", lua_tostring(L, name), lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "[]");
+        lua_insert(L, -2);  // key, field name, table
+        make_read_only(L, lua_gettop(L) - 1, depth + 1);
+        lua_remove(L, -2);  // key, proxy
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, data);  // replacing an existing key's value is allowed while iterating
@@ -81,7 +86,7 @@ void make_read_only(lua_State* L, const std::string& name, int depth) {
   lua_createtable(L, 0, 5);
   lua_pushvalue(L, data);
   lua_setfield(L, -2, "__index");
-  lua_pushstring(L, name.c_str());
+  lua_pushvalue(L, name);
   lua_pushcclosure(L, read_only_error, 1);
   lua_setfield(L, -2, "__newindex");
   lua_pushcfunction(L, read_only_len);
@@ -97,23 +102,25 @@ void make_read_only(lua_State* L, const std::string& name, int depth) {
 // require(name): the read-only table of a built-in library module, loaded on first use (under
 // the budgets of the rule that asks) and then shared by the rest of that rule's code.
 int lua_require(lua_State* L) {
-  std::string name = luaL_checkstring(L, 1);
+  const char* name = luaL_checkstring(L, 1);  // stays alive: argument 1 keeps the string
+  lua_settop(L, 1);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &kModuleCacheKey);
-  int cache = lua_gettop(L);
-  if (lua_getfield(L, cache, name.c_str()) == LUA_TTABLE) return 1;
-  if (lua_toboolean(L, -1)) return luaL_error(L, "require \"%s\": the module requires itself", name.c_str());
+  const int cache = 2;
+  if (lua_getfield(L, cache, name) == LUA_TTABLE) return 1;
+  if (lua_toboolean(L, -1)) return luaL_error(L, "require \"%s\": the module requires itself", name);
   lua_pop(L, 1);
   const BuiltinRule* mod = find_module(name);
-  if (!mod) return luaL_error(L, "require \"%s\": only the built-in rule library (lib.*, docs/rules.md) can be required", name.c_str());
+  if (!mod) return luaL_error(L, "require \"%s\": only the built-in rule library (lib.*, docs/rules.md) can be required", name);
   lua_pushboolean(L, 1);  // loading: a cycle ends in the error above, not in a stack overflow
-  lua_setfield(L, cache, name.c_str());
-  std::string chunk = "@builtin:" + std::string(mod->path);
-  if (luaL_loadbufferx(L, mod->code.data(), mod->code.size(), chunk.c_str(), "t") != LUA_OK) return lua_error(L);
+  lua_setfield(L, cache, name);
+  char chunk[160];
+  std::snprintf(chunk, sizeof chunk, "@builtin:%.*s", static_cast<int>(mod->path.size()), mod->path.data());
+  if (luaL_loadbufferx(L, mod->code.data(), mod->code.size(), chunk, "t") != LUA_OK) return lua_error(L);
   lua_call(L, 0, 1);
-  if (!lua_istable(L, -1)) return luaL_error(L, "require \"%s\": the module returned no table", name.c_str());
-  make_read_only(L, name, 0);
+  if (!lua_istable(L, -1)) return luaL_error(L, "require \"%s\": the module returned no table", name);
+  make_read_only(L, 1, 0);
   lua_pushvalue(L, -1);
-  lua_setfield(L, cache, name.c_str());
+  lua_setfield(L, cache, name);
   return 1;
 }
 
