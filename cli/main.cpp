@@ -137,8 +137,8 @@ int run_cli(int argc, char** argv) {
   rules_show->add_option("ID", show_id, "Rule id")->required();
   add_rule_options(rules_show, false);
   std::string test_dir;
-  auto* rules_test = rules->add_subcommand("test", "Run the fixtures of every rule in DIR (NAME.fires*.json / NAME.quiet*.json)");
-  rules_test->add_option("DIR", test_dir, "Folder of rule files and their fixtures")->required();
+  auto* rules_test = rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
+  rules_test->add_option("DIR", test_dir, "Folder of rule files and their test files")->required();
 
   std::string facts_path, facts_out;
   auto* facts = app.add_subcommand("facts", "Compute the facts about a run (the input to rules and reports) "

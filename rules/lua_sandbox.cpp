@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "rules/lua_convert.h"
+#include "rules/lua_library.h"
 #include "rules/lua_limits.h"
 
 namespace npu {
@@ -21,35 +22,13 @@ constexpr const char* kReadOnly = "facts are read-only";
 
 int read_only_newindex(lua_State* L) { return luaL_error(L, kReadOnly); }
 
-// Read-only tables made in Lua (the `util` helpers) are empty proxies whose metatable's __index
-// is the data table; these give them pairs() over the data.
-void push_proxy_data(lua_State* L, int proxy) {
-  lua_getmetatable(L, proxy);
-  lua_getfield(L, -1, "__index");
-  lua_remove(L, -2);
-}
-int read_only_next(lua_State* L) {
+// next(t, k) of the base library, for a table that is not a view.
+int raw_next(lua_State* L) {
   lua_settop(L, 2);
   if (lua_next(L, 1)) return 2;
   lua_pushnil(L);
   return 1;
 }
-// pairs() over a read-only proxy: the iterator holds the data table as an upvalue and is
-// called with the proxy, so the data table itself never reaches the rule (it could write it).
-int read_only_proxy_next(lua_State* L) {
-  lua_settop(L, 2);
-  if (lua_next(L, lua_upvalueindex(1))) return 2;
-  lua_pushnil(L);
-  return 1;
-}
-int read_only_pairs(lua_State* L) {
-  push_proxy_data(L, 1);
-  lua_pushcclosure(L, read_only_proxy_next, 1);
-  lua_pushvalue(L, 1);
-  lua_pushnil(L);
-  return 3;
-}
-
 // ---- Lazy views of the shared C++ facts document ----
 //
 // A view is a table (so type() is "table") with the one shared view metatable and a single
@@ -146,7 +125,7 @@ int view_next(lua_State* L) {
   const json* node = view_node(L, 1);
   if (!node) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    return read_only_next(L);  // a plain table: raw next
+    return raw_next(L);  // a plain table: raw next
   }
   const int cache = lua_upvalueindex(kCache), meta = lua_upvalueindex(kMeta);
   if (node->is_array()) {
@@ -283,8 +262,8 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits)
   lua_setfield(L_, -2, "randomseed");
   lua_pop(L_, 1);
   install_views();
-  install_util();
   install_limited_libs(L_);
+  install_lua_library(L_);
   lua_sethook(L_, &LuaSandbox::hook, LUA_MASKCOUNT, kHookEvery);
   // Everything runs under lua_pcall; should an error ever escape, fail loudly, not silently.
   lua_atpanic(L_, [](lua_State* L) -> int {
@@ -340,56 +319,6 @@ void LuaSandbox::push_view(const nlohmann::json& j) {
   push_node(L_, j, top - 1, top);
   lua_replace(L_, top - 1);
   lua_settop(L_, top - 1);
-}
-
-// `util`: small helpers every rule may use (docs/rules.md), in Lua so they run under the
-// rule's budgets like the rule's own code. Read-only like the facts.
-constexpr const char* kUtilCode = R"lua(
-local util = {}
-local sort, tostring, type = table.sort, tostring, type
-
--- The median of the numbers xs[1..#xs] (nil when there are none). xs is not changed, so it
--- may be a facts array; the mean of the two middle values for an even count.
-function util.median(xs)
-  local n = #xs
-  if n == 0 then return nil end
-  local c = {}
-  for i = 1, n do c[i] = xs[i] end
-  sort(c)
-  if n % 2 == 1 then return c[(n + 1) // 2] end
-  return (c[n // 2] + c[n // 2 + 1]) / 2
-end
-
--- A step id as text for messages: "(none)" when the step has no id (a run without steps).
-function util.step_name(id)
-  if id == nil then return "(none)" end
-  return tostring(id)
-end
-
-return util
-)lua";
-
-void LuaSandbox::install_util() {
-  if (luaL_loadbufferx(L_, kUtilCode, std::char_traits<char>::length(kUtilCode), "=util", "t") != LUA_OK ||
-      lua_pcall(L_, 0, 1, 0) != LUA_OK) {
-    std::fprintf(stderr, "internal error: util: %s\n", lua_tostring(L_, -1));
-    std::abort();
-  }
-  // Wrap it in an empty proxy: reads go to the functions, writes fail.
-  int data = lua_gettop(L_);
-  lua_newtable(L_);
-  lua_createtable(L_, 0, 4);
-  lua_pushvalue(L_, data);
-  lua_setfield(L_, -2, "__index");
-  lua_pushcfunction(L_, [](lua_State* L) -> int { return luaL_error(L, "util is read-only"); });
-  lua_setfield(L_, -2, "__newindex");
-  lua_pushcfunction(L_, read_only_pairs);
-  lua_setfield(L_, -2, "__pairs");
-  lua_pushliteral(L_, "read-only");
-  lua_setfield(L_, -2, "__metatable");
-  lua_setmetatable(L_, -2);
-  lua_setglobal(L_, "util");
-  lua_pop(L_, 1);
 }
 
 LuaSandbox::~LuaSandbox() {

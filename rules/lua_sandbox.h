@@ -84,7 +84,6 @@ class LuaSandbox {
   static void hook(lua_State* L, ::lua_Debug* ar);
   void set_error_from_stack();
   void install_views();
-  void install_util();
   void refresh_deadline();
 
   lua_State* L_ = nullptr;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include "base/byte_source.h"
 #include "base/load_error.h"
@@ -336,18 +337,31 @@ std::string facts_platform(const Facts& facts) {
   return "cpu";
 }
 
+namespace {
+// rules/lua/lib/: the rule library (rules/lua_library.h), embedded with the rules but no rule.
+constexpr std::string_view kLibraryDir = "lib/";
+}  // namespace
+
 void RuleEngine::add_builtin_rules() {
-  for (const auto& r : builtin_rules()) add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
+  for (const auto& r : builtin_rules())
+    if (r.path.rfind(kLibraryDir, 0) != 0) add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
 }
 
-void RuleEngine::add_rule_dir(const std::string& dir) {
+std::vector<std::string> rule_files(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw LoadError::whole_file(dir, "rule folder not found");
   std::vector<std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".lua") files.push_back(e.path().string());
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".lua") continue;
+    std::string rel = e.path().lexically_relative(dir).generic_string();
+    if (rel.rfind(kLibraryDir, 0) != 0) files.push_back(e.path().string());
+  }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) add_rule_source({f, read_small_file(f)}, false);
+  return files;
+}
+
+void RuleEngine::add_rule_dir(const std::string& dir) {
+  for (const auto& f : rule_files(dir)) add_rule_source({f, read_small_file(f)}, false);
 }
 
 void RuleEngine::add_rule_source(RuleSource src, bool builtin) {

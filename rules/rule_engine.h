@@ -54,7 +54,7 @@ class RuleEngine {
  public:
   // Built-in rules are compiled into the binary (rules/lua/**.lua).
   void add_builtin_rules();
-  // Every *.lua under dir (recursively). Throws LoadError when dir is missing.
+  // Every rule file under dir (rule_files). Throws LoadError when dir is missing.
   void add_rule_dir(const std::string& dir);
   void add_rule_source(RuleSource src, bool builtin);
 
@@ -72,6 +72,11 @@ class RuleEngine {
   std::vector<std::string> load_errors_;  // per source, empty when fine
   bool loaded_ = false;
 };
+
+// The rule files under dir: every *.lua (recursively, sorted) except the rule library's
+// (dir/lib/, rules/lua_library.h), so the source tree rules/lua can be passed as a rule folder.
+// Throws LoadError when dir is missing.
+std::vector<std::string> rule_files(const std::string& dir);
 
 // The platform a facts document describes: "ascend", "gpu" or "cpu".
 std::string facts_platform(const Facts& facts);

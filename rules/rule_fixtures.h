@@ -1,7 +1,10 @@
-// `rules test DIR`: every rule file in DIR with its fixtures beside it
-// (NAME.fires*.json must produce findings, NAME.quiet*.json must not). A fixture is
-// {"facts": {...}, "params": {...}?, "expect": {"findings": N?, "contains": ["text"]?,
-//  "min_saving_ns": X?, "max_saving_ns": X?}}.
+// `rules test DIR`: every rule file DIR/.../NAME.lua with its test file NAME.test.json beside
+// it, in the manner of ESLint's RuleTester (docs/rules.md, "Test files"):
+//   {"rule": ID, "fires": [CASE...], "quiet": [...], "skipped": [...], "not_applicable": [...]}
+// where each CASE is {"name", "facts", "params"?} plus, for "fires", "findings"?, "contains"?,
+// "not_contains"?, "min_saving_ns"?, "max_saving_ns"?, and for "skipped"/"not_applicable" a
+// "reason"? text. Each case must end in the status of its list. Also checks that the rule's id
+// and category follow its path (DIR/<category>/<name>.lua: id "<category>.<name>").
 #pragma once
 #include <string>
 #include <vector>
@@ -9,13 +12,15 @@
 namespace npu {
 
 struct FixtureResult {
-  std::string rule_file, fixture;
+  std::string rule_file;
+  std::string fixture;  // "<list>: <case name>", "(path)" or the test file's name
   bool passed = false;
   std::string message;
 };
 
-// Runs every fixture under dir; rules without any fixture are reported as failures
-// (each rule must ship one that fires and one that stays quiet).
+// Runs every case of every rule under dir (its rule library folder dir/lib/ aside). A rule
+// without a test file, or without a fires, a quiet or a skipped case, is a failure; so is a
+// key a case may not have.
 std::vector<FixtureResult> run_rule_fixtures(const std::string& dir);
 
 }  // namespace npu

@@ -134,19 +134,27 @@ TEST(FactsSchema, BuiltinRuleNeedsAreSchemaKeys) {
 
 TEST(FactsSchema, RulesTestFailsOnAMisspelledNeedOrFixtureKey) {
   auto results = npu::run_rule_fixtures(npu::test::source_dir() + "/testdata/rules_schema");
-  std::map<std::string, npu::FixtureResult> by_fixture;
-  for (const auto& r : results) by_fixture[r.fixture] = r;
-  ASSERT_EQ(by_fixture.size(), 4u);
-  for (const char* f : {"misspelled_need.fires.json", "misspelled_need.quiet.json"}) {
-    EXPECT_FALSE(by_fixture[f].passed);
-    EXPECT_NE(by_fixture[f].message.find("needs \"overall.comm_not_overlaped_ns\", which is not a key path of the facts schema"),
+  std::map<std::string, std::vector<npu::FixtureResult>> by_rule;
+  for (const auto& r : results) by_rule[std::filesystem::path(r.rule_file).filename().string()].push_back(r);
+  ASSERT_EQ(by_rule.size(), 2u);
+  // The rule with a misspelled need fails to load: every case fails, saying why.
+  ASSERT_FALSE(by_rule["misspelled_need.lua"].empty());
+  for (const auto& r : by_rule["misspelled_need.lua"]) {
+    EXPECT_FALSE(r.passed) << r.fixture;
+    EXPECT_NE(r.message.find("needs \"overall.comm_not_overlaped_ns\", which is not a key path of the facts schema"),
               std::string::npos)
-        << by_fixture[f].message;
+        << r.fixture << ": " << r.message;
   }
-  EXPECT_FALSE(by_fixture["misspelled_key.fires.json"].passed);
-  EXPECT_EQ(by_fixture["misspelled_key.fires.json"].message,
-            "facts do not match the facts schema: overall.computing_nss: unknown key (not in the facts schema)");
-  EXPECT_TRUE(by_fixture["misspelled_key.quiet.json"].passed) << by_fixture["misspelled_key.quiet.json"].message;
+  // The correct rule: only the case with the misspelled key fails, naming the key.
+  std::map<std::string, npu::FixtureResult> by_case;
+  for (const auto& r : by_rule["misspelled_key.lua"]) by_case[r.fixture] = r;
+  ASSERT_EQ(by_case.size(), 3u);
+  const auto& bad = by_case["fires: computing_ns misspelled"];
+  EXPECT_FALSE(bad.passed);
+  EXPECT_EQ(bad.message, "facts do not match the facts schema: overall.computing_nss: unknown key (not in the facts schema)");
+  EXPECT_TRUE(by_case["quiet: nothing exposed"].passed) << by_case["quiet: nothing exposed"].message;
+  EXPECT_TRUE(by_case["skipped: without overall.comm_not_overlapped_ns"].passed)
+      << by_case["skipped: without overall.comm_not_overlapped_ns"].message;
 }
 
 // The identifiers written in `backticks` in a Markdown file (a-z, digits, _ and -).

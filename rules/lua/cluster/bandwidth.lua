@@ -25,10 +25,11 @@ Saving per step = (transit time - size / (utilization x standard)) / steps. Conf
 ]],
 }
 
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local standard = { HCCS = p.standard_hccs_gbps, SDMA = p.standard_sdma_gbps, PCIE = p.standard_pcie_gbps, RDMA = p.standard_rdma_gbps }
-  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
-  if steps < 1 then steps = 1 end
+  local steps = steplib.cluster_count(facts)
   for _, b in ipairs(facts.cluster.bandwidth) do
     local std = standard[b.transport]
     if std and b.size_mb >= p.min_size_mb and b.gbps < p.utilization * std then

@@ -29,6 +29,8 @@ balanced cluster would not have. Confidence 0.35 (cluster.slow_rank, when it fir
 ]],
 }
 
+local run = require "lib.run"
+
 function check(facts, p, emit)
   -- A slow-rank verdict already explains the imbalance (cluster.slow_rank): do not say it twice.
   if facts.cluster.slow_rank and (facts.cluster.slow_rank.rank or -1) >= 0 then return end
@@ -52,10 +54,8 @@ function check(facts, p, emit)
   if c and c.ratio > p.ratio and facts.cluster.pipeline == nil then
     who = string.format(" Rank %s has the least exposed communication: the others wait for it.", tostring(c.min_rank))
   end
-  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
-  if steps < 1 then steps = 1 end
   -- Commands name the real folders: the ranks at both ends of the largest flagged spread.
-  local function q(x) if x:find("^[%w_./%-+=:,@]+$") then return x end return "'" .. x:gsub("'", "'\\''") .. "'" end
+  local q = run.quote
   local paths = {}
   for _, r in ipairs(facts.cluster.ranks or {}) do
     if r.path then paths[r.rank] = r.path end

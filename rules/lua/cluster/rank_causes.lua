@@ -23,6 +23,8 @@ saving (what a typical affected rank gains). Confidence = the median of the rank
 ]],
 }
 
+local run = require "lib.run"
+
 function check(facts, p, emit)
   local c = facts.cluster
   local step = (c.step_time and c.step_time.median_ns) or 0
@@ -42,8 +44,7 @@ function check(facts, p, emit)
       end
       local cmds = {}
       -- A rank's command that names the profiling folder gets the cluster's real one.
-      local dir = c.job_dir or ""
-      if not dir:find("^[%w_./%-+=:,@]+$") then dir = "'" .. dir:gsub("'", "'\\''") .. "'" end
+      local dir = run.quote(c.job_dir or "")
       for _, x in ipairs(m.commands or {}) do
         if dir ~= "" then x = x:gsub("PROFILING_DIR", function() return dir end) end
         cmds[#cmds + 1] = x

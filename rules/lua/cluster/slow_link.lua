@@ -24,12 +24,14 @@ Confidence 0.4: a hop's delay only partly shows in the step.
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local l = facts.cluster.links
   local counts = {}
   for _, x in ipairs(l.list) do counts[x.transport] = (counts[x.transport] or 0) + 1 end
-  local steps = facts.cluster.step_count or #(facts.cluster.steps or {})
-  if steps < 1 then steps = 1 end
+  local steps = steplib.cluster_count(facts)
   local slow, ev, saving = {}, {}, 0
   for _, x in ipairs(l.list) do
     local med = l.median_gbps[x.transport] or 0
@@ -37,10 +39,7 @@ function check(facts, p, emit)
       slow[#slow + 1] = string.format("%d->%d %s %.2f GB/s (%.2fx the median %.2f GB/s, %.1f MB in %.3f ms)",
         x.src, x.dst, x.transport, x.gbps, x.gbps / med, med, x.size_mb, x.time_ns / 1e6)
       saving = saving + math.max(0, x.time_ns - x.size_mb / med * 1e6)
-      for j, e in ipairs(x.evidence or {}) do
-        if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, what = e.what }
-      end
+      evidence.add(ev, x.evidence, 1)
     end
   end
   if #slow == 0 then return end

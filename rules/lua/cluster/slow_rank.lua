@@ -26,6 +26,8 @@ wait). Confidence `confidence_agree` (0.7) when both signals name the rank, else
 ]],
 }
 
+local run = require "lib.run"
+
 function check(facts, p, emit)
   local s = facts.cluster.slow_rank
   if s.rank == nil or s.rank < 0 then return end
@@ -64,7 +66,7 @@ function check(facts, p, emit)
   if row and row.path then ev[#ev + 1] = { file = row.path, what = "the slow rank's profile" } end
   local agree = string.find(s.basis, "agree", 1, true) ~= nil
   -- Commands name the real folders: the slow rank's, and a normal rank's of the same stage.
-  local function q(x) if x:find("^[%w_./%-+=:,@]+$") then return x end return "'" .. x:gsub("'", "'\\''") .. "'" end
+  local q = run.quote
   local normal_path
   for _, r in ipairs(facts.cluster.ranks) do
     if r.rank == s.normal_rank and r.path then normal_path = r.path end

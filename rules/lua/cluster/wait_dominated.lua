@@ -25,10 +25,12 @@ wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
 ]],
 }
 
+local run = require "lib.run"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local c = facts.cluster
-  local steps = c.step_count or #(c.steps or {})
-  if steps < 1 then steps = 1 end
+  local steps = steplib.cluster_count(facts)
   for _, g in ipairs(c.communication.groups) do
     if g.wait_ratio > p.wait_ratio and #g.ranks > 1 then
       local max_sync = 0
@@ -50,11 +52,7 @@ function check(facts, p, emit)
       local look = (max_sync > p.sync_ratio and g.max_wait_ratio - g.min_wait_ratio >= p.gap) and g.min_wait_rank or g.max_wait_rank
       local cmds = {}
       for _, r in ipairs(c.ranks or {}) do
-        if r.rank == look and r.path then
-          local path = r.path
-          if not path:find("^[%w_./%-+=:,@]+$") then path = "'" .. path:gsub("'", "'\\''") .. "'" end
-          cmds[#cmds + 1] = "npu-advisor analyze " .. path
-        end
+        if r.rank == look and r.path then cmds[#cmds + 1] = "npu-advisor analyze " .. run.quote(r.path) end
       end
       emit {
         observed = string.format("Group %s (ranks %s, %d operators): wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",

@@ -25,35 +25,25 @@ Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators
 ]],
 }
 
+local collectives = require "lib.collectives"
+local run = require "lib.run"
+
 function check(facts, p, emit)
   local o = facts.overall
   -- Collectives that mostly wait for a peer or sit stalled are not helped by less traffic:
   -- communication.long_collective names their cause (and claims that time).
-  local ct = facts.collectives and facts.collectives.total
-  if ct and (ct.cause == "idle" or ct.cause == "wait") then return end
+  if collectives.mostly_waiting(facts) then return end
   if o.computing_ns <= 0 or o.communication_ns < p.ratio * o.computing_ns then return end
   local n = o.steps > 0 and o.steps or 1
-  local hideable = math.min(o.comm_not_overlapped_ns, math.max(0, o.computing_ns - o.overlapped_ns))
-  local exposed = math.max(0, o.comm_not_overlapped_ns - hideable)
-  local ev, ops = {}, {}
-  if facts.operators and facts.operators.communication then
-    for i, c in ipairs(facts.operators.communication) do
-      if i > 4 then break end
-      ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
-      for j, e in ipairs(c.evidence or {}) do
-        if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-      end
-    end
-  end
+  local exposed = math.max(0, o.comm_not_overlapped_ns - collectives.hideable_ns(o))
+  local ops, ev = collectives.top(facts, 4)
   ev[#ev + 1] = { fact = "overall.communication_ns", value = o.communication_ns }
   ev[#ev + 1] = { fact = "overall.computing_ns", value = o.computing_ns }
   local observed = string.format("Communication %.3f ms vs computing %.3f ms per step (%.2fx); %.3f ms per step stays exposed even with perfect overlap",
     o.communication_ns / n / 1e6, o.computing_ns / n / 1e6, o.communication_ns / o.computing_ns, exposed / n / 1e6)
   if #ops > 0 then observed = observed .. "; largest collectives in the kernel table: " .. table.concat(ops, ", ") end
-  -- The cluster tool that compares ranks depends on the platform.
   -- Compare the ranks: the whole job is the folder around this run.
-  local job = facts.input and facts.input.path and facts.input.path:match("^(.*)/[^/]+/?$")
+  local job = run.job_dir(facts)
   local cmds = job and { "npu-advisor analyze " .. job .. "   # every rank of the job side by side" } or {}
   if facts.run and facts.run.platform == "gpu" then
     cmds = { "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }

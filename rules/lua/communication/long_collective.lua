@@ -35,13 +35,8 @@ Optional reads: overall.device_time_ns, overall.steps, steps (the operator's own
 }
 
 local sname = util.step_name
+local run = require "lib.run"
 local ms = function(ns) return string.format("%.3f ms", ns / 1e6) end
-
--- The folder that holds this run and, in a job, the other ranks.
-local function parent_of(path)
-  if not path then return nil end
-  return path:match("^(.*)/[^/]+/?$")
-end
 
 function check(facts, p, emit)
   local c = facts.collectives
@@ -83,7 +78,7 @@ function check(facts, p, emit)
   if op.notify_wait then for _, e in ipairs(op.notify_wait.evidence) do ev[#ev + 1] = e end end
   if op.host_blocked then for _, e in ipairs(op.host_blocked.evidence) do ev[#ev + 1] = e end end
 
-  local job = parent_of(facts.input and facts.input.path)
+  local job = run.job_dir(facts)  -- in a job, the folder of every rank
   local exposed = op.exposed_ns or op.elapse_ns
   local why, action, cmds, saving, confidence
   if cause == "idle" then
@@ -93,8 +88,7 @@ function check(facts, p, emit)
       ") keeps the next work from being queued while the collective waits for its peer: move such reads out of " ..
       "the step or do them every N steps. Then check stream dependencies (an event the communication stream waits on) " ..
       "and, on a first step, HCCL connection setup (warm up before profiling)."
-    local mindspore = facts.run and facts.run.framework == "mindspore"
-    cmds = { mindspore and "grep -rnE '\\.asnumpy\\(\\)|\\.item\\(\\)' --include='*.py' ."
+    cmds = { run.is_mindspore(facts) and "grep -rnE '\\.asnumpy\\(\\)|\\.item\\(\\)' --include='*.py' ."
       or "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|\\.tolist\\(\\)|\\.numpy\\(\\)' --include='*.py' ." }
     if job then cmds[#cmds + 1] = "npu-advisor analyze " .. job .. "   # every rank of the job: does a peer stall too?" end
     saving, confidence = p.factor_stall * math.min(exposed, op.idle_ns + op.wait_ns) / n, 0.5

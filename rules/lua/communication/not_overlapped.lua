@@ -27,18 +27,20 @@ Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
+local collectives = require "lib.collectives"
+local evidence = require "lib.evidence"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local o = facts.overall
   -- Collectives that mostly wait for a peer or sit stalled are not helped by more overlap:
   -- communication.long_collective names their cause (and claims that time).
-  local ct = facts.collectives and facts.collectives.total
-  if ct and (ct.cause == "idle" or ct.cause == "wait") then return end
+  if collectives.mostly_waiting(facts) then return end
   if o.communication_ns <= 0 or o.device_time_ns <= 0 then return end
   local share = o.comm_not_overlapped_ns / o.device_time_ns
   if share < p.min_share then return end
   local n = o.steps > 0 and o.steps or 1
-  local hideable = math.min(o.comm_not_overlapped_ns, math.max(0, o.computing_ns - o.overlapped_ns))
+  local hideable = collectives.hideable_ns(o)
   local worst, worst_share = nil, -1
   for _, s in ipairs(facts.steps) do
     if s.device_time_ns and s.device_time_ns > 0 and s.comm_not_overlapped_ns then
@@ -46,20 +48,8 @@ function check(facts, p, emit)
       if r > worst_share then worst, worst_share = s, r end
     end
   end
-  local ev, ops = {}, {}
-  if facts.operators and facts.operators.communication then
-    for i, c in ipairs(facts.operators.communication) do
-      if i > 3 then break end
-      ops[#ops + 1] = string.format("%s %.3f ms", c.name, c.total_ns / 1e6)
-      for j, e in ipairs(c.evidence or {}) do
-        if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-      end
-    end
-  end
-  if worst then
-    for _, e in ipairs(worst.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
-  end
+  local ops, ev = collectives.top(facts, 3)
+  if worst then evidence.add(ev, worst.evidence) end
   ev[#ev + 1] = { fact = "overall.comm_not_overlapped_ns", value = o.comm_not_overlapped_ns }
   local observed = string.format("%.3f ms of %.3f ms communication per step is not overlapped (%.0f%% of it; %.1f%% of device time)",
     o.comm_not_overlapped_ns / n / 1e6, o.communication_ns / n / 1e6, 100 * o.comm_not_overlapped_ns / o.communication_ns, 100 * share)
@@ -74,7 +64,7 @@ function check(facts, p, emit)
       "model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=10, gradient_as_bucket_view=True)",
       "--overlap-grad-reduce --overlap-param-gather",
   }
-  if facts.run and facts.run.framework == "mindspore" then
+  if run.is_mindspore(facts) then
     -- MindSpore fuses gradient allreduces itself: the fusion groups set how early they start.
     action = "Split the gradient allreduce into fused groups that start during the backward pass (MindSpore's "
       .. "all_reduce_fusion_config / comm_fusion), so only the last group is exposed; in graph mode keep the "

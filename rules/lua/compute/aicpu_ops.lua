@@ -40,13 +40,16 @@ local guides = {
   Cast = "cast once, early, to a dtype the AI Core supports (int32/float16/bfloat16/float32) instead of int64/double",
 }
 
+local evidence = require "lib.evidence"
+local run = require "lib.run"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local a = facts.operator_health.ai_cpu
   if (a.count or 0) == 0 then return end
   if (a.max_task_ns_all_ops or 0) < p.min_task_ns then return end
   if (a.share_of_compute or 0) < p.min_share then return end
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts) or 1
 
   local parts, cmds, ev, actions = {}, {}, {}, {}
   local dtype_cause = false
@@ -74,15 +77,10 @@ function check(facts, p, emit)
     if not t.type and t.name and string.find(t.name, "AiCpu", 1, true) then
       actions[#actions + 1] = t.name .. ": part of this aclnn operator falls back to the AI CPU; check its input dtypes (int64/double/bool)"
     end
-    if i <= 2 then
-      for j, e in ipairs(t.evidence or {}) do
-        if j > 2 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-      end
-    end
+    if i <= 2 then evidence.add(ev, t.evidence, 2) end
     if i >= 5 then break end
   end
-  local ms = facts.run and facts.run.framework == "mindspore"
+  local ms = run.is_mindspore(facts)
   for _, t in ipairs(list) do
     if t.has_int64 then
       cmds[#cmds + 1] = (ms and "idx = ops.cast(idx, mindspore.int32)" or "idx = idx.to(torch.int32)") .. "  # INT64 inputs of " .. (t.type or t.name)

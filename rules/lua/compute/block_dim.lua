@@ -29,10 +29,12 @@ otherwise the profile counts as one step. Optional reads: overall.steps, operato
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local bd = facts.operator_health.block_dim
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts) or 1
   local total, parts, ev, names = 0, {}, {}, {}
   for core, c in pairs(bd.by_core or {}) do
     local b = c.below_half_max
@@ -65,10 +67,7 @@ function check(facts, p, emit)
         if 2 * (x.block_dim or 0) < ref and k < 3 then
           k = k + 1
           names[#names + 1] = string.format("%s (block dim %s, %.3f ms)", x.name, tostring(x.block_dim), (x.total_ns or 0) / 1e6)
-          for j, e in ipairs(x.evidence or {}) do
-            if j > 1 then break end
-            ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
-          end
+          evidence.add(ev, x.evidence, 1)
         end
       end
     end

@@ -39,21 +39,14 @@ per step) or 1. Optional reads: overall.steps.
 local fusable = { Adam = true, AdamW = true, SGD = true, Adadelta = true, Lamb = true, AdamP = true,
   BertAdam = true, RMSprop = true, RMSpropTF = true }
 
-local function ev_of(h)
-  local out = {}
-  for i, e in ipairs(h.evidence or {}) do
-    if i > 1 then break end
-    out[#out + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-  end
-  return out
-end
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local by = {}
   local list = facts.operators.host.by_name
   for _, h in ipairs(list) do by[h.name] = h end
-  local steps = nil
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts)
 
   -- Optimizer.
   for _, h in ipairs(list) do
@@ -65,7 +58,7 @@ function check(facts, p, emit)
         if string.find(x.name or "", "_foreach_", 1, true) then foreach = true end
       end
       local f = foreach and p.factor / 2 or p.factor
-      local ev = ev_of(h)
+      local ev = evidence.add({}, h.evidence, 1)
       ev[#ev + 1] = { fact = "operators.host.by_name[" .. h.name .. "].total_ns", value = h.total_ns }
       emit {
         title = "The optimizer runs unfused: use torch_npu's fused " .. cls,
@@ -120,7 +113,7 @@ function check(facts, p, emit)
         if h then
           t = t + h.total_ns
           names[#names + 1] = string.format("%s x%d %.3f ms", s, h.count, h.total_ns / 1e6)
-          for _, e in ipairs(ev_of(h)) do ev[#ev + 1] = e end
+          evidence.add(ev, h.evidence, 1)
         end
       end
       emit {

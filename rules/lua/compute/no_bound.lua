@@ -26,10 +26,12 @@ Optional reads: operators.totals.compute_ns, overall.steps.
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local pmu = facts.operator_health.pmu
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts) or 1
   local compute = facts.operators and facts.operators.totals and facts.operators.totals.compute_ns
   local t_sum, gain, parts, ev = 0, 0, {}, {}
   for _, t in ipairs(pmu.by_type or {}) do
@@ -37,12 +39,7 @@ function check(facts, p, emit)
       t_sum = t_sum + t.total_ns
       gain = gain + t.total_ns * math.max(0, p.bound_ratio - t.max_ratio) / p.bound_ratio
       parts[#parts + 1] = string.format("%s/%s %.3f ms (busiest pipe %.2f)", t.type, t.accelerator_core, t.total_ns / 1e6, t.max_ratio)
-      if #ev < 3 then
-        for j, e in ipairs(t.evidence or {}) do
-          if j > 1 then break end
-          ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
-        end
-      end
+      if #ev < 3 then evidence.add(ev, t.evidence, 1) end
     end
   end
   if t_sum == 0 then return end

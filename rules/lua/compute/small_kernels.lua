@@ -31,6 +31,8 @@ cost of GPU idle when the step is launch-bound; never more than the idle there i
 ]],
 }
 
+local evidence = require "lib.evidence"
+
 function check(facts, p, emit)
   local k = facts.gpu.kernels
   local steps = facts.gpu.steps
@@ -51,7 +53,7 @@ function check(facts, p, emit)
   if facts.operators and facts.operators.by_name then
     for i, x in ipairs(facts.operators.by_name) do
       if i > 2 then break end
-      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what } end
+      evidence.add(ev, x.evidence)
     end
   end
   ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }

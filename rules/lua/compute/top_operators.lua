@@ -55,11 +55,13 @@ local function tips(t, bound)
   return "look for a fused torch_npu API covering it, check its shapes and dtype, and tune it with AOE"
 end
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local top = facts.operators.by_type[1]
   if not top or (top.share_of_compute or 0) <= p.min_share then return end
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts) or 1
 
   local pmu_entry = nil
   local oh = facts.operator_health
@@ -83,8 +85,7 @@ function check(facts, p, emit)
   if second then
     second_txt = string.format(" Next: %s (%s) %.1f%%.", second.type, second.accelerator_core, 100 * (second.share_of_compute or 0))
   end
-  local ev = {}
-  for _, e in ipairs(top.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what } end
+  local ev = evidence.add({}, top.evidence)
   ev[#ev + 1] = { fact = "operators.by_type[1].share_of_compute", value = top.share_of_compute }
   local per_step = top.total_ns / steps
   emit {

@@ -32,6 +32,9 @@ causes, and part of the host work (the launches themselves) stays serial.
 
 local training_patterns = { "Optimizer%.", "[Bb]ackward", "autograd::", "AccumulateGrad" }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local host = facts.operators.host.by_name
   for _, h in ipairs(host) do
@@ -42,19 +45,9 @@ function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local hb, idle, ev, worst = 0, 0, {}, nil
-  for _, s in ipairs(steps) do
-    if s.classification == "host-bound" then
-      hb = hb + 1
-      idle = idle + (s.host_bound_free_ns or 0)
-      if not worst or (s.host_bound_free_ns or 0) > (worst.host_bound_free_ns or 0) then worst = s end
-    end
-  end
+  local hb, idle, worst = steplib.host_bound(steps)
   if hb == 0 or hb < p.min_host_bound_share * n then return end
-  for i, e in ipairs(worst.evidence or {}) do
-    if i > 2 then break end
-    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-  end
+  local ev = evidence.add({}, worst.evidence, 2)
   local top = {}
   for i, h in ipairs(host) do
     if i > 3 then break end

@@ -35,6 +35,9 @@ Optional: run.env.CPU_AFFINITY_CONF (to word the advice).
 }
 
 local sname, median = util.step_name, util.median  -- sandbox helpers (docs/rules.md)
+local evidence = require "lib.evidence"
+local run = require "lib.run"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -64,7 +67,7 @@ function check(facts, p, emit)
     for i, s in ipairs(steps) do
       local r = s.host_ops_per_ms
       if r and (s.host_ops or 0) > 0 and r < p.slow_rate_ratio * med and s.host_bound_free_ns then
-        local dur = (s.end_ns or 0) - (s.start_ns or 0)
+        local dur = steplib.duration_ns(s)
         local cost = math.max(0, s.host_bound_free_ns - baseline)
         cost = math.min(cost, math.max(0, dur * (1 - r / med)))
         if cost > 0 then
@@ -92,7 +95,7 @@ function check(facts, p, emit)
             long_n = long_n + 1
             long_desc[#long_desc + 1] = string.format("%.3f ms before %s in step %s", g.dur_ns / 1e6, tostring(g.task), sname(s.id))
             local e = evs[2 * k - 1]
-            if e then ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
+            if e then ev[#ev + 1] = evidence.copy(e) end
           end
         end
       end
@@ -108,7 +111,7 @@ function check(facts, p, emit)
 
   if #slow == 0 and long_n == 0 then return end
 
-  local env = (facts.run and facts.run.env) or {}
+  local env = run.env(facts)
   local cur = env.CPU_AFFINITY_CONF
   local cmds, conf = { "export CPU_AFFINITY_CONF=2", "# torch_npu older than 6.0.0 instead: export CPU_AFFINITY_CONF=1" }, 0.3
   local state = "CPU_AFFINITY_CONF not recorded"
@@ -128,10 +131,7 @@ function check(facts, p, emit)
   if long_n > 0 then texts[#texts + 1] = string.format("%d long host gaps (%s)", long_n, table.concat(long_desc, ", ")) end
   if worst then
     local s = worst.step
-    for i, e in ipairs(s.evidence or {}) do
-      if i > 2 then break end
-      ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-    end
+    evidence.add(ev, s.evidence, 2)
     ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(s.id) .. "].host_ops_per_ms", value = s.host_ops_per_ms }
   end
   ev[#ev + 1] = { fact = "run.env.CPU_AFFINITY_CONF", value = cur }

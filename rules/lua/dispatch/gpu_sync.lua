@@ -37,6 +37,9 @@ Confidence 0.4. Shares idle time with dispatch.launch_bound: do not add their sa
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local g = facts.gpu
   local steps = g.steps
@@ -57,11 +60,11 @@ function check(facts, p, emit)
   for i, x in ipairs(g.syncs.by_name or {}) do
     if i > 3 then break end
     names[#names + 1] = string.format("%s x%d (%.3f ms)", x.name, x.count, x.total_ns / 1e6)
-    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+    evidence.add(ev, x.evidence)
   end
   for i, x in ipairs(g.blocking_d2h.longest or {}) do
     if i > 2 then break end
-    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+    evidence.add(ev, x.evidence)
   end
   ev[#ev + 1] = { fact = "gpu.syncs.count", value = g.syncs.count }
   local per_wait = wait / n
@@ -73,7 +76,7 @@ function check(facts, p, emit)
   end
   local observed = string.format("%.1f synchronisations per step (%d sync calls, %d device-to-host copies the host "
     .. "waited for), %.3f ms of host wait per step; worst step %s with %d", (calls + copies) / n, calls, copies,
-    per_wait / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), worst_n)
+    per_wait / 1e6, steplib.label(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
   emit {
     observed = observed .. ".",

@@ -48,6 +48,8 @@ first (level 2 does not apply to online-compiled operators).
 }
 
 local sname, median = util.step_name, util.median  -- sandbox helpers (docs/rules.md)
+local evidence = require "lib.evidence"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -75,7 +77,7 @@ function check(facts, p, emit)
 
   -- Task-queue state.
   local tq = facts.dispatch.task_queue
-  local env = (facts.run and facts.run.env) or {}
+  local env = run.env(facts)
   local level = tq.task_queue_enable_env
   if level == nil then level = env.TASK_QUEUE_ENABLE end
   local blocking = env.ASCEND_LAUNCH_BLOCKING == "1"
@@ -132,11 +134,7 @@ function check(facts, p, emit)
     action = action .. " Fix online compilation first (dispatch.op_compile): level 2 only applies to binary kernels (jit_compile=False)."
   end
 
-  local ev = {}
-  for i, e in ipairs(worst.evidence or {}) do
-    if i > 4 then break end
-    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, line = e.line, what = e.what }
-  end
+  local ev = evidence.add({}, worst.evidence, 4)
   ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(worst.id) .. "].host_bound_free_ns", value = worst.host_bound_free_ns }
   ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
 

@@ -34,25 +34,17 @@ their savings.
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local idle, hb, worst = 0, 0, nil
-  for _, s in ipairs(steps) do
-    if s.classification == "host-bound" then
-      hb = hb + 1
-      idle = idle + (s.host_bound_free_ns or 0)
-      if not worst or (s.host_bound_free_ns or 0) > (worst.host_bound_free_ns or 0) then worst = s end
-    end
-  end
+  local hb, idle, worst = steplib.host_bound(steps)
   if hb == 0 then return end
   local k = facts.gpu.kernels
-  local ev = {}
-  for _, e in ipairs(worst.evidence or {}) do
-    if #ev >= 4 then break end
-    ev[#ev + 1] = { file = e.file, byte = e.byte, line = e.line, what = e.what }
-  end
+  local ev = evidence.add({}, worst.evidence, 4)
   ev[#ev + 1] = { fact = "dispatch.overall.host_bound_free_ns", value = facts.dispatch.overall.host_bound_free_ns }
   local kernels = ""
   if k.count and k.count > 0 and k.median_ns then
@@ -62,7 +54,7 @@ function check(facts, p, emit)
   emit {
     observed = string.format("%d of %d steps are launch-bound: the GPU idled %.3f ms per step waiting for launches "
       .. "(worst step %s: %.3f ms, %.0f%% of launches started within 50 us of the host call, median launch lag %.1f us)%s.",
-      hb, n, idle / n / 1e6, worst.id == nil and "(whole trace, no ProfilerStep)" or tostring(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
+      hb, n, idle / n / 1e6, steplib.label(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
       (worst.lag_p50_ns or 0) / 1e3, kernels),
     why = "Each kernel costs microseconds of host time to launch; when kernels are shorter than that the GPU waits on the CPU.",
     action = "Launch less: capture the step in a CUDA graph, let torch.compile fuse small kernels, or give each kernel "

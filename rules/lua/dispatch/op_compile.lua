@@ -37,6 +37,8 @@ Optional reads: dispatch.steps, overall.steps.
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local oh = facts.operator_health
@@ -58,7 +60,7 @@ function check(facts, p, emit)
     for _, b in ipairs(comp.by_step or {}) do
       listed = listed + 1
       local s = b.step ~= nil and by_id[b.step] or nil
-      local step_ns = s and ((s.end_ns or 0) - (s.start_ns or 0)) or 0
+      local step_ns = s and steplib.duration_ns(s) or 0
       local share = step_ns > 0 and b.total_ns / step_ns or 0
       local hit = b.count >= p.max_count or share >= p.min_step_share
       if hit then
@@ -72,10 +74,7 @@ function check(facts, p, emit)
           parts[#parts + 1] = string.format("step %s: %d compilations, %.3f ms%s", sname(b.step), b.count, b.total_ns / 1e6,
             step_ns > 0 and string.format(" (%.1f%% of the step)", 100 * share) or "")
         end
-        for i, e in ipairs(b.evidence or {}) do
-          if i > 1 then break end
-          ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-        end
+        evidence.add(ev, b.evidence, 1)
       end
     end
     local ps = comp.per_step or {}
@@ -106,10 +105,7 @@ function check(facts, p, emit)
     if all_dynamic or (dyn.dynamic_ratio or 0) >= 0.5 then
       texts[#texts + 1] = string.format("%d of %d operators run with dynamic shapes (%.1f%%%s)",
         dyn.dynamic or 0, total, 100 * (dyn.dynamic_ratio or 0), all_dynamic and ", none static" or "")
-      for i, e in ipairs(dyn.evidence or {}) do
-        if i > 2 then break end
-        ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what }
-      end
+      evidence.add(ev, dyn.evidence, 2)
     end
   end
   local formula

@@ -35,13 +35,7 @@ Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten:
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
-
-local function copy_ev(dst, src, max)
-  for i, e in ipairs(src or {}) do
-    if max and i > max then break end
-    dst[#dst + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, line = e.line, what = e.what }
-  end
-end
+local evidence = require "lib.evidence"
 
 function check(facts, p, emit)
   local sync = facts.operator_health.sync
@@ -57,7 +51,7 @@ function check(facts, p, emit)
     for _, s in ipairs(steps) do idle = idle + (s.host_bound_free_ns or 0) end
     local same = (sync.co_occur_same_thread_ratio or 0) > p.co_occur_ratio
     local ev = {}
-    for _, l in ipairs(sync.longest or {}) do copy_ev(ev, l.evidence, 1); if #ev >= 3 then break end end
+    for _, l in ipairs(sync.longest or {}) do evidence.add(ev, l.evidence, 1); if #ev >= 3 then break end end
     ev[#ev + 1] = { fact = "operator_health.sync.co_occur_ratio", value = sync.co_occur_ratio }
     emit {
       title = "Launches look synchronous (ASCEND_LAUNCH_BLOCKING=1?)",
@@ -78,7 +72,7 @@ function check(facts, p, emit)
   local b_sum, b_ev = 0, {}
   for _, it in ipairs(intr.items or {}) do
     b_sum = b_sum + math.max(0, it.gap_after_ns or 0)
-    if #b_ev < 6 then copy_ev(b_ev, it.evidence, 3) end
+    if #b_ev < 6 then evidence.add(b_ev, it.evidence, 3) end
   end
 
   -- C: frequent syncs in host-bound / mixed steps.
@@ -101,11 +95,11 @@ function check(facts, p, emit)
   if b_sum > 0 then
     texts[#texts + 1] = string.format("%d pipeline interruptions (a long task, then an empty queue): %.3f ms of idle after the listed ones",
       intr.count or #(intr.items or {}), b_sum / 1e6)
-    copy_ev(ev, b_ev)
+    evidence.add(ev, b_ev)
   end
   if c_sum > 0 then
     texts[#texts + 1] = table.concat(c_parts, "; ")
-    for _, l in ipairs(sync.longest or {}) do copy_ev(ev, l.evidence, 1); if #ev >= 6 then break end end
+    for _, l in ipairs(sync.longest or {}) do evidence.add(ev, l.evidence, 1); if #ev >= 6 then break end end
   end
   local items = nil
   if facts.operators and facts.operators.host then
@@ -115,7 +109,7 @@ function check(facts, p, emit)
   end
   if items then
     texts[#texts + 1] = string.format("%d aten::item calls (%.3f ms)", items.count, items.total_ns / 1e6)
-    copy_ev(ev, items.evidence, 1)
+    evidence.add(ev, items.evidence, 1)
   end
   ev[#ev + 1] = { fact = "operator_health.sync.count", value = sync.count }
 

@@ -29,6 +29,9 @@ Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
+local evidence = require "lib.evidence"
+local run = require "lib.run"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local apis = facts.operator_health.memory_api.by_api or {}
@@ -36,7 +39,7 @@ function check(facts, p, emit)
   local median = o and o.step_time and o.step_time.median_ns or nil
   local limit = p.min_step_ns
   if median and median > 0 then limit = math.min(limit, p.min_step_share * median) end
-  local steps = (o and o.steps and o.steps > 0) and o.steps or 1
+  local steps = steplib.count(facts) or 1
   local total, parts, ev, malloc, free = 0, {}, {}, false, false
   for _, a in ipairs(apis) do
     local ms = a.max_step
@@ -45,15 +48,11 @@ function check(facts, p, emit)
       parts[#parts + 1] = string.format("%s x%d %.3f ms (step %s: %.3f ms)", a.api, a.count, a.total_ns / 1e6,
         sname(ms.step), ms.total_ns / 1e6)
       if string.find(a.api, "Malloc", 1, true) then malloc = true else free = true end
-      for j, e in ipairs(a.evidence or {}) do
-        if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-      end
+      evidence.add(ev, a.evidence, 1)
     end
   end
   if total == 0 then return end
-  local env = (facts.run and facts.run.env) or {}
-  local conf_v = env.PYTORCH_NPU_ALLOC_CONF
+  local conf_v = run.env(facts).PYTORCH_NPU_ALLOC_CONF
   local cmds = {}
   if malloc then
     if conf_v and string.find(conf_v, "expandable_segments:True", 1, true) then

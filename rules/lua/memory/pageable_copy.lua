@@ -27,6 +27,8 @@ as fast and overlap with compute. Confidence 0.5.
 ]],
 }
 
+local evidence = require "lib.evidence"
+
 function check(facts, p, emit)
   local pc = facts.gpu.pageable_copies
   local n = #facts.gpu.steps
@@ -37,7 +39,7 @@ function check(facts, p, emit)
   for i, x in ipairs(pc.longest or {}) do
     if i > 2 then break end
     names[#names + 1] = string.format("%s %.1f us (%s)", x.name, x.dur_ns / 1e3, x.host_call or "?")
-    for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, what = e.what } end
+    evidence.add(ev, x.evidence)
   end
   ev[#ev + 1] = { fact = "gpu.pageable_copies.device_ns", value = pc.device_ns }
   emit {

@@ -28,6 +28,8 @@ Optional reads: memory.top_allocations, run.env.PYTORCH_NPU_ALLOC_CONF.
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
+local evidence = require "lib.evidence"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local m = facts.memory
@@ -38,17 +40,14 @@ function check(facts, p, emit)
   local ev = {}
   local pr, pa = m.overall.peak_reserved, m.overall.peak_allocated
   for _, x in ipairs({ pr, pa }) do
-    if x then
-      for _, e in ipairs(x.evidence or {}) do ev[#ev + 1] = { file = e.file, line = e.line, table = e.table, rowid = e.rowid, what = e.what } end
-    end
+    if x then evidence.add(ev, x.evidence) end
   end
   local tops = {}
   for i, a in ipairs(m.top_allocations or {}) do
     if i > 3 then break end
     tops[#tops + 1] = string.format("%s %.1f MB", a.name, a.size_mb)
   end
-  local env = (facts.run and facts.run.env) or {}
-  local cv = env.PYTORCH_NPU_ALLOC_CONF
+  local cv = run.env(facts).PYTORCH_NPU_ALLOC_CONF
   local cmds = {}
   if not (cv and string.find(cv, "expandable_segments:True", 1, true)) then
     cmds[#cmds + 1] = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"

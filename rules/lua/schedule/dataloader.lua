@@ -31,11 +31,14 @@ Optional reads: overall.steps, overall.step_time.median_ns, overall.free_ns.
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local d = facts.operator_health.dataloader
   if (d.count or 0) == 0 then return end
   local o = facts.overall
-  local steps = (o and o.steps and o.steps > 0) and o.steps or nil
+  local steps = steplib.count(facts)
   local median = o and o.step_time and o.step_time.median_ns or nil
   local per_step = steps and (d.total_ns / steps) or nil
   local slow = (d.slow_count or 0) > 0
@@ -48,10 +51,7 @@ function check(facts, p, emit)
     if string.find(string.lower(x.name or ""), "singleprocess", 1, true) then single = true end
   end
   if string.find(string.lower(name), "singleprocess", 1, true) then single = true end
-  local ev = {}
-  for _, e in ipairs(d.evidence or {}) do
-    ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-  end
+  local ev = evidence.add({}, d.evidence)
   -- The longest event's name is not in the facts unless slow; look at the host top list too.
   if facts.operators and facts.operators.host then
     for _, h in ipairs(facts.operators.host.by_name or {}) do

@@ -21,6 +21,8 @@ known here).
 ]],
 }
 
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local o = facts.overall
   if o.free_ratio < p.free_ratio then return end
@@ -34,7 +36,7 @@ function check(facts, p, emit)
   local excess = per_step_free - p.free_ratio * per_step_total
   emit {
     observed = string.format("Free is %.1f%% of device time (%.3f ms per step on average over %d steps); worst step %s at %.1f%%.",
-      100 * o.free_ratio, per_step_free / 1e6, steps, worst_id == nil and "(whole trace, no ProfilerStep)" or tostring(worst_id), 100 * worst),
+      100 * o.free_ratio, per_step_free / 1e6, steps, steplib.label(worst_id), 100 * worst),
     why = "While the device is idle nothing trains; every idle microsecond is step time.",
     action = "Find what the device waits for: check the host-dispatch findings (launch lag, task queue), "
       .. "synchronisations, data loading and Python pauses in the same steps.",

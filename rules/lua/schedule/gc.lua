@@ -33,11 +33,12 @@ Steps: overall.steps when known, else 1. Optional reads: overall.steps.
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local g = facts.operator_health.gc
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
+  local steps = steplib.count(facts) or 1
   local cmds = {
     "import gc; gc.freeze()  # after building the model and optimizer",
     "gc.disable()  # before the training loop; then every N steps: gc.collect()",
@@ -50,10 +51,7 @@ function check(facts, p, emit)
     for i, x in ipairs(g.longest or {}) do
       if i <= 3 then
         longest[#longest + 1] = string.format("%.3f ms in step %s", x.dur_ns / 1e6, sname(x.step))
-        for j, e in ipairs(x.evidence or {}) do
-          if j > 1 then break end
-          ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-        end
+        evidence.add(ev, x.evidence, 1)
       end
     end
     ev[#ev + 1] = { fact = "operator_health.gc.total_ge_min_ns", value = g.total_ge_min_ns }
@@ -77,10 +75,7 @@ function check(facts, p, emit)
     if x.reference_like then
       sum = sum + x.dur_ns
       parts[#parts + 1] = string.format("%.1f ms in step %s with %d CANN calls", x.dur_ns / 1e6, sname(x.step), x.acl_count or 0)
-      for j, e in ipairs(x.evidence or {}) do
-        if j > 1 then break end
-        ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what }
-      end
+      evidence.add(ev, x.evidence, 1)
     end
   end
   if sum == 0 then return end

@@ -25,13 +25,14 @@ the layers keep their normalisation work. Confidence 0.3.
 ]],
 }
 
+local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
+
 function check(facts, p, emit)
   local s = facts.operator_health.syncbn
   if (s.count or 0) < p.min_count then return end
-  local steps = 1
-  if facts.overall and facts.overall.steps and facts.overall.steps > 0 then steps = facts.overall.steps end
-  local ev = {}
-  for _, e in ipairs(s.evidence or {}) do ev[#ev + 1] = { file = e.file, byte = e.byte, table = e.table, rowid = e.rowid, what = e.what } end
+  local steps = steplib.count(facts) or 1
+  local ev = evidence.add({}, s.evidence)
   ev[#ev + 1] = { fact = "operator_health.syncbn.count", value = s.count }
   emit {
     observed = string.format("%d SyncBatchNorm calls take %.3f ms (%.3f ms per step).", s.count, (s.total_ns or 0) / 1e6,
