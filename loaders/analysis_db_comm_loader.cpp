@@ -5,7 +5,7 @@
 
 #include "loaders/communication_loader.h"
 #include "base/load_error.h"
-#include "loaders/sqlite_db.h"
+#include "loaders/db/sqlite_db.h"
 
 namespace npu {
 namespace {

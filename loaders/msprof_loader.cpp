@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "loaders/ascend_files.h"
-#include "loaders/db_export_loader.h"
+#include "loaders/db/db_export.h"
 #include "loaders/input_files.h"
 #include "base/json_file.h"
 #include "base/load_error.h"

@@ -3,7 +3,7 @@
 #pragma once
 #include "model/model.h"
 #include "loaders/detect.h"
-#include "loaders/run_loader.h"
+#include "loaders/load_options.h"
 
 namespace npu {
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "loaders/ascend_files.h"
-#include "loaders/db_export_loader.h"
+#include "loaders/db/db_export.h"
 #include "loaders/hccl_task_args.h"
 #include "loaders/input_files.h"
 #include "base/json_file.h"

@@ -3,13 +3,9 @@
 #pragma once
 #include "model/model.h"
 #include "loaders/detect.h"
-#include "loaders/trace_json_loader.h"
+#include "loaders/load_options.h"
 
 namespace npu {
-
-struct LoadOptions {
-  TraceLoadOptions trace;
-};
 
 // Throws LoadError for malformed files; a missing file is recorded, not an error.
 RunModel load_run(const Detection& input, const LoadOptions& options = {});

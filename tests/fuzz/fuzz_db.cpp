@@ -1,4 +1,4 @@
-// libFuzzer target: the SQLite export loaders (loaders/db_export_loader.h).
+// libFuzzer target: the SQLite export loaders (loaders/db/db_export.h).
 //
 // The input is written to a scratch .db file and read as a profiler database, then as an
 // analysis.db. Seeds (corpus/db) are small valid exports built from the documented schemas,
@@ -10,7 +10,7 @@
 
 #include "model/model.h"
 #include "fuzz_util.h"
-#include "loaders/db_export_loader.h"
+#include "loaders/db/db_export.h"
 #include "base/load_error.h"
 
 namespace {

@@ -14,7 +14,7 @@
 
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/facts.h"
-#include "loaders/db_export_loader.h"
+#include "loaders/db/db_export.h"
 #include "base/load_error.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-// Known answers for the database loader's id index (loaders/db_id_index.h), the huge-page
+// Known answers for the database loader's id index (loaders/db/db_id_index.h), the huge-page
 // allocation policy (base/huge_page_new.cpp) and the slice order finalize() gives.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/model.h"
-#include "loaders/db_id_index.h"
+#include "loaders/db/db_id_index.h"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "loaders/ascend_files.h"
-#include "loaders/db_export_loader.h"
+#include "loaders/db/db_export.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/sqlite_db.h"
+#include "loaders/db/sqlite_db.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

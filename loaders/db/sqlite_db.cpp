@@ -1,4 +1,4 @@
-#include "loaders/sqlite_db.h"
+#include "loaders/db/sqlite_db.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>

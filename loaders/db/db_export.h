@@ -10,6 +10,7 @@
 // kernels, step-trace and memory rows keep the rowid of their table (InputFile::table).
 // Schema drift: columns are found by name; a missing table or column is recorded as a
 // missing input (the report lists the checks skipped), never guessed.
+// One reader per table family: loaders/db/db_readers.h lists them.
 #pragma once
 #include <string>
 

@@ -1,0 +1,75 @@
+// StepTraceTime of analysis.db / communication_analyzer.db: the profiler's own per-step
+// breakdown (step_trace_time.csv in a text export), kept as a cross-check of the breakdown
+// computed from the tasks. The CommAnalyzer* tables beside it are only noted here.
+#include <filesystem>
+#include <string>
+
+#include "base/decimal.h"
+#include "base/load_error.h"
+#include "loaders/db/db_readers.h"
+
+namespace npu {
+
+void read_analysis_step_trace(const std::string& path, RunModel& model) {
+  SqliteDb db(path);
+  InputFile f;
+  f.role = "step_trace_time.csv";
+  f.path = path;
+  std::error_code ec;
+  f.bytes = std::filesystem::file_size(path, ec);
+  if (!db.has_table("StepTraceTime")) {
+    f.path.clear();
+    f.status = InputFile::Status::Missing;
+    f.note = "no StepTraceTime table in " + std::filesystem::path(path).filename().string() +
+             ": the profiler's own per-step breakdown (cross-check)";
+    model.add_file(std::move(f));
+    return;
+  }
+  f.status = InputFile::Status::Loaded;
+  f.table = "StepTraceTime";
+  uint16_t id = model.add_file(std::move(f));
+  ColumnPicker c(db, "StepTraceTime");
+  int dev = c.add({"deviceId"}), step = c.add({"step"}), comp = c.add({"computing"}),
+      cno = c.add({"communication_not_overlapped"}), ovl = c.add({"overlapped"}), comm = c.add({"communication"}),
+      free = c.add({"free"}), stage = c.add({"stage"}), bubble = c.add({"bubble"}),
+      cnox = c.add({"communication_not_overlapped_and_exclude_receive"}), prep = c.add({"preparing"});
+  if (!c.has(comp) || !c.has(free) || !c.has(cno))
+    throw LoadError::whole_file(path, "table StepTraceTime has no computing/free/communication_not_overlapped columns");
+  SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM StepTraceTime", "StepTraceTime");
+  // Values are microseconds (as step_trace_time.csv), stored as NUMERIC: read the text and
+  // convert exactly, never through a double.
+  auto us = [&](int col, Ns dflt) -> Ns {
+    if (!c.has(col) || st.null(1 + col)) return dflt;
+    auto v = parse_us_to_ns(st.text(1 + col));
+    if (!v)
+      throw LoadError::whole_file(path, "StepTraceTime rowid " + std::to_string(st.i64(0)) + ": not a number: \"" +
+                                            std::string(st.text(1 + col)) + "\"");
+    return *v;
+  };
+  uint64_t n = 0;
+  while (st.step()) {
+    StepTraceRow r;
+    r.line = static_cast<uint32_t>(st.i64(0));
+    r.device = c.has(dev) && !st.null(1 + dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
+    if (c.has(step) && !st.null(1 + step)) r.step = parse_int(st.text(1 + step)).value_or(kNoId);
+    r.computing = us(comp, 0);
+    r.comm_not_overlapped = us(cno, 0);
+    r.overlapped = us(ovl, 0);
+    r.communication = us(comm, 0);
+    r.free = us(free, 0);
+    r.stage = us(stage, kNoId);
+    r.bubble = us(bubble, kNoId);
+    r.comm_not_overlapped_excl_receive = us(cnox, kNoId);
+    r.preparing = us(prep, kNoId);
+    model.step_trace.push_back(r);
+    ++n;
+  }
+  model.files[id].records = n;
+  for (const auto& t : db.tables())
+    if (t.rfind("CommAnalyzer", 0) == 0) {
+      model.files[id].note = "also holds " + t + " (communication analysis: read by the planned cluster path)";
+      break;
+    }
+}
+
+}  // namespace npu
