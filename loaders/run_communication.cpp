@@ -1,6 +1,6 @@
 #include "loaders/run_communication.h"
 
-#include "loaders/analysis_db_comm_loader.h"
+#include "loaders/db/analysis_db_comm_tables.h"
 #include "loaders/communication_loader.h"
 
 namespace npu {

@@ -547,7 +547,7 @@ TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
 
 #include <sqlite3.h>
 
-#include "loaders/analysis_db_comm_loader.h"
+#include "loaders/db/analysis_db_comm_tables.h"
 
 namespace {
 

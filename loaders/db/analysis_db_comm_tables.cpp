@@ -1,4 +1,4 @@
-#include "loaders/analysis_db_comm_loader.h"
+#include "loaders/db/analysis_db_comm_tables.h"
 
 #include <charconv>
 #include <map>
