@@ -36,7 +36,7 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   // Accepted partial data: the JUnit, Markdown and JSON outputs say what the loaders skipped,
   // so it stays visible where CI shows the result.
   for (const auto* side : {&b, &n})
-    for (const auto& w : side->warnings) gate["notes"].push_back("input warning: " + w);
+    for (const auto& w : compare::load_warnings(*side)) gate["notes"].push_back("input warning: " + w);
 
   bool ok = true;
   if (!g.junit.empty()) ok &= write_output(g.junit, reports::render_gate_junit(gate));

@@ -263,12 +263,22 @@ json evaluate_gate(const json& doc, const GateConfig& cfg) {
 
 bool gate_failed(const json& gate) { return gate.value("verdict", "") == "fail"; }
 
+std::vector<std::string> load_warnings(const CompareSide& side) {
+  if (!side.warnings.empty()) return side.warnings;
+  std::vector<std::string> recorded;
+  const json& run = side.facts.doc.value("run", json::object());
+  for (const auto& w : run.value("warnings", json::array()))
+    if (w.is_string()) recorded.push_back(w.get<std::string>());
+  return recorded;
+}
+
 std::optional<std::string> partial_input(const CompareSide& base, const CompareSide& next) {
   for (const CompareSide* side : {&base, &next}) {
-    if (side->warnings.empty()) continue;
-    size_t more = side->warnings.size() - 1;
+    const std::vector<std::string> warnings = load_warnings(*side);
+    if (warnings.empty()) continue;
+    size_t more = warnings.size() - 1;
     return fmt::format("the {} ({}) is partial: the loaders rejected data: {}{}", side == &base ? "baseline" : "new run",
-                       side->path, side->warnings.front(),
+                       side->path, warnings.front(),
                        more == 0 ? "" : fmt::format(" (and {} more load warning{})", more, more == 1 ? "" : "s"));
   }
   return std::nullopt;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compare/compare.h"
 
@@ -41,6 +42,10 @@ struct GateConfig {
 // Evaluates every budget (and the findings rule) on a compare document.
 nlohmann::json evaluate_gate(const nlohmann::json& compare_doc, const GateConfig& cfg);
 bool gate_failed(const nlohmann::json& gate);
+
+// The load warnings of a side: the loaders' for a run loaded now, else those its facts recorded
+// when they were written (`run.warnings`), so a facts file made from partial data says so too.
+std::vector<std::string> load_warnings(const CompareSide& side);
 
 // A verdict is only as whole as its data: when the loaders rejected records of a side (its
 // load warnings), a pass would be a pass on what they kept. Returns one line naming the side,

@@ -47,6 +47,20 @@ TEST(GatePartialInput, NamesTheSideTheFileAndWhatWasRejected) {
             "a \"ph\" were skipped (and 2 more load warnings)");
 }
 
+TEST(GatePartialInput, AFactsFileCarriesTheWarningsOfItsLoad) {
+  cmp::CompareSide base, next;
+  base.path = "base.facts.json";
+  base.kind = "facts file";
+  json warnings = json::array({"run/kernel_details.csv:17: 1 of 21 rows have a different number of fields than the "
+                                "header (32; line 17 has 31); those rows were skipped"});
+  base.facts.doc = {{"run", {{"warnings", warnings}}}};
+  next.path = "new_run";
+  EXPECT_EQ(cmp::load_warnings(base).size(), 1u);
+  EXPECT_EQ(cmp::partial_input(base, next).value_or(""),
+            "the baseline (base.facts.json) is partial: the loaders rejected data: run/kernel_details.csv:17: 1 of 21 "
+            "rows have a different number of fields than the header (32; line 17 has 31); those rows were skipped");
+}
+
 TEST(GateEvaluate, TooFewStepsFallsBackToThePlainThreshold) {
   json doc = {{"step_time", {{"available", true}}},
               {"series", {{"paired", true}, {"base", {{"step_time_ns", {100, 100}}}}, {"new", {{"step_time_ns", {110, 110}}}}}},

@@ -502,6 +502,20 @@ TEST_F(OutputGuard, GateOnPartialDataIsBadInput) {
   }
 }
 
+TEST_F(OutputGuard, GateOnAFactsFileWrittenFromPartialDataIsBadInput) {
+  TempDir d;
+  std::string run = sample_with_a_rejected_kernel(d);
+  std::string partial_facts = (d.path() / "partial.facts.json").string();
+  ASSERT_EQ(cli(d, "facts -q " + run + " -o " + partial_facts).code, 0);
+  Cli r = cli(d, "gate -q --baseline " + partial_facts + " " + facts_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: the baseline (" + partial_facts + ") is partial: the loaders rejected data: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("was skipped"), std::string::npos) << r.err;
+  EXPECT_LE(cli(d, "gate -q --allow-partial --baseline " + partial_facts + " " + facts_).code, 1);
+}
+
 TEST_F(OutputGuard, GateAllowPartialDecidesOnWhatWasKeptAndSaysSo) {
   TempDir d;
   std::string run = sample_with_a_rejected_kernel(d);
