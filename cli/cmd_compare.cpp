@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "pipeline/compare_side.h"
+#include "reports/compare_render.h"
 #include "reports/html_timeline.h"
 
 namespace npu::cli {
@@ -26,12 +27,12 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   auto render = [&](const std::string& f) {
     if (f == "html")
       return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()), n.facts.doc.value("timeline", nlohmann::json()));
-    return f == "json" ? json_text(doc) + "\n" : f == "md" ? compare::render_compare_markdown(doc) : compare::render_compare_text(doc);
+    return f == "json" ? json_text(doc) + "\n" : f == "md" ? reports::render_compare_markdown(doc) : reports::render_compare_text(doc);
   };
   if (!out.out_file.empty()) {
     if (!write_output(out.out_file, render(fmt))) return kBadInput;
     if (!common.quiet) {
-      write_output("", compare::render_compare_text(doc));
+      write_output("", reports::render_compare_text(doc));
       std::fprintf(stderr, "compare written to %s\n", out.out_file.c_str());
     }
     return kOk;

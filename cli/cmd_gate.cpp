@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "pipeline/gate_config.h"
+#include "reports/gate_render.h"
 
 namespace npu::cli {
 
@@ -10,11 +12,11 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
              const GateOptions& g) {
   // Settle the configuration before loading anything: a typo should not cost a load.
   compare::GateConfig cfg;
-  if (!g.config.empty()) compare::read_gate_config(g.config, cfg);  // LoadError: exit 2
+  if (!g.config.empty()) pipeline::read_gate_config(g.config, cfg);  // LoadError: exit 2
   try {
-    for (const auto& spec : g.max_regression) cfg.set(compare::parse_budget(spec, "--max-regression"));
+    for (const auto& spec : g.max_regression) cfg.set(pipeline::parse_budget(spec, "--max-regression"));
     if (!g.fail_on_finding_saving.empty())
-      compare::apply_gate_setting("fail_on_finding_saving", g.fail_on_finding_saving, "--fail-on-finding-saving", cfg);
+      pipeline::apply_gate_setting("fail_on_finding_saving", g.fail_on_finding_saving, "--fail-on-finding-saving", cfg);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
@@ -24,18 +26,23 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
 
   compare::CompareSide b = load_compare_side(base, common, rules);
   compare::CompareSide n = load_compare_side(next, common, rules);
+  // A verdict on data the loaders had to cut is not a pass: bad input, unless the user accepts it.
+  if (auto partial = compare::partial_input(b, n); partial && !g.allow_partial) {
+    std::fprintf(stderr, "error: %s; --allow-partial gates on what was kept\n", partial->c_str());
+    return kBadInput;
+  }
   nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
   nlohmann::json gate = compare::evaluate_gate(doc, cfg);
-  // The verdict is on what the loaders kept: the JUnit, Markdown and JSON outputs say what they
-  // skipped, so a pass on partial data is visible where CI shows the result.
+  // Accepted partial data: the JUnit, Markdown and JSON outputs say what the loaders skipped,
+  // so it stays visible where CI shows the result.
   for (const auto* side : {&b, &n})
-    for (const auto& w : side->warnings) gate["notes"].push_back("input warning: " + w);
+    for (const auto& w : compare::load_warnings(*side)) gate["notes"].push_back("input warning: " + w);
 
   bool ok = true;
-  if (!g.junit.empty()) ok &= write_output(g.junit, compare::render_gate_junit(gate));
-  if (!g.markdown.empty()) ok &= write_output(g.markdown, compare::render_gate_markdown(gate, doc));
+  if (!g.junit.empty()) ok &= write_output(g.junit, reports::render_gate_junit(gate));
+  if (!g.markdown.empty()) ok &= write_output(g.markdown, reports::render_gate_markdown(gate, doc));
   if (!g.json.empty()) ok &= write_output(g.json, json_text(nlohmann::json{{"gate", gate}, {"compare", doc}}) + "\n");
-  write_output("", compare::render_gate_text(gate, doc));
+  write_output("", reports::render_gate_text(gate, doc));
   if (!ok) return kBadInput;
   return compare::gate_failed(gate) ? kGated : kOk;
 }

@@ -64,6 +64,7 @@ struct GateOptions {
   std::string fail_on_finding_saving;        // --fail-on-finding-saving 10%
   bool new_findings_only = false;
   bool keep_warmup = false;
+  bool allow_partial = false;                // --allow-partial: gate even when the loaders rejected records
   std::string junit, markdown, json;         // output files
 };
 int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,

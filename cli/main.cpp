@@ -173,6 +173,8 @@ int run_cli(int argc, char** argv) {
   gate->add_flag("--new-findings-only", gate_opts.new_findings_only,
                  "With --fail-on-finding-saving: only findings that are new or grew since the baseline");
   gate->add_flag("--keep-warmup", gate_opts.keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  gate->add_flag("--allow-partial", gate_opts.allow_partial,
+                 "Gate even when the loaders rejected records of a side (by default that is bad input, exit 2)");
   gate->add_option("--junit", gate_opts.junit, "Write a JUnit XML report (one testcase per budget)");
   gate->add_option("--markdown", gate_opts.markdown, "Write a Markdown job summary");
   gate->add_option("--json", gate_opts.json, "Write the verdict and the comparison as JSON");

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "facts/facts.h"
 
@@ -45,14 +46,5 @@ nlohmann::json build_compare(const CompareSide& base, const CompareSide& next, c
 // step-to-step structure both runs share (a periodic slow step, say).
 nlohmann::json noise_test(const std::vector<double>& base, const std::vector<double>& next, const CompareOptions& opt,
                           bool paired);
-
-// Renderings of a compare document.
-std::string render_compare_text(const nlohmann::json& doc);
-std::string render_compare_markdown(const nlohmann::json& doc);
-
-// Formatting shared with the gate's renderers.
-std::string fmt_ms(double ns);          // "7.318 ms"
-std::string fmt_signed_ms(double ns);   // "+1.202 ms"
-std::string fmt_signed_pct(double r);   // "+16.4%"  ("n/a" when not finite)
 
 }  // namespace npu::compare

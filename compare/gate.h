@@ -1,5 +1,6 @@
-// The regression gate: budgets on a compare document, a verdict, and its renderings (text,
-// JUnit XML, Markdown job summary). docs/compare-gate.md.
+// The regression gate: budgets on a compare document and the verdict (docs/compare-gate.md).
+// Reading budgets from a config file or flags is pipeline/gate_config.h; the renderings of a
+// verdict are reports/gate_render.h.
 #pragma once
 #include <map>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,6 @@ struct Budget {
   std::string source;  // "default", the config file, or "--max-regression"
 };
 
-// Parses "METRIC=VALUE"; throws std::invalid_argument with a message naming what is wrong.
-Budget parse_budget(const std::string& spec, const std::string& source);
 // The metric's unit: "ns", "ratio", "MB" or "calls"; throws std::invalid_argument for an unknown metric.
 std::string metric_unit(const std::string& metric);
 
@@ -40,21 +39,18 @@ struct GateConfig {
   void set(const Budget& b) { budgets[b.metric] = b; }
 };
 
-// Reads a gate configuration file into cfg (its budgets override the defaults). YAML for
-// .yaml/.yml (yaml-cpp); anything else is read as "key = value" lines, which also reads the
-// simple TOML layout ([max_regression] table, quoted keys and values). Throws LoadError.
-void read_gate_config(const std::string& path, GateConfig& cfg);
-// Applies one "key = value" setting (a budget metric or a gate option); throws std::invalid_argument.
-void apply_gate_setting(const std::string& key, const std::string& value, const std::string& source, GateConfig& cfg);
-// "10%" or "0.1" -> 0.1; throws std::invalid_argument.
-double parse_fraction(const std::string& text);
-
 // Evaluates every budget (and the findings rule) on a compare document.
 nlohmann::json evaluate_gate(const nlohmann::json& compare_doc, const GateConfig& cfg);
 bool gate_failed(const nlohmann::json& gate);
 
-std::string render_gate_text(const nlohmann::json& gate, const nlohmann::json& compare_doc);
-std::string render_gate_junit(const nlohmann::json& gate);
-std::string render_gate_markdown(const nlohmann::json& gate, const nlohmann::json& compare_doc);
+// The load warnings of a side: the loaders' for a run loaded now, else those its facts recorded
+// when they were written (`run.warnings`), so a facts file made from partial data says so too.
+std::vector<std::string> load_warnings(const CompareSide& side);
+
+// A verdict is only as whole as its data: when the loaders rejected records of a side (its
+// load warnings), a pass would be a pass on what they kept. Returns one line naming the side,
+// the file and what was rejected (the first warning; how many more), or nothing when neither
+// side has a load warning.
+std::optional<std::string> partial_input(const CompareSide& base, const CompareSide& next);
 
 }  // namespace npu::compare

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "compare/compare.h"
+#include "reports/compare_render.h"
 
 namespace npu {
 namespace {
@@ -94,7 +94,7 @@ std::string render_compare_html(const json& compare_doc, const json& base_timeli
   }
   body += "</div></header>\n<main class=\"wrap\">\n";
   body += "<section id=\"compare\" class=\"card\"><h2>What changed</h2>\n<pre class=\"summary-text\">" +
-          html_escape(compare::render_compare_text(compare_doc)) + "</pre></section>\n";
+          html_escape(reports::render_compare_text(compare_doc)) + "</pre></section>\n";
   body += "<section id=\"timeline\" class=\"card\"><h2>The worst steps, on one time scale</h2>\n";
   body += kHowToRead;
   body += "<p class=\"hint\">Both pictures share the time axis (time since each step's start) and zoom together.</p>\n";

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/compare.h"
+#include "reports/compare_render.h"
 #include "compare/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "base/json_file.h"
@@ -256,11 +257,11 @@ TEST_F(ComparePairs, NewAiCpuOperatorIsNamed) {
 
 TEST_F(ComparePairs, RenderingsCarryTheAnswer) {
   json doc = compare("base", "matmul");
-  std::string text = cmp::render_compare_text(doc);
+  std::string text = npu::reports::render_compare_text(doc);
   EXPECT_NE(text.find("MatMulV3"), std::string::npos);
   EXPECT_NE(text.find("residual"), std::string::npos);
   EXPECT_NE(text.find("beyond step-to-step noise"), std::string::npos);
-  std::string md = cmp::render_compare_markdown(doc);
+  std::string md = npu::reports::render_compare_markdown(doc);
   EXPECT_NE(md.find("## Why"), std::string::npos);
   EXPECT_NE(md.find("| computing |"), std::string::npos);
 }
@@ -289,14 +290,14 @@ TEST(CompareFacts, AbsentSectionsAreSaidNotFatal) {
   EXPECT_EQ(doc["step_time"]["delta_ns"], 100000);
   EXPECT_EQ(doc["why"][0]["subject"], "free");
   expect_adds_up(doc);
-  EXPECT_FALSE(cmp::render_compare_text(doc).empty());
+  EXPECT_FALSE(npu::reports::render_compare_text(doc).empty());
 
   // No steps at all on one side.
   b.facts.doc.erase("steps");
   json none = cmp::build_compare(a, b);
   EXPECT_FALSE(none["step_time"]["available"].get<bool>());
   EXPECT_TRUE(none["why"].empty());
-  EXPECT_FALSE(cmp::render_compare_markdown(none).empty());
+  EXPECT_FALSE(npu::reports::render_compare_markdown(none).empty());
 }
 
 TEST(CompareFacts, MedianResidualIsExplicit) {

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -462,23 +463,67 @@ TEST(HostileTrace, TrailingTextIsNamedNotCalledTruncation) {
   }
 }
 
-// ---- class 5: a gate says what the loaders rejected ----
+// ---- class 5: a gate never passes on data the loaders had to reject ----
 
-TEST_F(OutputGuard, GateNotesWhatTheLoadersSkipped) {
-  TempDir d;
+// A copy of the sample whose kernel_details.csv ends with the last kernel again, with a
+// negative duration: the loader skips that row with a warning.
+std::string sample_with_a_rejected_kernel(const TempDir& d) {
   std::string run = (d.path() / "neg_ascend_pt").string();
   fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
   std::string kd = run + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
   std::string text = slurp(kd);
   std::string row = text.substr(text.rfind('\n', text.size() - 2) + 1);
   size_t dur = row.find(",28.706,");
-  ASSERT_NE(dur, std::string::npos);
-  text += row.replace(dur, 8, ",-28.706,");  // the last kernel again, with a negative duration
+  EXPECT_NE(dur, std::string::npos);
+  if (dur != std::string::npos) text += row.replace(dur, 8, ",-28.706,");
   std::ofstream(kd, std::ios::binary | std::ios::trunc) << text;
+  return run;
+}
+
+TEST_F(OutputGuard, GateOnPartialDataIsBadInput) {
+  TempDir d;
+  std::string run = sample_with_a_rejected_kernel(d);
   std::string j = (d.path() / "g.json").string();
-  Cli r = cli(d, "gate -q --baseline " + facts_ + " " + run + " --json " + j);
+  for (bool partial_is_new : {true, false}) {
+    Cli r = cli(d, "gate -q --baseline " + (partial_is_new ? facts_ + " " + run : run + " " + facts_) + " --json " + j);
+    EXPECT_EQ(r.code, 2) << r.err;
+    // The load warning itself, then one error line naming the side, the file and what was rejected.
+    std::string last = r.err.substr(r.err.rfind("error: "));
+    EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << last;
+    EXPECT_EQ(last.rfind(std::string("error: the ") + (partial_is_new ? "new run" : "baseline") + " (" + run +
+                             ") is partial: the loaders rejected data: ",
+                         0),
+              0u)
+        << last;
+    EXPECT_NE(last.find("kernel_details.csv"), std::string::npos) << last;
+    EXPECT_NE(last.find("with a missing or negative \"Duration(us)\" was skipped"), std::string::npos) << last;
+    EXPECT_NE(last.find("--allow-partial"), std::string::npos) << last;
+    EXPECT_FALSE(fs::exists(j)) << "a gate refused for partial data writes no verdict";
+  }
+}
+
+TEST_F(OutputGuard, GateOnAFactsFileWrittenFromPartialDataIsBadInput) {
+  TempDir d;
+  std::string run = sample_with_a_rejected_kernel(d);
+  std::string partial_facts = (d.path() / "partial.facts.json").string();
+  ASSERT_EQ(cli(d, "facts -q " + run + " -o " + partial_facts).code, 0);
+  Cli r = cli(d, "gate -q --baseline " + partial_facts + " " + facts_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: the baseline (" + partial_facts + ") is partial: the loaders rejected data: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("was skipped"), std::string::npos) << r.err;
+  EXPECT_LE(cli(d, "gate -q --allow-partial --baseline " + partial_facts + " " + facts_).code, 1);
+}
+
+TEST_F(OutputGuard, GateAllowPartialDecidesOnWhatWasKeptAndSaysSo) {
+  TempDir d;
+  std::string run = sample_with_a_rejected_kernel(d);
+  std::string j = (d.path() / "g.json").string();
+  Cli r = cli(d, "gate -q --allow-partial --baseline " + facts_ + " " + run + " --json " + j);
   EXPECT_LE(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("with a missing or negative \"Duration(us)\" was skipped"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("error: "), std::string::npos) << r.err;
   nlohmann::json g = npu::read_json_file(j);
   bool noted = false;
   for (const auto& n : g["gate"]["notes"]) noted |= n.get<std::string>().find("input warning: ") == 0;

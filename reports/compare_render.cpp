@@ -1,12 +1,17 @@
 // Text and Markdown renderings of a compare document (they read only the document).
+#include "reports/compare_render.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "compare/compare.h"
+#include "compare/delta_text.h"
 
-namespace npu::compare {
+namespace npu::reports {
 
+using compare::fmt_ms;
+using compare::fmt_signed_ms;
+using compare::fmt_signed_pct;
 using nlohmann::json;
 
 namespace {
@@ -264,4 +269,4 @@ std::string render_compare_markdown(const json& doc) {
   return o;
 }
 
-}  // namespace npu::compare
+}  // namespace npu::reports
