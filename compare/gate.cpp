@@ -272,9 +272,20 @@ std::vector<std::string> load_warnings(const CompareSide& side) {
   return recorded;
 }
 
+std::vector<std::string> load_rejections(const CompareSide& side) {
+  if (side.kind != "facts file") return side.rejected;
+  // A facts file keeps them in run.rejected; one written before that key existed has only
+  // run.warnings, which are then all taken as possible rejections (the safe side).
+  std::vector<std::string> recorded;
+  const json& run = side.facts.doc.value("run", json::object());
+  for (const auto& w : run.value(run.contains("rejected") ? "rejected" : "warnings", json::array()))
+    if (w.is_string()) recorded.push_back(w.get<std::string>());
+  return recorded;
+}
+
 std::optional<std::string> partial_input(const CompareSide& base, const CompareSide& next) {
   for (const CompareSide* side : {&base, &next}) {
-    const std::vector<std::string> warnings = load_warnings(*side);
+    const std::vector<std::string> warnings = load_rejections(*side);
     if (warnings.empty()) continue;
     size_t more = warnings.size() - 1;
     return fmt::format("the {} ({}) is partial: the loaders rejected data: {}{}", side == &base ? "baseline" : "new run",

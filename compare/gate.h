@@ -46,9 +46,12 @@ bool gate_failed(const nlohmann::json& gate);
 // The load warnings of a side: the loaders' for a run loaded now, else those its facts recorded
 // when they were written (`run.warnings`), so a facts file made from partial data says so too.
 std::vector<std::string> load_warnings(const CompareSide& side);
+// Those of them that say records were dropped (rows, events, tasks): `rejected` of a run loaded
+// now, `run.rejected` of a facts file (all its warnings for a facts file older than that key).
+std::vector<std::string> load_rejections(const CompareSide& side);
 
 // A verdict is only as whole as its data: when the loaders rejected records of a side (its
-// load warnings), a pass would be a pass on what they kept. Returns one line naming the side,
+// load rejections), a pass would be a pass on what they kept. Returns one line naming the side,
 // the file and what was rejected (the first warning; how many more), or nothing when neither
 // side has a load warning.
 std::optional<std::string> partial_input(const CompareSide& base, const CompareSide& next);

@@ -96,7 +96,7 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     ++n;
   });
   t.report_skipped("with a missing or negative \"" + t.header()[static_cast<size_t>(c_dur)] + "\"");
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   if (!take_pmu) model.pmu_values.resize(model.kernels.size() * model.pmu_columns.size(), std::nan(""));
   return n;
 }

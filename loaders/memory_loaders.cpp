@@ -38,7 +38,7 @@ uint64_t load_memory_record(const std::string& path, RunModel& model) {
     model.memory_records.push_back(m);
     ++n;
   });
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   if (lossy)
     model.stats.warnings.push_back(path + ": " + std::to_string(lossy) +
                                    " timestamps are in scientific notation (saved through a spreadsheet?): "
@@ -72,7 +72,7 @@ uint64_t load_operator_memory(const std::string& path, RunModel& model) {
     model.operator_memory.push_back(m);
     ++n;
   });
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   return n;
 }
 
@@ -94,7 +94,7 @@ uint64_t load_npu_module_mem(const std::string& path, RunModel& model) {
     model.module_memory.push_back(m);
     ++n;
   });
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   return n;
 }
 

@@ -33,7 +33,7 @@ uint64_t load_op_statistic(const std::string& path, RunModel& model) {
     model.op_statistics.push_back(o);
     ++n;
   });
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   return n;
 }
 

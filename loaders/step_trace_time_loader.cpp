@@ -43,7 +43,7 @@ uint64_t load_step_trace_time(const std::string& path, RunModel& model) {
     ++n;
   });
   t.report_skipped("with a negative time");
-  model.stats.warnings.insert(model.stats.warnings.end(), t.warnings().begin(), t.warnings().end());
+  for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   return n;
 }
 

@@ -466,10 +466,10 @@ class TraceLoader {
     slices_.move_into(model_.slices);
     flows_.finish();
     if (without_ts_)
-      model_.stats.warnings.push_back(path_ + ": " + std::to_string(without_ts_) +
+      model_.stats.reject(path_ + ": " + std::to_string(without_ts_) +
                                       " events without a usable ts (or flow id), or with a negative dur, were skipped");
     if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
-      model_.stats.warnings.push_back(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
+      model_.stats.reject(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
       model_.stats.events_by_phase.erase(it);
     }
     if (result_.object_form) {

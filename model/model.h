@@ -260,7 +260,14 @@ struct LoadStats {
   };
   std::vector<Phase> phases;
   void add_phase(std::string name, double seconds);
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // everything the user should know of the load
+  // The warnings that say records were dropped (rows, events, tasks): a run with any is partial,
+  // and `gate` refuses to decide on it unless told --allow-partial.
+  std::vector<std::string> rejected;
+  void reject(const std::string& what) {
+    warnings.push_back(what);
+    rejected.push_back(what);
+  }
 };
 
 struct RunModel {

@@ -49,6 +49,7 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
       throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
     RunModel m = load(d, settings);
     side.warnings = m.stats.warnings;
+    side.rejected = m.stats.rejected;
     side.facts = run_facts(m, path, d);
     side.kind = to_string(d.kind);
     side.description = d.description;

@@ -144,6 +144,12 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
                       {"note", "the profiler's own cluster analysis (reference)"}});
   run["inputs"] = inputs;
   run["warnings"] = warnings;
+  // A rank whose loaders dropped records makes the cluster partial as well.
+  json rejected = json::array();
+  for (const auto& r : ranks)
+    for (const auto& x : r.facts.value("run", json::object()).value("rejected", json::array()))
+      rejected.push_back("rank " + std::to_string(r.rank) + ": " + x.get<std::string>());
+  run["rejected"] = std::move(rejected);
   f.doc["run"] = run;
   for (const char* s : {"steps", "overall", "dispatch", "operators", "operator_health", "memory"})
     f.unavailable(s, "cluster report: single-rank checks run on each rank (npu-advisor analyze RANK_DIR)");

@@ -16,6 +16,7 @@ void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts) {
                       {"note", f.note}});
   run["inputs"] = inputs;
   run["warnings"] = m.stats.warnings;
+  run["rejected"] = m.stats.rejected;
   run["trace_events"] = m.stats.trace_events;
   facts.doc["run"] = run;
   if (m.meta.env.empty()) facts.unavailable("run.env", "profiler_metadata.json is missing or has no ENV_VARIABLES");

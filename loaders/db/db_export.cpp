@@ -111,6 +111,7 @@ DbSchemaInfo describe(DbLoadContext& cx) {
   if (!cx.has_pytorch_api && cx.db.has_table("TASK")) schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
   i.description = who + (schema.empty() ? "" : " (schema with " + schema + ")");
   for (const auto& note : cx.schema_notes) cx.model.stats.warnings.push_back(cx.db.path() + ": " + note);
+  for (const auto& note : cx.rejections) cx.model.stats.reject(cx.db.path() + ": " + note);
   if (uint64_t n = cx.unresolved_ids.load())
     cx.model.stats.warnings.push_back(cx.db.path() + ": " + std::to_string(n) + " text cells hold a string id that " +
                                 (cx.db.has_table("STRING_IDS") ? "STRING_IDS does not have" : "no STRING_IDS table resolves") +

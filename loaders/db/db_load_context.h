@@ -184,6 +184,7 @@ class DbLoadContext {
   std::set<std::string> trace_tables;  // the tables that gave timeline rows
   uint64_t trace_rows = 0;
   std::vector<std::string> schema_notes;  // become load warnings
+  std::vector<std::string> rejections;    // rows dropped: load warnings that make the run partial
 
  private:
   struct TrackKey {

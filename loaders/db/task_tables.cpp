@@ -134,7 +134,7 @@ void read_tasks(DbLoadContext& cx) {
   }
   (void)x_plane;
   if (bad_task_times > 0)
-    cx.schema_notes.push_back("TASK: " + std::to_string(bad_task_times) +
+    cx.rejections.push_back("TASK: " + std::to_string(bad_task_times) +
                             " rows with a startNs/endNs that is not a non-negative integer, or ends before it "
                             "starts, were skipped (first: rowid " + std::to_string(first_bad_task) + ")");
   cx.task_by_conn.build();

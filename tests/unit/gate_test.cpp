@@ -37,14 +37,28 @@ TEST(GatePartialInput, NamesTheSideTheFileAndWhatWasRejected) {
   base.path = "base_run";
   next.path = "new_run";
   EXPECT_FALSE(cmp::partial_input(base, next).has_value());
-  next.warnings = {"new_run/kernel_details.csv:3: 1 row with a missing or negative \"Duration(us)\" was skipped"};
+  next.rejected = {"new_run/kernel_details.csv:3: 1 row with a missing or negative \"Duration(us)\" was skipped"};
   EXPECT_EQ(cmp::partial_input(base, next).value_or(""),
             "the new run (new_run) is partial: the loaders rejected data: new_run/kernel_details.csv:3: 1 row with a "
             "missing or negative \"Duration(us)\" was skipped");
-  base.warnings = {"base_run/trace_view.json: 2 events without a \"ph\" were skipped", "second", "third"};
+  base.rejected = {"base_run/trace_view.json: 2 events without a \"ph\" were skipped", "second", "third"};
   EXPECT_EQ(cmp::partial_input(base, next).value_or(""),
             "the baseline (base_run) is partial: the loaders rejected data: base_run/trace_view.json: 2 events without "
             "a \"ph\" were skipped (and 2 more load warnings)");
+}
+
+// A warning that drops nothing (a file not read, a rank id out of range) leaves the run whole:
+// msprof PROF_ and MindSpore runs always carry such notes and must still be gated.
+TEST(GatePartialInput, NotesThatDropNoRecordsAreNotPartial) {
+  cmp::CompareSide base, next;
+  base.path = "PROF_1";
+  base.kind = "msprof PROF_ folder";
+  base.warnings = {"PROF_1/mindstudio_profiler_output: 30 timeline files not read (msprof_*.json already holds their events)"};
+  next.path = "PROF_2";
+  next.kind = "facts file";
+  next.facts.doc = {{"run", {{"warnings", json::array({"profiler: MindSpore legacy raw files are not read"})},
+                             {"rejected", json::array()}}}};
+  EXPECT_FALSE(cmp::partial_input(base, next).has_value());
 }
 
 TEST(GatePartialInput, AFactsFileCarriesTheWarningsOfItsLoad) {

@@ -8,16 +8,16 @@
 
 namespace {
 
-// A rule that fires when overall.x > 1.
+// A rule that fires when overall.free_ratio > 1 (a key of the facts schema, as every need must be).
 std::string rule_code(const std::string& id, const std::string& category) {
-  return "rule { id = '" + id + "', title = 'T', category = '" + category + "', needs = { 'overall.x' } }\n"
-         "function check(facts, p, emit) if facts.overall.x > 1 then emit { observed = 'x is ' .. facts.overall.x } end end\n";
+  return "rule { id = '" + id + "', title = 'T', category = '" + category + "', needs = { 'overall.free_ratio' } }\n"
+         "function check(facts, p, emit) if facts.overall.free_ratio > 1 then emit { observed = 'x is ' .. facts.overall.free_ratio } end end\n";
 }
 
 const char* kTests = R"({"rule": "%ID%",
-  "fires": [{"name": "x above 1", "contains": ["x is 2"], "facts": {"overall": {"x": 2}}}],
-  "quiet": [{"name": "x at 1", "facts": {"overall": {"x": 1}}}],
-  "skipped": [{"name": "no x", "reason": "missing overall.x", "facts": {"overall": {}}}]})";
+  "fires": [{"name": "x above 1", "contains": ["x is 2"], "facts": {"overall": {"free_ratio": 2}}}],
+  "quiet": [{"name": "x at 1", "facts": {"overall": {"free_ratio": 1}}}],
+  "skipped": [{"name": "no x", "reason": "missing overall.free_ratio", "facts": {"overall": {}}}]})";
 
 std::string tests_for(const std::string& id) {
   std::string t = kTests;
@@ -79,7 +79,7 @@ TEST(RuleFixtures, EveryRuleHasFiresQuietAndSkippedCases) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].find("every rule has a test file beside it"), std::string::npos) << f[0];
   dir.write("team/check_x.test.json", R"({"rule": "team.check_x",
-    "fires": [{"name": "x above 1", "facts": {"overall": {"x": 2}}}]})");
+    "fires": [{"name": "x above 1", "facts": {"overall": {"free_ratio": 2}}}]})");
   f = failures(dir);
   ASSERT_EQ(f.size(), 2u) << ::testing::PrintToString(f);
   EXPECT_NE(f[0].find("quiet: (none): no quiet case"), std::string::npos) << f[0];
@@ -91,17 +91,17 @@ TEST(RuleFixtures, StatusMustMatchTheList) {
   npu::test::TempDir dir;
   dir.write("team/check_x.lua", rule_code("team.check_x", "team"));
   dir.write("team/check_x.test.json", R"({"rule": "team.check_x",
-    "fires": [{"name": "x at 1", "facts": {"overall": {"x": 1}}}],
-    "quiet": [{"name": "x above 1", "facts": {"overall": {"x": 2}}}],
-    "skipped": [{"name": "x present", "facts": {"overall": {"x": 1}}},
+    "fires": [{"name": "x at 1", "facts": {"overall": {"free_ratio": 1}}}],
+    "quiet": [{"name": "x above 1", "facts": {"overall": {"free_ratio": 2}}}],
+    "skipped": [{"name": "x present", "facts": {"overall": {"free_ratio": 1}}},
                 {"name": "wrong reason", "reason": "missing y", "facts": {}}],
-    "not_applicable": [{"name": "x present", "facts": {"overall": {"x": 1}}}]})");
+    "not_applicable": [{"name": "x present", "facts": {"overall": {"free_ratio": 1}}}]})");
   auto f = failures(dir);
   ASSERT_EQ(f.size(), 5u) << ::testing::PrintToString(f);
   EXPECT_EQ(f[0], "fires: x at 1: expected fired, got quiet");
   EXPECT_EQ(f[1], "quiet: x above 1: expected quiet, got fired (x is 2)");
   EXPECT_EQ(f[2], "skipped: x present: expected skipped, got quiet");
-  EXPECT_EQ(f[3], "skipped: wrong reason: the reason \"missing overall.x\" does not mention \"missing y\"");
+  EXPECT_EQ(f[3], "skipped: wrong reason: the reason \"missing overall.free_ratio\" does not mention \"missing y\"");
   EXPECT_EQ(f[4], "not_applicable: x present: expected not applicable, got quiet");
 }
 
