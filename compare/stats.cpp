@@ -6,29 +6,6 @@
 
 namespace npu::compare {
 
-double quantile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  auto i = static_cast<size_t>(std::floor(p * static_cast<double>(v.size() - 1) + 0.5));
-  return v[std::min(i, v.size() - 1)];
-}
-
-double mad(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  double m = median(v);
-  std::vector<double> d;
-  d.reserve(v.size());
-  for (double x : v) d.push_back(std::fabs(x - m));
-  return median(d);
-}
-
-double mean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
 namespace {
 
 // SplitMix64: tiny, well mixed, and identical everywhere (std::uniform_int_distribution is not).
@@ -46,7 +23,7 @@ struct SplitMix64 {
 double resampled_median(const std::vector<double>& v, SplitMix64& rng, std::vector<double>& buf) {
   buf.resize(v.size());
   for (auto& x : buf) x = v[rng.below(v.size())];
-  auto i = static_cast<size_t>(std::floor(0.5 * static_cast<double>(buf.size() - 1) + 0.5));
+  size_t i = stats::nearest_rank_index(buf.size(), 0.5);  // the median by the rule of base/stats.h, without a full sort
   std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(i), buf.end());
   return buf[i];
 }
@@ -70,10 +47,7 @@ BootstrapResult bootstrap_median_diff(const std::vector<double>& a, const std::v
   }
   std::sort(diffs.begin(), diffs.end());
   double tail = (1.0 - confidence) / 2.0;
-  auto at = [&](double p) {
-    auto i = static_cast<size_t>(std::floor(p * static_cast<double>(diffs.size() - 1) + 0.5));
-    return diffs[std::min(i, diffs.size() - 1)];
-  };
+  auto at = [&](double p) { return stats::nearest_rank(diffs, p); };
   r.low = at(tail);
   r.high = at(1.0 - tail);
   return r;
@@ -91,10 +65,7 @@ BootstrapResult bootstrap_median(const std::vector<double>& d, double confidence
   for (int i = 0; i < resamples; ++i) meds.push_back(resampled_median(d, rng, buf));
   std::sort(meds.begin(), meds.end());
   double tail = (1.0 - confidence) / 2.0;
-  auto at = [&](double p) {
-    auto i = static_cast<size_t>(std::floor(p * static_cast<double>(meds.size() - 1) + 0.5));
-    return meds[std::min(i, meds.size() - 1)];
-  };
+  auto at = [&](double p) { return stats::nearest_rank(meds, p); };
   r.low = at(tail);
   r.high = at(1.0 - tail);
   return r;

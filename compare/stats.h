@@ -6,15 +6,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/stats.h"
+
 namespace npu::compare {
 
-// Element round(p * (n - 1)) of the sorted values: the rule of facts/diagnostics/overlap.cpp,
-// so a median here is always one of the observed values. 0 for an empty vector.
-double quantile(std::vector<double> v, double p);
-inline double median(const std::vector<double>& v) { return quantile(v, 0.5); }
-// Median absolute deviation from the median.
-double mad(const std::vector<double>& v);
-double mean(const std::vector<double>& v);
+// Nearest-rank quantiles (element round(p * (n - 1)) of the sorted values, as the facts' step
+// percentiles), so a median here is always one of the observed values: base/stats.h.
+using stats::mad;
+using stats::mean;
+using stats::median;
+using stats::quantile;
 
 struct BootstrapResult {
   double low = 0, high = 0;  // percentile interval of median(b*) - median(a*)

@@ -65,18 +65,4 @@ OutlierResult low_outliers(const std::vector<double>& values) {
   return r;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double mad(const std::vector<double>& v, double med) {
-  std::vector<double> d;
-  d.reserve(v.size());
-  for (double x : v) d.push_back(std::fabs(x - med));
-  return median(std::move(d));
-}
-
 }  // namespace npu::cluster

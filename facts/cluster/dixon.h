@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/stats.h"
+
 namespace npu::cluster {
 
 struct OutlierResult {
@@ -24,8 +26,8 @@ OutlierResult low_outliers(const std::vector<double>& values);
 // Dixon's one-sided critical value at 99.5% for n = 3..100 (0 outside).
 double dixon_critical_995(size_t n);
 
-double median(std::vector<double> v);
-// Median absolute deviation (unscaled).
-double mad(const std::vector<double>& v, double med);
+// The cluster's robust statistics use the midpoint median and its MAD (unscaled), base/stats.h.
+inline double median(std::vector<double> v) { return stats::median_midpoint(std::move(v)); }
+inline double mad(const std::vector<double>& v, double med) { return stats::mad_midpoint(v, med); }
 
 }  // namespace npu::cluster

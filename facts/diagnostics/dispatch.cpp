@@ -19,6 +19,7 @@
 #include <string>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "base/stats.h"
 #include "facts/diagnostics/line_fit.h"
 
 namespace npu {
@@ -65,11 +66,6 @@ struct Gap {
   Ns length() const { return end - start; }
 };
 
-// Nearest-rank on (n-1), the rule overlap.cpp uses for step-time percentiles.
-Ns quantile(const std::vector<Ns>& sorted, double p) {
-  return sorted[static_cast<size_t>(std::floor(p * static_cast<double>(sorted.size() - 1) + 0.5))];
-}
-
 // Mean rounded down (as Python's //, which tools/gen_sample.py uses for expected.json).
 Ns floor_div(Ns a, Ns b) {
   Ns q = a / b;
@@ -82,8 +78,6 @@ std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) 
 std::string after_launch(Ns lag) {
   return lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (host/device clock offset)";
 }
-
-double ratio(Ns a, Ns b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
 // Everything accumulated per step (or for the whole run).
 struct Group {
@@ -492,12 +486,12 @@ class Dispatch {
     }
     std::sort(lags.begin(), lags.end());
     j["lag_min_ns"] = lags.front();
-    j["lag_p10_ns"] = quantile(lags, 0.1);
-    j["lag_p50_ns"] = quantile(lags, 0.5);
-    j["lag_p90_ns"] = quantile(lags, 0.9);
+    j["lag_p10_ns"] = stats::nearest_rank(lags, 0.1);
+    j["lag_p50_ns"] = stats::nearest_rank(lags, 0.5);
+    j["lag_p90_ns"] = stats::nearest_rank(lags, 0.9);
     j["lag_max_ns"] = lags.back();
     j["lag_mean_ns"] = floor_div(sum, static_cast<Ns>(lags.size()));
-    j["vertical_share"] = ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
+    j["vertical_share"] = stats::ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
     j["negative_lags"] = negative;
     auto fit = fit_line(x, y);
     j["slope_ns_per_ms"] = fit ? json(fit->slope) : json(nullptr);
@@ -512,8 +506,8 @@ class Dispatch {
     j["free_ns"] = g.free_ns;
     j["device_time_ns"] = device_time;
     j["host_bound_free_ns"] = g.host_bound_free_ns;
-    j["host_bound_free_ratio"] = ratio(g.host_bound_free_ns, device_time);
-    j["host_bound_of_free_ratio"] = ratio(g.host_bound_free_ns, g.free_ns);
+    j["host_bound_free_ratio"] = stats::ratio(g.host_bound_free_ns, device_time);
+    j["host_bound_of_free_ratio"] = stats::ratio(g.host_bound_free_ns, g.free_ns);
     j["host_bound_gaps"] = g.host_bound_gaps.size();
     double ms = static_cast<double>(span_ns) / 1e6;
     j["host_ops"] = host_ops;
@@ -526,7 +520,7 @@ class Dispatch {
 
     size_t n = j["count"].get<size_t>();
     double vshare = n ? j["vertical_share"].get<double>() : 0.0;
-    Verdict v = classify(n, vshare, ratio(g.host_bound_free_ns, device_time), d_.has_device);
+    Verdict v = classify(n, vshare, stats::ratio(g.host_bound_free_ns, device_time), d_.has_device);
     j["classification"] = v.cls;
     j["why"] = v.why;
 
@@ -602,8 +596,8 @@ class Dispatch {
     std::sort(lat.begin(), lat.end());
     json j = json::object();
     j["flows"] = lat.size();
-    j["latency_p50_ns"] = lat.empty() ? json(nullptr) : json(quantile(lat, 0.5));
-    j["latency_p90_ns"] = lat.empty() ? json(nullptr) : json(quantile(lat, 0.9));
+    j["latency_p50_ns"] = lat.empty() ? json(nullptr) : json(stats::nearest_rank(lat, 0.5));
+    j["latency_p90_ns"] = lat.empty() ? json(nullptr) : json(stats::nearest_rank(lat, 0.9));
     j["latency_max_ns"] = lat.empty() ? json(nullptr) : json(lat.back());
     j["enqueue_slices"] = enqueue_slices_;
     j["dequeue_slices"] = dequeue_slices_;

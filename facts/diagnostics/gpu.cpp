@@ -14,6 +14,7 @@
 #include <string>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "base/stats.h"
 
 namespace npu {
 namespace {
@@ -270,7 +271,7 @@ class GpuFacts {
     }
     std::sort(kernel_durs_.begin(), kernel_durs_.end());
     auto q = [&](double p) {
-      return kernel_durs_[static_cast<size_t>(std::floor(p * static_cast<double>(kernel_durs_.size() - 1) + 0.5))];
+      return stats::nearest_rank(kernel_durs_, p);
     };
     j["median_ns"] = q(0.5);
     j["p90_ns"] = q(0.9);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 
 namespace npu::operator_health {
@@ -21,9 +22,7 @@ constexpr double kReferenceMediumShare = 0.03;
 
 constexpr size_t kTop = 10;  // entries in every list
 
-inline double ratio(Ns part, Ns whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
+using stats::ratio;  // base/stats.h
 
 std::string lower(std::string_view s);
 

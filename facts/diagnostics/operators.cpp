@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "base/stats.h"
 
 namespace npu {
 namespace {
@@ -68,8 +69,6 @@ class Grouper {
   std::vector<Group> groups_;
 };
 
-double ratio(Ns part, Ns whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
-
 Ns step_device_time(const Facts& facts) {
   auto it = facts.doc.find("overall");
   if (it == facts.doc.end() || !it->is_object()) return 0;
@@ -87,8 +86,8 @@ nlohmann::json entry(const RunModel& m, const Group& g, const char* key_name, Ns
   j["total_ns"] = g.total;
   j["mean_ns"] = g.count ? g.total / static_cast<Ns>(g.count) : 0;
   j["max_ns"] = g.max;
-  j["share_of_compute"] = ratio(g.total, compute_ns);
-  j["share_of_step"] = step_ns > 0 ? nlohmann::json(ratio(g.total, step_ns)) : nlohmann::json(nullptr);
+  j["share_of_compute"] = stats::ratio(g.total, compute_ns);
+  j["share_of_step"] = step_ns > 0 ? nlohmann::json(stats::ratio(g.total, step_ns)) : nlohmann::json(nullptr);
   std::string what = "longest " + std::string(m.str(g.key)) + " (" + std::to_string(g.max) + " ns)";
   j["evidence"] = nlohmann::json::array(
       {src == Source::Kernels ? evidence_row(m, "kernel_details.csv", m.kernels[g.max_index].line, what)

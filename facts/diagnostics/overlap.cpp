@@ -11,6 +11,7 @@
 #include <set>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "base/stats.h"
 #include "facts/step_windows.h"
 
 namespace npu {
@@ -220,7 +221,7 @@ std::string profiler_source(const RunModel& m) {
 nlohmann::json step_time_stats(std::vector<Ns> v) {
   if (v.empty()) return nlohmann::json::object();
   std::sort(v.begin(), v.end());
-  auto q = [&](double p) { return v[static_cast<size_t>(std::floor(p * static_cast<double>(v.size() - 1) + 0.5))]; };
+  auto q = [&](double p) { return stats::nearest_rank(v, p); };
   Ns sum = 0;
   for (Ns x : v) sum += x;
   return {{"count", v.size()},       {"min_ns", v.front()}, {"median_ns", q(0.5)},
