@@ -1,4 +1,5 @@
 #include "compare/delta_text.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +7,7 @@
 
 namespace npu::compare {
 
-std::string fmt_ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
+std::string fmt_ms(double ns) { return text::ms(ns); }
 std::string fmt_signed_ms(double ns) { return fmt::format("{:+.3f} ms", ns / 1e6); }
 std::string fmt_signed_pct(double r) { return std::isfinite(r) ? fmt::format("{:+.1f}%", r * 100.0) : "n/a"; }
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "reports/report_document.h"
+#include "base/text.h"
 
 namespace npu {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 double d(const json& o, const char* k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0; }
-std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+std::string ms(double ns) { return text::ms_number(ns); }
 std::string step_name(const json& s) { return s.is_null() ? "-" : s.dump(); }
 
 const char* metric_label(const std::string& k) {

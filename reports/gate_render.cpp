@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "compare/delta_text.h"
 #include "compare/gate.h"
 
@@ -31,21 +32,6 @@ std::string xml_escape(const std::string& s) {
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') o += ' ';
         else o += c;
     }
-  }
-  return o;
-}
-
-// Text from runs and rules in the job summary: one table cell, and no HTML or code span of its
-// own (a rule's title must not inject markup into a CI page).
-std::string md_cell(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) {
-    if (c == '|' || c == '\n' || c == '\r') o += ' ';
-    else if (c == '`') o += '\'';
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else o += c;
   }
   return o;
 }
@@ -149,8 +135,8 @@ std::string render_gate_junit(const json& g) {
 std::string render_gate_markdown(const json& g, const json& doc) {
   bool fail = compare::gate_failed(g);
   std::string o = fmt::format("## npu-advisor gate: {}\n\n", fail ? "❌ FAIL" : "✅ PASS");
-  o += fmt::format("Baseline `{}` vs new `{}`: {} failed, {} passed, {} skipped.\n\n", md_cell(doc["base"].value("path", "")),
-                   md_cell(doc["new"].value("path", "")), g["failed"].get<int>(), g["passed"].get<int>(),
+  o += fmt::format("Baseline `{}` vs new `{}`: {} failed, {} passed, {} skipped.\n\n", text::md_safe_cell(doc["base"].value("path", "")),
+                   text::md_safe_cell(doc["new"].value("path", "")), g["failed"].get<int>(), g["passed"].get<int>(),
                    g["skipped"].get<int>());
   o += "| check | result | base | new | delta | budget | noise |\n|---|---|---:|---:|---:|---|---|\n";
   for (const auto& c : g["checks"]) {
@@ -166,42 +152,42 @@ std::string render_gate_markdown(const json& g, const json& doc) {
                   : "too few steps: plain threshold";
     }
     if (c["name"] == "findings") {
-      o += fmt::format("| findings | {} | | | | {} | |\n", st == "fail" ? "❌ fail" : "✅ pass", md_cell(c.value("budget", "")));
+      o += fmt::format("| findings | {} | | | | {} | |\n", st == "fail" ? "❌ fail" : "✅ pass", text::md_safe_cell(c.value("budget", "")));
       continue;
     }
     if (st == "skipped") {
-      o += fmt::format("| `{}` | ⏭ skipped | | | | {} | {} |\n", md_cell(c["name"]), md_cell(c.value("budget", "")),
-                       md_cell(c.value("message", "")));
+      o += fmt::format("| `{}` | ⏭ skipped | | | | {} | {} |\n", text::md_safe_cell(c["name"]), text::md_safe_cell(c.value("budget", "")),
+                       text::md_safe_cell(c.value("message", "")));
       continue;
     }
-    o += fmt::format("| `{}` | {} | {} | {} | {}{} | {} | {} |\n", md_cell(c["name"]),
+    o += fmt::format("| `{}` | {} | {} | {} | {}{} | {} | {} |\n", text::md_safe_cell(c["name"]),
                      st == "fail" ? "❌ fail" : c.value("over_budget", false) ? "✅ pass (within noise)" : "✅ pass",
                      metric_value_text(c["base"].get<double>(), unit), metric_value_text(c["new"].get<double>(), unit),
                      metric_delta_text(c["delta"].get<double>(), unit),
                      c["delta_ratio"].is_number() ? " (" + fmt_signed_pct(c["delta_ratio"].get<double>()) + ")" : "",
-                     md_cell(c.value("budget", "")), md_cell(noise));
+                     text::md_safe_cell(c.value("budget", "")), text::md_safe_cell(noise));
   }
   for (const auto& c : g["checks"])
     if (c["name"] == "findings" && c["status"] == "fail")
-      o += "\n**Findings over the limit:** " + md_cell(c.value("message", "")) + "\n";
+      o += "\n**Findings over the limit:** " + text::md_safe_cell(c.value("message", "")) + "\n";
   if (!doc["why"].empty()) {
     o += fmt::format("\n### Why ({} by {} per step)\n\n", doc["why_basis"].value("direction", ""),
                      fmt_signed_ms(doc["why_basis"].value("total_delta_ns", 0.0)));
     int n = 0;
     for (const auto& w : doc["why"]) {
       if (n++ >= 5) break;
-      o += fmt::format("{}. {}\n", w.value("rank", 0), md_cell(w.value("summary", "")));
+      o += fmt::format("{}. {}\n", w.value("rank", 0), text::md_safe_cell(w.value("summary", "")));
     }
   }
   const json& f = doc["findings"];
   if (!f["appeared"].empty()) {
     o += "\n### New findings\n\n";
     for (const auto& x : f["appeared"])
-      o += fmt::format("- {} (`{}`): {}\n", md_cell(x.value("title", "")), md_cell(x.value("rule", "")), md_cell(x.value("observed", "")));
+      o += fmt::format("- {} (`{}`): {}\n", text::md_safe_cell(x.value("title", "")), text::md_safe_cell(x.value("rule", "")), text::md_safe_cell(x.value("observed", "")));
   }
   if (!g["notes"].empty()) {
     o += "\n<details><summary>Notes</summary>\n\n";
-    for (const auto& n : g["notes"]) o += "- " + md_cell(n.get<std::string>()) + "\n";
+    for (const auto& n : g["notes"]) o += "- " + text::md_safe_cell(n.get<std::string>()) + "\n";
     o += "\n</details>\n";
   }
   return o;

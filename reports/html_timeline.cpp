@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "reports/compare_render.h"
 
 namespace npu {
@@ -34,7 +35,7 @@ std::string chosen_as(const json& s) {
   return why == "worst, median, fastest, first, last" ? "the only step" : why;
 }
 
-std::string ms(const json& v) { return v.is_number() ? fmt::format("{:.3f} ms", v.get<double>() / 1e6) : "?"; }
+std::string ms(const json& v) { return v.is_number() ? text::ms(v.get<double>()) : "?"; }
 
 // The controls, caption, frame and legend of one timeline; `tl` is a facts.timeline object.
 std::string timeline_body(const json& tl, const char* where) {

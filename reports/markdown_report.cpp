@@ -3,32 +3,10 @@
 #include <fmt/format.h>
 
 #include "reports/report_document.h"
+#include "base/text.h"
 
 namespace npu {
 namespace {
-
-std::string cell(std::string s) {
-  for (auto& c : s)
-    if (c == '|' || c == '\n') c = ' ';
-  return s;
-}
-
-// Rule and input text as Markdown prose: no HTML, links, code spans or table cells of its own
-// (a rule's title must not inject markup into a CI job summary).
-std::string md(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '`': case '[': case ']': case '|': case '\\': o += '\\'; o += c; break;
-      case '\n': case '\r': o += ' '; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
 
 std::string opt_ms(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? fmt::format("{:.3f}", j[key].get<double>() / 1e6) : "-";
@@ -53,7 +31,7 @@ std::string render_markdown(const nlohmann::json& r) {
   const auto& facts = r["facts"];
   const auto& run = facts.value("run", nlohmann::json::object());
   out += "# npu-advisor report\n\n";
-  out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", cell(r["input"].value("description", "")),
+  out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", text::md_cell(r["input"].value("description", "")),
                      run.value("framework", "?"));
   if (run.value("rank", -1) >= 0) out += fmt::format("**Rank:** {}  \n", run.value("rank", -1));
   if (run.value("device", -1) >= 0) out += fmt::format("**Device:** {}  \n", run.value("device", -1));
@@ -63,7 +41,7 @@ std::string render_markdown(const nlohmann::json& r) {
   if (r.contains("warnings") && !r["warnings"].empty()) {
     out += "\n## Loader warnings\n\n";
     for (const auto& w : r["warnings"])
-      if (w.is_string()) out += "- " + md(w.get<std::string>()) + "\n";
+      if (w.is_string()) out += "- " + text::md_prose(w.get<std::string>()) + "\n";
   }
 
   if (facts.contains("overall")) {
@@ -90,7 +68,7 @@ std::string render_markdown(const nlohmann::json& r) {
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
-    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), md(f.value("title", "")));
+    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), text::md_prose(f.value("title", "")));
     std::string saving = "unknown";
     if (f.value("saving_ns", int64_t{0}) > 0) {
       saving = format_ms(f["saving_ns"].get<double>()) + " per step";
@@ -98,9 +76,9 @@ std::string render_markdown(const nlohmann::json& r) {
     }
     out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
                        f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
-    out += "**Observed:** " + md(f.value("observed", "")) + "\n\n";
-    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + md(f.value("why", std::string())) + "\n\n";
-    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + md(f.value("action", std::string())) + "\n\n";
+    out += "**Observed:** " + text::md_prose(f.value("observed", "")) + "\n\n";
+    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
+    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + text::md_prose(f.value("action", std::string())) + "\n\n";
     const auto& cmds = f.value("commands", nlohmann::json::array());
     if (!cmds.empty()) {
       out += "```sh\n";
@@ -112,11 +90,11 @@ std::string render_markdown(const nlohmann::json& r) {
       out += "```\n\n";
     }
     if (!f.value("saving_formula", std::string()).empty())
-      out += "*Estimate:* " + md(f.value("saving_formula", std::string())) + "\n\n";
+      out += "*Estimate:* " + text::md_prose(f.value("saving_formula", std::string())) + "\n\n";
     const auto& ev = f.value("evidence", nlohmann::json::array());
     if (!ev.empty()) {
       out += "Evidence:\n";
-      for (const auto& e : ev) out += "- " + cell(evidence_text(e)) + "\n";
+      for (const auto& e : ev) out += "- " + text::md_cell(evidence_text(e)) + "\n";
       out += "\n";
     }
   }
@@ -135,18 +113,18 @@ std::string render_markdown(const nlohmann::json& r) {
       continue;
     }
     if (st == "skipped" || st == "failed" || st == "not applicable") {
-      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, cell(rs.value("reason", "")));
+      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, text::md_cell(rs.value("reason", "")));
       ++n;
     }
   }
   for (const auto& u : r.value("unavailable", nlohmann::json::array())) {
-    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), cell(u.value("why", "")));
+    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), text::md_cell(u.value("why", "")));
     ++n;
   }
   if (!other_scope.empty()) {
     std::string ids;
     for (const auto& id : other_scope) ids += (ids.empty() ? "" : ", ") + id;
-    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), cell(other_reason), ids);
+    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), text::md_cell(other_reason), ids);
     ++n;
   }
   if (n == 0) out += "All checks ran.\n";

@@ -1,5 +1,6 @@
 #include "reports/report_document.h"
 
+#include "base/text.h"
 #include "reports/run_summary.h"
 #include "rules/attribution.h"
 
@@ -31,11 +32,7 @@ nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& fact
   return build_report(run_summary, std::move(copy), outcomes);
 }
 
-std::string format_ms(double ns) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-  return buf;
-}
+std::string format_ms(double ns) { return text::ms(ns); }
 
 std::string format_percent(double ratio) {
   char buf[64];

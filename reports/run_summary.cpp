@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "base/text.h"
 #include "base/decimal.h"
 #include "facts/facts.h"
 
@@ -17,7 +18,7 @@ std::string human_bytes(uint64_t b) {
   return fmt::format("{} B", b);
 }
 
-std::string ms(Ns ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); }
+std::string ms(Ns ns) { return text::ms_number(static_cast<double>(ns)); }
 
 }  // namespace
 

@@ -1,0 +1,44 @@
+#include "base/text.h"
+
+#include <fmt/format.h>
+
+namespace npu::text {
+
+std::string ms_number(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+std::string ms(double ns) { return ms_number(ns) + " ms"; }
+
+std::string md_cell(std::string s) {
+  for (auto& c : s)
+    if (c == '|' || c == '\n') c = ' ';
+  return s;
+}
+
+std::string md_safe_cell(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    if (c == '|' || c == '\n' || c == '\r') o += ' ';
+    else if (c == '`') o += '\'';
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string md_prose(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '`': case '[': case ']': case '|': case '\\': o += '\\'; o += c; break;
+      case '\n': case '\r': o += ' '; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+}  // namespace npu::text

@@ -1,0 +1,19 @@
+// Number and Markdown text shared by every renderer, written once so two reports of the same
+// run never print the same quantity two ways.
+#pragma once
+#include <string>
+
+namespace npu::text {
+
+std::string ms_number(double ns);  // "7.318": ns as milliseconds, 3 decimals
+std::string ms(double ns);         // "7.318 ms"
+
+// One Markdown table cell: '|' and line breaks become spaces.
+std::string md_cell(std::string s);
+// Text from runs and rules in a CI summary table cell: also no code span or HTML of its own
+// (a rule's title must not inject markup into a CI page): '`' becomes '\'', '<' '>' entities.
+std::string md_safe_cell(const std::string& s);
+// Text from runs and rules as Markdown prose: no HTML, links, code spans or table cells of its own.
+std::string md_prose(const std::string& s);
+
+}  // namespace npu::text
