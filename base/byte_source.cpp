@@ -1,12 +1,12 @@
 #include "base/byte_source.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include <cerrno>
-#include <cstring>
+#include <sys/stat.h>
 
 #include "base/input_registry.h"
 #include "base/load_error.h"
@@ -78,9 +78,9 @@ class GzipSource : public ByteSource {
         int code = 0;
         gzerror(gz_, &code);
         if (code == Z_BUF_ERROR)
-          throw LoadError::at_byte(path_, static_cast<uint64_t>(gzoffset(gz_)),
-                                   "gzip stream ends early (truncated file?) after " + std::to_string(pos_ + got) +
-                                       " decompressed bytes");
+          throw LoadError::at_byte(
+              path_, static_cast<uint64_t>(gzoffset(gz_)),
+              "gzip stream ends early (truncated file?) after " + std::to_string(pos_ + got) + " decompressed bytes");
         break;
       }
       got += static_cast<size_t>(r);

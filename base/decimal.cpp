@@ -24,8 +24,8 @@ std::string_view trim_cell(std::string_view t) {
 
 bool is_missing_cell(std::string_view t) {
   t = trim_cell(t);
-  return t.empty() || t == "N/A" || t == "NA" || t == "n/a" || t == "None" || t == "null" || t == "-" ||
-         t == "nan" || t == "NaN";
+  return t.empty() || t == "N/A" || t == "NA" || t == "n/a" || t == "None" || t == "null" || t == "-" || t == "nan" ||
+         t == "NaN";
 }
 
 std::optional<Ns> parse_us_to_ns(std::string_view text) {

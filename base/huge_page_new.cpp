@@ -16,12 +16,12 @@
 //
 // Linked into the executables as an object library (not the static core library), so the
 // replacement is always the one the linker sees.
-#include <malloc.h>
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <cstdlib>
+#include <malloc.h>
 #include <new>
+
+#include <sys/mman.h>
 
 namespace {
 

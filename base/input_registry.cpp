@@ -1,10 +1,10 @@
 #include "base/input_registry.h"
 
-#include <sys/stat.h>
-
 #include <mutex>
 #include <set>
 #include <utility>
+
+#include <sys/stat.h>
 
 namespace npu {
 namespace {

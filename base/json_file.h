@@ -1,11 +1,12 @@
 // Small JSON documents (metadata, communication summaries): read whole with nlohmann::json,
 // turning a syntax error into a LoadError with the byte offset.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 

@@ -33,8 +33,16 @@ std::string md_prose(const std::string& s) {
     switch (c) {
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
-      case '`': case '[': case ']': case '|': case '\\': o += '\\'; o += c; break;
-      case '\n': case '\r': o += ' '; break;
+      case '`':
+      case '[':
+      case ']':
+      case '|':
+      case '\\':
+        o += '\\';
+        o += c;
+        break;
+      case '\n':
+      case '\r': o += ' '; break;
       default: o += c;
     }
   }

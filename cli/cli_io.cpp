@@ -1,16 +1,15 @@
 // What every command shares: the load settings (progress line) and writing the output.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
+#include "base/input_registry.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
-#include "base/input_registry.h"
 
 namespace npu::cli {
 
@@ -52,7 +51,8 @@ bool write_output(const std::string& file, const std::string& text) {
   // The last line of the output guard (cli/output_guard.h): whatever the flag, never over a
   // file this process read as input.
   if (is_input_file(file)) {
-    std::fprintf(stderr, "error: %s is an input file read by this command; choose another output file (it was not written)\n",
+    std::fprintf(stderr,
+                 "error: %s is an input file read by this command; choose another output file (it was not written)\n",
                  file.c_str());
     return false;
   }

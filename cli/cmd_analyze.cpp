@@ -24,7 +24,9 @@ int write_report(const nlohmann::json& report, const std::string& fmt, const Com
   }
   if (out.out_file.empty() || !common.quiet) {
     if (out.out_file.empty() && fmt != "text") {
-      write_output("", fmt == "json" ? json_text(report) + "\n" : fmt == "html" ? render_html(report) : render_markdown(report));
+      write_output("", fmt == "json"   ? json_text(report) + "\n"
+                       : fmt == "html" ? render_html(report)
+                                       : render_markdown(report));
     } else {
       TerminalOptions t;
       t.color = stdout_is_color_terminal();
@@ -37,7 +39,8 @@ int write_report(const nlohmann::json& report, const std::string& fmt, const Com
 
 // A command-line word: quoted when the path holds anything a shell would split or expand.
 std::string shell_word(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+=:,@") == std::string::npos)
+  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+=:,@") ==
+                        std::string::npos)
     return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -48,14 +51,18 @@ std::string shell_word(const std::string& s) {
 // is reported on its own, in one document (schema npu-advisor.run-list).
 int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::string& fmt, const CommonOptions& common,
                      const OutputOptions& out, const RuleOptions& rule_opts) {
-  nlohmann::json list = {{"schema", "npu-advisor.run-list"},
-                         {"schema_version", 1},
-                         {"input", {{"path", path}, {"kind", "runs"},
-                                    {"description", std::to_string(c.runs.size()) + " separate runs in " + path + " (not a cluster)"}}},
-                         {"why", c.not_cluster_why},
-                         {"warnings", c.warnings},
-                         {"runs", nlohmann::json::array()}};
-  if (c.runs.size() >= 2) list["compare"] = "npu-advisor compare " + shell_word(c.runs[0].path) + " " + shell_word(c.runs[1].path);
+  nlohmann::json list = {
+      {"schema", "npu-advisor.run-list"},
+      {"schema_version", 1},
+      {"input",
+       {{"path", path},
+        {"kind", "runs"},
+        {"description", std::to_string(c.runs.size()) + " separate runs in " + path + " (not a cluster)"}}},
+      {"why", c.not_cluster_why},
+      {"warnings", c.warnings},
+      {"runs", nlohmann::json::array()}};
+  if (c.runs.size() >= 2)
+    list["compare"] = "npu-advisor compare " + shell_word(c.runs[0].path) + " " + shell_word(c.runs[1].path);
   for (auto& run : c.runs) {
     RuleEngine engine;
     std::vector<RuleOutcome> outcomes;

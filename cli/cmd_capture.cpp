@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/commands.h"
 #include "base/load_error.h"
+#include "cli/commands.h"
 
 namespace npu::cli {
 namespace {

@@ -26,8 +26,11 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   nlohmann::json doc = compare::build_compare(b, n, opt);
   auto render = [&](const std::string& f) {
     if (f == "html")
-      return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()), n.facts.doc.value("timeline", nlohmann::json()));
-    return f == "json" ? json_text(doc) + "\n" : f == "md" ? reports::render_compare_markdown(doc) : reports::render_compare_text(doc);
+      return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()),
+                                 n.facts.doc.value("timeline", nlohmann::json()));
+    return f == "json" ? json_text(doc) + "\n"
+           : f == "md" ? reports::render_compare_markdown(doc)
+                       : reports::render_compare_text(doc);
   };
   if (!out.out_file.empty()) {
     if (!write_output(out.out_file, render(fmt))) return kBadInput;

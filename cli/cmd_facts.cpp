@@ -1,10 +1,10 @@
 // `npu-advisor facts PATH [-o FILE]`: the facts document (docs/facts.md) of one run.
 #include <cstdio>
 
+#include "base/load_error.h"
 #include "cli/commands.h"
 #include "loaders/detect.h"
 #include "pipeline/run_facts.h"
-#include "base/load_error.h"
 
 namespace npu::cli {
 

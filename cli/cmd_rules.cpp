@@ -1,11 +1,11 @@
 // `npu-advisor rules list|show|test`, and the rule options shared with analyze.
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <fstream>
 
-#include "cli/commands.h"
+#include <fmt/format.h>
+
 #include "base/load_error.h"
+#include "cli/commands.h"
 #include "rules/rule_fixtures.h"
 
 namespace npu::cli {
@@ -37,8 +37,8 @@ int cmd_rules_show(const std::string& id, const RuleOptions& o) {
   pipeline::add_rule_sources(engine, o);
   for (const auto& m : engine.rules()) {
     if (m.id != id) continue;
-    std::string out = fmt::format("{}: {}\ncategory: {}   severity: {}   file: {}\n", m.id, m.title, m.category,
-                                  m.severity, m.file);
+    std::string out =
+        fmt::format("{}: {}\ncategory: {}   severity: {}   file: {}\n", m.id, m.title, m.category, m.severity, m.file);
     std::string needs;
     for (const auto& n : m.needs) needs += (needs.empty() ? "" : ", ") + n;
     out += "needs: " + (needs.empty() ? std::string("-") : needs) + "\n";

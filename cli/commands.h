@@ -1,8 +1,9 @@
 // The CLI's commands. Argument parsing lives in main.cpp; each command calls the pipeline
 // (pipeline/) and prints: no loading or analysis logic here.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "collector/capture.h"
 #include "compare/gate.h"
@@ -36,7 +37,6 @@ using pipeline::ClusterAnalysis;
 using pipeline::ClusterOptions;
 using pipeline::RunOfList;
 
-
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
@@ -50,7 +50,8 @@ int cmd_rules_list(const RuleOptions& rules);
 int cmd_rules_show(const std::string& id, const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);
 // The rules with the user's options (pipeline/rule_run.h): a bad option is printed, kBadInput.
-int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules, std::vector<RuleOutcome>* outcomes);
+int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules,
+                   std::vector<RuleOutcome>* outcomes);
 
 // `compare BASE NEW` and `gate --baseline BASE NEW` (docs/compare-gate.md). A side is any single
 // input `analyze` takes, or a facts file written by `facts` (pipeline/compare_side.h); the
@@ -59,13 +60,13 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
 int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, bool keep_warmup);
 struct GateOptions {
-  std::string config;                        // --config FILE
-  std::vector<std::string> max_regression;   // --max-regression METRIC=VALUE (repeatable)
-  std::string fail_on_finding_saving;        // --fail-on-finding-saving 10%
+  std::string config;                       // --config FILE
+  std::vector<std::string> max_regression;  // --max-regression METRIC=VALUE (repeatable)
+  std::string fail_on_finding_saving;       // --fail-on-finding-saving 10%
   bool new_findings_only = false;
   bool keep_warmup = false;
-  bool allow_partial = false;                // --allow-partial: gate even when the loaders rejected records
-  std::string junit, markdown, json;         // output files
+  bool allow_partial = false;         // --allow-partial: gate even when the loaders rejected records
+  std::string junit, markdown, json;  // output files
 };
 int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
              const GateOptions& gate);

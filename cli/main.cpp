@@ -1,16 +1,17 @@
 // npu-advisor: argument parsing and dispatch only.
-#include <CLI/CLI.hpp>
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "base/load_error.h"
 #include "cli/commands.h"
 #include "cli/output_guard.h"
-#include "base/load_error.h"
 
 #ifndef NPU_ADVISOR_VERSION
 #define NPU_ADVISOR_VERSION "0.0.0"
@@ -50,10 +51,13 @@ int run_cli(int argc, char** argv) {
 
   std::string inspect_path;
   bool inspect_json = false;
-  auto* inspect = app.add_subcommand("inspect", "Show what a profiler output contains: files, ranks, steps, counts, "
-                                                "and what is missing");
-  inspect->add_option("PATH", inspect_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
-                                            "or a parent folder of several ranks")
+  auto* inspect = app.add_subcommand("inspect",
+                                     "Show what a profiler output contains: files, ranks, steps, counts, "
+                                     "and what is missing");
+  inspect
+      ->add_option("PATH", inspect_path,
+                   "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
+                   "or a parent folder of several ranks")
       ->required();
   inspect->add_flag("--json", inspect_json, "Print the summary as JSON");
   add_common(inspect);
@@ -62,9 +66,10 @@ int run_cli(int argc, char** argv) {
   OutputOptions out;
   auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
   ClusterOptions cluster_opts;
-  analyze->add_option("PATH", analyze_path, "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
-                                            "or a parent folder of several ranks; with -- CMD: the (new or "
-                                            "empty) folder to capture into");
+  analyze->add_option("PATH", analyze_path,
+                      "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
+                      "or a parent folder of several ranks; with -- CMD: the (new or "
+                      "empty) folder to capture into");
   analyze->add_option("--facts", cluster_opts.facts_dir,
                       "Cluster from a folder of per-rank *.facts.json (the reduce step; see README)");
   analyze->add_option("--workers", cluster_opts.workers, "Cluster: ranks loaded at once (default 2)")
@@ -93,8 +98,9 @@ int run_cli(int argc, char** argv) {
     add(sub->add_option("--steps", cap.active, "Training steps to record (default 3)")->check(CLI::Range(1, 1000000)));
     add(sub->add_option("--warmup", cap.warmup, "Steps profiled but not recorded before them (default 1)")
             ->check(CLI::Range(0, 1000000)));
-    add(sub->add_option("--wait", cap.wait, "Steps skipped before the warm-up, after the first step, which is "
-                                            "never captured (default 1)")
+    add(sub->add_option("--wait", cap.wait,
+                        "Steps skipped before the warm-up, after the first step, which is "
+                        "never captured (default 1)")
             ->check(CLI::Range(0, 1000000)));
     add(sub->add_flag("--record-shapes", cap.record_shapes, "Record operator input shapes"));
     add(sub->add_flag("--with-stack", cap.with_stack, "Record Python stacks"));
@@ -103,8 +109,9 @@ int run_cli(int argc, char** argv) {
     add(sub->add_option("--aic-metrics", cap.aic_metrics,
                         "torch_npu AI Core metrics: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0, "
                         "MemoryUB, ResourceConflictRatio, L2Cache, MemoryAccess, AiCoreNone"));
-    add(sub->add_option("--timeout", cap.timeout_s, "Stop the command after SECONDS (SIGINT, then SIGTERM and "
-                                                    "SIGKILL after --kill-grace each) and analyze what it captured")
+    add(sub->add_option("--timeout", cap.timeout_s,
+                        "Stop the command after SECONDS (SIGINT, then SIGTERM and "
+                        "SIGKILL after --kill-grace each) and analyze what it captured")
             ->check(CLI::NonNegativeNumber));
     add(sub->add_option("--kill-grace", cap.grace_s, "Seconds between SIGINT, SIGTERM and SIGKILL (default 30)")
             ->check(CLI::NonNegativeNumber));
@@ -137,12 +144,14 @@ int run_cli(int argc, char** argv) {
   rules_show->add_option("ID", show_id, "Rule id")->required();
   add_rule_options(rules_show, false);
   std::string test_dir;
-  auto* rules_test = rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
+  auto* rules_test =
+      rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
   rules_test->add_option("DIR", test_dir, "Folder of rule files and their test files")->required();
 
   std::string facts_path, facts_out;
-  auto* facts = app.add_subcommand("facts", "Compute the facts about a run (the input to rules and reports) "
-                                            "and write them as JSON");
+  auto* facts = app.add_subcommand("facts",
+                                   "Compute the facts about a run (the input to rules and reports) "
+                                   "and write them as JSON");
   facts->add_option("PATH", facts_path, "A run folder or trace file")->required();
   facts->add_option("-o,--output", facts_out, "Write to FILE instead of stdout");
   add_common(facts);
@@ -154,7 +163,8 @@ int run_cli(int argc, char** argv) {
   compare->add_option("BASE", cmp_base, "The baseline: a run folder, trace file or facts file")->required();
   compare->add_option("NEW", cmp_new, "The run to judge: a run folder, trace file or facts file")->required();
   compare->add_option("-o,--output", cmp_out.out_file, "Write the comparison to FILE (format from its extension)");
-  compare->add_option("--format", cmp_out.format, "Output format")->check(CLI::IsMember({"text", "json", "md", "html"}));
+  compare->add_option("--format", cmp_out.format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "md", "html"}));
   compare->add_flag("--keep-warmup", cmp_keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
   add_common(compare);
   add_rule_options(compare, false);
@@ -183,8 +193,10 @@ int run_cli(int argc, char** argv) {
 
   try {
     app.parse(parse_argc, argv);
-    if (*capture && !has_command) throw CLI::ValidationError("capture", "give the command after --, e.g. "
-                                                                          "capture -o OUT -- python train.py");
+    if (*capture && !has_command)
+      throw CLI::ValidationError("capture",
+                                 "give the command after --, e.g. "
+                                 "capture -o OUT -- python train.py");
     if (has_command && command.empty()) throw CLI::ValidationError("--", "no command after --");
     if (*analyze && !has_command)
       for (const auto* o : collector_options)

@@ -1,13 +1,12 @@
 #include "cli/progress_line.h"
 
-#include <unistd.h>
-
 #include <cstdio>
+#include <unistd.h>
 
 namespace npu::cli {
 
 namespace {
-constexpr auto kQuietPeriod = std::chrono::seconds(1);        // quick loads show nothing
+constexpr auto kQuietPeriod = std::chrono::seconds(1);         // quick loads show nothing
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);  // at most 10 redraws a second
 
 std::string megabytes(uint64_t bytes) {
@@ -18,7 +17,9 @@ std::string megabytes(uint64_t bytes) {
 }  // namespace
 
 ProgressLine::ProgressLine(std::string label, bool quiet)
-    : label_(std::move(label)), enabled_(!quiet && isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+    : label_(std::move(label)),
+      enabled_(!quiet && isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
 
 std::string ProgressLine::format(const std::string& label, uint64_t done, uint64_t total) {
   std::string s = "loading " + label + ": ";

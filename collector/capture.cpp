@@ -1,14 +1,14 @@
 #include "collector/capture.h"
 
-#include <fmt/format.h>
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <stdlib.h>
 #include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "collector/command_line.h"
 
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kLevels[] = {"Level_none", "Level0", "Level1", "Level2"};
-constexpr std::string_view kAicMetrics[] = {"AiCoreNone", "PipeUtilization", "ArithmeticUtilization", "Memory",
-                                            "MemoryL0",   "MemoryUB",        "ResourceConflictRatio", "L2Cache",
+constexpr std::string_view kAicMetrics[] = {"AiCoreNone",  "PipeUtilization", "ArithmeticUtilization", "Memory",
+                                            "MemoryL0",    "MemoryUB",        "ResourceConflictRatio", "L2Cache",
                                             "MemoryAccess"};
 
 template <size_t N>
@@ -122,13 +122,15 @@ std::string nothing_captured_message(const CaptureOptions& o, const ChildResult&
   std::string need = fmt::format("the capture needs {} (the first step, then --wait {}, --warmup {}, --steps {})",
                                  steps_needed(o), o.wait, o.warmup, o.active);
   if (child.term_signal != 0)
-    return fmt::format("{}, made {} step{} and was ended by signal {} before the profiler wrote a trace; nothing "
-                       "captured ({}).",
-                       ran, s.max_steps, s.max_steps == 1 ? "" : "s", child.term_signal, need);
+    return fmt::format(
+        "{}, made {} step{} and was ended by signal {} before the profiler wrote a trace; nothing "
+        "captured ({}).",
+        ran, s.max_steps, s.max_steps == 1 ? "" : "s", child.term_signal, need);
   if (s.max_steps == 0)
-    return ran + " but never called optimizer.step(); nothing captured. A step is one call of step() on a "
-                 "torch.optim optimizer; a loop without one can call npu_advisor_capture.step() once per "
-                 "iteration (docs/collector.md).";
+    return ran +
+           " but never called optimizer.step(); nothing captured. A step is one call of step() on a "
+           "torch.optim optimizer; a loop without one can call npu_advisor_capture.step() once per "
+           "iteration (docs/collector.md).";
   return fmt::format("{} and made {} step{}; nothing captured: {}. Run more steps or lower --wait/--warmup/--steps.",
                      ran, s.max_steps, s.max_steps == 1 ? "" : "s", need);
 }

@@ -21,15 +21,15 @@ struct CaptureOptions {
   std::string aic_metrics;  // torch_npu AiCMetrics name: PipeUtilization, ArithmeticUtilization, ...
   double timeout_s = 0;
   double grace_s = 30;
-  bool quiet = false;       // no status lines of our own on stderr (the command's output is untouched)
+  bool quiet = false;  // no status lines of our own on stderr (the command's output is untouched)
 };
 
 struct CaptureResult {
   ChildResult child;
   Profiler profiler = Profiler::Auto;
-  bool captured = false;     // OUT holds profiler output to analyze
-  int recorded_steps = -1;   // steps the Python profiler recorded (-1: unknown, e.g. msprof)
-  std::string message;       // when nothing was captured: why, in one paragraph
+  bool captured = false;    // OUT holds profiler output to analyze
+  int recorded_steps = -1;  // steps the Python profiler recorded (-1: unknown, e.g. msprof)
+  std::string message;      // when nothing was captured: why, in one paragraph
 };
 
 // Throws CaptureError for what makes the capture impossible before the command runs (bad

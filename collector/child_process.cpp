@@ -1,15 +1,15 @@
 #include "collector/child_process.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
+#include <signal.h>
 #include <thread>
+#include <unistd.h>
+
+#include <sys/wait.h>
 
 extern char** environ;
 

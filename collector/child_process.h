@@ -15,12 +15,12 @@ struct ChildOptions {
 };
 
 struct ChildResult {
-  std::string spawn_error;  // non-empty: the command could not be started (then nothing else is set)
-  int exit_code = 0;        // the child's exit code, or 128 + signal when a signal ended it
-  int term_signal = 0;      // the signal that ended it, 0 when it exited
-  bool timed_out = false;   // stopped because of --timeout
-  bool interrupted = false; // a SIGINT/SIGTERM/SIGHUP reached us while it ran
-  double seconds = 0;       // wall time it ran
+  std::string spawn_error;   // non-empty: the command could not be started (then nothing else is set)
+  int exit_code = 0;         // the child's exit code, or 128 + signal when a signal ended it
+  int term_signal = 0;       // the signal that ended it, 0 when it exited
+  bool timed_out = false;    // stopped because of --timeout
+  bool interrupted = false;  // a SIGINT/SIGTERM/SIGHUP reached us while it ran
+  double seconds = 0;        // wall time it ran
 };
 
 // Signals while the child runs: SIGINT, SIGTERM and SIGHUP sent to us with kill() are forwarded

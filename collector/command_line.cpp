@@ -1,12 +1,10 @@
 #include "collector/command_line.h"
 
-#include <unistd.h>
-
 #include <cctype>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace npu::collector {
 namespace fs = std::filesystem;
@@ -117,8 +115,9 @@ std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                   "_-./=:,+@%") == std::string::npos;
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "_-./=:,+@%") == std::string::npos;
     if (plain) {
       out += a;
       continue;

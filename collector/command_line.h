@@ -12,8 +12,8 @@ struct ClassifiedCommand {
   std::vector<std::string> argv;  // what to run: the command, or `python3 SCRIPT.py ...` for a
                                   // .py file that is not executable
   bool is_python = false;
-  std::string interpreter;        // the Python that runs it (asked which profilers it can import)
-  std::string why;                // how it was recognised, for the stderr line
+  std::string interpreter;  // the Python that runs it (asked which profilers it can import)
+  std::string why;          // how it was recognised, for the stderr line
 };
 
 // python, python3, python3.11, python3.11-dbg (a base name, not a path).

@@ -66,8 +66,9 @@ ProfilerChoice choose_profiler(Profiler requested, bool is_python, const Probe& 
     c.why = "not a Python command; msprof is on PATH";
     return c;
   }
-  return fail("not a Python command, and msprof is not on PATH: only msprof can profile a non-Python "
-              "command (source the CANN set_env.sh), or run the Python script with python directly");
+  return fail(
+      "not a Python command, and msprof is not on PATH: only msprof can profile a non-Python "
+      "command (source the CANN set_env.sh), or run the Python script with python directly");
 }
 
 }  // namespace npu::collector

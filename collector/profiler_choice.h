@@ -6,7 +6,7 @@
 namespace npu::collector {
 
 enum class Profiler { Auto, TorchNpu, Msprof, Torch };
-const char* to_string(Profiler p);                       // "auto", "torch_npu", "msprof", "torch"
+const char* to_string(Profiler p);  // "auto", "torch_npu", "msprof", "torch"
 std::optional<Profiler> parse_profiler(const std::string& s);
 
 // What is present: modules the command's Python can import (by import spec, without importing

@@ -2,9 +2,9 @@
 // for every key.
 #include "compare/compare.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "compare/compare_sections.h"
 
@@ -89,9 +89,10 @@ void note_side_differences(const json& doc, json& notes) {
     notes.push_back(fmt::format("the runs come from different frameworks ({} vs {})", doc["base"]["framework"].dump(),
                                 doc["new"]["framework"].dump()));
   if (doc["base"]["step_source"] != doc["new"]["step_source"])
-    notes.push_back(fmt::format("the step breakdowns have different sources ({} vs {}): small differences may be "
-                                "method, not performance",
-                                doc["base"]["step_source"].dump(), doc["new"]["step_source"].dump()));
+    notes.push_back(
+        fmt::format("the step breakdowns have different sources ({} vs {}): small differences may be "
+                    "method, not performance",
+                    doc["base"]["step_source"].dump(), doc["new"]["step_source"].dump()));
 }
 
 }  // namespace

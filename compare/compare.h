@@ -6,9 +6,10 @@
 // lacks is said in `notes` and the section reports `available: false`.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
 
@@ -23,8 +24,8 @@ struct CompareSide {
   std::string description;  // one line
   Facts facts;
   nlohmann::json findings = nlohmann::json::array();  // ranked_findings() of the rule engine
-  std::vector<std::string> warnings;  // the loaders' (records skipped, ...); none for a facts file
-  std::vector<std::string> rejected;  // those of them that dropped records (LoadStats::rejected)
+  std::vector<std::string> warnings;                  // the loaders' (records skipped, ...); none for a facts file
+  std::vector<std::string> rejected;                  // those of them that dropped records (LoadStats::rejected)
 };
 
 struct CompareOptions {

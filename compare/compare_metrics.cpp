@@ -9,8 +9,9 @@ json dispatch_section(const Facts& base, const Facts& next) {
   const json& dn = section(next, "dispatch").value("overall", json::object());
   json d = {{"available", !db.empty() && !dn.empty()}};
   if (db.empty() || dn.empty()) {
-    d["note"] = std::string("dispatch facts missing on ") +
-                (db.empty() && dn.empty() ? "both sides" : db.empty() ? "the base side" : "the new side");
+    d["note"] = std::string("dispatch facts missing on ") + (db.empty() && dn.empty() ? "both sides"
+                                                             : db.empty()             ? "the base side"
+                                                                                      : "the new side");
     return d;
   }
   double steps_b = steps_of(base), steps_n = steps_of(next);
@@ -23,8 +24,8 @@ json dispatch_section(const Facts& base, const Facts& next) {
        metric_row("host_bound_free_ratio", "host-caused idle / device time", "ratio", num(db, "host_bound_free_ratio"),
                   num(dn, "host_bound_free_ratio")),
        metric_row("launches_per_ms", "launches per ms", "1/ms", num(db, "launches_per_ms"), num(dn, "launches_per_ms")),
-       metric_row("sync_calls_per_step", "synchronize calls per step", "count", per_step(num(db, "sync_calls"), steps_b),
-                  per_step(num(dn, "sync_calls"), steps_n))});
+       metric_row("sync_calls_per_step", "synchronize calls per step", "count",
+                  per_step(num(db, "sync_calls"), steps_b), per_step(num(dn, "sync_calls"), steps_n))});
   d["classification"] = {{"base", db.value("classification", json(nullptr))},
                          {"new", dn.value("classification", json(nullptr))},
                          {"base_steps_by_class", db.value("steps_by_class", json::object())},
@@ -65,9 +66,10 @@ json memory_section(const Facts& base, const Facts& next) {
     m["note"] = "memory facts (memory_record.csv) missing on at least one side";
     return m;
   }
-  m["metrics"] = json::array(
-      {metric_row("peak_allocated_mb", "peak allocated", "MB", num(mb, "peak_allocated_mb"), num(mn, "peak_allocated_mb")),
-       metric_row("peak_reserved_mb", "peak reserved", "MB", num(mb, "peak_reserved_mb"), num(mn, "peak_reserved_mb"))});
+  m["metrics"] = json::array({metric_row("peak_allocated_mb", "peak allocated", "MB", num(mb, "peak_allocated_mb"),
+                                         num(mn, "peak_allocated_mb")),
+                              metric_row("peak_reserved_mb", "peak reserved", "MB", num(mb, "peak_reserved_mb"),
+                                         num(mn, "peak_reserved_mb"))});
   const json& pb = mb.value("overall", json::object()).value("peak_allocated", json::object());
   const json& pn = mn.value("overall", json::object()).value("peak_allocated", json::object());
   m["evidence"] = {{"base", pb.value("evidence", json::array())}, {"new", pn.value("evidence", json::array())}};

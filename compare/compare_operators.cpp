@@ -1,10 +1,10 @@
 // The operators section of the compare document: the two runs' top operator lists matched by
 // type (or name), the communication ops, the totals per step, and AI CPU calls.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "compare/compare_sections.h"
 
@@ -106,7 +106,10 @@ json op_table(const json& base_list, const json& new_list, const char* key_field
       r["delta_per_step_ns"] = ns(nt - bt);
       r["delta_ratio"] = ratio_or_null(nt - bt, bt);
       r["delta_calls_per_step"] = nc - bc;
-      r["status"] = bi == b.end() ? "new" : ni == n.end() ? "vanished" : (nt == bt && nc == bc) ? "unchanged" : "changed";
+      r["status"] = bi == b.end()            ? "new"
+                    : ni == n.end()          ? "vanished"
+                    : (nt == bt && nc == bc) ? "unchanged"
+                                             : "changed";
     }
     rows.push_back(std::move(r));
   }
@@ -125,13 +128,13 @@ bool capped(const json& ops, const char* list, const char* distinct_key) {
 
 json operator_totals(const json& ob, const json& on, double steps_b, double steps_n) {
   const json tb = ob.value("totals", json::object()), tn = on.value("totals", json::object());
-  return json::array({metric_row("compute_ns_per_step", "compute kernel time per step", "ns",
-                                 per_step(num(tb, "compute_ns"), steps_b), per_step(num(tn, "compute_ns"), steps_n)),
-                      metric_row("communication_ns_per_step", "communication op time per step", "ns",
-                                 per_step(num(tb, "communication_ns"), steps_b),
-                                 per_step(num(tn, "communication_ns"), steps_n)),
-                      metric_row("kernels_per_step", "kernels per step", "count", per_step(num(tb, "kernels"), steps_b),
-                                 per_step(num(tn, "kernels"), steps_n))});
+  return json::array(
+      {metric_row("compute_ns_per_step", "compute kernel time per step", "ns", per_step(num(tb, "compute_ns"), steps_b),
+                  per_step(num(tn, "compute_ns"), steps_n)),
+       metric_row("communication_ns_per_step", "communication op time per step", "ns",
+                  per_step(num(tb, "communication_ns"), steps_b), per_step(num(tn, "communication_ns"), steps_n)),
+       metric_row("kernels_per_step", "kernels per step", "count", per_step(num(tb, "kernels"), steps_b),
+                  per_step(num(tn, "kernels"), steps_n))});
 }
 
 // Why there is no operator comparison: which side lacks operator facts, and why it does.
@@ -165,9 +168,8 @@ void add_ai_cpu(json& ops, const Facts& base, const Facts& next, double steps_b,
     if (!tb.count(t)) appeared.push_back(t);
   double cb = *num(ab, "count") / steps_b, cn = *num(an, "count") / steps_n;
   double nb = num(ab, "total_ns").value_or(0) / steps_b, nn = num(an, "total_ns").value_or(0) / steps_n;
-  ops["ai_cpu"] = {{"base_calls_per_step", cb},      {"new_calls_per_step", cn},
-                   {"delta_calls_per_step", cn - cb}, {"base_ns_per_step", ns(nb)},
-                   {"new_ns_per_step", ns(nn)},        {"delta_ns_per_step", ns(nn - nb)},
+  ops["ai_cpu"] = {{"base_calls_per_step", cb},  {"new_calls_per_step", cn},  {"delta_calls_per_step", cn - cb},
+                   {"base_ns_per_step", ns(nb)}, {"new_ns_per_step", ns(nn)}, {"delta_ns_per_step", ns(nn - nb)},
                    {"new_types", appeared}};
 }
 
@@ -185,9 +187,10 @@ json operators_section(const Facts& base, const Facts& next, json& notes) {
     return ops;
   }
   ops["available"] = true;
-  ops["per_step_basis"] = fmt::format("operator totals cover every profiled step (warm-up included) and are "
-                                      "divided by the step count ({} base, {} new)",
-                                      steps_b, steps_n);
+  ops["per_step_basis"] = fmt::format(
+      "operator totals cover every profiled step (warm-up included) and are "
+      "divided by the step count ({} base, {} new)",
+      steps_b, steps_n);
   ops["base_source"] = ob.value("source", "");
   ops["new_source"] = on.value("source", "");
   bool types = ob.value("by_type", json::array()).size() > 0 || on.value("by_type", json::array()).size() > 0;

@@ -2,10 +2,11 @@
 // them in document order. Internal to compare/: the document's keys are in docs/compare-gate.md.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "compare/compare.h"
 

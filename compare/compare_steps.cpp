@@ -1,8 +1,8 @@
 // The per-step sections of the compare document: the series, step time, and device time with
 // its decomposition into computing, communication not overlapped and free.
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "compare/compare_sections.h"
 #include "compare/stats.h"
@@ -96,7 +96,8 @@ void add_decomposition(json& device, const StepSeries& s, const CompareOptions& 
     const std::vector<double>& b;
     const std::vector<double>& n;
   };
-  P ps[3] = {{"computing", sb.computing, sn.computing}, {"comm_not_overlapped", sb.cno, sn.cno}, {"free", sb.free, sn.free}};
+  P ps[3] = {
+      {"computing", sb.computing, sn.computing}, {"comm_not_overlapped", sb.cno, sn.cno}, {"free", sb.free, sn.free}};
   json mean_parts = json::array();
   double mean_sum = 0;
   for (const auto& p : ps) {
@@ -118,14 +119,14 @@ void add_decomposition(json& device, const StepSeries& s, const CompareOptions& 
     mean_parts.push_back({{"part", p.key}, {"delta_ns", ns(md)}});
   }
   double mean_total = mean(sn.device) - mean(sb.device);
-  device["decomposition"] = {
-      {"method", "difference of the medians of the per-step values of each part"},
-      {"parts", parts},
-      {"sum_of_parts_ns", ns(sum)},
-      {"total_delta_ns", ns(device_delta)},
-      {"residual_ns", ns(device_delta) - ns(sum)},
-      {"residual_note", "medians do not add up exactly (the median step of each part may differ); "
-                        "sum_of_parts_ns + residual_ns = total_delta_ns"}};
+  device["decomposition"] = {{"method", "difference of the medians of the per-step values of each part"},
+                             {"parts", parts},
+                             {"sum_of_parts_ns", ns(sum)},
+                             {"total_delta_ns", ns(device_delta)},
+                             {"residual_ns", ns(device_delta) - ns(sum)},
+                             {"residual_note",
+                              "medians do not add up exactly (the median step of each part may differ); "
+                              "sum_of_parts_ns + residual_ns = total_delta_ns"}};
   device["mean_decomposition"] = {{"method", "difference of the means (adds up exactly, outliers included)"},
                                   {"parts", mean_parts},
                                   {"sum_of_parts_ns", ns(mean_sum)},
@@ -148,7 +149,8 @@ StepSeries read_step_series(const Facts& base, const Facts& next, const CompareO
   const bool b = s.base.dropped_warmup, n = s.next.dropped_warmup;
   if (b || n) {
     std::string which = b && n ? "both runs" : b ? "the base run" : "the new run";
-    notes.push_back("warm-up skipped: the first step of " + which + " is left out of every step statistic "
+    notes.push_back("warm-up skipped: the first step of " + which +
+                    " is left out of every step statistic "
                     "(it has 4 or more steps)");
   } else if (opt.skip_warmup) {
     notes.push_back("no warm-up step dropped: a side needs 4 or more steps for that");
@@ -190,11 +192,12 @@ json step_time_section(const StepSeries& s, const CompareSide& base, const Compa
   }
   const Series& sb = s.base;
   const Series& sn = s.next;
-  step_time["basis"] = s.use_host ? "host step span, ProfilerStep#N"
-                                  : "device time per step = computing + comm not overlapped + free";
+  step_time["basis"] =
+      s.use_host ? "host step span, ProfilerStep#N" : "device time per step = computing + comm not overlapped + free";
   if (!s.use_host)
-    notes.push_back("step time is the per-step device time: at least one side has no host step spans "
-                    "(no ProfilerStep#N in a trace)");
+    notes.push_back(
+        "step time is the per-step device time: at least one side has no host step spans "
+        "(no ProfilerStep#N in a trace)");
   step_time["warmup"] = warmup_rule(s);
   step_time["base"] = ns_stats(sb.step_time, sb.ids);
   step_time["new"] = ns_stats(sn.step_time, sn.ids);

@@ -1,10 +1,10 @@
 // The why list of the compare document: every contributor to the device-time delta (the three
 // parts of a step, then operators), kept when it moves in the delta's direction by more than a
 // floor, ranked by size.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "compare/compare_sections.h"
 #include "compare/delta_text.h"
@@ -27,8 +27,8 @@ json free_time_related(const json& doc, double sign, double floor_ns) {
     if (r["delta"].is_null()) continue;
     std::string k = r["key"];
     if (k == "host_bound_free_ratio" && std::fabs(r["delta"].get<double>()) >= 0.005)
-      related.push_back(fmt::format("host-caused idle: {:.1f}% -> {:.1f}% of device time", r["base"].get<double>() * 100,
-                                    r["new"].get<double>() * 100));
+      related.push_back(fmt::format("host-caused idle: {:.1f}% -> {:.1f}% of device time",
+                                    r["base"].get<double>() * 100, r["new"].get<double>() * 100));
     if (k == "lag_p50_ns" && std::fabs(r["delta"].get<double>()) >= 0.1 * std::fabs(r["base"].get<double>()) &&
         std::fabs(r["delta"].get<double>()) > 1000)
       related.push_back(
@@ -68,23 +68,26 @@ void part_candidates(const json& doc, double sign, double floor_ns, double devic
     const json& nz = p["noise"];
     std::string noise_txt =
         nz.value("possible", false)
-            ? fmt::format("; {} step-to-step noise ({:.0f}% CI {}..{})", nz["significant"].get<bool>() ? "beyond" : "within",
-                          nz["confidence"].get<double>() * 100, fmt_signed_ms(nz["ci_low"].get<double>()),
-                          fmt_signed_ms(nz["ci_high"].get<double>()))
+            ? fmt::format("; {} step-to-step noise ({:.0f}% CI {}..{})",
+                          nz["significant"].get<bool>() ? "beyond" : "within", nz["confidence"].get<double>() * 100,
+                          fmt_signed_ms(nz["ci_low"].get<double>()), fmt_signed_ms(nz["ci_high"].get<double>()))
             : "";
-    json e = {{"kind", "part"},
-              {"subject", key},
-              {"label", p["label"]},
-              {"delta_ns", ns(d)},
-              {"share_of_delta", ratio_or_null(d, device_delta)},
-              {"significant", nz.value("possible", false) ? nz["significant"] : json(nullptr)},
-              {"summary", fmt::format("{}: {} per step (median {} -> {}){}", p["label"].get<std::string>(),
-                                      fmt_signed_ms(d), fmt_ms(p["base_median_ns"].get<double>()),
-                                      fmt_ms(p["new_median_ns"].get<double>()), noise_txt)},
-              {"evidence",
-               {{"base", {{"median_ns", p["base_median_ns"]}, {"step", p["base_median_step"]}, {"evidence", p["evidence"]["base"]}}},
-                {"new", {{"median_ns", p["new_median_ns"]}, {"step", p["new_median_step"]}, {"evidence", p["evidence"]["new"]}}}}},
-              {"related", part_related(doc, key, sign, floor_ns)}};
+    json e = {
+        {"kind", "part"},
+        {"subject", key},
+        {"label", p["label"]},
+        {"delta_ns", ns(d)},
+        {"share_of_delta", ratio_or_null(d, device_delta)},
+        {"significant", nz.value("possible", false) ? nz["significant"] : json(nullptr)},
+        {"summary",
+         fmt::format("{}: {} per step (median {} -> {}){}", p["label"].get<std::string>(), fmt_signed_ms(d),
+                     fmt_ms(p["base_median_ns"].get<double>()), fmt_ms(p["new_median_ns"].get<double>()), noise_txt)},
+        {"evidence",
+         {{"base",
+           {{"median_ns", p["base_median_ns"]}, {"step", p["base_median_step"]}, {"evidence", p["evidence"]["base"]}}},
+          {"new",
+           {{"median_ns", p["new_median_ns"]}, {"step", p["new_median_step"]}, {"evidence", p["evidence"]["new"]}}}}},
+        {"related", part_related(doc, key, sign, floor_ns)}};
     cands.push_back(e);
   }
 }
@@ -103,8 +106,8 @@ std::string operator_change(const json& r, double d, double sign) {
   double bc = b["calls_per_step"].get<double>(), nc = n["calls_per_step"].get<double>();
   double bm = b["mean_ns"].get<double>(), nm = n["mean_ns"].get<double>();
   std::string cause = std::fabs(nc - bc) > 1e-9 && std::fabs(nm - bm) <= 0.02 * bm ? "more calls"
-                      : std::fabs(nc - bc) <= 1e-9                                  ? "each call got slower"
-                                                                                    : "calls and duration changed";
+                      : std::fabs(nc - bc) <= 1e-9                                 ? "each call got slower"
+                                                                                   : "calls and duration changed";
   if (d * sign < 0) cause = std::fabs(nc - bc) <= 1e-9 ? "each call got faster" : "fewer or faster calls";
   return fmt::format("{} -> {} per step ({}); mean per call {:.1f} -> {:.1f} us, calls per step {:g} -> {:g}: {}",
                      fmt_ms(b["per_step_ns"].get<double>()), fmt_ms(n["per_step_ns"].get<double>()),
@@ -125,20 +128,22 @@ void operator_candidates(const json& doc, double sign, double device_delta, std:
     const json& n = r["new"];
     std::string status = r["status"];
     std::string detail = operator_change(r, d, sign);
-    cands.push_back({{"kind", kf == "type" ? "operator_type" : "operator_name"},
-                     {"subject", subj},
-                     {"accelerator_core", core},
-                     {"part", "computing"},
-                     {"status", status},
-                     {"delta_ns", ns(d)},
-                     {"share_of_delta", ratio_or_null(d, device_delta)},
-                     {"significant", nullptr},
-                     {"summary", fmt::format("{}{}: {} per step; {}", subj, core.empty() ? "" : " (" + core + ")",
-                                             fmt_signed_ms(d), detail)},
-                     {"evidence",
-                      {{"base", b.is_null() ? json(nullptr) : json{{"per_step_ns", b["per_step_ns"]}, {"evidence", b["evidence"]}}},
-                       {"new", n.is_null() ? json(nullptr) : json{{"per_step_ns", n["per_step_ns"]}, {"evidence", n["evidence"]}}}}},
-                     {"related", json::array()}});
+    cands.push_back(
+        {{"kind", kf == "type" ? "operator_type" : "operator_name"},
+         {"subject", subj},
+         {"accelerator_core", core},
+         {"part", "computing"},
+         {"status", status},
+         {"delta_ns", ns(d)},
+         {"share_of_delta", ratio_or_null(d, device_delta)},
+         {"significant", nullptr},
+         {"summary",
+          fmt::format("{}{}: {} per step; {}", subj, core.empty() ? "" : " (" + core + ")", fmt_signed_ms(d), detail)},
+         {"evidence",
+          {{"base", b.is_null() ? json(nullptr) : json{{"per_step_ns", b["per_step_ns"]}, {"evidence", b["evidence"]}}},
+           {"new",
+            n.is_null() ? json(nullptr) : json{{"per_step_ns", n["per_step_ns"]}, {"evidence", n["evidence"]}}}}},
+         {"related", json::array()}});
   }
 }
 
@@ -171,12 +176,16 @@ void add_why(json& doc, const StepSeries& s, const CompareOptions& opt) {
   }
   doc["why"] = why;
   json dn = have_steps ? doc["device_time"]["noise"] : json(nullptr);
-  doc["why_basis"] = {{"total_delta_ns", ns(device_delta)},
-                      {"significant", dn.is_object() && dn.value("possible", false) ? dn["significant"] : json(nullptr)},
-                      {"direction", total > 0 ? "slower" : total < 0 ? "faster" : "unchanged"},
-                      {"min_contribution_ns", ns(floor_ns)},
-                      {"note", "contributors in the direction of the device-time delta, per step; operator entries "
-                               "are part of computing, so they overlap the computing entry"}};
+  doc["why_basis"] = {
+      {"total_delta_ns", ns(device_delta)},
+      {"significant", dn.is_object() && dn.value("possible", false) ? dn["significant"] : json(nullptr)},
+      {"direction", total > 0   ? "slower"
+                    : total < 0 ? "faster"
+                                : "unchanged"},
+      {"min_contribution_ns", ns(floor_ns)},
+      {"note",
+       "contributors in the direction of the device-time delta, per step; operator entries "
+       "are part of computing, so they overlap the computing entry"}};
 }
 
 }  // namespace npu::compare::sections

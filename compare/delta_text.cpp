@@ -1,9 +1,10 @@
 #include "compare/delta_text.h"
-#include "base/text.h"
+
+#include <cmath>
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include "base/text.h"
 
 namespace npu::compare {
 

@@ -2,10 +2,10 @@
 // noise-aware where a per-step series allows it, then the findings rule.
 #include "compare/gate.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "compare/delta_text.h"
 #include "compare/stats.h"
@@ -26,9 +26,9 @@ std::vector<double> to_vec(const json& arr) {
 
 struct MetricValues {
   bool ok = false;
-  std::string why;           // when !ok
-  std::vector<double> b, n;  // per-step series (may be empty)
-  bool paired = false;       // the series are the same steps
+  std::string why;            // when !ok
+  std::vector<double> b, n;   // per-step series (may be empty)
+  bool paired = false;        // the series are the same steps
   double base = 0, next = 0;  // the compared values
   json evidence = json::object();
 };
@@ -128,10 +128,10 @@ bool decide(json& c, const MetricValues& v, const Budget& b, const std::string& 
   double delta = v.next - v.base;
   double threshold = c["threshold"].get<double>();
   bool fail = delta > threshold;
-  std::string base_msg = fmt::format("{} -> {} ({}{}), budget {} ({})", metric_value_text(v.base, unit),
-                                     metric_value_text(v.next, unit), metric_delta_text(delta, unit),
-                                     v.base != 0 ? ", " + fmt_signed_pct(delta / v.base) : "", b.text,
-                                     metric_delta_text(threshold, unit));
+  std::string base_msg =
+      fmt::format("{} -> {} ({}{}), budget {} ({})", metric_value_text(v.base, unit), metric_value_text(v.next, unit),
+                  metric_delta_text(delta, unit), v.base != 0 ? ", " + fmt_signed_pct(delta / v.base) : "", b.text,
+                  metric_delta_text(threshold, unit));
   if (v.b.empty() || v.n.empty()) {
     c["method"] = "plain threshold: one value per run, no per-step series";
     c["message"] = std::string(fail ? "regression: " : "within budget: ") + base_msg;
@@ -145,8 +145,9 @@ bool decide(json& c, const MetricValues& v, const Budget& b, const std::string& 
                    " (plain threshold: too few steps for a noise test)";
     return fail;
   }
-  c["method"] = "noise-aware: fails only when over budget and the bootstrap interval of the median "
-                "difference lies above 0";
+  c["method"] =
+      "noise-aware: fails only when over budget and the bootstrap interval of the median "
+      "difference lies above 0";
   bool beyond = nz["ci_low"].get<double>() > 0;
   fail = fail && beyond;
   std::string ci = fmt::format("{:.0f}% CI [{}, {}]", nz["confidence"].get<double>() * 100,
@@ -288,8 +289,8 @@ std::optional<std::string> partial_input(const CompareSide& base, const CompareS
     const std::vector<std::string> warnings = load_rejections(*side);
     if (warnings.empty()) continue;
     size_t more = warnings.size() - 1;
-    return fmt::format("the {} ({}) is partial: the loaders rejected data: {}{}", side == &base ? "baseline" : "new run",
-                       side->path, warnings.front(),
+    return fmt::format("the {} ({}) is partial: the loaders rejected data: {}{}",
+                       side == &base ? "baseline" : "new run", side->path, warnings.front(),
                        more == 0 ? "" : fmt::format(" (and {} more load warning{})", more, more == 1 ? "" : "s"));
   }
   return std::nullopt;

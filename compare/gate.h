@@ -3,10 +3,11 @@
 // verdict are reports/gate_render.h.
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "compare/compare.h"
 

@@ -29,8 +29,7 @@ bool is_compute_task_type(std::string_view t) {
 // An op-level thread of the HCCL/Communication process ("Group xxx Communication"); the
 // "Plane N" threads hold the small transport tasks.
 bool is_comm_op_thread(std::string_view thread) {
-  return thread.find("Communication") != std::string_view::npos || thread.rfind("Group", 0) == 0 ||
-         thread.empty();
+  return thread.find("Communication") != std::string_view::npos || thread.rfind("Group", 0) == 0 || thread.empty();
 }
 
 }  // namespace
@@ -59,7 +58,7 @@ TaskClass classify_device_task(const RunModel& m, const Slice& s) {
   if (is_compute_task_type(tt)) return TaskClass::Compute;
   if (is_runtime_task_name(name)) return TaskClass::Other;
   if (tt.empty() || tt == "Other" || tt == "N/A") return TaskClass::Compute;  // older exports: operators are "Other"
-  return TaskClass::Other;  // EVENT_WAIT_SQE, SDMA_SQE, ...
+  return TaskClass::Other;                                                    // EVENT_WAIT_SQE, SDMA_SQE, ...
 }
 
 GpuSync gpu_sync_kind(std::string_view n) {
@@ -137,7 +136,8 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
   d.comm = union_of(d.comm_from_ops ? comm_ops : comm_tasks);
   d.comm_slices = d.comm_from_ops ? comm_op_idx : comm_task_idx;
   if (!all.empty()) {
-    d.window.start = std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.start < b.start; })->start;
+    d.window.start =
+        std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.start < b.start; })->start;
     d.window.end = std::max_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.end < b.end; })->end;
   }
   return d;

@@ -21,8 +21,7 @@ std::string path_of(const RunModel& m, uint16_t file) {
 
 nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what) {
   RunModel::DecodedLoc d = m.decode_loc(loc);
-  if (!d.table.empty())
-    return {{"file", path_of(m, d.file)}, {"table", d.table}, {"rowid", d.offset}, {"what", what}};
+  if (!d.table.empty()) return {{"file", path_of(m, d.file)}, {"table", d.table}, {"rowid", d.offset}, {"what", what}};
   return {{"file", path_of(m, d.file)}, {"byte", d.offset}, {"what", what}};
 }
 
@@ -66,7 +65,8 @@ Facts read_facts(const std::string& path) {
     throw LoadError::whole_file(path, "not an npu-advisor facts file (no \"schema\": \"npu-advisor.facts\")");
   int v = f.doc.value("schema_version", 0);
   if (v < 1 || v > kFactsSchemaVersion)
-    throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) + " is not supported (this build reads 1.." +
+    throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) +
+                                          " is not supported (this build reads 1.." +
                                           std::to_string(kFactsSchemaVersion) + ")");
   return f;
 }

@@ -6,9 +6,10 @@
 // (`*_ratio`), memory in MB (`*_mb`), bandwidth in GB/s (`*_gbps`). Every derived number
 // carries `evidence`: a few references back into the inputs ({file, byte|line, what}).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "model/model.h"
 

@@ -14,7 +14,7 @@ namespace {
 using json = nlohmann::json;
 
 const std::vector<std::string> kPlainTypes = {"integer", "number", "string", "boolean", "null",
-                                              "object", "array", "map", "any"};
+                                              "object",  "array",  "map",    "any"};
 
 std::vector<std::string> split_types(const std::string& text) {
   std::vector<std::string> out;
@@ -28,7 +28,9 @@ std::vector<std::string> split_types(const std::string& text) {
   return out;
 }
 
-bool is_plain(const std::string& t) { return std::find(kPlainTypes.begin(), kPlainTypes.end(), t) != kPlainTypes.end(); }
+bool is_plain(const std::string& t) {
+  return std::find(kPlainTypes.begin(), kPlainTypes.end(), t) != kPlainTypes.end();
+}
 
 // The parent path of a schema path: "a.b[].c" -> "a.b[]", "a.b[]" -> "a.b", "a" -> "".
 std::string parent_of(const std::string& path) {
@@ -37,7 +39,9 @@ std::string parent_of(const std::string& path) {
   return dot == std::string::npos ? std::string() : path.substr(0, dot);
 }
 
-std::string child_of(const std::string& parent, const std::string& key) { return parent.empty() ? key : parent + "." + key; }
+std::string child_of(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
 
 const char* type_name(const json& v) {
   switch (v.type()) {
@@ -110,7 +114,8 @@ FactsSchema FactsSchema::from_sections(const std::vector<json>& sections) {
       throw std::invalid_argument(name + ": schema_version " + std::to_string(v) + ", other sections say " +
                                   std::to_string(s.version_));
     s.version_ = v;
-    for (const json& entry : sec.value("keys", json::array())) add_key(entry, entry.value("path", ""), name, defs, s.keys_, 0);
+    for (const json& entry : sec.value("keys", json::array()))
+      add_key(entry, entry.value("path", ""), name, defs, s.keys_, 0);
   }
   for (size_t i = 0; i < s.keys_.size(); ++i) {
     const FactsSchemaKey& k = s.keys_[i];

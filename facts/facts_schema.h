@@ -5,10 +5,11 @@
 // fixtures are validated with it.
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 
@@ -16,8 +17,8 @@ namespace npu {
 // of a map (an object whose keys are data, such as run.env): "steps[].free_ns", "run.env.*".
 struct FactsSchemaKey {
   std::string path, section, unit, meaning;
-  std::vector<std::string> types;  // integer number string boolean null object array map any
-  bool required = false;           // present whenever its parent object is
+  std::vector<std::string> types;      // integer number string boolean null object array map any
+  bool required = false;               // present whenever its parent object is
   std::vector<std::string> keys_seen;  // maps: keys seen on real inputs (documentation only)
 };
 

@@ -35,7 +35,8 @@ struct TaskQueue {
 
   // The enqueue time of the Dequeue holding a launch at ts, or nullopt when none holds it.
   bool enqueue_time(Ns ts, Ns* out) const {
-    auto it = std::upper_bound(dequeues.begin(), dequeues.end(), ts, [](Ns v, const Dequeue& d) { return v < d.start; });
+    auto it =
+        std::upper_bound(dequeues.begin(), dequeues.end(), ts, [](Ns v, const Dequeue& d) { return v < d.start; });
     // Dequeues of one queue thread do not overlap; look back a few in case of several threads.
     for (int k = 0; k < 4 && it != dequeues.begin(); ++k) {
       --it;
@@ -97,8 +98,7 @@ StepWindowIndex::StepWindowIndex(const std::vector<StepWindow>& w) : w_(w), by_s
 }
 
 int StepWindowIndex::at(Ns ts) const {
-  auto it = std::upper_bound(by_start_.begin(), by_start_.end(), ts,
-                             [&](Ns v, uint32_t i) { return v < w_[i].start; });
+  auto it = std::upper_bound(by_start_.begin(), by_start_.end(), ts, [&](Ns v, uint32_t i) { return v < w_[i].start; });
   int best = -1;
   // Walk back over the windows starting at or before ts while any of them can still reach ts.
   for (size_t k = static_cast<size_t>(it - by_start_.begin()); k-- > 0;) {

@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 ClusterReference load_cluster_reference(const std::string& path) {
   ClusterReference ref;
   fs::path dir = path;
-  if (!fs::is_regular_file(dir / "cluster_step_trace_time.csv") && !fs::is_regular_file(dir / "cluster_communication.json"))
+  if (!fs::is_regular_file(dir / "cluster_step_trace_time.csv") &&
+      !fs::is_regular_file(dir / "cluster_communication.json"))
     dir = dir / "cluster_analysis_output";
   if (!fs::is_directory(dir)) return ref;
   ref.dir = dir.string();

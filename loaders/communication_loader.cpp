@@ -5,9 +5,9 @@
 #include <set>
 
 #include "base/decimal.h"
-#include "loaders/csv_table.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "loaders/csv_table.h"
 
 namespace npu {
 namespace {
@@ -111,7 +111,8 @@ json link_record(const std::string& path, const std::string& where, const json& 
     std::from_chars(src_dst.data(), src_dst.data() + dash, src);
     std::from_chars(src_dst.data() + dash + 1, src_dst.data() + src_dst.size(), dst);
   }
-  if (src < 0 || dst < 0) throw LoadError::whole_file(path, where + ": link key \"" + src_dst + "\" is not \"src-dst\"");
+  if (src < 0 || dst < 0)
+    throw LoadError::whole_file(path, where + ": link key \"" + src_dst + "\" is not \"src-dst\"");
   r["step"] = step;
   r["kind"] = kind.empty() ? (is_p2p_name(name) ? "p2p" : "collective") : kind;
   r["op"] = name;
@@ -171,46 +172,50 @@ int64_t json_ms_to_ns(const nlohmann::json& v) {
 
 json load_communication_ops(const std::string& path, int rank) {
   json out = json::array();
-  for_each_op(path, read_json_file(path), [&](const std::string& step, const std::string& kind, const std::string& op,
-                                              const std::string& where, const json& oval) {
-    out.push_back(op_record(path, where, step_id(step), kind, op, rank, oval));
-  });
+  for_each_op(path, read_json_file(path),
+              [&](const std::string& step, const std::string& kind, const std::string& op, const std::string& where,
+                  const json& oval) { out.push_back(op_record(path, where, step_id(step), kind, op, rank, oval)); });
   return out;
 }
 
 json load_communication_links(const std::string& path) {
   json out = json::array();
-  for_each_op(path, read_json_file(path), [&](const std::string& step, const std::string& kind, const std::string& op,
-                                              const std::string& where, const json& oval) {
-    for (const auto& [lkey, lval] : object_at(path, oval, where).items())
-      out.push_back(link_record(path, where + "/" + lkey, step_id(step), kind, op, lkey, object_at(path, lval, where)));
-  });
+  for_each_op(path, read_json_file(path),
+              [&](const std::string& step, const std::string& kind, const std::string& op, const std::string& where,
+                  const json& oval) {
+                for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+                  out.push_back(link_record(path, where + "/" + lkey, step_id(step), kind, op, lkey,
+                                            object_at(path, lval, where)));
+              });
   return out;
 }
 
 json load_cluster_communication_ops(const std::string& path) {
   json out = json::array();
-  for_each_op(path, read_json_file(path), [&](const std::string& group, const std::string& step, const std::string& op,
-                                              const std::string& where, const json& oval) {
-    for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
-      int rank = -1;
-      auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
-      if (ec != std::errc() || p != rkey.data() + rkey.size())
-        throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
-      out.push_back(op_record(path, where + "/" + rkey, step_id(step), cluster_kind(group), op, rank, rval));
-    }
-  });
+  for_each_op(
+      path, read_json_file(path),
+      [&](const std::string& group, const std::string& step, const std::string& op, const std::string& where,
+          const json& oval) {
+        for (const auto& [rkey, rval] : object_at(path, oval, where).items()) {
+          int rank = -1;
+          auto [p, ec] = std::from_chars(rkey.data(), rkey.data() + rkey.size(), rank);
+          if (ec != std::errc() || p != rkey.data() + rkey.size())
+            throw LoadError::whole_file(path, where + ": rank key \"" + rkey + "\" is not an integer");
+          out.push_back(op_record(path, where + "/" + rkey, step_id(step), cluster_kind(group), op, rank, rval));
+        }
+      });
   return out;
 }
 
 json load_cluster_communication_links(const std::string& path) {
   json out = json::array();
-  for_each_op(path, read_json_file(path), [&](const std::string& group, const std::string& step, const std::string& op,
-                                              const std::string& where, const json& oval) {
-    for (const auto& [lkey, lval] : object_at(path, oval, where).items())
-      out.push_back(link_record(path, where + "/" + lkey, step_id(step), cluster_kind(group), op, lkey,
-                                object_at(path, lval, where)));
-  });
+  for_each_op(path, read_json_file(path),
+              [&](const std::string& group, const std::string& step, const std::string& op, const std::string& where,
+                  const json& oval) {
+                for (const auto& [lkey, lval] : object_at(path, oval, where).items())
+                  out.push_back(link_record(path, where + "/" + lkey, step_id(step), cluster_kind(group), op, lkey,
+                                            object_at(path, lval, where)));
+              });
   return out;
 }
 
@@ -272,7 +277,8 @@ json load_cluster_pipeline_stages(const std::string& path) {
       else if (v >= 0) ranks.push_back(v), v = -1;
     }
     if (ranks.empty()) throw LoadError::at_line(path, r.line(), "stage row whose Index names no rank: " + index);
-    out.push_back({{"ranks", ranks}, {"evidence", json::array({{{"file", path}, {"line", r.line()}, {"what", "stage row"}}})}});
+    out.push_back(
+        {{"ranks", ranks}, {"evidence", json::array({{{"file", path}, {"line", r.line()}, {"what", "stage row"}}})}});
   });
   return out;
 }

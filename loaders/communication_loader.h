@@ -10,8 +10,9 @@
 //   link: {step, kind, op, group, src, dst, transport, size_mb, time_ns, gbps, evidence}
 // Times in the files are ms (decimal); they become integer ns through their decimal text.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 
@@ -25,7 +26,8 @@ nlohmann::json load_communication_links(const std::string& path);
 
 // cluster_analysis_output/cluster_communication.json: {"(r0, r1)"|"p2p": {step: {"op@group": {"rank": info}}}}.
 nlohmann::json load_cluster_communication_ops(const std::string& path);
-// cluster_analysis_output/cluster_communication_matrix.json: {"(r0, r1)"|"p2p": {step: {"op@group": {"src-dst": link}}}}.
+// cluster_analysis_output/cluster_communication_matrix.json: {"(r0, r1)"|"p2p": {step: {"op@group": {"src-dst":
+// link}}}}.
 nlohmann::json load_cluster_communication_links(const std::string& path);
 // cluster_analysis_output/cluster_step_trace_time.csv: rank rows as
 // {rank, step, computing_ns, comm_not_overlapped_ns, overlapped_ns, communication_ns, free_ns,

@@ -1,12 +1,12 @@
 #include "loaders/csv_table.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "base/decimal.h"
 #include "base/input_registry.h"
@@ -229,8 +229,7 @@ void CsvTable::for_each_row(const std::function<void(const Row&)>& f) const {
     }
     if (!blank) {
       for (auto fv : row.fields_)
-        if (std::memchr(fv.data(), '\0', fv.size()))
-          fail(line, "row contains binary data (NUL byte): file is corrupt");
+        if (std::memchr(fv.data(), '\0', fv.size())) fail(line, "row contains binary data (NUL byte): file is corrupt");
       row.line_ = line;
       f(row);
     }

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "loaders/csv_table.h"
 #include "base/load_error.h"
+#include "loaders/csv_table.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -67,8 +67,8 @@ bool is_mindspore_legacy(const fs::path& dir, std::string* timeline) {
     std::string n = e.path().filename().string();
     if (starts_with(n, "ascend_timeline_display_") && ends_with(n, ".json")) timelines.push_back(e.path().string());
     if (starts_with(n, "output_format_data_hwts_") || starts_with(n, "framework_raw_") ||
-        starts_with(n, "step_trace_raw_") || starts_with(n, "hccl_raw_") || starts_with(n, "ascend_timeline_display_") ||
-        starts_with(n, "minddata_pipeline_raw_"))
+        starts_with(n, "step_trace_raw_") || starts_with(n, "hccl_raw_") ||
+        starts_with(n, "ascend_timeline_display_") || starts_with(n, "minddata_pipeline_raw_"))
       legacy = true;
   }
   std::sort(timelines.begin(), timelines.end());
@@ -111,7 +111,7 @@ Detection detect_input(const std::string& path) {
       else d.db_file = path;
       d.framework = starts_with(n, "ascend_mindspore_profiler") ? "mindspore"
                     : starts_with(n, "ascend_pytorch_profiler") ? "torch_npu"
-                                                                 : "";
+                                                                : "";
       d.description = "SQLite profiler export " + n;
       return d;
     }
@@ -122,17 +122,16 @@ Detection detect_input(const std::string& path) {
       if (has({"Name", "Op Name"}) && has({"Start Time(us)", "Task Start Time(us)"}) &&
           has({"Duration(us)", "Task Duration(us)"}))
         d.single_role = "kernel_details.csv";
-      else if (has({"Computing"}) && has({"Free"}))
-        d.single_role = "step_trace_time.csv";
-      else if (has({"OP Type"}) && has({"Count"}) && has({"Total Time(us)"}))
-        d.single_role = "op_statistic.csv";
+      else if (has({"Computing"}) && has({"Free"})) d.single_role = "step_trace_time.csv";
+      else if (has({"OP Type"}) && has({"Count"}) && has({"Total Time(us)"})) d.single_role = "op_statistic.csv";
       else if (has({"Component"}) && has({"Timestamp(us)"}) && has({"Total Allocated(MB)", "Total Allocated(KB)"}))
         d.single_role = "memory_record.csv";
       else if (has({"Name"}) && has({"Size(KB)"}) && has({"Allocation Time(us)"}))
         d.single_role = "operator_memory.csv";
       else
-        throw LoadError::at_line(path, 1, "a CSV this tool does not recognise (not kernel_details, op_summary, "
-                                          "step_trace_time, op_statistic or a memory CSV by its header)");
+        throw LoadError::at_line(path, 1,
+                                 "a CSV this tool does not recognise (not kernel_details, op_summary, "
+                                 "step_trace_time, op_statistic or a memory CSV by its header)");
       d.kind = InputKind::AscendRun;
       d.single_file = path;
       d.output_dir = p.parent_path().string();
@@ -164,9 +163,10 @@ Detection detect_input(const std::string& path) {
       d.output_dir = out.string();
       d.framework = run.empty() ? "" : framework_of(run);
       if (d.framework.empty() && !d.db_file.empty())
-        d.framework = fs::path(d.db_file).filename().string().rfind("ascend_mindspore", 0) == 0 ? "mindspore" : "torch_npu";
-      d.description = std::string(d.framework == "mindspore" ? "MindSpore" : "torch_npu") + " run folder (SQLite export) " +
-                      (run.empty() ? out.string() : run.string());
+        d.framework =
+            fs::path(d.db_file).filename().string().rfind("ascend_mindspore", 0) == 0 ? "mindspore" : "torch_npu";
+      d.description = std::string(d.framework == "mindspore" ? "MindSpore" : "torch_npu") +
+                      " run folder (SQLite export) " + (run.empty() ? out.string() : run.string());
       return d;
     }
     d.kind = InputKind::AscendRun;
@@ -221,9 +221,9 @@ Detection detect_input(const std::string& path) {
   if (runs.size() == 1) return detect_input(runs[0]);
   // msprof-analyze's cluster_analysis_output/ (or a folder holding only it): the profiler's own
   // cluster analysis, read as the cluster's reference (cli/cluster_input.cpp).
-  if (runs.empty() && (fs::is_regular_file(p / "cluster_step_trace_time.csv") ||
-                       fs::is_regular_file(p / "cluster_communication.json") ||
-                       fs::is_directory(p / "cluster_analysis_output"))) {
+  if (runs.empty() &&
+      (fs::is_regular_file(p / "cluster_step_trace_time.csv") ||
+       fs::is_regular_file(p / "cluster_communication.json") || fs::is_directory(p / "cluster_analysis_output"))) {
     d.kind = InputKind::Cluster;
     d.description = "msprof-analyze cluster_analysis_output (the profiler's cluster analysis, no rank folders)";
     return d;
@@ -248,7 +248,9 @@ Detection detect_input(const std::string& path) {
     d.kind = InputKind::AscendDb;
     d.output_dir = p.string();
     std::string n = d.db_file.empty() ? "" : fs::path(d.db_file).filename().string();
-    d.framework = starts_with(n, "ascend_mindspore_profiler") ? "mindspore" : starts_with(n, "ascend_pytorch_profiler") ? "torch_npu" : "";
+    d.framework = starts_with(n, "ascend_mindspore_profiler") ? "mindspore"
+                  : starts_with(n, "ascend_pytorch_profiler") ? "torch_npu"
+                                                              : "";
     d.description = "SQLite profiler export in " + p.string();
     return d;
   }

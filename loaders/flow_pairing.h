@@ -8,8 +8,8 @@
 #pragma once
 #include <unordered_map>
 
-#include "model/model.h"
 #include "loaders/trace_chunk_parser.h"
+#include "model/model.h"
 
 namespace npu {
 
@@ -62,8 +62,8 @@ class FlowPairing {
   void emit(const RawFlowPoint& st, const RawFlowPoint& en) {
     auto [kind, fresh] = kind_by_cat_.try_emplace(st.cat, FlowKind::Other);
     if (fresh) kind->second = flow_kind_from_category(model_.str(st.cat));
-    model_.flows.push_back(Flow::between(st.id, {st.ts, st.loc, st.track}, {en.ts, en.loc, en.track}, kind->second,
-                                         st.cat, st.name));
+    model_.flows.push_back(
+        Flow::between(st.id, {st.ts, st.loc, st.track}, {en.ts, en.loc, en.track}, kind->second, st.cat, st.name));
   }
 
   RunModel& model_;

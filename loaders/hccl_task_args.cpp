@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+
 #include <nlohmann/json.hpp>
 
 namespace npu {
@@ -71,14 +72,16 @@ void load_hccl_task_args(RunModel& m) {
       std::string_view got(buf.data(), static_cast<size_t>(in.gcount()));
       size_t len = got.empty() || got[0] != '{' ? 0 : object_length(got);
       nlohmann::json ev = len ? nlohmann::json::parse(got.substr(0, len), nullptr, false) : nlohmann::json();
-      const nlohmann::json* args = ev.is_object() && ev.contains("args") && ev["args"].is_object() ? &ev["args"] : nullptr;
+      const nlohmann::json* args =
+          ev.is_object() && ev.contains("args") && ev["args"].is_object() ? &ev["args"] : nullptr;
       if (!args) {
         ++skipped;
         continue;
       }
       CommTaskArgs a;
       a.slice = w.slice;
-      if (auto it = args->find("size(Byte)"); it != args->end() && it->is_number_integer()) a.size_bytes = it->get<int64_t>();
+      if (auto it = args->find("size(Byte)"); it != args->end() && it->is_number_integer())
+        a.size_bytes = it->get<int64_t>();
       auto str = [&](const char* key) {
         auto it = args->find(key);
         return it != args->end() && it->is_string() ? m.strings.intern(it->get<std::string>()) : k_none;
@@ -88,7 +91,8 @@ void load_hccl_task_args(RunModel& m) {
       m.comm_task_args.push_back(a);
     }
     if (skipped)
-      m.stats.warnings.push_back(path + ": " + std::to_string(skipped) + " HCCL plane tasks without readable args "
+      m.stats.warnings.push_back(path + ": " + std::to_string(skipped) +
+                                 " HCCL plane tasks without readable args "
                                  "(byte alignment checks them as unknown)");
   }
   std::sort(m.comm_task_args.begin(), m.comm_task_args.end(),

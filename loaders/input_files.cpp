@@ -47,7 +47,8 @@ TraceLoadResult load_trace_files(RunModel& model, const std::string& role, const
     if (!parts) continue;
     // Tag this file's locations (byte offsets) with its part.
     uint16_t part = model.add_trace_part(id, "");
-    for (size_t k = s0; k < model.slices.size(); ++k) model.slices[k].loc = RunModel::make_loc(part, model.slices[k].loc);
+    for (size_t k = s0; k < model.slices.size(); ++k)
+      model.slices[k].loc = RunModel::make_loc(part, model.slices[k].loc);
     for (size_t k = f0; k < model.flows.size(); ++k) {
       model.flows[k].start_loc = RunModel::make_loc(part, model.flows[k].start_loc);
       model.flows[k].end_loc = RunModel::make_loc(part, model.flows[k].end_loc);

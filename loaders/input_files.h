@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "model/model.h"
 #include "loaders/trace_json_loader.h"
+#include "model/model.h"
 
 namespace npu {
 

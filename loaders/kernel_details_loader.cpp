@@ -2,9 +2,9 @@
 #include <cmath>
 #include <set>
 
+#include "base/decimal.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "base/decimal.h"
 
 namespace npu {
 namespace {
@@ -40,9 +40,9 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
   const int c_ctx = t.col({"Context ID"});
 
   // Every other column is a PMU metric (which ones depends on aic_metrics).
-  std::set<int> known = {c_step, c_device, c_model, c_task, c_stream, c_name, c_type, c_state, c_core, c_start,
-                         c_dur, c_wait, c_block, c_mix, c_hf32, c_ishape, c_itype, c_ifmt, c_oshape, c_otype,
-                         c_ofmt, c_ctx};
+  std::set<int> known = {c_step,  c_device, c_model,  c_task,  c_stream, c_name, c_type, c_state,
+                         c_core,  c_start,  c_dur,    c_wait,  c_block,  c_mix,  c_hf32, c_ishape,
+                         c_itype, c_ifmt,   c_oshape, c_otype, c_ofmt,   c_ctx};
   std::vector<int> pmu_cols;
   if (!model.kernels.empty() && !model.pmu_columns.empty())
     model.stats.warnings.push_back(path + ": a second kernel table was loaded; PMU columns come from the first");

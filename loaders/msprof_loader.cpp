@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <regex>
 
+#include "base/json_file.h"
+#include "base/load_error.h"
 #include "loaders/ascend_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/input_files.h"
-#include "base/json_file.h"
-#include "base/load_error.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -81,7 +81,8 @@ void load_device_info(const fs::path& root, RunModel& model) {
       if (j.contains("rank_id") && j["rank_id"].is_number_integer()) {
         if (auto rank = json_small_id(j["rank_id"])) model.meta.rank = *rank;  // -1: none; huge: corrupt
         else if (j["rank_id"].get<int64_t>() != -1)
-          model.stats.warnings.push_back(f.string() + ": rank_id " + j["rank_id"].dump() + " is out of range; rank unknown");
+          model.stats.warnings.push_back(f.string() + ": rank_id " + j["rank_id"].dump() +
+                                         " is out of range; rank unknown");
       }
       if (j.contains("devices") && j["devices"].is_string()) {
         try {
@@ -130,7 +131,8 @@ void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOpti
   sort_natural(timeline);
   if (!slices.empty() && !traces.empty())
     model.stats.warnings.push_back(out.string() + ": both msprof_*.json and msprof_slice_*.json; using the slices");
-  if (timeline.empty()) note_missing(model, "trace_view.json", "no msprof_*.json timeline: steps, dispatch and overlap checks");
+  if (timeline.empty())
+    note_missing(model, "trace_view.json", "no msprof_*.json timeline: steps, dispatch and overlap checks");
   else load_trace_files(model, "trace_view.json", timeline, opt.trace);
 
   std::string generation;
@@ -228,13 +230,15 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
     }
   }
   if (timeline.empty())
-    throw LoadError::whole_file(d.output_dir, "msprof PROF_ folder without exported data: looked for "
-                                              "mindstudio_profiler_output/, msprof_*.db and device_*/timeline/msprof_*.json "
-                                              "(run `msprof --export=on --output=" + d.output_dir + "` first)");
+    throw LoadError::whole_file(d.output_dir,
+                                "msprof PROF_ folder without exported data: looked for "
+                                "mindstudio_profiler_output/, msprof_*.db and device_*/timeline/msprof_*.json "
+                                "(run `msprof --export=on --output=" +
+                                    d.output_dir + "` first)");
   sort_natural(timeline);
   sort_natural(step_trace);
-  model.meta.source_format = "msprof PROF_ (CANN 6.x device_N/timeline layout, " + std::to_string(timeline.size()) +
-                             " iteration files)";
+  model.meta.source_format =
+      "msprof PROF_ (CANN 6.x device_N/timeline layout, " + std::to_string(timeline.size()) + " iteration files)";
   load_trace_files(model, "trace_view.json", timeline, opt.trace);
   // Each iteration file holds its own Overlap Analysis, computed from that iteration's tasks:
   // the time between two iterations is in neither (docs/overlap.md).
@@ -252,9 +256,10 @@ void load_mindspore_legacy(const Detection& d, RunModel& model, const LoadOption
   model.meta.framework = "mindspore";
   model.meta.source_format = "MindSpore legacy profiler folder (MindInsight era)";
   if (d.trace_file.empty())
-    throw LoadError::whole_file(d.output_dir, "MindSpore legacy profiler folder without ascend_timeline_display_N.json; "
-                                              "its raw files (hccl_raw, step_trace_raw, framework_raw, ...) are not "
-                                              "supported: profile with MindSpore 2.3+ (ASCEND_PROFILER_OUTPUT)");
+    throw LoadError::whole_file(d.output_dir,
+                                "MindSpore legacy profiler folder without ascend_timeline_display_N.json; "
+                                "its raw files (hccl_raw, step_trace_raw, framework_raw, ...) are not "
+                                "supported: profile with MindSpore 2.3+ (ASCEND_PROFILER_OUTPUT)");
   load_trace_files(model, "trace_view.json", {d.trace_file}, opt.trace);
   // These timelines carry no process names: pid 1 holds the device operators, one thread per
   // stream (MindInsight's timeline writer). Name it so the device analyses see it.
@@ -266,9 +271,11 @@ void load_mindspore_legacy(const Detection& d, RunModel& model, const LoadOption
       named = true;
     }
   if (named)
-    model.stats.warnings.push_back(d.trace_file + ": no process names; pid 1 (device operators by stream) read as "
+    model.stats.warnings.push_back(d.trace_file +
+                                   ": no process names; pid 1 (device operators by stream) read as "
                                    "Ascend Hardware");
-  model.stats.warnings.push_back(d.output_dir + ": MindSpore legacy raw files (framework_raw, aicore_intermediate, "
+  model.stats.warnings.push_back(d.output_dir +
+                                 ": MindSpore legacy raw files (framework_raw, aicore_intermediate, "
                                  "step_trace_raw, minddata_*, hccl_raw) are not read: only the timeline is analysed");
   for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
     note_missing(model, role, "not in the MindSpore legacy layout (MindSpore 2.3+ writes it)");

@@ -1,9 +1,9 @@
 // msprof PROF_* folders and MindSpore legacy profiler/ folders: both reuse the trace JSON
 // and CSV importers (op_summary is a kernel_details variant) and the DB loader.
 #pragma once
-#include "model/model.h"
 #include "loaders/detect.h"
 #include "loaders/load_options.h"
+#include "model/model.h"
 
 namespace npu {
 

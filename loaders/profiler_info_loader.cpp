@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <regex>
 
-#include "loaders/ascend_files.h"
 #include "base/json_file.h"
+#include "loaders/ascend_files.h"
 
 namespace npu {
 

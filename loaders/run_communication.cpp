@@ -1,7 +1,7 @@
 #include "loaders/run_communication.h"
 
-#include "loaders/db/analysis_db_comm_tables.h"
 #include "loaders/communication_loader.h"
+#include "loaders/db/analysis_db_comm_tables.h"
 
 namespace npu {
 

@@ -3,14 +3,14 @@
 #include <filesystem>
 #include <functional>
 
+#include "base/json_file.h"
+#include "base/load_error.h"
 #include "loaders/ascend_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/hccl_task_args.h"
 #include "loaders/input_files.h"
-#include "base/json_file.h"
 #include "loaders/msprof_loader.h"
 #include "loaders/run_communication.h"
-#include "base/load_error.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -49,8 +49,9 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
       const auto& di = top["distributedInfo"];
       if (di.contains("rank")) {
         if (auto rank = json_small_id(di["rank"])) model.meta.rank = *rank;
-        else model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + di["rank"].dump() +
-                                            " is not a rank (0.." + std::to_string(INT32_MAX) + "); rank unknown");
+        else
+          model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + di["rank"].dump() +
+                                         " is not a rank (0.." + std::to_string(INT32_MAX) + "); rank unknown");
       }
       for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
@@ -71,7 +72,8 @@ void load_run_metadata(const Detection& d, RunModel& model) {
     std::vector<fs::path> infos;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
       std::string n = e.path().filename().string();
-      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json") infos.push_back(e.path());
+      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")
+        infos.push_back(e.path());
       if (n == "profiler_metadata.json" && metadata.empty()) metadata = e.path();
     }
     std::sort(infos.begin(), infos.end());
@@ -142,8 +144,9 @@ void load_db_run(const Detection& d, RunModel& model) {
     model.meta.source_format = load_profiler_db(d.db_file, model).description;
   } else {
     model.meta.source_format = "analysis DB";
-    note_missing(model, "profiler.db", "no ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db / msprof_*.db: "
-                                       "no timeline, operators or memory");
+    note_missing(model, "profiler.db",
+                 "no ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db / msprof_*.db: "
+                 "no timeline, operators or memory");
   }
   if (!d.analysis_db.empty()) load_analysis_db(d.analysis_db, model);
   else if (!model.file("step_trace_time.csv"))
@@ -155,9 +158,7 @@ void load_db_run(const Detection& d, RunModel& model) {
 RunModel load_run(const Detection& d, const LoadOptions& opt) {
   RunModel model;
   switch (d.kind) {
-    case InputKind::AscendRun:
-      load_ascend_run(d, model, opt);
-      break;
+    case InputKind::AscendRun: load_ascend_run(d, model, opt); break;
     case InputKind::TraceFile: {
       // The file named on the command line is all there is: empty is an error, not a run
       // with no findings (exit 0).
@@ -168,17 +169,10 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
       load_trace(model, fs::path(d.trace_file).filename().string(), d.trace_file, opt);
       break;
     }
-    case InputKind::Cluster:
-      throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
-    case InputKind::AscendDb:
-      load_db_run(d, model);
-      break;
-    case InputKind::MsprofFolder:
-      load_msprof_folder(d, model, opt);
-      break;
-    case InputKind::MindSporeLegacy:
-      load_mindspore_legacy(d, model, opt);
-      break;
+    case InputKind::Cluster: throw LoadError::whole_file(d.path, "is a cluster: load each member on its own");
+    case InputKind::AscendDb: load_db_run(d, model); break;
+    case InputKind::MsprofFolder: load_msprof_folder(d, model, opt); break;
+    case InputKind::MindSporeLegacy: load_mindspore_legacy(d, model, opt); break;
   }
   model.finalize();
   load_hccl_task_args(model);  // needs the final slice order

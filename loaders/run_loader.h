@@ -1,9 +1,9 @@
 // Loads one run (an Ascend run folder or a single trace file) into a finalised RunModel,
 // recording for every input file whether it was found, and why it matters when it was not.
 #pragma once
-#include "model/model.h"
 #include "loaders/detect.h"
 #include "loaders/load_options.h"
+#include "model/model.h"
 
 namespace npu {
 

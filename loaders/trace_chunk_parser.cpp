@@ -1,9 +1,8 @@
 #include "loaders/trace_chunk_parser.h"
 
-#include <simdjson.h>
-
 #include <charconv>
 #include <cstring>
+#include <simdjson.h>
 
 #include "base/decimal.h"
 
@@ -32,7 +31,8 @@ inline bool fast_us_to_ns(const char* p, Ns* out, bool in_string) {
     whole = whole * 10 + (*p++ - '0');
     ++digits;
   }
-  if (digits == 0 || (*p >= '0' && *p <= '9') || whole > 9'000'000'000'000'000) return false;  // us: x1000 must fit int64
+  if (digits == 0 || (*p >= '0' && *p <= '9') || whole > 9'000'000'000'000'000)
+    return false;  // us: x1000 must fit int64
   int64_t frac = 0;
   int fd = 0;
   bool round_up = false;
@@ -73,8 +73,9 @@ class InternCache {
   explicit InternCache(StringPool& pool) : pool_(pool) {}
   StrId intern(std::string_view s) {
     size_t h = s.size() * 131;
-    if (!s.empty()) h += static_cast<unsigned char>(s[0]) * 31 + static_cast<unsigned char>(s[s.size() - 1]) * 7 +
-                         static_cast<unsigned char>(s[s.size() / 2]);
+    if (!s.empty())
+      h += static_cast<unsigned char>(s[0]) * 31 + static_cast<unsigned char>(s[s.size() - 1]) * 7 +
+           static_cast<unsigned char>(s[s.size() / 2]);
     Entry& e = table_[h & (kSize - 1)];
     if (e.view.size() == s.size() && e.view == s) return e.id;
     StrId id = pool_.intern(s);
@@ -264,7 +265,10 @@ class ChunkParser {
         if (t != od::json_type::number) continue;
         std::string_view raw = av.raw_json_token();
         const char c = *k0 == 'T' ? rk.raw()[6] : rk.raw()[7];  // Total [A]llocated / [R]eserved, Device [T]ype / [I]d
-        (c == 'A' ? ev.mem_allocated : c == 'R' ? ev.mem_reserved : c == 'T' ? ev.mem_device_type : ev.mem_device_id) = raw;
+        (c == 'A'   ? ev.mem_allocated
+         : c == 'R' ? ev.mem_reserved
+         : c == 'T' ? ev.mem_device_type
+                    : ev.mem_device_id) = raw;
         if (ev.n_num_args < 4) ev.num_args[ev.n_num_args++] = {raw_key(f, end), raw};
       } else if (ev.n_num_args < 4) {
         od::json_type t;
@@ -327,8 +331,7 @@ class ChunkParser {
           ++out_.without_ts;
           return;
         }
-        out_.flows.push_back(
-            RawFlowPoint{ev.id, ev.ts, loc, track_of(ev.key), ev.cat, ev.name, ev.ph, ev.id_is_str});
+        out_.flows.push_back(RawFlowPoint{ev.id, ev.ts, loc, track_of(ev.key), ev.cat, ev.name, ev.ph, ev.id_is_str});
         return;
       case 'M': {
         std::string_view n = out_.strings.str(ev.name);
@@ -360,8 +363,7 @@ class ChunkParser {
         }
         return;
       }
-      default:
-        return;  // async b/e, samples, objects: counted, not used
+      default: return;  // async b/e, samples, objects: counted, not used
     }
   }
 

@@ -1,7 +1,4 @@
 #include "loaders/trace_json_loader.h"
-#include "base/json_file.h"
-
-#include <simdjson.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,12 +7,14 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <simdjson.h>
 #include <thread>
 #include <unordered_map>
 
 #include "base/byte_source.h"
-#include "loaders/flow_pairing.h"
+#include "base/json_file.h"
 #include "base/load_error.h"
+#include "loaders/flow_pairing.h"
 #include "loaders/trace_chunk_parser.h"
 #include "loaders/trace_text_scan.h"
 #include "loaders/track_slice_blocks.h"
@@ -45,7 +44,8 @@ class TraceLoader {
  public:
   TraceLoader(const std::string& path, uint16_t file_id, RunModel& model, const TraceLoadOptions& opt)
       : path_(path), file_id_(file_id), model_(model), opt_(opt) {
-    threads_ = opt.threads > 0 ? opt.threads : static_cast<int>(std::min(2u, std::max(1u, std::thread::hardware_concurrency())));
+    threads_ = opt.threads > 0 ? opt.threads
+                               : static_cast<int>(std::min(2u, std::max(1u, std::thread::hardware_concurrency())));
   }
 
   TraceLoadResult run() {
@@ -364,7 +364,8 @@ class TraceLoader {
     parse_trace_chunk(rest.data(), len, prefix_len, offset,
                       result_.object_form ? ChunkShape::ObjectTail : ChunkShape::Array, r);
     if (!r.ok) {
-      LocatedEventError where = locate_event_error(rest.data() + prefix_len, len - prefix_len, offset, !result_.object_form);
+      LocatedEventError where =
+          locate_event_error(rest.data() + prefix_len, len - prefix_len, offset, !result_.object_form);
       if (where.found) throw LoadError::at_byte(path_, where.offset, where.message);
       std::string msg = "invalid JSON: " + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.
@@ -403,7 +404,8 @@ class TraceLoader {
       // Reserve the arrow table once from the first chunk's density (generously: pages that
       // are never written cost no memory), so it is not re-grown and copied many times.
       double per_byte = static_cast<double>(r.flows.size()) / 2 / static_cast<double>(std::max<uint64_t>(1, consumed_));
-      model_.flows.reserve(model_.flows.size() + static_cast<size_t>(per_byte * static_cast<double>(src_->file_bytes()) * 1.2) + 1024);
+      model_.flows.reserve(model_.flows.size() +
+                           static_cast<size_t>(per_byte * static_cast<double>(src_->file_bytes()) * 1.2) + 1024);
     }
     first_merge_ = false;
     for (Slice s : r.slices) {
@@ -467,7 +469,7 @@ class TraceLoader {
     flows_.finish();
     if (without_ts_)
       model_.stats.reject(path_ + ": " + std::to_string(without_ts_) +
-                                      " events without a usable ts (or flow id), or with a negative dur, were skipped");
+                          " events without a usable ts (or flow id), or with a negative dur, were skipped");
     if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
       model_.stats.reject(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
       model_.stats.events_by_phase.erase(it);
@@ -482,9 +484,10 @@ class TraceLoader {
       size_t too_deep = std::string::npos;
       result_.top_level = parse_json_or_discard(doc, &too_deep);
       if (result_.top_level.is_discarded()) {
-        model_.stats.warnings.push_back(
-            path_ + ": the keys around \"traceEvents\" could not be read" +
-            (too_deep != std::string::npos ? " (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)" : ""));
+        model_.stats.warnings.push_back(path_ + ": the keys around \"traceEvents\" could not be read" +
+                                        (too_deep != std::string::npos
+                                             ? " (nested deeper than " + std::to_string(kMaxJsonDepth) + " levels)"
+                                             : ""));
         result_.top_level = nlohmann::json::object();
       }
     }

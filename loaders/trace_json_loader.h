@@ -3,8 +3,9 @@
 // threads, keeping int64 ns timestamps and only the fields the analyses use.
 #pragma once
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "model/model.h"
 
@@ -19,9 +20,9 @@ struct TraceLoadOptions {
 };
 
 struct TraceLoadResult {
-  bool object_form = false;       // {"traceEvents": [...]} rather than a bare array
-  nlohmann::json top_level;       // object form: every top-level key except traceEvents
-  uint64_t bytes = 0;             // uncompressed bytes read
+  bool object_form = false;  // {"traceEvents": [...]} rather than a bare array
+  nlohmann::json top_level;  // object form: every top-level key except traceEvents
+  uint64_t bytes = 0;        // uncompressed bytes read
 };
 
 // Appends tracks, slices, flows and counters from `path` to `model` (file id `file_id`

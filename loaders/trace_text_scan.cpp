@@ -3,9 +3,8 @@
 // which event broke it (loaders/trace_text_scan.h).
 #include "loaders/trace_text_scan.h"
 
-#include <simdjson.h>
-
 #include <cstring>
+#include <simdjson.h>
 
 #include "base/load_error.h"
 
@@ -101,8 +100,7 @@ LocatedEventError locate_event_error(const char* text, size_t n, uint64_t base, 
   size_t i = skip_ws(0);
   while (i < n) {
     if (text[i] == ']') return closed_at(i);
-    if (text[i] != '{')
-      return {true, base + i, std::string("expected '{' to start an event, found '") + text[i] + "'"};
+    if (text[i] != '{') return {true, base + i, std::string("expected '{' to start an event, found '") + text[i] + "'"};
     size_t start = i;
     int depth = 0;
     bool in_str = false, esc = false;

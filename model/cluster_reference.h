@@ -2,9 +2,10 @@
 // loaded by loaders/cluster_reference_loader.cpp in the record shapes of
 // loaders/communication_loader.h. The cluster facts compare the ranks against it.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 

@@ -80,8 +80,7 @@ KinetoCat kineto_category(std::string_view c) {
   if (c == "gpu_memcpy" || c == "Memcpy") return KinetoCat::GpuMemcpy;
   if (c == "gpu_memset" || c == "Memset") return KinetoCat::GpuMemset;
   if (c == "gpu_user_annotation") return KinetoCat::GpuAnnotation;
-  if (c == "cpu_op" || c == "Operator" || c == "python_function" || c == "user_annotation" ||
-      c == "cpu_instant_event")
+  if (c == "cpu_op" || c == "Operator" || c == "python_function" || c == "user_annotation" || c == "cpu_instant_event")
     return KinetoCat::HostOp;
   if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime" || c == "Driver") return KinetoCat::HostRuntime;
   return KinetoCat::None;
@@ -381,7 +380,8 @@ void RunModel::sort_slices() {
   if (unsorted_total > 200000 && unsorted.size() > 1 && std::thread::hardware_concurrency() > 1) {
     // Split the runs so both threads get about half of the elements.
     size_t acc = 0, split = 0;
-    while (split < unsorted.size() && acc < unsorted_total / 2) acc += unsorted[split].second - unsorted[split].first, ++split;
+    while (split < unsorted.size() && acc < unsorted_total / 2)
+      acc += unsorted[split].second - unsorted[split].first, ++split;
     std::thread other(sort_runs, split, unsorted.size());
     sort_runs(0, split);
     other.join();

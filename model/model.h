@@ -3,12 +3,13 @@
 // names are interned; every record keeps where it came from (SourceRef or a line number).
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "model/string_pool.h"
+#include <nlohmann/json.hpp>
+
 #include "base/types.h"
+#include "model/string_pool.h"
 
 namespace npu {
 
@@ -211,7 +212,7 @@ enum class StepSemantics : uint8_t {
 const char* to_string(StepSemantics s);
 
 struct RunMetadata {
-  std::string framework;       // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
+  std::string framework;  // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
   // "ascend", "gpu" or "cpu" (the vocabulary of rule `platforms`); set by finalize() from the
   // device tracks it finds, else derived from the framework (run_platform()).
   std::string platform;
@@ -222,10 +223,10 @@ struct RunMetadata {
   std::string profiler_level;  // Level0/Level1/Level2
   std::string aic_metrics;
   std::string worker_name;
-  std::map<std::string, std::string> versions;       // torch_npu, cann, torch, ...
-  std::map<std::string, std::string> env;            // ENV_VARIABLES
-  std::map<std::string, std::string> config;         // record_shapes, with_stack, ...
-  std::map<std::string, std::string> distributed;    // distributed_args
+  std::map<std::string, std::string> versions;     // torch_npu, cann, torch, ...
+  std::map<std::string, std::string> env;          // ENV_VARIABLES
+  std::map<std::string, std::string> config;       // record_shapes, with_stack, ...
+  std::map<std::string, std::string> distributed;  // distributed_args
   StepSemantics step_semantics = StepSemantics::CaptureSegments;
 };
 
@@ -245,7 +246,7 @@ const char* to_string(InputFile::Status s);
 
 // Counters the loaders keep about what they saw and skipped, for `inspect` and honesty.
 struct LoadStats {
-  uint64_t trace_events = 0;       // every element of the trace array
+  uint64_t trace_events = 0;  // every element of the trace array
   std::map<std::string, uint64_t> events_by_phase;
   uint64_t dangling_flow_points = 0;  // s without f, or f without s
   uint64_t unmatched_begin_end = 0;
@@ -288,9 +289,7 @@ struct RunModel {
   static constexpr int kLocPartShift = 48;
   std::vector<TracePart> trace_parts;
   uint16_t add_trace_part(uint16_t file, std::string table);  // returns the part index
-  static uint64_t make_loc(uint16_t part, uint64_t offset) {
-    return (uint64_t{part} << kLocPartShift) | offset;
-  }
+  static uint64_t make_loc(uint16_t part, uint64_t offset) { return (uint64_t{part} << kLocPartShift) | offset; }
   struct DecodedLoc {
     uint16_t file = 0;
     std::string_view table;  // empty: `offset` is a byte offset
@@ -301,7 +300,7 @@ struct RunModel {
   std::vector<Slice> slices;  // sorted by (track, ts, -dur) after finalize()
   std::vector<Flow> flows;
   std::vector<CounterSample> counters;
-  std::vector<Step> steps;    // sorted by start
+  std::vector<Step> steps;  // sorted by start
 
   std::vector<Kernel> kernels;
   std::vector<StrId> pmu_columns;  // PMU column names of kernel_details, in file order
@@ -339,8 +338,8 @@ struct RunModel {
   // derives steps from ProfilerStep#N. Called once by the loaders when everything is in.
   void finalize();
 
-  void sort_slices();           // by track, then start, longer first
-  bool sort_grouped_slices();   // the fast path when slices come grouped by track
+  void sort_slices();             // by track, then start, longer first
+  bool sort_grouped_slices();     // the fast path when slices come grouped by track
   void classify_kineto_tracks();  // part of finalize()
 
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.

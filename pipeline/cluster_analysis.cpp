@@ -2,13 +2,12 @@
 // before the next, so memory follows the worker count, not the rank count.
 #include "pipeline/cluster_analysis.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <optional>
 #include <thread>
 
@@ -43,8 +42,8 @@ json own_findings(const Facts& f, const RuleOptions& rules) {
   for (const auto& x : ranked) {
     if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
     json c = json::object();
-    for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns", "saving_ratio",
-                          "confidence", "score_ns"})
+    for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns",
+                          "saving_ratio", "confidence", "score_ns"})
       if (x.contains(k)) c[k] = x[k];
     out.push_back(std::move(c));
     if (out.size() == kRankFindings) break;
@@ -53,7 +52,9 @@ json own_findings(const Facts& f, const RuleOptions& rules) {
 }
 
 json run_list_summary(const std::string& path, const Facts& f) {
-  return {{"schema", "npu-advisor.run-summary"}, {"schema_version", kRunSummarySchemaVersion}, {"input", f.doc.value("input", json{{"path", path}})}};
+  return {{"schema", "npu-advisor.run-summary"},
+          {"schema_version", kRunSummarySchemaVersion},
+          {"input", f.doc.value("input", json{{"path", path}})}};
 }
 
 // The rank id a rank's facts carry: run.rank (profiler_info_{rank}.json, its rank_id, Kineto
@@ -72,12 +73,14 @@ int rank_of(const json& facts) {
   return -1;
 }
 
-json cluster_summary(const std::string& path, const std::string& description, const std::vector<cluster::RankFacts>& ranks) {
+json cluster_summary(const std::string& path, const std::string& description,
+                     const std::vector<cluster::RankFacts>& ranks) {
   json members = json::array();
   for (const auto& r : ranks)
-    members.push_back({{"input", {{"path", r.path}, {"kind", "rank"}, {"description", "rank " + std::to_string(r.rank)}}},
-                       {"rank", r.rank},
-                       {"steps", r.steps.size()}});
+    members.push_back(
+        {{"input", {{"path", r.path}, {"kind", "rank"}, {"description", "rank " + std::to_string(r.rank)}}},
+         {"rank", r.rank},
+         {"steps", r.steps.size()}});
   return {{"schema", "npu-advisor.run-summary"},
           {"schema_version", kRunSummarySchemaVersion},
           {"input", {{"path", path}, {"kind", to_string(InputKind::Cluster)}, {"description", description}}},
@@ -108,7 +111,8 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
           RunModel m = load_run(md, lo);
           // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
           if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
-            throw LoadError::whole_file(d.members[i], "holds no profiler data (no trace events, kernels or step times)");
+            throw LoadError::whole_file(d.members[i],
+                                        "holds no profiler data (no trace events, kernels or step times)");
           f = run_facts(m, d.members[i], md);
           if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
         }  // the model (events) is gone here; only facts stay
@@ -187,7 +191,9 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
   if (files.empty() && !missing.empty())
     throw LoadError::whole_file(dir, "no rank has facts: " + std::to_string(missing.size()) +
                                          " *.facts.missing files say why (" + missing.front() + ", ...)");
-  if (files.empty()) throw LoadError::whole_file(dir, "no *.facts.json files (write them with `npu-advisor facts RANK -o R.facts.json`)");
+  if (files.empty())
+    throw LoadError::whole_file(dir,
+                                "no *.facts.json files (write them with `npu-advisor facts RANK -o R.facts.json`)");
   ClusterAnalysis out;
   // A map step that could not write a rank's facts leaves NAME.facts.missing holding
   // "RANK_PATH: why" (scripts/scale-out/): the rank is reported skipped, as the direct analysis
@@ -206,7 +212,8 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
     Facts f = read_facts(files[i]);
     if (f.doc.contains("cluster"))
       throw LoadError::whole_file(files[i], "is a cluster facts file; --facts expects one facts file per rank");
-    ranks.push_back(cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", files[i]), f.doc));
+    ranks.push_back(
+        cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", files[i]), f.doc));
     ranks.back().facts["findings"] = own_findings(f, opt.rules);
     if (ranks.back().rank < 0) full[i] = std::move(f);
   }

@@ -2,9 +2,10 @@
 // analysis), a folder of per-rank facts files (the reduce step of map/reduce), and msprof-analyze's
 // cluster_analysis_output (the reference). Only facts are kept per rank, never events.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
 #include "model/input.h"

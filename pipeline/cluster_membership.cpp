@@ -18,7 +18,8 @@ std::string folder_timestamp(const std::string& path) {
   size_t start = 0;
   for (size_t i = 0; i <= name.size(); ++i)
     if (i == name.size() || name[i] == '_') parts.push_back(name.substr(start, i - start)), start = i + 1;
-  if (parts.size() >= 3 && (name.ends_with("_ascend_pt") || name.ends_with("_ascend_ms"))) return parts[parts.size() - 3];
+  if (parts.size() >= 3 && (name.ends_with("_ascend_pt") || name.ends_with("_ascend_ms")))
+    return parts[parts.size() - 3];
   std::error_code ec;
   auto t = fs::last_write_time(path, ec);
   return ec ? std::string() : std::to_string(t.time_since_epoch().count());
@@ -66,7 +67,8 @@ std::vector<cluster::RankFacts> resolve_ranks(std::vector<cluster::RankFacts> in
   }
   int next = by_rank.empty() ? 0 : by_rank.rbegin()->first + 1;
   for (auto& r : unknown) {
-    warnings.push_back(r.path + ": no rank id (profiler_info_{rank}.json, rank_id, distributedInfo.rank); numbered rank " +
+    warnings.push_back(r.path +
+                       ": no rank id (profiler_info_{rank}.json, rank_id, distributedInfo.rank); numbered rank " +
                        std::to_string(next));
     r.rank = next;
     by_rank.emplace(next++, std::move(r));
@@ -116,15 +118,16 @@ Membership classify_members(const std::vector<cluster::RankFacts>& members, std:
       }
       if (named > 3) others += " and " + std::to_string(named - 3) + " more";
       warnings.push_back(std::to_string(caps.size()) + " members are captures of the same rank " + std::to_string(id) +
-                         " (one rank id, so not a cluster): analysed the newest, " + paths[newest] + "; not analysed: " +
-                         others + " (`npu-advisor compare OLDER NEWER` compares two captures)");
+                         " (one rank id, so not a cluster): analysed the newest, " + paths[newest] +
+                         "; not analysed: " + others + " (`npu-advisor compare OLDER NEWER` compares two captures)");
     }
   }
   std::sort(m.runs.begin(), m.runs.end(), [&](size_t a, size_t b) { return paths[a] < paths[b]; });
   const size_t n = ids.size();
   m.why = by_id.empty()
-              ? std::to_string(n) + " runs and none names a rank id (profiler_info_{rank}.json, rank_id, distributedInfo.rank, "
-                                    "distributed_args.rank): separate runs, each analysed on its own, not ranks of one job"
+              ? std::to_string(n) +
+                    " runs and none names a rank id (profiler_info_{rank}.json, rank_id, distributedInfo.rank, "
+                    "distributed_args.rank): separate runs, each analysed on its own, not ranks of one job"
               : "the members name only rank " + std::to_string(by_id.begin()->first) +
                     ": not ranks of one job; each run is analysed on its own";
   return m;
@@ -135,8 +138,9 @@ void name_one_worker(ClusterAnalysis& out) {
   std::string w = worker_of(out.runs[0]);
   for (const auto& r : out.runs)
     if (w.empty() || worker_of(r) != w) return;
-  out.not_cluster_why = std::to_string(out.runs.size()) + " captures of one worker (" + w +
-                        ") and no rank id: successive runs of the same process, each analysed on its own, not ranks of one job";
+  out.not_cluster_why =
+      std::to_string(out.runs.size()) + " captures of one worker (" + w +
+      ") and no rank id: successive runs of the same process, each analysed on its own, not ranks of one job";
 }
 
 }  // namespace npu::pipeline

@@ -15,8 +15,8 @@ std::vector<cluster::RankFacts> resolve_ranks(std::vector<cluster::RankFacts> in
 
 struct Membership {
   bool cluster = false;
-  std::string why;            // list of runs: why it is not a cluster
-  std::vector<size_t> runs;   // list of runs: the members to analyse, in path order
+  std::string why;           // list of runs: why it is not a cluster
+  std::vector<size_t> runs;  // list of runs: the members to analyse, in path order
 };
 Membership classify_members(const std::vector<cluster::RankFacts>& members, std::vector<std::string>& warnings);
 

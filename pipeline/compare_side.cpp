@@ -35,7 +35,8 @@ bool is_facts_file(const std::string& path) {
 
 }  // namespace
 
-compare::CompareSide load_compare_side(const std::string& path, const LoadSettings& settings, const RuleOptions& rules) {
+compare::CompareSide load_compare_side(const std::string& path, const LoadSettings& settings,
+                                       const RuleOptions& rules) {
   compare::CompareSide side;
   side.path = path;
   if (is_facts_file(path)) {

@@ -2,13 +2,13 @@
 // (YAML, or "key = value" lines that also read the simple TOML layout). docs/compare-gate.md.
 #include "pipeline/gate_config.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
 
 #include "base/load_error.h"
 
@@ -65,8 +65,8 @@ bool parse_bool(const std::string& text, const std::string& what) {
 
 double parse_fraction(const std::string& text) {
   std::string t = trim(text);
-  double v = ends_with(t, "%") ? parse_number(t.substr(0, t.size() - 1), "percentage") / 100.0
-                               : parse_number(t, "fraction");
+  double v =
+      ends_with(t, "%") ? parse_number(t.substr(0, t.size() - 1), "percentage") / 100.0 : parse_number(t, "fraction");
   if (v < 0) throw std::invalid_argument("\"" + text + "\" is negative");
   return v;
 }
@@ -97,7 +97,8 @@ Budget parse_budget(const std::string& spec, const std::string& source) {
     };
     bool matched = false;
     if (unit == "ns") {
-      for (Suffix sx : {Suffix{"ns", 1}, Suffix{"us", 1e3}, Suffix{"\xc2\xb5s", 1e3}, Suffix{"ms", 1e6}, Suffix{"s", 1e9}})
+      for (Suffix sx :
+           {Suffix{"ns", 1}, Suffix{"us", 1e3}, Suffix{"\xc2\xb5s", 1e3}, Suffix{"ms", 1e6}, Suffix{"s", 1e9}})
         if (ends_with(t, sx.s)) {
           b.value = parse_number(t.substr(0, t.size() - std::string(sx.s).size()), what) * sx.scale;
           matched = true;
@@ -119,7 +120,8 @@ Budget parse_budget(const std::string& spec, const std::string& source) {
     } else {  // ratio
       if (ends_with(t, "pp")) b.value = parse_number(t.substr(0, t.size() - 2), what) / 100.0;
       else b.value = parse_number(t, what);
-      if (b.value > 1) throw std::invalid_argument(what + ": \"" + b.text + "\" is more than a whole ratio (use 0.03, 3pp or 5%)");
+      if (b.value > 1)
+        throw std::invalid_argument(what + ": \"" + b.text + "\" is more than a whole ratio (use 0.03, 3pp or 5%)");
     }
   }
   if (b.value < 0) throw std::invalid_argument(what + ": \"" + b.text + "\" is negative");
@@ -139,7 +141,8 @@ void apply_gate_setting(const std::string& raw_key, const std::string& value, co
     cfg.new_findings_only = parse_bool(value, key);
   } else if (key == "confidence") {
     double c = parse_fraction(value);
-    if (c <= 0.5 || c >= 1) throw std::invalid_argument("confidence must lie between 0.5 and 1 (e.g. 0.95), got " + value);
+    if (c <= 0.5 || c >= 1)
+      throw std::invalid_argument("confidence must lie between 0.5 and 1 (e.g. 0.95), got " + value);
     cfg.compare.confidence = c;
   } else if (key == "min_steps") {
     double n = parse_number(value, key);
@@ -149,7 +152,8 @@ void apply_gate_setting(const std::string& raw_key, const std::string& value, co
     cfg.compare.skip_warmup = parse_bool(value, key);
   } else if (key == "resamples") {
     double n = parse_number(value, key);
-    if (n < 100 || n > 1e6 || n != std::floor(n)) throw std::invalid_argument("resamples must be a whole number in 100..1000000");
+    if (n < 100 || n > 1e6 || n != std::floor(n))
+      throw std::invalid_argument("resamples must be a whole number in 100..1000000");
     cfg.compare.resamples = static_cast<int>(n);
   } else {
     cfg.set(parse_budget(key + "=" + value, source));
@@ -168,7 +172,8 @@ void read_yaml_config(const std::string& path, GateConfig& cfg) {
     throw LoadError::at_line(path, static_cast<uint64_t>(e.mark.line + 1), e.msg);
   }
   if (root.IsNull()) return;
-  if (!root.IsMap()) throw LoadError::whole_file(path, "a gate config is a mapping of settings (see docs/compare-gate.md)");
+  if (!root.IsMap())
+    throw LoadError::whole_file(path, "a gate config is a mapping of settings (see docs/compare-gate.md)");
   auto apply = [&](const std::string& key, const YAML::Node& v) {
     if (!v.IsScalar())
       throw LoadError::at_line(path, static_cast<uint64_t>(v.Mark().line + 1), "\"" + key + "\" wants a single value");
@@ -182,7 +187,8 @@ void read_yaml_config(const std::string& path, GateConfig& cfg) {
     std::string key = kv.first.as<std::string>();
     const YAML::Node& v = kv.second;
     if (key == "max_regression" || key == "budgets") {
-      if (!v.IsMap()) throw LoadError::at_line(path, static_cast<uint64_t>(v.Mark().line + 1), key + " wants a mapping");
+      if (!v.IsMap())
+        throw LoadError::at_line(path, static_cast<uint64_t>(v.Mark().line + 1), key + " wants a mapping");
       for (const auto& b : v) {
         std::string metric = b.first.as<std::string>();
         if (metric == "op_type" && b.second.IsMap()) {
@@ -227,8 +233,10 @@ void read_kv_config(const std::string& path, GateConfig& cfg) {
       sect = unquote(line.substr(1, line.size() - 2));
       if (sect != "max_regression" && sect != "budgets" && sect != "gate" && sect != "max_regression.op_type" &&
           sect != "budgets.op_type")
-        throw LoadError::at_line(path, n, "unknown section [" + sect + "] (known: [gate], [max_regression], "
-                                          "[max_regression.op_type])");
+        throw LoadError::at_line(path, n,
+                                 "unknown section [" + sect +
+                                     "] (known: [gate], [max_regression], "
+                                     "[max_regression.op_type])");
       continue;
     }
     auto eq = line.find('=');

@@ -1,7 +1,8 @@
 // What `inspect` shows: the run summary of one input, or of each member of a cluster.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "pipeline/load_settings.h"
 

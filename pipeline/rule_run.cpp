@@ -38,7 +38,8 @@ void add_rule_sources(RuleEngine& engine, const RuleOptions& o) {
   for (const auto& dir : o.dirs) engine.add_rule_dir(dir);
 }
 
-std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes) {
+std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o,
+                      std::vector<RuleOutcome>* outcomes) {
   add_rule_sources(engine, o);
   RuleRunOptions run;
   if (!o.config.empty()) read_config(o.config, run.overrides);

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "reports/report_document.h"
 #include "base/text.h"
+#include "reports/report_document.h"
 
 namespace npu {
 namespace {
@@ -30,15 +30,18 @@ std::string cluster_verdict_line(const json& c) {
   if (rank < 0) {
     int judged = s.value("judged_ops", 0);
     return std::string("no slow rank: no rank's computing + free stands out (median/MAD)") +
-           (judged > 0 ? fmt::format(", and Dixon's test flagged no rank in a clear share of the {} collectives judged", judged)
-                       : std::string(", and no collective could be judged (Dixon's test needs 4+ ranks with distinct times)"));
+           (judged > 0
+                ? fmt::format(", and Dixon's test flagged no rank in a clear share of the {} collectives judged",
+                              judged)
+                : std::string(", and no collective could be judged (Dixon's test needs 4+ ranks with distinct times)"));
   }
   std::string line = fmt::format("slow rank: rank {} ({}): computing {:+.3f} ms/step", rank, s.value("basis", ""),
                                  d(s, "computing_excess_ns") / 1e6);
   if (d(s, "free_excess_ns") > 0) line += fmt::format(", free {:+.3f} ms/step", d(s, "free_excess_ns") / 1e6);
   line += " vs the median rank";
   if (s.value("judged_ops", 0) > 0)
-    line += fmt::format("; fastest in {} of {} collectives (Dixon 99.5%)", s.value("votes_for_rank", 0), s.value("judged_ops", 0));
+    line += fmt::format("; fastest in {} of {} collectives (Dixon 99.5%)", s.value("votes_for_rank", 0),
+                        s.value("judged_ops", 0));
   return line;
 }
 
@@ -50,7 +53,9 @@ std::string alignment_text(const json& c) {
   const json& a = c["alignment"];
   std::vector<std::string> left;
   if (!a["warmup_step"].is_null()) left.push_back("warm-up step " + a["warmup_step"].dump());
-  if (a.value("partial_steps", 0) > 0) left.push_back(fmt::format("{} partial step{}", a.value("partial_steps", 0), a.value("partial_steps", 0) == 1 ? "" : "s"));
+  if (a.value("partial_steps", 0) > 0)
+    left.push_back(
+        fmt::format("{} partial step{}", a.value("partial_steps", 0), a.value("partial_steps", 0) == 1 ? "" : "s"));
   std::string out = fmt::format("steps compared across ranks: {}", a.value("steps_compared", 0));
   if (!left.empty()) out += " (" + fmt::format("{}", fmt::join(left, " and ")) + " left out)";
   return out;
@@ -64,8 +69,11 @@ std::string pipeline_text(const json& c) {
     if (!worst || d(st, "bubble_ratio") > d(*worst, "bubble_ratio")) worst = &st;
   if (!worst) return "";
   const json& rks = (*worst)["ranks"];
-  std::string who = rks.size() > 2 ? fmt::format("ranks {}-{}", rks.front().dump(), rks.back().dump()) : "ranks " + rks.dump();
-  std::string stage = (*worst)["stage"].is_null() ? "" : fmt::format("stage {} of {}, ", (*worst)["stage"].get<int>() + 1, c["pipeline"]["stage_count"].dump());
+  std::string who =
+      rks.size() > 2 ? fmt::format("ranks {}-{}", rks.front().dump(), rks.back().dump()) : "ranks " + rks.dump();
+  std::string stage = (*worst)["stage"].is_null() ? ""
+                                                  : fmt::format("stage {} of {}, ", (*worst)["stage"].get<int>() + 1,
+                                                                c["pipeline"]["stage_count"].dump());
   return fmt::format("pipeline: {}{} Bubble {} ms/step median ({:.0f}% of their step)", stage, who,
                      ms(d(*worst, "bubble_per_step_median_ns")), 100 * d(*worst, "bubble_ratio"));
 }
@@ -75,11 +83,13 @@ std::string pipeline_text(const json& c) {
 std::string render_cluster_terminal(const json& c) {
   std::string out;
   if (c.value("rank_steps", json::array()).empty()) {
-    out += fmt::format("{} ranks, no step breakdown in any rank (no device tasks or step_trace_time.csv)\n", c.value("rank_count", 0));
+    out += fmt::format("{} ranks, no step breakdown in any rank (no device tasks or step_trace_time.csv)\n",
+                       c.value("rank_count", 0));
   } else {
-  out += fmt::format("{} ranks, {} step{} ({}); median rank step {} ms\n", c.value("rank_count", 0),
-                     c.value("steps", json::array()).size(), c.value("steps", json::array()).size() == 1 ? "" : "s",
-                     c.value("rank_steps_source", ""), ms(c.contains("step_time") ? d(c["step_time"], "median_ns") : 0));
+    out +=
+        fmt::format("{} ranks, {} step{} ({}); median rank step {} ms\n", c.value("rank_count", 0),
+                    c.value("steps", json::array()).size(), c.value("steps", json::array()).size() == 1 ? "" : "s",
+                    c.value("rank_steps_source", ""), ms(c.contains("step_time") ? d(c["step_time"], "median_ns") : 0));
   }
   out += "  " + cluster_verdict_line(c) + "\n";
   size_t nw = 0;
@@ -92,15 +102,18 @@ std::string render_cluster_terminal(const json& c) {
   }
   if (c.contains("reference") && c["reference"].contains("agreement")) {
     const json& a = c["reference"]["agreement"];
-    out += fmt::format("  vs the profiler's cluster_step_trace_time.csv: {} rank x step rows, largest difference {} ns{}\n",
-                       a.value("rows_compared", 0), a.value("max_abs_diff_ns", int64_t{0}),
-                       a["worst"].is_object() ? fmt::format(" (rank {}, {})", a["worst"].value("rank", -1), a["worst"].value("metric", "")) : "");
+    out += fmt::format(
+        "  vs the profiler's cluster_step_trace_time.csv: {} rank x step rows, largest difference {} ns{}\n",
+        a.value("rows_compared", 0), a.value("max_abs_diff_ns", int64_t{0}),
+        a["worst"].is_object()
+            ? fmt::format(" (rank {}, {})", a["worst"].value("rank", -1), a["worst"].value("metric", ""))
+            : "");
   }
   if (c.contains("spread") && !c["spread"].empty()) {
     std::string parts;
     for (const auto& [k, v] : c["spread"].items())
-      parts += fmt::format("{}{} {:.1f}% (max rank {})", parts.empty() ? "" : ", ", metric_label(k), 100 * d(v, "ratio"),
-                           v["max_rank"].dump());
+      parts += fmt::format("{}{} {:.1f}% (max rank {})", parts.empty() ? "" : ", ", metric_label(k),
+                           100 * d(v, "ratio"), v["max_rank"].dump());
     out += "  spread (max-min)/mean step: " + parts + "\n";
   }
   if (auto a = alignment_text(c); !a.empty()) out += "  " + a + "\n";
@@ -109,7 +122,8 @@ std::string render_cluster_terminal(const json& c) {
     std::string parts;
     for (const auto& b : c["bandwidth"]) {
       parts += fmt::format("{}{} {:.2f} GB/s", parts.empty() ? "" : ", ", b.value("transport", ""), d(b, "gbps"));
-      if (b.contains("utilization")) parts += fmt::format(" ({:.0f}% of {:g})", 100 * d(b, "utilization"), d(b, "standard_gbps"));
+      if (b.contains("utilization"))
+        parts += fmt::format(" ({:.0f}% of {:g})", 100 * d(b, "utilization"), d(b, "standard_gbps"));
     }
     if (!parts.empty()) out += "  bandwidth: " + parts + "\n";
   }
@@ -123,15 +137,17 @@ std::string render_cluster_terminal(const json& c) {
       }
   if (slowest) {
     const json& l = *slowest;
-    out += fmt::format("  slowest link: {}->{} {} {:.2f} GB/s ({:.2f}x the {} median)\n", l.value("src", -1), l.value("dst", -1),
-                       l.value("transport", ""), d(l, "gbps"), d(l, "ratio_to_median"), l.value("transport", ""));
+    out += fmt::format("  slowest link: {}->{} {} {:.2f} GB/s ({:.2f}x the {} median)\n", l.value("src", -1),
+                       l.value("dst", -1), l.value("transport", ""), d(l, "gbps"), d(l, "ratio_to_median"),
+                       l.value("transport", ""));
   }
   return out;
 }
 
 std::string render_cluster_markdown(const json& c) {
   std::string out = "\n## Cluster\n\n";
-  out += fmt::format("{} ranks; rank x step breakdown from {}.\n\n", c.value("rank_count", 0), c.value("rank_steps_source", ""));
+  out += fmt::format("{} ranks; rank x step breakdown from {}.\n\n", c.value("rank_count", 0),
+                     c.value("rank_steps_source", ""));
   out += "**" + cluster_verdict_line(c) + "**\n\n";
   if (auto a = alignment_text(c); !a.empty()) out += a + ".\n\n";
   if (auto p = pipeline_text(c); !p.empty()) out += p + ".\n\n";
@@ -140,21 +156,23 @@ std::string render_cluster_markdown(const json& c) {
   out += "| rank | steps | computing/step (ms) | comm not overlapped/step (ms) | free/step (ms) | device/step (ms) |\n";
   out += "|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : c.value("ranks", json::array()))
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.value("rank", -1), r.value("steps", 0), ms(d(r, "computing_per_step_ns")),
-                       ms(d(r, "comm_not_overlapped_per_step_ns")), ms(d(r, "free_per_step_ns")), ms(d(r, "device_time_per_step_ns")));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.value("rank", -1), r.value("steps", 0),
+                       ms(d(r, "computing_per_step_ns")), ms(d(r, "comm_not_overlapped_per_step_ns")),
+                       ms(d(r, "free_per_step_ns")), ms(d(r, "device_time_per_step_ns")));
   const json& rows = c.value("rank_steps", json::array());
   if (!rows.empty()) {
     std::string sampled;
     if (c.contains("rank_steps_sampled"))
       sampled = fmt::format(" ({} of {} steps, evenly spaced)", c["rank_steps_sampled"].value("steps_shown", 0),
                             c["rank_steps_sampled"].value("steps_total", 0));
-    out += "\n<details><summary>Rank x step" + sampled + "</summary>\n\n| step | rank | computing (ms) | comm not overlapped (ms) | free (ms) |\n"
+    out += "\n<details><summary>Rank x step" + sampled +
+           "</summary>\n\n| step | rank | computing (ms) | comm not overlapped (ms) | free (ms) |\n"
            "|---:|---:|---:|---:|---:|\n";
     size_t n = 0;
     for (const auto& r : rows) {
       if (++n > 400) break;
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", step_name(r["step"]), r.value("rank", -1), ms(d(r, "computing_ns")),
-                         ms(d(r, "comm_not_overlapped_ns")), ms(d(r, "free_ns")));
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", step_name(r["step"]), r.value("rank", -1),
+                         ms(d(r, "computing_ns")), ms(d(r, "comm_not_overlapped_ns")), ms(d(r, "free_ns")));
     }
     out += "\n</details>\n";
   }
@@ -165,28 +183,38 @@ std::string render_cluster_markdown(const json& c) {
                          ms(d(v, "min_ns")), v["min_rank"].dump(), format_percent(d(v, "ratio")));
   }
   if (c.contains("communication")) {
-    out += "\n### Communication groups\n\n| group | ranks | ops | wait (ms) | transit (ms) | sync (ms) | wait ratio | most waiting rank | least waiting rank |\n"
-           "|:--|:--|---:|---:|---:|---:|---:|---:|---:|\n";
+    out +=
+        "\n### Communication groups\n\n| group | ranks | ops | wait (ms) | transit (ms) | sync (ms) | wait ratio | "
+        "most waiting rank | least waiting rank |\n"
+        "|:--|:--|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& g : c["communication"].value("groups", json::array()))
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.value("group", ""), g["ranks"].dump(), g.value("ops", 0),
-                         ms(d(g, "wait_ns")), ms(d(g, "transit_ns")), ms(d(g, "sync_ns")), format_percent(d(g, "wait_ratio")),
-                         g.value("max_wait_rank", -1), g.value("min_wait_rank", -1));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.value("group", ""), g["ranks"].dump(),
+                      g.value("ops", 0), ms(d(g, "wait_ns")), ms(d(g, "transit_ns")), ms(d(g, "sync_ns")),
+                      format_percent(d(g, "wait_ratio")), g.value("max_wait_rank", -1), g.value("min_wait_rank", -1));
   }
   if (c.contains("bandwidth")) {
-    out += "\n### Bandwidth per transport\n\n| transport | ops | size (MB) | time (ms) | GB/s | standard | utilisation | large packets |\n"
-           "|:--|---:|---:|---:|---:|---:|---:|---:|\n";
+    out +=
+        "\n### Bandwidth per transport\n\n| transport | ops | size (MB) | time (ms) | GB/s | standard | utilisation | "
+        "large packets |\n"
+        "|:--|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& b : c["bandwidth"])
-      out += fmt::format("| {} | {} | {:.3f} | {} | {:.3f} | {} | {} | {} |\n", b.value("transport", ""), b.value("ops", 0), d(b, "size_mb"),
-                         ms(d(b, "time_ns")), d(b, "gbps"), b.contains("standard_gbps") ? fmt::format("{:g}", d(b, "standard_gbps")) : "-",
-                         b.contains("utilization") ? format_percent(d(b, "utilization")) : "-", format_percent(d(b, "large_packet_ratio")));
+      out += fmt::format("| {} | {} | {:.3f} | {} | {:.3f} | {} | {} | {} |\n", b.value("transport", ""),
+                         b.value("ops", 0), d(b, "size_mb"), ms(d(b, "time_ns")), d(b, "gbps"),
+                         b.contains("standard_gbps") ? fmt::format("{:g}", d(b, "standard_gbps")) : "-",
+                         b.contains("utilization") ? format_percent(d(b, "utilization")) : "-",
+                         format_percent(d(b, "large_packet_ratio")));
   }
   if (c.contains("links")) {
-    out += "\n### Slowest links\n\n| src | dst | transport | size (MB) | time (ms) | GB/s | vs median |\n|---:|---:|:--|---:|---:|---:|---:|\n";
+    out +=
+        "\n### Slowest links\n\n| src | dst | transport | size (MB) | time (ms) | GB/s | vs median "
+        "|\n|---:|---:|:--|---:|---:|---:|---:|\n";
     size_t n = 0;
     for (const auto& l : c["links"]["list"]) {
       if (++n > 10) break;
       out += fmt::format("| {} | {} | {} | {:.3f} | {} | {:.3f} | {:.2f}x |\n", l.value("src", -1), l.value("dst", -1),
-                         l.value("transport", ""), d(l, "size_mb"), ms(d(l, "time_ns")), d(l, "gbps"), d(l, "ratio_to_median"));
+                         l.value("transport", ""), d(l, "size_mb"), ms(d(l, "time_ns")), d(l, "gbps"),
+                         d(l, "ratio_to_median"));
     }
   }
   return out;

@@ -1,9 +1,9 @@
 // Text and Markdown renderings of a compare document (they read only the document).
 #include "reports/compare_render.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "base/text.h"
 #include "compare/delta_text.h"
@@ -97,11 +97,14 @@ std::string render_compare_text(const json& doc) {
     o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  {}\n", "part", "base", "new", "delta", "noise");
     for (const auto& p : dec["parts"]) {
       const json& nz = p["noise"];
-      std::string nt = !nz.value("possible", false) ? "-" : nz.value("significant", false) ? "beyond noise" : "within noise";
+      std::string nt = !nz.value("possible", false)     ? "-"
+                       : nz.value("significant", false) ? "beyond noise"
+                                                        : "within noise";
       o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  {}\n", p.value("label", ""), fmt_ms(d(p, "base_median_ns")),
                        fmt_ms(d(p, "new_median_ns")), fmt_signed_ms(d(p, "delta_ns")), nt);
     }
-    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}\n", "sum of the parts", "", "", fmt_signed_ms(d(dec, "sum_of_parts_ns")));
+    o += fmt::format("  {:<32} {:>12} {:>12} {:>12}\n", "sum of the parts", "", "",
+                     fmt_signed_ms(d(dec, "sum_of_parts_ns")));
     o += fmt::format("  {:<32} {:>12} {:>12} {:>12}\n", "residual (medians do not add up)", "", "",
                      fmt_signed_ms(d(dec, "residual_ns")));
     o += fmt::format("  {:<32} {:>12} {:>12} {:>12}  ({})\n", "device time", fmt_ms(d(dv["base"], "median_ns")),
@@ -117,7 +120,9 @@ std::string render_compare_text(const json& doc) {
                    fmt_signed_ms(d(doc["why_basis"], "total_delta_ns")), why_noise(doc["why_basis"]));
   if (why.empty()) o += "  no contributor above the reporting floor\n";
   for (const auto& w : why) {
-    std::string share = w["share_of_delta"].is_number() ? fmt::format(" [{:.0f}% of the delta]", w["share_of_delta"].get<double>() * 100) : "";
+    std::string share = w["share_of_delta"].is_number()
+                            ? fmt::format(" [{:.0f}% of the delta]", w["share_of_delta"].get<double>() * 100)
+                            : "";
     o += fmt::format("  {}. {}{}\n", w.value("rank", 0), w.value("summary", ""), share);
     for (const auto& r : w.value("related", json::array())) o += "       - " + r.get<std::string>() + "\n";
   }
@@ -131,7 +136,8 @@ std::string render_compare_text(const json& doc) {
     int shown = 0;
     for (const auto& r : table) {
       if (shown++ >= 8) break;
-      std::string calls = r.contains("delta_calls_per_step") ? fmt::format("{:+g}", r["delta_calls_per_step"].get<double>()) : "-";
+      std::string calls =
+          r.contains("delta_calls_per_step") ? fmt::format("{:+g}", r["delta_calls_per_step"].get<double>()) : "-";
       o += fmt::format("  {:<40} {:>11} {:>11} {:>11} {:>8}  {}\n", r.value(kf, "").substr(0, 40),
                        r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
                        r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
@@ -149,7 +155,7 @@ std::string render_compare_text(const json& doc) {
     for (const auto& r : doc["dispatch"]["metrics"])
       if (!r["base"].is_null() || !r["new"].is_null())
         o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], r["unit"]),
-                       metric_value(r["new"], r["unit"]), metric_delta(r));
+                         metric_value(r["new"], r["unit"]), metric_delta(r));
   }
   if (!doc["host_activity"]["metrics"].empty()) {
     o += "\nHost activity per step\n";
@@ -164,8 +170,8 @@ std::string render_compare_text(const json& doc) {
                        metric_value(r["new"], "MB"), metric_delta(r));
   }
   const json& f = doc["findings"];
-  o += fmt::format("\nFindings: {} appeared, {} disappeared, {} in both\n", f["appeared"].size(), f["disappeared"].size(),
-                   f["persisting"].size());
+  o += fmt::format("\nFindings: {} appeared, {} disappeared, {} in both\n", f["appeared"].size(),
+                   f["disappeared"].size(), f["persisting"].size());
   for (const auto& x : f["appeared"])
     o += fmt::format("  + {} ({}): {}\n", x.value("title", ""), x.value("rule", ""), x.value("observed", ""));
   for (const auto& x : f["disappeared"]) o += fmt::format("  - {} ({})\n", x.value("title", ""), x.value("rule", ""));
@@ -180,8 +186,8 @@ std::string render_compare_markdown(const json& doc) {
   std::string o = "# npu-advisor compare\n\n";
   o += "| | path | kind | steps |\n|---|---|---|---:|\n";
   for (const char* s : {"base", "new"})
-    o += fmt::format("| **{}** | `{}` | {} | {} |\n", s, text::md_cell(doc[s].value("path", "")), text::md_cell(doc[s].value("kind", "")),
-                     doc[s].value("steps", 0));
+    o += fmt::format("| **{}** | `{}` | {} | {} |\n", s, text::md_cell(doc[s].value("path", "")),
+                     text::md_cell(doc[s].value("kind", "")), doc[s].value("steps", 0));
   const json& st = doc["step_time"];
   if (st.value("available", false)) {
     o += fmt::format("\n## Step time\n\n{}; median over {} base / {} new steps.\n\n", st.value("basis", ""),
@@ -201,10 +207,13 @@ std::string render_compare_markdown(const json& doc) {
     o += "| part | base | new | delta | share | noise |\n|---|---:|---:|---:|---:|---|\n";
     for (const auto& p : dec["parts"]) {
       const json& nz = p["noise"];
-      o += fmt::format("| {} | {} | {} | {} | {} | {} |\n", p.value("label", ""), fmt_ms(d(p, "base_median_ns")),
-                       fmt_ms(d(p, "new_median_ns")), fmt_signed_ms(d(p, "delta_ns")),
-                       p["share_of_delta"].is_number() ? fmt::format("{:.0f}%", p["share_of_delta"].get<double>() * 100) : "-",
-                       !nz.value("possible", false) ? "-" : nz.value("significant", false) ? "beyond noise" : "within noise");
+      o += fmt::format(
+          "| {} | {} | {} | {} | {} | {} |\n", p.value("label", ""), fmt_ms(d(p, "base_median_ns")),
+          fmt_ms(d(p, "new_median_ns")), fmt_signed_ms(d(p, "delta_ns")),
+          p["share_of_delta"].is_number() ? fmt::format("{:.0f}%", p["share_of_delta"].get<double>() * 100) : "-",
+          !nz.value("possible", false)     ? "-"
+          : nz.value("significant", false) ? "beyond noise"
+                                           : "within noise");
     }
     o += fmt::format("| sum of the parts | | | {} | | |\n", fmt_signed_ms(d(dec, "sum_of_parts_ns")));
     o += fmt::format("| residual | | | {} | | |\n", fmt_signed_ms(d(dec, "residual_ns")));
@@ -215,7 +224,9 @@ std::string render_compare_markdown(const json& doc) {
                    fmt_signed_ms(d(doc["why_basis"], "total_delta_ns")), why_noise(doc["why_basis"]));
   if (doc["why"].empty()) o += "No contributor above the reporting floor.\n";
   for (const auto& w : doc["why"]) {
-    std::string share = w["share_of_delta"].is_number() ? fmt::format(" *({:.0f}% of the delta)*", w["share_of_delta"].get<double>() * 100) : "";
+    std::string share = w["share_of_delta"].is_number()
+                            ? fmt::format(" *({:.0f}% of the delta)*", w["share_of_delta"].get<double>() * 100)
+                            : "";
     o += fmt::format("{}. {}{}\n", w.value("rank", 0), text::md_cell(w.value("summary", "")), share);
     for (const auto& r : w.value("related", json::array())) o += "   - " + text::md_cell(r.get<std::string>()) + "\n";
   }
@@ -223,18 +234,20 @@ std::string render_compare_markdown(const json& doc) {
   if (ops.value("available", false)) {
     std::string kf = ops.value("matched_by", "type");
     const json& table = kf == "type" ? ops["by_type"] : ops["by_name"];
-    o += fmt::format("\n## Operators by {} (per step)\n\n| {} | core | base | new | delta | calls/step | status |\n"
-                     "|---|---|---:|---:|---:|---:|---|\n",
-                     kf, kf);
+    o += fmt::format(
+        "\n## Operators by {} (per step)\n\n| {} | core | base | new | delta | calls/step | status |\n"
+        "|---|---|---:|---:|---:|---:|---|\n",
+        kf, kf);
     int shown = 0;
     for (const auto& r : table) {
       if (shown++ >= 12) break;
       std::string st = r.value("status", "");
-      std::string calls = st == "unlisted" ? "-"
-                                           : fmt::format("{:g} → {:g}", r["base"].is_null() ? 0.0 : d(r["base"], "calls_per_step"),
-                                                         r["new"].is_null() ? 0.0 : d(r["new"], "calls_per_step"));
-      o += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", text::md_cell(r.value(kf, "")), r.value("accelerator_core", ""),
-                       r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
+      std::string calls = st == "unlisted"
+                              ? "-"
+                              : fmt::format("{:g} → {:g}", r["base"].is_null() ? 0.0 : d(r["base"], "calls_per_step"),
+                                            r["new"].is_null() ? 0.0 : d(r["new"], "calls_per_step"));
+      o += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", text::md_cell(r.value(kf, "")),
+                       r.value("accelerator_core", ""), r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
                        r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
                        r.contains("delta_per_step_ns") ? fmt_signed_ms(d(r, "delta_per_step_ns")) : "-", calls,
                        r.value("status", ""));
@@ -246,7 +259,7 @@ std::string render_compare_markdown(const json& doc) {
     for (const auto& r : rows)
       if (!r["base"].is_null() || !r["new"].is_null())
         o += fmt::format("| {} | {} | {} | {} |\n", r.value("label", ""), metric_value(r["base"], r.value("unit", "")),
-                       metric_value(r["new"], r.value("unit", "")), metric_delta(r));
+                         metric_value(r["new"], r.value("unit", "")), metric_delta(r));
   };
   if (doc["dispatch"].value("available", false)) metric_table("Dispatch", doc["dispatch"]["metrics"]);
   metric_table("Host activity per step", doc["host_activity"]["metrics"]);
@@ -255,8 +268,10 @@ std::string render_compare_markdown(const json& doc) {
   o += fmt::format("\n## Findings\n\n{} appeared, {} disappeared, {} in both.\n\n", f["appeared"].size(),
                    f["disappeared"].size(), f["persisting"].size());
   for (const auto& x : f["appeared"])
-    o += fmt::format("- **new:** {} (`{}`): {}\n", text::md_cell(x.value("title", "")), x.value("rule", ""), text::md_cell(x.value("observed", "")));
-  for (const auto& x : f["disappeared"]) o += fmt::format("- **gone:** {} (`{}`)\n", text::md_cell(x.value("title", "")), x.value("rule", ""));
+    o += fmt::format("- **new:** {} (`{}`): {}\n", text::md_cell(x.value("title", "")), x.value("rule", ""),
+                     text::md_cell(x.value("observed", "")));
+  for (const auto& x : f["disappeared"])
+    o += fmt::format("- **gone:** {} (`{}`)\n", text::md_cell(x.value("title", "")), x.value("rule", ""));
   if (!doc["notes"].empty()) {
     o += "\n## Notes\n\n";
     for (const auto& n : doc["notes"]) o += "- " + text::md_cell(n.get<std::string>()) + "\n";

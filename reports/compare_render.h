@@ -1,7 +1,8 @@
 // Text and Markdown renderings of a compare document (docs/compare-gate.md).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace npu::reports {
 

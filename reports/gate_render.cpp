@@ -11,9 +11,9 @@
 namespace npu::reports {
 
 using compare::fmt_signed_ms;
+using compare::fmt_signed_pct;
 using compare::metric_delta_text;
 using compare::metric_value_text;
-using compare::fmt_signed_pct;
 using nlohmann::json;
 
 namespace {
@@ -39,14 +39,16 @@ std::string xml_escape(const std::string& s) {
 }  // namespace
 
 std::string render_gate_text(const json& g, const json& doc) {
-  std::string o = fmt::format("gate: {} ({} failed, {} passed, {} skipped)\n",
-                              g["verdict"] == "fail" ? "FAIL" : "PASS", g["failed"].get<int>(), g["passed"].get<int>(),
-                              g["skipped"].get<int>());
+  std::string o = fmt::format("gate: {} ({} failed, {} passed, {} skipped)\n", g["verdict"] == "fail" ? "FAIL" : "PASS",
+                              g["failed"].get<int>(), g["passed"].get<int>(), g["skipped"].get<int>());
   o += "  base: " + doc["base"].value("path", "") + "\n  new:  " + doc["new"].value("path", "") + "\n";
   for (const auto& c : g["checks"]) {
     std::string st = c["status"];
-    o += fmt::format("  {:<4} {:<26} {}\n", st == "fail" ? "FAIL" : st == "pass" ? "ok" : "SKIP", c["name"].get<std::string>(),
-                     c.value("message", ""));
+    o += fmt::format("  {:<4} {:<26} {}\n",
+                     st == "fail"   ? "FAIL"
+                     : st == "pass" ? "ok"
+                                    : "SKIP",
+                     c["name"].get<std::string>(), c.value("message", ""));
   }
   if (compare::gate_failed(g) && !doc["why"].empty()) {
     o += "  why (top contributors to the device-time delta):\n";
@@ -82,8 +84,8 @@ std::string junit_details(const json& c) {
     o += "new: " + metric_value_text(c["new"].get<double>(), unit) + "\n";
     o += "delta: " + metric_delta_text(c["delta"].get<double>(), unit) +
          (c["delta_ratio"].is_number() ? " (" + fmt_signed_pct(c["delta_ratio"].get<double>()) + ")" : "") + "\n";
-    o += "budget: " + c.value("budget", "") + " (" + metric_delta_text(c["threshold"].get<double>(), unit) + "), from " +
-         c.value("budget_source", "") + "\n";
+    o += "budget: " + c.value("budget", "") + " (" + metric_delta_text(c["threshold"].get<double>(), unit) +
+         "), from " + c.value("budget_source", "") + "\n";
   } else {
     o += "budget: " + c.value("budget", "") + "\n";
   }
@@ -91,8 +93,9 @@ std::string junit_details(const json& c) {
   if (c.contains("noise") && c["noise"].value("possible", false)) {
     const json& nz = c["noise"];
     o += fmt::format("noise: {:.0f}% CI [{}, {}] ({}), {} p = {:.3g}\n", nz["confidence"].get<double>() * 100,
-                     metric_delta_text(nz["ci_low"].get<double>(), unit), metric_delta_text(nz["ci_high"].get<double>(), unit),
-                     nz.value("pairing", ""), nz["test"].value("name", ""), nz["test"]["p_value"].get<double>());
+                     metric_delta_text(nz["ci_low"].get<double>(), unit),
+                     metric_delta_text(nz["ci_high"].get<double>(), unit), nz.value("pairing", ""),
+                     nz["test"].value("name", ""), nz["test"]["p_value"].get<double>());
   }
   if (c.contains("evidence") && c["evidence"].is_object()) {
     evidence_lines(c["evidence"].value("base", json()), "base", o);
@@ -135,9 +138,9 @@ std::string render_gate_junit(const json& g) {
 std::string render_gate_markdown(const json& g, const json& doc) {
   bool fail = compare::gate_failed(g);
   std::string o = fmt::format("## npu-advisor gate: {}\n\n", fail ? "❌ FAIL" : "✅ PASS");
-  o += fmt::format("Baseline `{}` vs new `{}`: {} failed, {} passed, {} skipped.\n\n", text::md_safe_cell(doc["base"].value("path", "")),
-                   text::md_safe_cell(doc["new"].value("path", "")), g["failed"].get<int>(), g["passed"].get<int>(),
-                   g["skipped"].get<int>());
+  o += fmt::format("Baseline `{}` vs new `{}`: {} failed, {} passed, {} skipped.\n\n",
+                   text::md_safe_cell(doc["base"].value("path", "")), text::md_safe_cell(doc["new"].value("path", "")),
+                   g["failed"].get<int>(), g["passed"].get<int>(), g["skipped"].get<int>());
   o += "| check | result | base | new | delta | budget | noise |\n|---|---|---:|---:|---:|---|---|\n";
   for (const auto& c : g["checks"]) {
     std::string st = c["status"];
@@ -145,23 +148,27 @@ std::string render_gate_markdown(const json& g, const json& doc) {
     std::string noise = "-";
     if (c.contains("noise")) {
       const json& nz = c["noise"];
-      noise = nz.value("possible", false)
-                  ? fmt::format("{:.0f}% CI [{}, {}], p = {:.3g}", nz["confidence"].get<double>() * 100,
-                                metric_delta_text(nz["ci_low"].get<double>(), unit), metric_delta_text(nz["ci_high"].get<double>(), unit),
-                                nz["test"]["p_value"].get<double>())
-                  : "too few steps: plain threshold";
+      noise =
+          nz.value("possible", false)
+              ? fmt::format("{:.0f}% CI [{}, {}], p = {:.3g}", nz["confidence"].get<double>() * 100,
+                            metric_delta_text(nz["ci_low"].get<double>(), unit),
+                            metric_delta_text(nz["ci_high"].get<double>(), unit), nz["test"]["p_value"].get<double>())
+              : "too few steps: plain threshold";
     }
     if (c["name"] == "findings") {
-      o += fmt::format("| findings | {} | | | | {} | |\n", st == "fail" ? "❌ fail" : "✅ pass", text::md_safe_cell(c.value("budget", "")));
+      o += fmt::format("| findings | {} | | | | {} | |\n", st == "fail" ? "❌ fail" : "✅ pass",
+                       text::md_safe_cell(c.value("budget", "")));
       continue;
     }
     if (st == "skipped") {
-      o += fmt::format("| `{}` | ⏭ skipped | | | | {} | {} |\n", text::md_safe_cell(c["name"]), text::md_safe_cell(c.value("budget", "")),
-                       text::md_safe_cell(c.value("message", "")));
+      o += fmt::format("| `{}` | ⏭ skipped | | | | {} | {} |\n", text::md_safe_cell(c["name"]),
+                       text::md_safe_cell(c.value("budget", "")), text::md_safe_cell(c.value("message", "")));
       continue;
     }
     o += fmt::format("| `{}` | {} | {} | {} | {}{} | {} | {} |\n", text::md_safe_cell(c["name"]),
-                     st == "fail" ? "❌ fail" : c.value("over_budget", false) ? "✅ pass (within noise)" : "✅ pass",
+                     st == "fail"                    ? "❌ fail"
+                     : c.value("over_budget", false) ? "✅ pass (within noise)"
+                                                     : "✅ pass",
                      metric_value_text(c["base"].get<double>(), unit), metric_value_text(c["new"].get<double>(), unit),
                      metric_delta_text(c["delta"].get<double>(), unit),
                      c["delta_ratio"].is_number() ? " (" + fmt_signed_pct(c["delta_ratio"].get<double>()) + ")" : "",
@@ -183,7 +190,8 @@ std::string render_gate_markdown(const json& g, const json& doc) {
   if (!f["appeared"].empty()) {
     o += "\n### New findings\n\n";
     for (const auto& x : f["appeared"])
-      o += fmt::format("- {} (`{}`): {}\n", text::md_safe_cell(x.value("title", "")), text::md_safe_cell(x.value("rule", "")), text::md_safe_cell(x.value("observed", "")));
+      o += fmt::format("- {} (`{}`): {}\n", text::md_safe_cell(x.value("title", "")),
+                       text::md_safe_cell(x.value("rule", "")), text::md_safe_cell(x.value("observed", "")));
   }
   if (!g["notes"].empty()) {
     o += "\n<details><summary>Notes</summary>\n\n";

@@ -1,8 +1,9 @@
 // Renderings of a gate verdict (compare::evaluate_gate) next to its compare document: the
 // terminal lines, JUnit XML, and a Markdown job summary (docs/compare-gate.md).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace npu::reports {
 

@@ -50,18 +50,21 @@ std::string timeline_body(const json& tl, const char* where) {
   out += "<div class=\"tl-bar\"><label>Step <select class=\"tl-step\" aria-label=\"step to draw\">";
   for (size_t i = 0; i < steps.size(); ++i)
     out += fmt::format("<option value=\"{}\">{} ({})</option>", i, step_name(steps[i]), chosen_as(steps[i]));
-  out += "</select></label>"
-         "<button type=\"button\" class=\"tl-zoom-in\" title=\"Zoom in (+)\">+</button>"
-         "<button type=\"button\" class=\"tl-zoom-out\" title=\"Zoom out (-)\">&minus;</button>"
-         "<button type=\"button\" class=\"tl-reset\" title=\"Whole step (0)\">Whole step</button>"
-         "<label><input type=\"checkbox\" class=\"tl-secondary\"> Python-op lines (async_npu)</label>"
-         "<label><input type=\"checkbox\" class=\"tl-marks\" checked> Finding marks</label></div>\n";
+  out +=
+      "</select></label>"
+      "<button type=\"button\" class=\"tl-zoom-in\" title=\"Zoom in (+)\">+</button>"
+      "<button type=\"button\" class=\"tl-zoom-out\" title=\"Zoom out (-)\">&minus;</button>"
+      "<button type=\"button\" class=\"tl-reset\" title=\"Whole step (0)\">Whole step</button>"
+      "<label><input type=\"checkbox\" class=\"tl-secondary\"> Python-op lines (async_npu)</label>"
+      "<label><input type=\"checkbox\" class=\"tl-marks\" checked> Finding marks</label></div>\n";
   out += "<p class=\"tl-caption\"></p>\n";
   // timeline.js puts the <canvas> in the frame (the picture needs the script anyway).
   out += "<div class=\"tl-frame\"><div class=\"tl-card\" hidden></div></div>\n";
   out += "<div class=\"tl-legend\"></div>\n<ul class=\"tl-marklist\"></ul>\n";
-  out += std::string("<noscript><p class=\"na\">the timeline is drawn by the page's script; the embedded JSON holds "
-                     "its data under ") + where + "</p></noscript>\n";
+  out += std::string(
+             "<noscript><p class=\"na\">the timeline is drawn by the page's script; the embedded JSON holds "
+             "its data under ") +
+         where + "</p></noscript>\n";
   return out;
 }
 
@@ -76,8 +79,9 @@ const char* kHowToRead =
 std::string html_timeline_section(const json& report) {
   const json& facts = report.contains("facts") ? report["facts"] : json();
   if (!facts.is_object() || !facts.contains("timeline") || !facts["timeline"].is_object()) return "";
-  return std::string("<section id=\"timeline\" class=\"card tl-section\" data-timeline=\"facts\">\n<h2>Step "
-                     "timeline</h2>\n") +
+  return std::string(
+             "<section id=\"timeline\" class=\"card tl-section\" data-timeline=\"facts\">\n<h2>Step "
+             "timeline</h2>\n") +
          kHowToRead + timeline_body(facts["timeline"], "facts.timeline") + "</section>\n";
 }
 
@@ -89,8 +93,8 @@ std::string render_compare_html(const json& compare_doc, const json& base_timeli
   for (int i = 0; i < 2; ++i) {
     const json& d = sides[i].is_object() ? sides[i] : json::object();
     std::string what = d.contains("description") && d["description"].is_string() ? d["description"].get<std::string>()
-                       : d.contains("path") && d["path"].is_string()              ? d["path"].get<std::string>()
-                                                                                  : std::string();
+                       : d.contains("path") && d["path"].is_string()             ? d["path"].get<std::string>()
+                                                                                 : std::string();
     body += std::string("<p class=\"input\">") + labels[i] + ": " + html_escape(what) + "</p>";
   }
   body += "</div></header>\n<main class=\"wrap\">\n";
@@ -104,7 +108,9 @@ std::string render_compare_html(const json& compare_doc, const json& base_timeli
     const json& tl = *tls[i];
     body += fmt::format("<div class=\"tl-section tl-run\" data-timeline=\"run-{}\">\n<h3>{}</h3>\n", i, labels[i]);
     if (tl.is_object()) body += timeline_body(tl, "timelines");
-    else body += "<p class=\"na\">no timeline in this side's facts (a facts file written before the timeline existed?)</p>\n";
+    else
+      body +=
+          "<p class=\"na\">no timeline in this side's facts (a facts file written before the timeline existed?)</p>\n";
     body += "</div>\n";
     data["timelines"].push_back({{"label", labels[i]}, {"timeline", tl.is_object() ? tl : json(nullptr)}});
   }

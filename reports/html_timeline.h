@@ -1,8 +1,9 @@
 // The HTML report's step timeline section (docs/reports.md "Step timeline"): the static frame
 // around the picture that reports/templates/timeline.js draws from facts.timeline.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "reports/html/page.h"
 

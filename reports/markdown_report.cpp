@@ -2,8 +2,8 @@
 // comment or a wiki page.
 #include <fmt/format.h>
 
-#include "reports/report_document.h"
 #include "base/text.h"
+#include "reports/report_document.h"
 
 namespace npu {
 namespace {
@@ -49,7 +49,9 @@ std::string render_markdown(const nlohmann::json& r) {
     out += "\n## Step breakdown\n\n";
     out += fmt::format("Source: {}. Free is {} of device time.\n\n", o.value("source", ""),
                        format_percent(o.value("free_ratio", 0.0)));
-    out += "| step | computing (ms) | communication (ms) | comm not overlapped (ms) | free (ms) | free % | profiler agrees |\n";
+    out +=
+        "| step | computing (ms) | communication (ms) | comm not overlapped (ms) | free (ms) | free % | profiler "
+        "agrees |\n";
     out += "|---:|---:|---:|---:|---:|---:|:--|\n";
     for (const auto& s : facts.value("steps", nlohmann::json::array())) {
       std::string agree = "-";
@@ -72,13 +74,16 @@ std::string render_markdown(const nlohmann::json& r) {
     std::string saving = "unknown";
     if (f.value("saving_ns", int64_t{0}) > 0) {
       saving = format_ms(f["saving_ns"].get<double>()) + " per step";
-      if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
+      if (f["saving_ratio"].is_number())
+        saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
     }
     out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
                        f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
     out += "**Observed:** " + text::md_prose(f.value("observed", "")) + "\n\n";
-    if (!f.value("why", std::string()).empty()) out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
-    if (!f.value("action", std::string()).empty()) out += "**What to do:** " + text::md_prose(f.value("action", std::string())) + "\n\n";
+    if (!f.value("why", std::string()).empty())
+      out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
+    if (!f.value("action", std::string()).empty())
+      out += "**What to do:** " + text::md_prose(f.value("action", std::string())) + "\n\n";
     const auto& cmds = f.value("commands", nlohmann::json::array());
     if (!cmds.empty()) {
       out += "```sh\n";
@@ -107,7 +112,8 @@ std::string render_markdown(const nlohmann::json& r) {
   for (const auto& rs : r["rules"]) {
     std::string st = rs.value("status", "");
     std::string reason = rs.value("reason", "");
-    if (st == "not applicable" && (reason.rfind("single-rank check", 0) == 0 || reason.rfind("cluster check", 0) == 0)) {
+    if (st == "not applicable" &&
+        (reason.rfind("single-rank check", 0) == 0 || reason.rfind("cluster check", 0) == 0)) {
       other_scope.push_back("`" + rs.value("rule", "") + "`");
       other_reason = reason;
       continue;

@@ -2,8 +2,9 @@
 // summary, the facts and the ranked findings. Every renderer (terminal, Markdown, HTML)
 // reads only this document.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
 #include "rules/rule_engine.h"
@@ -17,8 +18,7 @@ constexpr int kReportSchemaVersion = 2;
 nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
                             const std::vector<RuleOutcome>& outcomes);
 // The same, taking the facts document over (no copy of it).
-nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
-                            const std::vector<RuleOutcome>& outcomes);
+nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, const std::vector<RuleOutcome>& outcomes);
 
 struct TerminalOptions {
   bool color = false;

@@ -1,11 +1,11 @@
 #include "reports/run_summary.h"
 
-#include <fmt/format.h>
-
 #include <map>
 
-#include "base/text.h"
+#include <fmt/format.h>
+
 #include "base/decimal.h"
+#include "base/text.h"
 #include "facts/facts.h"
 
 namespace npu {
@@ -83,8 +83,8 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
     std::string file = m.trace_parts.size() > 1 && at.file < m.files.size() ? m.files[at.file].path + " " : "";
     std::string source = at.table.empty() ? fmt::format("trace {}byte {}", file, at.offset)
                                           : fmt::format("{} rowid {}", at.table, at.offset);
-    steps.push_back({{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_ns", st.end - st.start},
-                     {"source", source}});
+    steps.push_back(
+        {{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_ns", st.end - st.start}, {"source", source}});
   }
   s["steps"] = steps;
 
@@ -93,17 +93,18 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   const InputFile* stt = m.file("step_trace_time.csv");
   for (const auto& r : m.step_trace) {
     Ns total = r.computing + r.comm_not_overlapped + r.free;
-    json row = {{"device", r.device},
-                {"step", r.step == kNoId ? json(nullptr) : json(r.step)},
-                {"computing_ns", r.computing},
-                {"communication_not_overlapped_ns", r.comm_not_overlapped},
-                {"overlapped_ns", r.overlapped},
-                {"communication_ns", r.communication},
-                {"free_ns", r.free},
-                {"step_ns", total},
-                {"free_ratio", total > 0 ? static_cast<double>(r.free) / static_cast<double>(total) : 0.0},
-                {"source", stt && !stt->table.empty() ? fmt::format("{}:{} rowid {}", stt->path, stt->table, r.line)
-                                                      : fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
+    json row = {
+        {"device", r.device},
+        {"step", r.step == kNoId ? json(nullptr) : json(r.step)},
+        {"computing_ns", r.computing},
+        {"communication_not_overlapped_ns", r.comm_not_overlapped},
+        {"overlapped_ns", r.overlapped},
+        {"communication_ns", r.communication},
+        {"free_ns", r.free},
+        {"step_ns", total},
+        {"free_ratio", total > 0 ? static_cast<double>(r.free) / static_cast<double>(total) : 0.0},
+        {"source", stt && !stt->table.empty() ? fmt::format("{}:{} rowid {}", stt->path, stt->table, r.line)
+                                              : fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
     breakdown.push_back(row);
   }
   s["profiler_step_breakdown"] = breakdown;
@@ -138,8 +139,8 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
   if (who.empty()) who = "unknown framework";
   std::string rank = run["rank"].get<int>() >= 0 ? fmt::format(", rank {}", run["rank"].get<int>()) : "";
   std::string dev = run["device"].get<int>() >= 0 ? fmt::format(", device {}", run["device"].get<int>()) : "";
-  std::string lvl = run["profiler_level"].get<std::string>().empty() ? ""
-                                                                     : ", " + run["profiler_level"].get<std::string>();
+  std::string lvl =
+      run["profiler_level"].get<std::string>().empty() ? "" : ", " + run["profiler_level"].get<std::string>();
   out += indent + bold(s["input"]["description"].get<std::string>()) + "\n";
   out += indent + "  " + who + rank + dev + lvl + "\n";
   if (run.contains("source_format") && !run["source_format"].get<std::string>().empty())
@@ -183,7 +184,8 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
       if (f["records"].get<uint64_t>() > 0) {
         detail = fmt::format("{} events", f["records"].get<uint64_t>());
         std::string ph;
-        for (auto& [k, v] : c["events_by_phase"].items()) ph += fmt::format("{}{} {}", ph.empty() ? "" : ", ", k, v.get<uint64_t>());
+        for (auto& [k, v] : c["events_by_phase"].items())
+          ph += fmt::format("{}{} {}", ph.empty() ? "" : ", ", k, v.get<uint64_t>());
         if (!ph.empty()) detail += " (" + ph + ")";
       }
     } else {
@@ -223,9 +225,9 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     for (const auto& r : bd) {
       std::string step = r["step"].is_null() ? "-" : std::to_string(r["step"].get<int64_t>());
       out += indent + fmt::format("    {:>6} {:>12} {:>14} {:>12} {:>12} {:>6.1f}%\n", step,
-                                  ms(r["computing_ns"].get<Ns>()),
-                                  ms(r["communication_not_overlapped_ns"].get<Ns>()), ms(r["free_ns"].get<Ns>()),
-                                  ms(r["step_ns"].get<Ns>()), 100.0 * r["free_ratio"].get<double>());
+                                  ms(r["computing_ns"].get<Ns>()), ms(r["communication_not_overlapped_ns"].get<Ns>()),
+                                  ms(r["free_ns"].get<Ns>()), ms(r["step_ns"].get<Ns>()),
+                                  100.0 * r["free_ratio"].get<double>());
     }
   }
   const auto& un = s["unavailable"];

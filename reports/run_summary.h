@@ -1,11 +1,12 @@
 // The loaded-run summary: what was found and counted, and the profiler's own step
 // breakdown. Built once as JSON; the text and Markdown views render that same document.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 
-#include "model/model.h"
+#include <nlohmann/json.hpp>
+
 #include "model/input.h"
+#include "model/model.h"
 
 namespace npu {
 

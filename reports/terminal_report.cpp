@@ -1,9 +1,9 @@
 // The short terminal summary: the step breakdown in a line or two, the ranked findings with
 // their savings, what was skipped, and where the full report is. About 25 lines at most.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "reports/report_document.h"
 
@@ -59,13 +59,14 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
              (run.contains("gpu_runtime") ? " (" + run.value("gpu_runtime", std::string()) + ")" : "");
   if (run.value("device", -1) >= 0) extra += fmt::format(", device {}", run.value("device", -1));
   if (!run.value("profiler_level", std::string()).empty()) extra += ", " + run.value("profiler_level", std::string());
-  out += paint("1", "npu-advisor") + ": " + r["input"].value("description", "") + " (" + (who.empty() ? "?" : who) + extra +
-         ")\n";
+  out += paint("1", "npu-advisor") + ": " + r["input"].value("description", "") + " (" + (who.empty() ? "?" : who) +
+         extra + ")\n";
   // What the loaders skipped: the numbers below are from what remained.
   const auto& warnings = r.contains("warnings") ? r["warnings"] : nlohmann::json::array();
   for (size_t i = 0; i < warnings.size() && i < 5; ++i)
     if (warnings[i].is_string()) out += paint("33", "warning") + ": " + warnings[i].get<std::string>() + "\n";
-  if (warnings.size() > 5) out += fmt::format("({} more warnings: see the JSON report or `inspect`)\n", warnings.size() - 5);
+  if (warnings.size() > 5)
+    out += fmt::format("({} more warnings: see the JSON report or `inspect`)\n", warnings.size() - 5);
 
   if (facts.contains("overall")) {
     const auto& o = facts["overall"];
@@ -74,26 +75,27 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     std::string median = o.contains("step_time") && o["step_time"].contains("median_ns")
                              ? format_ms(o["step_time"]["median_ns"].get<double>())
                              : "?";
-    out += fmt::format("{} step{}, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
-                       o.value("steps", 0), o.value("steps", 0) == 1 ? "" : "s", median,
-                       format_ms(o.value("computing_ns", 0.0) * per),
-                       format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
-                       paint("1", format_percent(o.value("free_ratio", 0.0))));
+    out += fmt::format(
+        "{} step{}, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
+        o.value("steps", 0), o.value("steps", 0) == 1 ? "" : "s", median, format_ms(o.value("computing_ns", 0.0) * per),
+        format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
+        paint("1", format_percent(o.value("free_ratio", 0.0))));
     // The host side of the step: its span, and the time before its first device task.
     std::string host;
     if (o.contains("host_step_time") && o["host_step_time"].contains("median_ns"))
       host = "host step median " + format_ms(o["host_step_time"]["median_ns"].get<double>());
     if (o.contains("preparing_ns") && o["preparing_ns"].is_number() && o["preparing_ns"].get<double>() > 0)
-      host += (host.empty() ? "" : ", ") + std::string("preparing ") + format_ms(o["preparing_ns"].get<double>() * per) +
-              " per step (before the first device task)";
+      host += (host.empty() ? "" : ", ") + std::string("preparing ") +
+              format_ms(o["preparing_ns"].get<double>() * per) + " per step (before the first device task)";
     if (o.value("bubble_ns", 0.0) > 0)
-      host += (host.empty() ? "" : ", ") + std::string("pipeline bubble ") + format_ms(o["bubble_ns"].get<double>() * per) +
-              " per step";
+      host += (host.empty() ? "" : ", ") + std::string("pipeline bubble ") +
+              format_ms(o["bubble_ns"].get<double>() * per) + " per step";
     if (!host.empty()) out += "  " + host + "\n";
     if (o.contains("devices") && o["devices"].is_array())
-      out += fmt::format("  the profiler's table holds {} devices: shown is device {}; every device is in facts "
-                         "overall.devices\n",
-                         o["devices"].size(), o.value("device", 0));
+      out += fmt::format(
+          "  the profiler's table holds {} devices: shown is device {}; every device is in facts "
+          "overall.devices\n",
+          o["devices"].size(), o.value("device", 0));
     if (o.contains("worst_agreement")) {
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);
@@ -101,8 +103,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
                          ok ? paint("32", "agrees") : paint("31", "DIFFERS"), a.value("max_abs_diff_ns", int64_t{0}),
                          a.value("worst", std::string()).empty() ? "none" : a.value("worst", std::string()));
       if (!ok)
-        out += "  the numbers above and the findings use the profiler's own where they differ; ours are in "
-               "facts steps[].recomputed\n";
+        out +=
+            "  the numbers above and the findings use the profiler's own where they differ; ours are in "
+            "facts steps[].recomputed\n";
     } else if (o.contains("source_file")) {
       out += fmt::format("  (the profiler's own breakdown, from {}: no device tasks to recompute from)\n",
                          o.value("source_file", std::string("step_trace_time.csv")));
@@ -127,15 +130,15 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     int shown = 0;
     for (const auto& f : findings) {
       if (shown++ >= opt.max_findings) break;
-      std::string saving = f.contains("saving_estimate_ns") ? "no saving beyond the findings above (same time)"
-                                                             : "saving unknown";
+      std::string saving =
+          f.contains("saving_estimate_ns") ? "no saving beyond the findings above (same time)" : "saving unknown";
       if (f.value("saving_ns", int64_t{0}) > 0) {
         saving = "~" + format_ms(f["saving_ns"].get<double>()) + "/step";
         if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + ")";
       }
-      out += fmt::format(" {}. {} {} [{}, confidence {:.0f}%]\n", f.value("rank", shown),
-                         paint("1", f.value("title", "")), paint("33", saving), f.value("rule", ""),
-                         100 * f.value("confidence", 0.0));
+      out +=
+          fmt::format(" {}. {} {} [{}, confidence {:.0f}%]\n", f.value("rank", shown), paint("1", f.value("title", "")),
+                      paint("33", saving), f.value("rule", ""), 100 * f.value("confidence", 0.0));
       std::string obs = f.value("observed", "");
       if (obs.size() > 150) {
         obs.resize(147);
@@ -155,8 +158,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     for (const char* pool : {"idle", "communication", "compute"}) {
       const auto& p = a["pools"][pool];
       if (p.value("budget_ns", int64_t{0}) <= 0) continue;
-      parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", pool,
-                           format_ms(p.value("claimed_ns", 0.0)), format_ms(p.value("budget_ns", 0.0)));
+      parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", pool, format_ms(p.value("claimed_ns", 0.0)),
+                           format_ms(p.value("budget_ns", 0.0)));
     }
     out += fmt::format("  savings explain {} of {} per step ({})\n", format_ms(a.value("explained_ns", 0.0)),
                        format_ms(a.value("step_ns", 0.0)), parts);

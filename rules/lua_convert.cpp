@@ -1,10 +1,10 @@
 #include "rules/lua_convert.h"
 
-#include <lua.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include <lua.hpp>
 
 namespace npu {
 namespace {
@@ -65,7 +65,8 @@ struct Converter {
     size_t i = 0, j = n;  // luaH_getn's binary search over the array part
     while (j - i > 1) {
       size_t m = (i + j) / 2;
-      if (arr[m - 1].is_null()) j = m; else i = m;
+      if (arr[m - 1].is_null()) j = m;
+      else i = m;
     }
     return i;
   }

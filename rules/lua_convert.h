@@ -9,8 +9,9 @@
 //    string longer than kMaxConvertString is cut at a character boundary.
 // A facts view passed back (emit{evidence = facts.x}) converts as the copied table would.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 struct lua_State;
 

@@ -1,10 +1,10 @@
 #include "rules/lua_library.h"
 
-#include <lua.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include <lua.hpp>
 
 #include "rules/builtin_rules.h"
 
@@ -110,7 +110,8 @@ int lua_require(lua_State* L) {
   if (lua_toboolean(L, -1)) return luaL_error(L, "require \"%s\": the module requires itself", name);
   lua_pop(L, 1);
   const BuiltinRule* mod = find_module(name);
-  if (!mod) return luaL_error(L, "require \"%s\": only the built-in rule library (lib.*, docs/rules.md) can be required", name);
+  if (!mod)
+    return luaL_error(L, "require \"%s\": only the built-in rule library (lib.*, docs/rules.md) can be required", name);
   lua_pushboolean(L, 1);  // loading: a cycle ends in the error above, not in a stack overflow
   lua_setfield(L, cache, name);
   char chunk[160];

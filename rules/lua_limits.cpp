@@ -1,9 +1,9 @@
 #include "rules/lua_limits.h"
 
-#include <lua.hpp>
-
 #include <algorithm>
 #include <cstdio>
+
+#include <lua.hpp>
 
 #include "rules/lua_sandbox.h"
 
@@ -81,7 +81,8 @@ int limited_match(lua_State* L) {
     lua_tolstring(L, 1, &n);
     const char* p = lua_tolstring(L, 2, &m);
     std::string_view pat(p, m);
-    double cost = kind == kFind && !has_specials(pat) ? double(n) * double(m) : pattern_worst_case(pat, n, kind != kGmatch);
+    double cost =
+        kind == kFind && !has_specials(pat) ? double(n) * double(m) : pattern_worst_case(pat, n, kind != kGmatch);
     if (cost > kMaxPatternSteps) {
       char msg[256];
       std::snprintf(msg, sizeof msg,
@@ -123,7 +124,8 @@ int limited_rep(lua_State* L) {
 
 int limited_move(lua_State* L) {
   lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
-  if (e >= f && static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(f) >= static_cast<lua_Unsigned>(kMaxMoveElements))
+  if (e >= f &&
+      static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(f) >= static_cast<lua_Unsigned>(kMaxMoveElements))
     return luaL_error(L, "table.move: more than %I elements", static_cast<lua_Integer>(kMaxMoveElements));
   return call_original(L);
 }

@@ -1,12 +1,12 @@
 #include "rules/lua_sandbox.h"
 
-#include <lua.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string_view>
+
+#include <lua.hpp>
 
 #include "rules/lua_convert.h"
 #include "rules/lua_library.h"
@@ -246,8 +246,8 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits)
   luaL_requiref(L_, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L_, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_pop(L_, 5);
-  for (const char* name : {"dofile", "loadfile", "load", "loadstring", "require", "collectgarbage", "rawset",
-                           "rawget", "rawequal", "setmetatable", "getmetatable", "warn"}) {
+  for (const char* name : {"dofile", "loadfile", "load", "loadstring", "require", "collectgarbage", "rawset", "rawget",
+                           "rawequal", "setmetatable", "getmetatable", "warn"}) {
     lua_pushnil(L_);
     lua_setglobal(L_, name);
   }

@@ -8,8 +8,9 @@
 // (push_view), converted only where a rule reads.
 #pragma once
 #include <chrono>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 struct lua_State;
 struct lua_Debug;

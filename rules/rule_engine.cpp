@@ -1,13 +1,13 @@
 #include "rules/rule_engine.h"
 
-#include <lua.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
+
+#include <lua.hpp>
 
 #include "base/byte_source.h"
 #include "base/load_error.h"
@@ -91,8 +91,8 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
   meta.pool = d.value("pool", std::string());
   if (meta.pool.empty())
     meta.pool = meta.category == "communication" || meta.category == "cluster" ? "communication"
-                : meta.category == "compute"                                     ? "compute"
-                                                                                 : "idle";
+                : meta.category == "compute"                                   ? "compute"
+                                                                               : "idle";
   meta.residual = d.value("residual", false);
   if (meta.id.empty()) return src.path + ": rule declaration has no id";
   if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
@@ -108,7 +108,8 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
 std::string unknown_need(const RuleMeta& meta) {
   for (const auto& need : meta.needs)
     if (!FactsSchema::builtin().has_need_path(need))
-      return meta.file + ": rule " + meta.id + " needs \"" + need + "\", which is not a key path of the facts schema (docs/facts.md)";
+      return meta.file + ": rule " + meta.id + " needs \"" + need +
+             "\", which is not a key path of the facts schema (docs/facts.md)";
   return "";
 }
 
@@ -215,7 +216,8 @@ double number_field(const nlohmann::json& f, const char* key, double def, std::s
   if (it == f.end()) return def;
   if (it->is_number()) return it->get<double>();
   if (err.empty())
-    err = std::string("emit{}: '") + key + "' must be a finite number, not " + (it->is_null() ? "inf/nan" : it->type_name());
+    err = std::string("emit{}: '") + key + "' must be a finite number, not " +
+          (it->is_null() ? "inf/nan" : it->type_name());
   return def;
 }
 
@@ -262,7 +264,8 @@ std::string emit_finding(EmitContext& ctx) {
     const std::string& t = ob.get_ref<const std::string&>();
     size_t cut = t.rfind("; ", kMaxObserved);
     if (cut == std::string::npos || cut < kMaxObserved / 2) cut = kMaxObserved;
-    out["observed"] = t.substr(0, cut) + "; ... (" + std::to_string(t.size() - cut) + " more characters: the facts hold every entry)";
+    out["observed"] =
+        t.substr(0, cut) + "; ... (" + std::to_string(t.size() - cut) + " more characters: the facts hold every entry)";
   }
   out["why"] = printable(string_field(f, "why", "", "emit{}", err));
   out["action"] = printable(string_field(f, "action", "", "emit{}", err));
@@ -344,7 +347,8 @@ constexpr std::string_view kLibraryDir = "lib/";
 
 void RuleEngine::add_builtin_rules() {
   for (const auto& r : builtin_rules())
-    if (r.path.rfind(kLibraryDir, 0) != 0) add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
+    if (r.path.rfind(kLibraryDir, 0) != 0)
+      add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
 }
 
 std::vector<std::string> rule_files(const std::string& dir) {
@@ -423,8 +427,9 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
       // "Ascend-only (this run is gpu)" reads better than a list of one.
       static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
       auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
-      o.reason = nm != kName.end() ? nm->second + "-only (this run is " + platform + ")"
-                                   : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+      o.reason = nm != kName.end()
+                     ? nm->second + "-only (this run is " + platform + ")"
+                     : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
       outcomes.push_back(std::move(o));
       continue;
     }

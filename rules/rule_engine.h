@@ -2,10 +2,11 @@
 // its own sandbox against the facts, and ranks the findings by estimated saving.
 #pragma once
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
 #include "rules/lua_sandbox.h"

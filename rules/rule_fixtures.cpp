@@ -27,8 +27,10 @@ struct CaseGroup {
 
 const std::vector<CaseGroup>& case_groups() {
   static const std::vector<CaseGroup> groups = {
-      {"fires", RuleOutcome::Status::Fired,
-       {"name", "facts", "params", "findings", "contains", "not_contains", "min_saving_ns", "max_saving_ns"}, true},
+      {"fires",
+       RuleOutcome::Status::Fired,
+       {"name", "facts", "params", "findings", "contains", "not_contains", "min_saving_ns", "max_saving_ns"},
+       true},
       {"quiet", RuleOutcome::Status::Quiet, {"name", "facts", "params"}, true},
       {"skipped", RuleOutcome::Status::Skipped, {"name", "facts", "params", "reason"}, true},
       {"not_applicable", RuleOutcome::Status::NotApplicable, {"name", "facts", "params", "reason"}, false},
@@ -107,8 +109,10 @@ std::string check_rule_path(const fs::path& dir, const fs::path& file, const Rul
   fs::path parent = file.parent_path().lexically_relative(dir);
   if (parent.empty() || parent == ".") {
     const std::string suffix = "." + name;
-    bool ends = meta.id.size() > suffix.size() && meta.id.compare(meta.id.size() - suffix.size(), suffix.size(), suffix) == 0;
-    if (meta.id != name && !ends) return "rule id \"" + meta.id + "\" does not end in \"" + suffix + "\" (the file's name)";
+    bool ends =
+        meta.id.size() > suffix.size() && meta.id.compare(meta.id.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (meta.id != name && !ends)
+      return "rule id \"" + meta.id + "\" does not end in \"" + suffix + "\" (the file's name)";
     return "";
   }
   std::string category = file.parent_path().filename().string();
@@ -142,19 +146,22 @@ void run_test_file(const fs::path& dir, const fs::path& rule_file, std::vector<F
     return;
   }
   for (const auto& [key, value] : tests.items())
-    if (key != "rule" && std::none_of(case_groups().begin(), case_groups().end(), [&](const CaseGroup& g) { return key == g.key; }))
+    if (key != "rule" &&
+        std::none_of(case_groups().begin(), case_groups().end(), [&](const CaseGroup& g) { return key == g.key; }))
       fail(test_file.filename().string(), "unknown key \"" + key + "\" (rule, fires, quiet, skipped, not_applicable)");
   if (tests.value("rule", "") != probe.rules().at(0).id)
     fail(test_file.filename().string(), "\"rule\" must name the rule's id \"" + probe.rules().at(0).id + "\"");
   for (const auto& group : case_groups()) {
     const json cases = tests.value(group.key, json::array());
     if (group.required && cases.empty())
-      fail(std::string(group.key) + ": (none)", std::string("no ") + group.key + " case: every rule has a fires, a quiet and a skipped case");
+      fail(std::string(group.key) + ": (none)",
+           std::string("no ") + group.key + " case: every rule has a fires, a quiet and a skipped case");
     for (const auto& c : cases) {
       FixtureResult r{rule_file.string(), std::string(group.key) + ": " + c.value("name", "(no name)"), false, ""};
       std::string summary, err;
       try {
-        err = c.is_object() && c.contains("name") ? run_case(rule, group, c, summary) : "every case is an object with a \"name\"";
+        err = c.is_object() && c.contains("name") ? run_case(rule, group, c, summary)
+                                                  : "every case is an object with a \"name\"";
       } catch (const json::exception& e) {
         err = std::string("malformed case: ") + e.what();
       }

@@ -1,14 +1,13 @@
 // Helpers shared by the tests: temporary files and one-call loading.
 #pragma once
-#include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sqlite3.h>
 #include <string>
+#include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "loaders/detect.h"
@@ -60,9 +59,7 @@ inline RunModel load_path(const std::string& path, int threads = 1) {
 
 inline std::string source_dir() { return NPU_SOURCE_DIR; }
 inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
-inline std::string sample_run() {
-  return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt";
-}
+inline std::string sample_run() { return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt"; }
 
 // Creates the SQLite database `path` and runs `sql` in it (fixtures of the DB loaders).
 inline void make_db(const std::string& path, const std::string& sql) {

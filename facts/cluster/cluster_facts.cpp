@@ -95,7 +95,10 @@ json agreement_with_reference(const std::vector<StepRow>& ours, const ClusterRef
       if (d > worst) worst = d, worst_at = {{"rank", r.rank}, {"step", step_json(r.step)}, {"metric", kMetrics[m]}};
     }
   }
-  return {{"rows_compared", compared}, {"max_abs_diff_ns", worst}, {"worst", worst_at}, {"file", "cluster_step_trace_time.csv"}};
+  return {{"rows_compared", compared},
+          {"max_abs_diff_ns", worst},
+          {"worst", worst_at},
+          {"file", "cluster_step_trace_time.csv"}};
 }
 
 }  // namespace
@@ -118,8 +121,10 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     StepRow r;
     r.rank = rank;
     r.step = st.contains("id") && st["id"].is_number_integer() ? st["id"].get<int64_t>() : StepRow::kNoStep;
-    r.computing = i64(st, "computing_ns"), r.comm_not_overlapped = i64(st, "comm_not_overlapped_ns"), r.free = i64(st, "free_ns");
-    r.communication = i64(st, "communication_ns"), r.overlapped = i64(st, "overlapped_ns"), r.device_time = i64(st, "device_time_ns");
+    r.computing = i64(st, "computing_ns"), r.comm_not_overlapped = i64(st, "comm_not_overlapped_ns"),
+    r.free = i64(st, "free_ns");
+    r.communication = i64(st, "communication_ns"), r.overlapped = i64(st, "overlapped_ns"),
+    r.device_time = i64(st, "device_time_ns");
     r.bubble = i64(st, "bubble_ns");
     out.steps.push_back(r);
   }
@@ -133,14 +138,25 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   f.doc["schema"] = kFactsSchema;
   f.doc["schema_version"] = kFactsSchemaVersion;
   f.doc["unavailable"] = json::array();
-  json run = {{"framework", ranks.empty() ? std::string("torch_npu") : ranks[0].facts.value("run", json::object()).value("framework", "")},
-              {"source_format", "cluster"}, {"rank", -1}, {"device", -1}};
+  json run = {{"framework", ranks.empty() ? std::string("torch_npu")
+                                          : ranks[0].facts.value("run", json::object()).value("framework", "")},
+              {"source_format", "cluster"},
+              {"rank", -1},
+              {"device", -1}};
   json inputs = json::array();
   for (const auto& r : ranks)
-    inputs.push_back({{"role", "rank " + std::to_string(r.rank)}, {"status", "loaded"}, {"path", r.path}, {"bytes", 0},
-                      {"records", r.steps.size()}, {"note", "rank facts"}});
+    inputs.push_back({{"role", "rank " + std::to_string(r.rank)},
+                      {"status", "loaded"},
+                      {"path", r.path},
+                      {"bytes", 0},
+                      {"records", r.steps.size()},
+                      {"note", "rank facts"}});
   for (const auto& file : ref.files)
-    inputs.push_back({{"role", "cluster_analysis_output"}, {"status", "loaded"}, {"path", file}, {"bytes", 0}, {"records", 0},
+    inputs.push_back({{"role", "cluster_analysis_output"},
+                      {"status", "loaded"},
+                      {"path", file},
+                      {"bytes", 0},
+                      {"records", 0},
                       {"note", "the profiler's own cluster analysis (reference)"}});
   run["inputs"] = inputs;
   run["warnings"] = warnings;
@@ -196,18 +212,21 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     c["steps"] = steps;
     c["rank_steps"] = table;
     if (shown.size() < ids.size())
-      c["rank_steps_sampled"] = {{"steps_total", ids.size()}, {"steps_shown", shown.size()},
+      c["rank_steps_sampled"] = {{"steps_total", ids.size()},
+                                 {"steps_shown", shown.size()},
                                  {"note", "evenly spaced steps; every total, spread and verdict uses all steps"}};
     std::vector<double> dev;
     for (const auto& r : rows) dev.push_back(static_cast<double>(r.device_time));
-    if (!dev.empty()) c["step_time"] = {{"median_ns", static_cast<int64_t>(std::llround(median(dev)))}, {"rows", dev.size()}};
+    if (!dev.empty())
+      c["step_time"] = {{"median_ns", static_cast<int64_t>(std::llround(median(dev)))}, {"rows", dev.size()}};
   }
   if (rows.empty()) {
     // Say why, in the first rank's own words.
     std::string why = "no rank has a step breakdown and there is no cluster_step_trace_time.csv";
     if (!ranks.empty())
       for (const auto& u : ranks[0].facts.value("unavailable", json::array()))
-        if (u.value("fact", "") == "steps") why += " (rank " + std::to_string(ranks[0].rank) + ": " + u.value("why", "") + ")";
+        if (u.value("fact", "") == "steps")
+          why += " (rank " + std::to_string(ranks[0].rank) + ": " + u.value("why", "") + ")";
     f.unavailable("cluster.rank_steps", why);
   }
   if (!rows.empty()) c["alignment"] = alignment.to_json(rank_rows.size());
@@ -237,9 +256,10 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     c["small_packets"] = small_packets(ops);
     c["retransmission"] = retransmission(ops);
   } else {
-    f.unavailable("cluster.communication",
-                  "no communication.json (or analysis.db CommAnalyzer* tables) in the ranks and no cluster_communication.json "
-                  "(profiler_level Level1+)");
+    f.unavailable(
+        "cluster.communication",
+        "no communication.json (or analysis.db CommAnalyzer* tables) in the ranks and no cluster_communication.json "
+        "(profiler_level Level1+)");
     f.unavailable("cluster.bandwidth", "no communication.json: bandwidth per transport unknown");
     f.unavailable("cluster.small_packets", "no communication.json: transfer sizes unknown");
   }
@@ -248,7 +268,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     if (links["list"].size() > 50) links["list"].erase(links["list"].begin() + 50, links["list"].end());
     c["links"] = links;
   } else {
-    f.unavailable("cluster.links", "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
+    f.unavailable("cluster.links",
+                  "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
   }
   json merged = merge_rank_findings(ranks);
   if (!merged.empty()) c["rank_findings"] = merged;
@@ -261,17 +282,19 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
           json own = json::array();
           for (const auto& f : r.facts["findings"]) {
             if (own.size() == 3) break;
-            own.push_back({{"rule", f.value("rule", "")}, {"title", f.value("title", "")}, {"saving_ns", i64(f, "saving_ns")},
+            own.push_back({{"rule", f.value("rule", "")},
+                           {"title", f.value("title", "")},
+                           {"saving_ns", i64(f, "saving_ns")},
                            {"observed", f.value("observed", "")}});
           }
           c["slow_rank"]["own_findings"] = own;
         }
-  } else
-    f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
+  } else f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
   if (!ref.empty()) {
     c["reference"] = {{"dir", ref.dir}, {"files", ref.files}};
-    if (json a = agreement_with_reference(rows_source == "cluster_step_trace_time.csv" ? std::vector<StepRow>{} : rows, ref);
+    if (json a =
+            agreement_with_reference(rows_source == "cluster_step_trace_time.csv" ? std::vector<StepRow>{} : rows, ref);
         !a.is_null())
       c["reference"]["agreement"] = a;
   }

@@ -5,13 +5,14 @@
 // and operator, bandwidth per transport against the standard, slow links, small packets,
 // retransmission. Rules and reports read only the resulting facts document.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "model/cluster_reference.h"
+#include <nlohmann/json.hpp>
+
 #include "facts/facts.h"
+#include "model/cluster_reference.h"
 
 namespace npu::cluster {
 

@@ -29,13 +29,15 @@ inline json step_json(int64_t step) { return step == StepRow::kNoStep ? json(nul
 
 // The step-time metrics compared across ranks: their facts keys and StepRow fields.
 inline const char* const kMetrics[] = {"computing_ns", "comm_not_overlapped_ns", "free_ns"};
-inline constexpr int64_t StepRow::*kMetricFields[] = {&StepRow::computing, &StepRow::comm_not_overlapped, &StepRow::free};
+inline constexpr int64_t StepRow::*kMetricFields[] = {&StepRow::computing, &StepRow::comm_not_overlapped,
+                                                      &StepRow::free};
 
 // ---- rank x step (rank_steps.cpp) ----
 
 // Every rank's step rows, else the reference's cluster_step_trace_time.csv rows; sorted by
 // (step, rank). source: where they came from.
-std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source);
+std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                    std::string& source);
 
 // Which steps are compared across ranks. Ranks are compared step by step (step N of every rank
 // against step N of the others), never across steps: a warm-up step of one rank against a
@@ -44,9 +46,9 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
 // first of them is left out as warm-up (one-off costs: compilation, allocator growth, the first
 // collective's link setup) when at least kMinStepsForWarmup steps remain after it.
 struct Alignment {
-  std::vector<int64_t> ids;            // the compared step ids, sorted
-  std::vector<int64_t> partial;        // ids some rank lacks
-  int64_t warmup = StepRow::kNoStep;   // the id left out as warm-up, if any
+  std::vector<int64_t> ids;           // the compared step ids, sorted
+  std::vector<int64_t> partial;       // ids some rank lacks
+  int64_t warmup = StepRow::kNoStep;  // the id left out as warm-up, if any
   json to_json(size_t rank_count) const;
 };
 
@@ -56,7 +58,8 @@ json row_json(const StepRow& r);
 // The step ids whose rows go into the facts: all of them up to a cap, else evenly spaced ones.
 std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids);
 // Per rank: totals over all its steps and means per aligned step.
-json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned, const std::vector<RankFacts>& ranks);
+json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned,
+                const std::vector<RankFacts>& ranks);
 // Per step across ranks (within a pipeline stage): the typical and worst max - min per metric.
 json spread(const std::vector<StepRow>& aligned, const std::map<int, int>& stage_of);
 // Median / MAD of the per-step means over ranks, with each rank's robust z.
@@ -74,7 +77,8 @@ inline int stage_index(const std::map<int, int>& stage_of, int rank) {
 }
 
 // Bubble (receive time) per stage; null when no aligned row has a bubble.
-json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref, const std::map<int, int>& stage_of);
+json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref,
+                      const std::map<int, int>& stage_of);
 
 // ---- communication over ranks (communication_reduction.cpp) ----
 

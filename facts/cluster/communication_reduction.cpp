@@ -38,7 +38,8 @@ json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReferen
   // A db export's ranks carry the same records from analysis.db (CommAnalyzer* tables).
   bool from_db = false;
   for (const auto& r : ranks)
-    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") != std::string::npos;
+    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") !=
+                             std::string::npos;
   source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
                    : "communication.json of each rank";
   if (ops.empty() && !ref.ops.empty()) {
@@ -89,8 +90,12 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
                 {"wait_min_ns", wait_min == INT64_MAX ? 0 : wait_min},
                 {"wait_min_rank", wait_min_rank},
                 {"transit_max_ns", transit_max},
-                {"wait_ratio", wait_sum + transit_sum > 0 ? static_cast<double>(wait_sum) / static_cast<double>(wait_sum + transit_sum) : 0.0},
-                {"sync_ratio", sync_sum + transit_sum > 0 ? static_cast<double>(sync_sum) / static_cast<double>(sync_sum + transit_sum) : 0.0},
+                {"wait_ratio", wait_sum + transit_sum > 0
+                                   ? static_cast<double>(wait_sum) / static_cast<double>(wait_sum + transit_sum)
+                                   : 0.0},
+                {"sync_ratio", sync_sum + transit_sum > 0
+                                   ? static_cast<double>(sync_sum) / static_cast<double>(sync_sum + transit_sum)
+                                   : 0.0},
                 {"slow_ranks", slow}};
     if (t.tested) row["test"] = {{"method", t.method}, {"statistic", t.statistic}, {"critical", t.critical}};
     const json& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
@@ -98,7 +103,8 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
       row["evidence"] = json::array({fastest["evidence"][0]});
     table.push_back(std::move(row));
   }
-  std::sort(table.begin(), table.end(), [](const json& a, const json& b) { return i64(a, "elapse_max_ns") > i64(b, "elapse_max_ns"); });
+  std::sort(table.begin(), table.end(),
+            [](const json& a, const json& b) { return i64(a, "elapse_max_ns") > i64(b, "elapse_max_ns"); });
   return table;
 }
 
@@ -117,11 +123,14 @@ json groups_table(const json& ops) {
     a.ranks.insert(rk);
     a.names.insert(op.value("name", ""));
     a.p2p = a.p2p || is_p2p(op);
-    a.elapse += i64(op, "elapse_ns"), a.transit += i64(op, "transit_ns"), a.wait += i64(op, "wait_ns"), a.sync += i64(op, "sync_ns");
+    a.elapse += i64(op, "elapse_ns"), a.transit += i64(op, "transit_ns"), a.wait += i64(op, "wait_ns"),
+        a.sync += i64(op, "sync_ns");
     auto& pr = a.per_rank[rk];
     pr[0] += i64(op, "wait_ns"), pr[1] += i64(op, "transit_ns"), pr[2] += i64(op, "sync_ns");
   }
-  auto ratio = [](int64_t a, int64_t b) { return a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.0; };
+  auto ratio = [](int64_t a, int64_t b) {
+    return a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.0;
+  };
   json out = json::array();
   for (const auto& [g, a] : by_group) {
     json per = json::array();
@@ -129,7 +138,12 @@ json groups_table(const json& ops) {
     int rmax = -1, rmin = -1;
     for (const auto& [rk, v] : a.per_rank) {
       double wr = ratio(v[0], v[1]), sr = ratio(v[2], v[1]);
-      per.push_back({{"rank", rk}, {"wait_ns", v[0]}, {"transit_ns", v[1]}, {"sync_ns", v[2]}, {"wait_ratio", wr}, {"sync_ratio", sr}});
+      per.push_back({{"rank", rk},
+                     {"wait_ns", v[0]},
+                     {"transit_ns", v[1]},
+                     {"sync_ns", v[2]},
+                     {"wait_ratio", wr},
+                     {"sync_ratio", sr}});
       if (wr > wmax) wmax = wr, rmax = rk;
       if (wr < wmin) wmin = wr, rmin = rk;
     }
@@ -150,7 +164,8 @@ json groups_table(const json& ops) {
                 {"per_rank", per}};
     out.push_back(std::move(row));
   }
-  std::sort(out.begin(), out.end(), [](const json& a, const json& b) { return i64(a, "elapse_ns") > i64(b, "elapse_ns"); });
+  std::sort(out.begin(), out.end(),
+            [](const json& a, const json& b) { return i64(a, "elapse_ns") > i64(b, "elapse_ns"); });
   return out;
 }
 
@@ -182,10 +197,18 @@ json bandwidth_table(const json& ops) {
     double gbps = a.time > 0 ? a.size / (static_cast<double>(a.time) / 1e6) : 0.0;
     json per = json::array();
     for (const auto& [rk, v] : a.per_rank)
-      per.push_back({{"rank", rk}, {"size_mb", v.first}, {"time_ns", v.second},
+      per.push_back({{"rank", rk},
+                     {"size_mb", v.first},
+                     {"time_ns", v.second},
                      {"gbps", v.second > 0 ? v.first / (static_cast<double>(v.second) / 1e6) : 0.0}});
-    json row = {{"transport", tr}, {"ops", a.ops}, {"size_mb", a.size}, {"time_ns", a.time}, {"gbps", gbps},
-                {"packets", a.packets}, {"large_packet_ratio", a.size > 0 ? a.large_weighted / a.size : 0.0}, {"per_rank", per}};
+    json row = {{"transport", tr},
+                {"ops", a.ops},
+                {"size_mb", a.size},
+                {"time_ns", a.time},
+                {"gbps", gbps},
+                {"packets", a.packets},
+                {"large_packet_ratio", a.size > 0 ? a.large_weighted / a.size : 0.0},
+                {"per_rank", per}};
     if (standard.contains(tr)) {
       row["standard_gbps"] = standard[tr];
       row["utilization"] = gbps / standard[tr].get<double>();
@@ -207,7 +230,8 @@ json small_packets(const json& ops) {
       auto b = op.value("bandwidth", json::object());
       if (!b.contains(tr) || dbl(b[tr], "size_mb") <= 0) continue;
       ++n;
-      if (dbl(b[tr], "size_mb") < threshold) ++small, small_time += i64(b[tr], "time_ns"), names[op.value("name", "")]++;
+      if (dbl(b[tr], "size_mb") < threshold)
+        ++small, small_time += i64(b[tr], "time_ns"), names[op.value("name", "")]++;
     }
     if (n == 0) continue;
     json top = json::array();
@@ -215,8 +239,12 @@ json small_packets(const json& ops) {
       top.push_back({{"name", name}, {"count", c}});
       if (top.size() >= 10) break;
     }
-    out.push_back({{"transport", tr}, {"threshold_mb", threshold}, {"ops", n}, {"small_ops", small},
-                   {"small_ratio", static_cast<double>(small) / static_cast<double>(n)}, {"small_time_ns", small_time},
+    out.push_back({{"transport", tr},
+                   {"threshold_mb", threshold},
+                   {"ops", n},
+                   {"small_ops", small},
+                   {"small_ratio", static_cast<double>(small) / static_cast<double>(n)},
+                   {"small_time_ns", small_time},
                    {"examples", top}});
   }
   return out;
@@ -234,13 +262,19 @@ json retransmission(const json& ops) {
     json slow = json::array();
     for (const json* r : recs) {
       min_elapse = std::min(min_elapse, i64(*r, "elapse_ns"));
-      int64_t t = r->contains("bandwidth") && (*r)["bandwidth"].contains("RDMA") ? i64((*r)["bandwidth"]["RDMA"], "time_ns") : 0;
+      int64_t t = r->contains("bandwidth") && (*r)["bandwidth"].contains("RDMA")
+                      ? i64((*r)["bandwidth"]["RDMA"], "time_ns")
+                      : 0;
       max_rdma = std::max(max_rdma, t);
       if (t > kLimit) slow.push_back((*r)["rank"]);
     }
     if (min_elapse >= kLimit && max_rdma > kLimit)
-      out.push_back({{"step", recs[0]->at("step")}, {"group", key.group}, {"name", key.name}, {"min_elapse_ns", min_elapse},
-                     {"max_rdma_transit_ns", max_rdma}, {"ranks", slow}});
+      out.push_back({{"step", recs[0]->at("step")},
+                     {"group", key.group},
+                     {"name", key.name},
+                     {"min_elapse_ns", min_elapse},
+                     {"max_rdma_transit_ns", max_rdma},
+                     {"ranks", slow}});
   }
   return out;
 }
@@ -278,8 +312,14 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
   std::map<std::string, std::vector<double>> by_tr;
   for (const auto& [k, a] : by_link) {
     double gbps = a.time > 0 ? a.size / (static_cast<double>(a.time) / 1e6) : 0.0;
-    list.push_back({{"src", std::get<0>(k)}, {"dst", std::get<1>(k)}, {"transport", a.transport}, {"size_mb", a.size},
-                    {"time_ns", a.time}, {"gbps", gbps}, {"ops", a.ops}, {"evidence", a.evidence}});
+    list.push_back({{"src", std::get<0>(k)},
+                    {"dst", std::get<1>(k)},
+                    {"transport", a.transport},
+                    {"size_mb", a.size},
+                    {"time_ns", a.time},
+                    {"gbps", gbps},
+                    {"ops", a.ops},
+                    {"evidence", a.evidence}});
     by_tr[a.transport].push_back(gbps);
   }
   json medians = json::object();
@@ -290,7 +330,8 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
     l["ratio_to_median"] = med > 0 ? dbl(l, "gbps") / med : 1.0;
     if (standard.contains(l["transport"])) l["utilization"] = dbl(l, "gbps") / standard[l["transport"]].get<double>();
   }
-  std::sort(list.begin(), list.end(), [](const json& a, const json& b) { return dbl(a, "ratio_to_median") < dbl(b, "ratio_to_median"); });
+  std::sort(list.begin(), list.end(),
+            [](const json& a, const json& b) { return dbl(a, "ratio_to_median") < dbl(b, "ratio_to_median"); });
   return {{"source", source}, {"count", list.size()}, {"median_gbps", medians}, {"list", list}};
 }
 

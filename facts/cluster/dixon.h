@@ -11,11 +11,11 @@
 namespace npu::cluster {
 
 struct OutlierResult {
-  bool tested = false;        // false: too few ranks or too few distinct values
-  std::vector<size_t> low;    // indices of the low outliers (the fastest = slow ranks)
-  double statistic = 0;       // Dixon's r, or the 3-sigma low threshold
-  double critical = 0;        // the table value it was compared with
-  std::string method;         // "dixon r10|r11|r21|r22 (99.5%)", "3 sigma"
+  bool tested = false;      // false: too few ranks or too few distinct values
+  std::vector<size_t> low;  // indices of the low outliers (the fastest = slow ranks)
+  double statistic = 0;     // Dixon's r, or the 3-sigma low threshold
+  double critical = 0;      // the table value it was compared with
+  std::string method;       // "dixon r10|r11|r21|r22 (99.5%)", "3 sigma"
 };
 
 // What msprof-analyze's slow_rank recipe does (formats.md §2.3): Dixon's Q test at 99.5% for

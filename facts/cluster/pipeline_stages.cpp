@@ -19,7 +19,8 @@ std::map<int, int> stage_map(const ClusterReference& ref) {
 // Per stage (or, without stage rows, over all ranks): each rank's bubble per aligned step
 // (its receive time: waiting for the previous stage), the spread over the stage's ranks, and
 // the bubble's share of the step. Null when no aligned row has a bubble.
-json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref, const std::map<int, int>& stage_of) {
+json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReference& ref,
+                      const std::map<int, int>& stage_of) {
   struct Acc {
     int64_t bubble = 0, device = 0;
     int steps = 0;
@@ -60,14 +61,16 @@ json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReferenc
                 {"bubble_per_step_max_rank", rmax},
                 {"step_median_ns", static_cast<int64_t>(std::llround(med_d))},
                 {"bubble_ratio", ratio}};
-    if (st >= 0 && static_cast<size_t>(st) < ref.stages.size()) row["evidence"] = ref.stages[static_cast<size_t>(st)]["evidence"];
+    if (st >= 0 && static_cast<size_t>(st) < ref.stages.size())
+      row["evidence"] = ref.stages[static_cast<size_t>(st)]["evidence"];
     stages.push_back(std::move(row));
   }
-  return {{"source", ref.stages.empty() ? "each rank's Bubble (receive time) per aligned step; no stage rows, so one group"
-                                        : "Bubble per rank; stages from cluster_step_trace_time.csv stage rows"},
-          {"stage_count", ref.stages.empty() ? json(nullptr) : json(ref.stages.size())},
-          {"stages", stages},
-          {"bubble_ratio_max", worst_ratio}};
+  return {
+      {"source", ref.stages.empty() ? "each rank's Bubble (receive time) per aligned step; no stage rows, so one group"
+                                    : "Bubble per rank; stages from cluster_step_trace_time.csv stage rows"},
+      {"stage_count", ref.stages.empty() ? json(nullptr) : json(ref.stages.size())},
+      {"stages", stages},
+      {"bubble_ratio_max", worst_ratio}};
 }
 
 }  // namespace npu::cluster

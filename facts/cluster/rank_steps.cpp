@@ -12,12 +12,13 @@
 namespace npu::cluster {
 namespace {
 
-constexpr size_t kMaxShownSteps = 50;  // rank x step rows written to the facts (the heat map's columns)
+constexpr size_t kMaxShownSteps = 50;     // rank x step rows written to the facts (the heat map's columns)
 constexpr size_t kMinStepsForWarmup = 2;  // see Alignment (cluster_parts.h)
 
 }  // namespace
 
-std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source) {
+std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                    std::string& source) {
   std::vector<StepRow> rows;
   for (const auto& r : ranks)
     for (StepRow s : r.steps) {
@@ -30,14 +31,17 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
       StepRow s;
       s.rank = r.value("rank", -1);
       s.step = r["step"].is_number_integer() ? r["step"].get<int64_t>() : StepRow::kNoStep;
-      s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"), s.free = i64(r, "free_ns");
-      s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"), s.device_time = i64(r, "device_time_ns");
+      s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"),
+      s.free = i64(r, "free_ns");
+      s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"),
+      s.device_time = i64(r, "device_time_ns");
       s.bubble = i64(r, "bubble_ns");
       rows.push_back(s);
     }
     source = "cluster_step_trace_time.csv";
   }
-  std::sort(rows.begin(), rows.end(), [](const StepRow& a, const StepRow& b) { return std::tie(a.step, a.rank) < std::tie(b.step, b.rank); });
+  std::sort(rows.begin(), rows.end(),
+            [](const StepRow& a, const StepRow& b) { return std::tie(a.step, a.rank) < std::tie(b.step, b.rank); });
   return rows;
 }
 
@@ -100,7 +104,8 @@ std::vector<int64_t> shown_steps(const std::vector<int64_t>& ids) {
 // Per rank: totals over all its steps, and the mean per step over the aligned steps (the
 // steps every rank has, warm-up excluded: see align_steps), so ranks are compared on the same
 // steps. When no step is common to all ranks, the means fall back to each rank's own steps.
-json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned, const std::vector<RankFacts>& ranks) {
+json rank_table(const std::vector<StepRow>& rows, const std::vector<StepRow>& aligned,
+                const std::vector<RankFacts>& ranks) {
   struct Acc {
     int steps = 0;
     int64_t computing = 0, cno = 0, free = 0, device = 0;
@@ -188,13 +193,20 @@ json spread(const std::vector<StepRow>& aligned_in, const std::map<int, int>& st
     }
     const Diff& typ = *typ_p;
     const Diff& worst = *worst_p;
-    out[kMetrics[m]] = {{"max_ns", typ.mx->*f},  {"max_rank", typ.mx->rank}, {"max_step", step_json(typ.mx->step)},
-                        {"min_ns", typ.mn->*f},  {"min_rank", typ.mn->rank}, {"min_step", step_json(typ.mn->step)},
-                        {"diff_ns", typ.diff},   {"mean_row_total_ns", static_cast<int64_t>(std::llround(typical_total))},
+    out[kMetrics[m]] = {{"max_ns", typ.mx->*f},
+                        {"max_rank", typ.mx->rank},
+                        {"max_step", step_json(typ.mx->step)},
+                        {"min_ns", typ.mn->*f},
+                        {"min_rank", typ.mn->rank},
+                        {"min_step", step_json(typ.mn->step)},
+                        {"diff_ns", typ.diff},
+                        {"mean_row_total_ns", static_cast<int64_t>(std::llround(typical_total))},
                         {"ratio", typical_total > 0 ? static_cast<double>(typ.diff) / typical_total : 0.0},
                         {"steps", by_step.size()},
-                        {"worst_step", step_json(worst.mx->step)}, {"worst_diff_ns", worst.diff},
-                        {"worst_max_rank", worst.mx->rank}, {"worst_min_rank", worst.mn->rank}};
+                        {"worst_step", step_json(worst.mx->step)},
+                        {"worst_diff_ns", worst.diff},
+                        {"worst_max_rank", worst.mx->rank},
+                        {"worst_min_rank", worst.mn->rank}};
   }
   return out;
 }
@@ -212,10 +224,13 @@ json robust_stats(const json& rank_rows) {
     for (const auto& r : rank_rows) {
       double x = dbl(r, key.c_str());
       double z = m > 0 ? (x - med) / (1.4826 * m) : 0.0;
-      per.push_back({{"rank", r["rank"]}, {"value_ns", static_cast<int64_t>(x)}, {"z", z},
+      per.push_back({{"rank", r["rank"]},
+                     {"value_ns", static_cast<int64_t>(x)},
+                     {"z", z},
                      {"excess_ns", static_cast<int64_t>(std::llround(x - med))}});
     }
-    out[k] = {{"median_ns", static_cast<int64_t>(std::llround(med))}, {"mad_ns", static_cast<int64_t>(std::llround(m))},
+    out[k] = {{"median_ns", static_cast<int64_t>(std::llround(med))},
+              {"mad_ns", static_cast<int64_t>(std::llround(m))},
               {"ranks", per}};
   }
   return out;

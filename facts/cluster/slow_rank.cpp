@@ -14,10 +14,12 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
   out["judged_ops"] = judged;
   json vlist = json::array();
   for (const auto& [rk, v] : votes) vlist.push_back({{"rank", rk}, {"votes", v}});
-  std::sort(vlist.begin(), vlist.end(), [](const json& a, const json& b) { return a["votes"].get<int>() > b["votes"].get<int>(); });
+  std::sort(vlist.begin(), vlist.end(),
+            [](const json& a, const json& b) { return a["votes"].get<int>() > b["votes"].get<int>(); });
   out["votes"] = vlist;
-  out["method"] = "Dixon's Q test (99.5%) on each collective's per-rank elapse time: the fastest rank is the one "
-                  "the others waited for; median/MAD of each rank's computing and free per step";
+  out["method"] =
+      "Dixon's Q test (99.5%) on each collective's per-rank elapse time: the fastest rank is the one "
+      "the others waited for; median/MAD of each rank's computing and free per step";
 
   // Candidate from the time breakdown: the rank whose computing + free per step is highest,
   // if it is a robust outlier (z > 3.5) or at least 5% of a step above the median.
@@ -72,7 +74,10 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
     out["votes_for_rank"] = votes.count(rank) ? votes.at(rank) : 0;
     for (const char* k : kMetrics) {
       for (const auto& e : robust[k]["ranks"])
-        if (e["rank"] == rank) out[std::string(k).substr(0, std::string(k).size() - 3) + "_excess_ns"] = e["excess_ns"], out[std::string(k).substr(0, std::string(k).size() - 3) + "_z"] = e["z"];
+        if (e["rank"] == rank)
+          out[std::string(k).substr(0, std::string(k).size() - 3) +
+              "_excess_ns"] = e["excess_ns"],
+              out[std::string(k).substr(0, std::string(k).size() - 3) + "_z"] = e["z"];
     }
     if (time_rank == rank) out["busy_z"] = best_z;
     // A normal rank to compare it with: of its stage, the one whose computing + free is
@@ -91,7 +96,8 @@ json slow_rank_verdict(const json& rank_rows, const json& robust, const std::map
     for (const auto& g : groups) {
       const auto& rs = g["ranks"];
       if (std::find(rs.begin(), rs.end(), json(rank)) != rs.end() && rs.size() > 1)
-        in_groups.push_back({{"group", g["group"]}, {"min_wait_rank", g["min_wait_rank"]}, {"wait_ratio", g["wait_ratio"]}});
+        in_groups.push_back(
+            {{"group", g["group"]}, {"min_wait_rank", g["min_wait_rank"]}, {"wait_ratio", g["wait_ratio"]}});
     }
     out["groups"] = in_groups;
   }

@@ -47,7 +47,8 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
     if (t.names.size() < kFewNames && std::find(t.names.begin(), t.names.end(), nm) == t.names.end())
       t.names.push_back(nm);
     std::string sh(m.str(k.input_shapes));
-    if (!sh.empty() && t.shapes.size() < kFewShapes && std::find(t.shapes.begin(), t.shapes.end(), sh) == t.shapes.end())
+    if (!sh.empty() && t.shapes.size() < kFewShapes &&
+        std::find(t.shapes.begin(), t.shapes.end(), sh) == t.shapes.end())
       t.shapes.push_back(sh);
   }
   std::vector<std::pair<StrId, const TypeInfo*>> order;
@@ -108,12 +109,13 @@ void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out) {
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
   nlohmann::json arr = nlohmann::json::array();
   for (size_t n = 0; n < v.size() && n < kTop; ++n)
-    arr.push_back({{"name", m.str(v[n].first)},
-                   {"count", v[n].second.count},
-                   {"total_ns", v[n].second.total},
-                   {"max_ns", v[n].second.max},
-                   {"share_of_compute", ratio(v[n].second.total, compute_ns)},
-                   {"evidence", nlohmann::json::array({slice_evidence(m, v[n].second.max_index, "longest AI_CPU task")})}});
+    arr.push_back(
+        {{"name", m.str(v[n].first)},
+         {"count", v[n].second.count},
+         {"total_ns", v[n].second.total},
+         {"max_ns", v[n].second.max},
+         {"share_of_compute", ratio(v[n].second.total, compute_ns)},
+         {"evidence", nlohmann::json::array({slice_evidence(m, v[n].second.max_index, "longest AI_CPU task")})}});
   out = {{"source", "trace device tasks (no kernel_details.csv: no op types or dtypes)"},
          {"count", all.count},
          {"total_ns", all.total},

@@ -70,9 +70,9 @@ void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& 
                            {"block_dim", k.block_dim},
                            {"count", lows[n].second.count},
                            {"total_ns", lows[n].second.total},
-                           {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv", k.line,
-                                                                            "longest instance, block dim " +
-                                                                                std::to_string(k.block_dim))})}});
+                           {"evidence", nlohmann::json::array({evidence_row(
+                                            m, "kernel_details.csv", k.line,
+                                            "longest instance, block dim " + std::to_string(k.block_dim))})}});
     }
     by_core[name] = {{"kernels", c.kernels},
                      {"total_ns", c.total},
@@ -87,8 +87,9 @@ void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& 
                        {"by_name", lows_json}}}};
   }
   health["block_dim"] = {{"core_count_known", false},
-                         {"core_count_note", "ai_core_num / aiv_num come from PROF info.json, which is not loaded; "
-                                             "max_block_dim per core is only a lower bound of the core count"},
+                         {"core_count_note",
+                          "ai_core_num / aiv_num come from PROF info.json, which is not loaded; "
+                          "max_block_dim per core is only a lower bound of the core count"},
                          {"kernels", considered},
                          {"by_core", by_core}};
 }

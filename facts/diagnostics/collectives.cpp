@@ -7,8 +7,8 @@
 // that blocked on the device at the same time (aclrtSynchronizeStream*, and the Python operator
 // that made it, such as aten::item).
 #include <algorithm>
-#include <set>
 #include <map>
+#include <set>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/step_windows.h"
@@ -61,8 +61,9 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   if (split.empty())
     facts.unavailable("collectives.split", "no communication.json: transit / wait / idle per operator unknown");
   if (!timeline)
-    facts.unavailable("collectives.exposed", "no trace: the exposed part, Notify Waits and host syncs of each operator "
-                                             "are unknown (communication.json only)");
+    facts.unavailable("collectives.exposed",
+                      "no trace: the exposed part, Notify Waits and host syncs of each operator "
+                      "are unknown (communication.json only)");
 
   const Intervals exposed_all = difference(d.comm, d.compute);
   std::vector<HostSync> syncs;
@@ -77,7 +78,8 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   }
   auto by_ts = [&](const auto& a, const auto& b) { return m.slices[a].ts < m.slices[b].ts; };
   std::sort(notify_waits.begin(), notify_waits.end(), by_ts);
-  std::sort(syncs.begin(), syncs.end(), [&](const HostSync& a, const HostSync& b) { return m.slices[a.slice].ts < m.slices[b.slice].ts; });
+  std::sort(syncs.begin(), syncs.end(),
+            [&](const HostSync& a, const HostSync& b) { return m.slices[a.slice].ts < m.slices[b.slice].ts; });
   Ns longest_sync = 0;
   for (const auto& h : syncs) longest_sync = std::max(longest_sync, m.slices[h.slice].dur);
   // The Python operator that made a host sync: the shortest aten:: slice on its thread around it.
@@ -226,10 +228,12 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     }
     if (auto it = align.find(k); it != align.end()) {
       const Align& al = it->second;
-      o["alignment"] = {{"checked_tasks", al.checked}, {"unaligned_tasks", al.unaligned}, {"unaligned_ns", al.unaligned_ns}};
+      o["alignment"] = {
+          {"checked_tasks", al.checked}, {"unaligned_tasks", al.unaligned}, {"unaligned_ns", al.unaligned_ns}};
       if (al.unaligned > 0) {
         o["alignment"]["example_size_bytes"] = al.example_size;
-        o["alignment"]["evidence"] = json::array({evidence_event(m, al.example_loc, "SDMA transfer, size not a multiple of 512 B")});
+        o["alignment"]["evidence"] =
+            json::array({evidence_event(m, al.example_loc, "SDMA transfer, size not a multiple of 512 B")});
       }
     } else {
       o["alignment"] = nullptr;
@@ -238,12 +242,17 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   };
   std::stable_sort(op_times.begin(), op_times.end(),
                    [&](const OpTime& a, const OpTime& b) { return m.slices[a.slice].dur > m.slices[b.slice].dur; });
-  for (size_t i = 0; i < op_times.size() && i < kMaxOps; ++i) ops.push_back(record(op_times[i].slice, op_times[i].exposed));
+  for (size_t i = 0; i < op_times.size() && i < kMaxOps; ++i)
+    ops.push_back(record(op_times[i].slice, op_times[i].exposed));
   // No timeline: the operators as communication.json lists them.
   if (!timeline)
     for (const auto& [name, r] : split) {
-      json o = {{"name", name}, {"group", r->value("group", "")}, {"step", r->value("step", json(nullptr))},
-                {"elapse_ns", r->value("elapse_ns", Ns{0})}, {"exposed_ns", nullptr}, {"notify_wait", nullptr},
+      json o = {{"name", name},
+                {"group", r->value("group", "")},
+                {"step", r->value("step", json(nullptr))},
+                {"elapse_ns", r->value("elapse_ns", Ns{0})},
+                {"exposed_ns", nullptr},
+                {"notify_wait", nullptr},
                 {"host_blocked", nullptr}};
       Ns tr = r->value("transit_ns", Ns{0}), w = r->value("wait_ns", Ns{0}), sy = r->value("sync_ns", Ns{0}),
          id = r->value("idle_ns", Ns{0});
@@ -273,8 +282,9 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   if (!m.comm_task_args.empty())
     alignment = {{"ops_checked", ops_checked}, {"ops_unaligned", ops_unaligned}, {"unaligned_ns", unaligned_ns}};
   else
-    facts.unavailable("collectives.alignment", "no HCCL plane task sizes (trace without HCCL plane tasks, gzipped, or a "
-                                               "database export): byte alignment unchecked");
+    facts.unavailable("collectives.alignment",
+                      "no HCCL plane task sizes (trace without HCCL plane tasks, gzipped, or a "
+                      "database export): byte alignment unchecked");
   facts.doc["collectives"] = {{"count", count},
                               {"alignment", alignment},
                               {"steps", std::max<size_t>(1, n_steps)},

@@ -16,8 +16,8 @@ nlohmann::json dataloader_json(const RunModel& m, const HostTracePass& p) {
     d["first_slow"] = {{"name", m.str(s.name)},
                        {"ts_ns", s.ts},
                        {"dur_ns", s.dur},
-                       {"evidence", nlohmann::json::array({slice_evidence(m, p.first_slow_dataloader,
-                                                                          "first slow dataloader event")})}};
+                       {"evidence", nlohmann::json::array(
+                                        {slice_evidence(m, p.first_slow_dataloader, "first slow dataloader event")})}};
   }
   if (p.dataloader.count)
     d["evidence"] = nlohmann::json::array({slice_evidence(m, p.dataloader.max_index, "longest dataloader event")});

@@ -14,12 +14,13 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <fmt/format.h>
 #include <optional>
 #include <string>
 
-#include "facts/diagnostics/diagnostics.h"
+#include <fmt/format.h>
+
 #include "base/stats.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/line_fit.h"
 
 namespace npu {
@@ -103,8 +104,8 @@ Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, 
     v.why = "no launches to judge";
     return v;
   }
-  std::string lags = fmt::format("{:.0f}% of launches started within {} of the host launch", vertical_share * 100,
-                                 us(kVerticalLagNs));
+  std::string lags =
+      fmt::format("{:.0f}% of launches started within {} of the host launch", vertical_share * 100, us(kVerticalLagNs));
   if (!has_device) {
     if (vertical_share >= kHostBoundVerticalShare) v.cls = "host-bound";
     else if (vertical_share <= kDeviceBoundVerticalShare) v.cls = "device-bound";
@@ -112,14 +113,12 @@ Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, 
     v.why = lags + "; no device timeline, so judged on launch lags alone";
     return v;
   }
-  if (vertical_share >= kHostBoundVerticalShare && host_bound_free_ratio >= kHostBoundFreeRatio)
-    v.cls = "host-bound";
+  if (vertical_share >= kHostBoundVerticalShare && host_bound_free_ratio >= kHostBoundFreeRatio) v.cls = "host-bound";
   else if (vertical_share <= kDeviceBoundVerticalShare && host_bound_free_ratio < kHostBoundFreeRatio)
     v.cls = "device-bound";
-  else
-    v.cls = "mixed";
-  v.why = lags + fmt::format("; the device sat idle waiting on the host for {:.1f}% of its time",
-                             host_bound_free_ratio * 100);
+  else v.cls = "mixed";
+  v.why = lags +
+          fmt::format("; the device sat idle waiting on the host for {:.1f}% of its time", host_bound_free_ratio * 100);
   return v;
 }
 
@@ -157,20 +156,24 @@ class Dispatch {
     out["interruptions"] = interruptions_json();
     facts_.doc["dispatch"] = std::move(out);
     if (launches_.empty() && m_.meta.platform == "gpu")
-      facts_.unavailable("dispatch", "no runtime launch (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, ...) shares "
-                                     "a correlation id with a kernel, memcpy or memset: launch lag, vertical share, slope "
-                                     "and host-bound idle are not computed; host op rate and sync calls still are");
+      facts_.unavailable("dispatch",
+                         "no runtime launch (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, ...) shares "
+                         "a correlation id with a kernel, memcpy or memset: launch lag, vertical share, slope "
+                         "and host-bound idle are not computed; host op rate and sync calls still are");
     else if (launches_.empty() && run_platform(m_) == "cpu")
-      facts_.unavailable("dispatch", "CPU-only trace: no device launches, so launch lag, vertical share, slope and "
-                                     "host-bound idle are not computed; host op rate and sync calls still are");
+      facts_.unavailable("dispatch",
+                         "CPU-only trace: no device launches, so launch lag, vertical share, slope and "
+                         "host-bound idle are not computed; host op rate and sync calls still are");
     else if (launches_.empty())
-      facts_.unavailable("dispatch", "no launch flows in the trace (looked for HostToDevice, then async_npu, then ac2g "
-                                     "flows with both ends): launch lag, vertical share, slope and host-bound idle "
-                                     "are not computed; task queue, host op rate and sync calls still are");
+      facts_.unavailable("dispatch",
+                         "no launch flows in the trace (looked for HostToDevice, then async_npu, then ac2g "
+                         "flows with both ends): launch lag, vertical share, slope and host-bound idle "
+                         "are not computed; task queue, host op rate and sync calls still are");
     else if (!d_.has_device)
-      facts_.unavailable("dispatch.host_bound_free", "no device tasks in the trace: device idle gaps (free_ns, "
-                                                     "host_bound_free_ns) are not computed and the verdict rests on "
-                                                     "launch lags alone");
+      facts_.unavailable("dispatch.host_bound_free",
+                         "no device tasks in the trace: device idle gaps (free_ns, "
+                         "host_bound_free_ns) are not computed and the verdict rests on "
+                         "launch lags alone");
   }
 
  private:
@@ -369,7 +372,8 @@ class Dispatch {
             }
             continue;
           }
-          if (s.cat == kEmptyStr || (s.cat != cpu_op && s.cat != operator_cat) || n.rfind("ProfilerStep#", 0) == 0) continue;
+          if (s.cat == kEmptyStr || (s.cat != cpu_op && s.cat != operator_cat) || n.rfind("ProfilerStep#", 0) == 0)
+            continue;
           ++overall_.host_ops;
           int g = group_of(s.ts);
           if (g >= 0) groups_[static_cast<size_t>(g)].host_ops++;
@@ -460,7 +464,7 @@ class Dispatch {
 
   // Lag statistics and fit over the launches `idx`; x = ms since `x0`.
   void lag_json(json& j, const std::vector<uint32_t>& idx, Ns x0) const {
-    static const char* kStatKeys[] = {"lag_min_ns", "lag_p10_ns", "lag_p50_ns", "lag_p90_ns", "lag_max_ns",
+    static const char* kStatKeys[] = {"lag_min_ns",  "lag_p10_ns",     "lag_p50_ns",      "lag_p90_ns",   "lag_max_ns",
                                       "lag_mean_ns", "vertical_share", "slope_ns_per_ms", "intercept_ns", "r2"};
     j["count"] = idx.size();
     if (idx.empty()) {
@@ -527,7 +531,9 @@ class Dispatch {
     std::vector<Gap> top = longest(g.host_bound_gaps, top_gaps);
     json gaps = json::array();
     for (const Gap& gp : top)
-      gaps.push_back({{"start_ns", gp.start}, {"dur_ns", gp.length()}, {"lag_ns", gp.lag},
+      gaps.push_back({{"start_ns", gp.start},
+                      {"dur_ns", gp.length()},
+                      {"lag_ns", gp.lag},
                       {"task", task_name(launches_[gp.launch])}});
     j["top_host_bound_gaps"] = std::move(gaps);
 
@@ -581,7 +587,8 @@ class Dispatch {
       ops_in_steps += groups_[i].host_ops;
     }
     common_json(j, overall_, all, ops_in_steps, span, kTopGapsOverall);
-    j["launches_per_ms"] = span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
+    j["launches_per_ms"] =
+        span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
     j["host_ops_total"] = overall_.host_ops;
     json bc = json::object();
     for (const auto& [k, v] : by_class) bc[k] = v;
@@ -625,8 +632,7 @@ class Dispatch {
                  {"gap_after_ns", next.start - s.end()}};
       json ev = json::array();
       ev.push_back(evidence_event(m_, s.loc, "long " + std::string(in.what) + " task (" + us(s.dur) + ")"));
-      launch_evidence(ev, next, "next device task, started " + after_launch(next.lag),
-                      "host launch of the next task");
+      launch_evidence(ev, next, "next device task, started " + after_launch(next.lag), "host launch of the next task");
       it["evidence"] = std::move(ev);
       items.push_back(std::move(it));
     }

@@ -24,7 +24,8 @@ nlohmann::json conjectured_gc_json(const DiagnosticContext& ctx, const HostTrace
     double len = static_cast<double>(g.iv.length());
     double acl_ratio = static_cast<double>(g.acl_ns) / len;
     double acl_per_us = static_cast<double>(g.acl_count) / (len / 1000.0);
-    bool reference_like = p.have_cann && acl_ratio < kConjecturedGcMaxAclTimeRatio && acl_per_us < kConjecturedGcMaxAclPerUs;
+    bool reference_like =
+        p.have_cann && acl_ratio < kConjecturedGcMaxAclTimeRatio && acl_per_us < kConjecturedGcMaxAclPerUs;
     if (reference_like) ++like;
     if (conj.size() >= kTop) continue;
     conj.push_back({{"start_ns", g.iv.start},

@@ -6,15 +6,15 @@
 //
 // Kernels are those of the device the device timeline covers (DeviceTimeline::device); a
 // kernel, copy or sync belongs to the step in which it starts (host ProfilerStep#N spans).
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 
-#include "facts/diagnostics/diagnostics.h"
+#include <fmt/format.h>
+
 #include "base/stats.h"
+#include "facts/diagnostics/diagnostics.h"
 
 namespace npu {
 namespace {
@@ -37,7 +37,7 @@ struct StepCounts {
 };
 
 struct Copy {
-  uint32_t slice = 0;      // the device memcpy
+  uint32_t slice = 0;       // the device memcpy
   uint32_t host = kNone32;  // the runtime call that launched it
   uint32_t wait = kNone32;  // the call the host blocked in until the copy ended (launch or sync)
 };
@@ -163,7 +163,10 @@ class GpuFacts {
   void scan_copy(uint32_t i, StepCounts* st) {
     const Slice& s = m_.slices[i];
     std::string_view n = m_.str(s.name);
-    const char* dir = contains(n, "HtoD") ? "htod" : contains(n, "DtoH") ? "dtoh" : contains(n, "DtoD") ? "dtod" : "other";
+    const char* dir = contains(n, "HtoD")   ? "htod"
+                      : contains(n, "DtoH") ? "dtoh"
+                      : contains(n, "DtoD") ? "dtod"
+                                            : "other";
     auto& bucket = memcpy_by_dir_[dir];
     ++bucket.first;
     bucket.second += s.dur;
@@ -210,13 +213,13 @@ class GpuFacts {
   }
 
   json graph_replay_json() const {
-    json j = {{"launches", graph_launch_kernels_.size()},
-              {"kernels", graph_kernels_},
-              {"kernel_ns", graph_kernel_ns_},
-              {"small_kernels", graph_small_},
-              {"share_of_kernels", kernel_durs_.empty() ? 0.0
-                                                         : static_cast<double>(graph_kernels_) /
-                                                               static_cast<double>(kernel_durs_.size())}};
+    json j = {
+        {"launches", graph_launch_kernels_.size()},
+        {"kernels", graph_kernels_},
+        {"kernel_ns", graph_kernel_ns_},
+        {"small_kernels", graph_small_},
+        {"share_of_kernels",
+         kernel_durs_.empty() ? 0.0 : static_cast<double>(graph_kernels_) / static_cast<double>(kernel_durs_.size())}};
     json ev = json::array();
     for (const auto& [launch, kernels] : graph_launch_kernels_) {
       if (ev.size() == 3) break;
@@ -270,9 +273,7 @@ class GpuFacts {
       return j;
     }
     std::sort(kernel_durs_.begin(), kernel_durs_.end());
-    auto q = [&](double p) {
-      return stats::nearest_rank(kernel_durs_, p);
-    };
+    auto q = [&](double p) { return stats::nearest_rank(kernel_durs_, p); };
     j["median_ns"] = q(0.5);
     j["p90_ns"] = q(0.9);
     return j;
@@ -292,8 +293,9 @@ class GpuFacts {
                     {"count", g.count},
                     {"total_ns", g.total},
                     {"max_ns", g.max},
-                    {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
-                                                             "longest " + std::string(m_.str(name)) + " (" + us(g.max) + ")")})}});
+                    {"evidence",
+                     json::array({evidence_event(m_, m_.slices[g.longest].loc,
+                                                 "longest " + std::string(m_.str(name)) + " (" + us(g.max) + ")")})}});
     }
     j["count"] = n;
     j["total_ns"] = total;
@@ -311,7 +313,8 @@ class GpuFacts {
     j["count"] = v.size();
     j["device_ns"] = total;
     if (with_wait) j["host_wait_ns"] = wait;
-    std::sort(v.begin(), v.end(), [&](const Copy& a, const Copy& b) { return m_.slices[a.slice].dur > m_.slices[b.slice].dur; });
+    std::sort(v.begin(), v.end(),
+              [&](const Copy& a, const Copy& b) { return m_.slices[a.slice].dur > m_.slices[b.slice].dur; });
     json items = json::array();
     for (size_t k = 0; k < v.size() && k < kListed; ++k) {
       const Copy& c = v[k];
@@ -330,8 +333,9 @@ class GpuFacts {
       if (c.wait != kNone32) {
         it["host_wait_ns"] = wait_ns(c);
         if (c.wait != c.host)
-          ev.push_back(evidence_event(m_, m_.slices[c.wait].loc,
-                                      "host call that waited for it (" + std::string(m_.str(m_.slices[c.wait].name)) + ")"));
+          ev.push_back(
+              evidence_event(m_, m_.slices[c.wait].loc,
+                             "host call that waited for it (" + std::string(m_.str(m_.slices[c.wait].name)) + ")"));
       }
       it["evidence"] = std::move(ev);
       items.push_back(std::move(it));
@@ -390,7 +394,9 @@ class GpuFacts {
                 {"kernels", c.kernels},
                 {"kernel_ns", c.kernel_ns},
                 {"host_calls", c.host_calls}};
-      if (c.kernels) j["evidence"] = json::array({evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + us(c.longest_ns) + ")")});
+      if (c.kernels)
+        j["evidence"] = json::array(
+            {evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + us(c.longest_ns) + ")")});
       a.push_back(std::move(j));
     }
     return a;

@@ -119,13 +119,14 @@ void memory(const RunModel& m, Facts& facts) {
     for (size_t i = 0; i < n; ++i) {
       const OperatorMemory& o = m.operator_memory[idx[i]];
       auto opt = [](Ns v) { return v == kNoId ? nlohmann::json(nullptr) : nlohmann::json(v); };
-      arr.push_back({{"name", m.str(o.name)},
-                     {"size_mb", o.size_kb / 1024.0},
-                     {"alloc_ts_ns", opt(o.alloc_ts)},
-                     {"release_ts_ns", opt(o.release_ts)},
-                     {"duration_ns", opt(o.duration)},
-                     {"step", o.alloc_ts == kNoId ? nlohmann::json(nullptr) : step_json(step_of(m, o.alloc_ts))},
-                     {"evidence", nlohmann::json::array({evidence_row(m, "operator_memory.csv", o.line, "allocation")})}});
+      arr.push_back(
+          {{"name", m.str(o.name)},
+           {"size_mb", o.size_kb / 1024.0},
+           {"alloc_ts_ns", opt(o.alloc_ts)},
+           {"release_ts_ns", opt(o.release_ts)},
+           {"duration_ns", opt(o.duration)},
+           {"step", o.alloc_ts == kNoId ? nlohmann::json(nullptr) : step_json(step_of(m, o.alloc_ts))},
+           {"evidence", nlohmann::json::array({evidence_row(m, "operator_memory.csv", o.line, "allocation")})}});
     }
     mem["operator_allocations"] = m.operator_memory.size();
     mem["top_allocations"] = arr;

@@ -14,7 +14,8 @@ nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p) {
   for (const char* api : kMemApis) {
     auto it = p.mem_api.find(api);
     if (it == p.mem_api.end()) {
-      arr.push_back({{"api", api}, {"count", 0}, {"total_ns", 0}, {"max_ns", 0}, {"evidence", nlohmann::json::array()}});
+      arr.push_back(
+          {{"api", api}, {"count", 0}, {"total_ns", 0}, {"max_ns", 0}, {"evidence", nlohmann::json::array()}});
       continue;
     }
     const StepAgg& a = it->second;

@@ -40,11 +40,12 @@ nlohmann::json by_step_json(const RunModel& m, const StepAgg& a, const std::stri
   nlohmann::json arr = nlohmann::json::array();
   for (size_t n = 0; n < v.size() && n < kTop; ++n) {
     const Agg& g = *v[n].second;
-    arr.push_back({{"step", step_json(v[n].first)},
-                   {"count", g.count},
-                   {"total_ns", g.total},
-                   {"max_ns", g.max},
-                   {"evidence", nlohmann::json::array({slice_evidence(m, g.max_index, "longest " + what + " of the step")})}});
+    arr.push_back(
+        {{"step", step_json(v[n].first)},
+         {"count", g.count},
+         {"total_ns", g.total},
+         {"max_ns", g.max},
+         {"evidence", nlohmann::json::array({slice_evidence(m, g.max_index, "longest " + what + " of the step")})}});
   }
   return arr;
 }

@@ -26,10 +26,14 @@ using stats::ratio;  // base/stats.h
 
 std::string lower(std::string_view s);
 
-inline bool starts_with(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(0, p.size()) == p; }
+inline bool starts_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
 
 // Accelerator cores of communication tasks in kernel_details.csv.
-inline bool is_comm_core(std::string_view core) { return core == "HCCL" || core == "COMMUNICATION" || core == "HCCL_AICPU"; }
+inline bool is_comm_core(std::string_view core) {
+  return core == "HCCL" || core == "COMMUNICATION" || core == "HCCL_AICPU";
+}
 
 // The id of the step holding ts, or kNoId.
 int64_t step_of(const RunModel& m, Ns ts);
@@ -95,19 +99,19 @@ nlohmann::json top_slices_json(const RunModel& m, const TopK& top, const std::st
 // compute_ns: kernel time outside communication cores; all_ns: every kernel; max_all: the
 // longest kernel.
 void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all, nlohmann::json& out);  // ai_cpu.cpp
-void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out);                              // ai_cpu.cpp
-void dynamic_shape(const RunModel& m, nlohmann::json& health, Facts& facts);                            // dynamic_shape.cpp
-void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& facts);                 // block_dim.cpp
-void pmu(const RunModel& m, nlohmann::json& health, Facts& facts);                                      // pmu.cpp
+void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out);                               // ai_cpu.cpp
+void dynamic_shape(const RunModel& m, nlohmann::json& health, Facts& facts);             // dynamic_shape.cpp
+void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& facts);  // block_dim.cpp
+void pmu(const RunModel& m, nlohmann::json& health, Facts& facts);                       // pmu.cpp
 
 // ---- Trace checks: built from one HostTracePass (host_trace_pass.h) ----
 struct HostTracePass;
-nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);                // op_compile.cpp
-nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);               // stream_sync.cpp
-nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);                // memory_api.cpp
-nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);             // gc.cpp
-nlohmann::json dataloader_json(const RunModel& m, const HostTracePass& p);                // dataloader.cpp
-nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);                    // syncbn.cpp
+nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);     // op_compile.cpp
+nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);    // stream_sync.cpp
+nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);     // memory_api.cpp
+nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);  // gc.cpp
+nlohmann::json dataloader_json(const RunModel& m, const HostTracePass& p);     // dataloader.cpp
+nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);         // syncbn.cpp
 
 // The "memory" section (memory.cpp): peaks of memory_record.csv, largest allocations of
 // operator_memory.csv.

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "facts/diagnostics/diagnostics.h"
 #include "base/stats.h"
+#include "facts/diagnostics/diagnostics.h"
 
 namespace npu {
 namespace {
@@ -89,9 +89,9 @@ nlohmann::json entry(const RunModel& m, const Group& g, const char* key_name, Ns
   j["share_of_compute"] = stats::ratio(g.total, compute_ns);
   j["share_of_step"] = step_ns > 0 ? nlohmann::json(stats::ratio(g.total, step_ns)) : nlohmann::json(nullptr);
   std::string what = "longest " + std::string(m.str(g.key)) + " (" + std::to_string(g.max) + " ns)";
-  j["evidence"] = nlohmann::json::array(
-      {src == Source::Kernels ? evidence_row(m, "kernel_details.csv", m.kernels[g.max_index].line, what)
-                              : evidence_event(m, m.slices[g.max_index].loc, what)});
+  j["evidence"] = nlohmann::json::array({src == Source::Kernels
+                                             ? evidence_row(m, "kernel_details.csv", m.kernels[g.max_index].line, what)
+                                             : evidence_event(m, m.slices[g.max_index].loc, what)});
   return j;
 }
 
@@ -201,9 +201,10 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
       comm_ns += s.dur;
       ++comm_n;
     }
-    facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
-                                               : "no kernel_details.csv rows: the trace's device tasks carry no operator "
-                                                 "types, so operators are grouped by task name only");
+    facts.unavailable("operators.by_type",
+                      gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
+                          : "no kernel_details.csv rows: the trace's device tasks carry no operator "
+                            "types, so operators are grouped by task name only");
   } else {
     // Host operators alone, when the trace has them.
     host_operators(m, out, facts);
@@ -218,11 +219,13 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
     return;
   }
 
-  out["by_type"] = src == Source::Kernels ? list(m, by_type, "type", compute_ns, step_ns, src) : nlohmann::json::array();
+  out["by_type"] =
+      src == Source::Kernels ? list(m, by_type, "type", compute_ns, step_ns, src) : nlohmann::json::array();
   out["by_name"] = list(m, by_name, "name", compute_ns, step_ns, src);
   out["communication"] = list(m, comm, "name", compute_ns, step_ns, src);
   nlohmann::json cores = nlohmann::json::object();
-  for (const auto& [core, v] : by_core) cores[core.empty() ? "N/A" : core] = {{"count", v.first}, {"total_ns", v.second}};
+  for (const auto& [core, v] : by_core)
+    cores[core.empty() ? "N/A" : core] = {{"count", v.first}, {"total_ns", v.second}};
   out["totals"] = {{"kernels", compute_n + comm_n},
                    {"compute_kernels", compute_n},
                    {"communication_kernels", comm_n},

@@ -5,13 +5,13 @@
 // two disagree beyond tolerance, the step shows the profiler's numbers and keeps ours beside them.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 
-#include "facts/diagnostics/diagnostics.h"
 #include "base/stats.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "facts/step_windows.h"
 
 namespace npu {
@@ -19,8 +19,8 @@ namespace {
 
 struct Breakdown {
   Ns computing = 0, communication = 0, comm_not_overlapped = 0, overlapped = 0, free = 0;
-  Ns bubble = 0;           // hcom_receive time (pipeline parallelism); Stage leaves it out
-  Ns preparing = kNoId;    // host step start -> the step's first device task; kNoId: unknown
+  Ns bubble = 0;         // hcom_receive time (pipeline parallelism); Stage leaves it out
+  Ns preparing = kNoId;  // host step start -> the step's first device task; kNoId: unknown
   // The device step: its parts are disjoint and add up to it exactly.
   Ns device_time() const { return computing + comm_not_overlapped + free; }
   void add(const Breakdown& o) {
@@ -224,8 +224,8 @@ nlohmann::json step_time_stats(std::vector<Ns> v) {
   auto q = [&](double p) { return stats::nearest_rank(v, p); };
   Ns sum = 0;
   for (Ns x : v) sum += x;
-  return {{"count", v.size()},       {"min_ns", v.front()}, {"median_ns", q(0.5)},
-          {"p90_ns", q(0.9)},        {"max_ns", v.back()},  {"mean_ns", sum / static_cast<Ns>(v.size())}};
+  return {{"count", v.size()}, {"min_ns", v.front()}, {"median_ns", q(0.5)},
+          {"p90_ns", q(0.9)},  {"max_ns", v.back()},  {"mean_ns", sum / static_cast<Ns>(v.size())}};
 }
 
 // The Overlap Analysis track summed per step by the same windows, when no table gives the
@@ -316,8 +316,10 @@ void from_profiler_rows(const RunModel& m, Facts& facts) {
   }
   facts.doc["steps"] = steps_json;
   put_overall(facts, total, steps_json.size(), std::move(device_times), {}, extra);
-  facts.unavailable("steps.recomputed", "no device tasks (trace_view.json missing): the breakdown is the profiler's "
-                                        "own " + source + ", not recomputed");
+  facts.unavailable("steps.recomputed",
+                    "no device tasks (trace_view.json missing): the breakdown is the profiler's "
+                    "own " +
+                        source + ", not recomputed");
 }
 
 }  // namespace
@@ -330,11 +332,14 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     if (!m.step_trace.empty()) return from_profiler_rows(m, facts);
     const std::string platform = run_platform(m);
     const char* why =
-        platform == "cpu"    ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
-        : platform == "gpu"  ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
-                               "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
-        : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
-                             : "no device tasks in the trace and no step_trace_time.csv";
+        platform == "cpu"
+            ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
+        : platform == "gpu"
+            ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
+              "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
+        : platform == "mtia"
+            ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
+            : "no device tasks in the trace and no step_trace_time.csv";
     facts.unavailable("steps", why);
     facts.unavailable("overall", why);
     return;
@@ -377,7 +382,8 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     if (const StepTraceRow* row = profiler_row(rows, s.id, i, steps.size())) {
       profiler = to_json(from_row(*row));
       profiler["source"] = row_source;
-      profiler["evidence"] = nlohmann::json::array({evidence_row(m, "step_trace_time.csv", row->line, "profiler's row")});
+      profiler["evidence"] =
+          nlohmann::json::array({evidence_row(m, "step_trace_time.csv", row->line, "profiler's row")});
       agree = agreement(per[i], from_row(*row));
       if (!agree["ok"].get<bool>()) shown = from_row(*row);
     } else if (have_track) {
@@ -391,7 +397,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     j["start_ns"] = s.start;
     j["end_ns"] = s.end;
     j["host_dur_ns"] = pseudo || m.meta.step_semantics == StepSemantics::MsprofTasks ? nlohmann::json(nullptr)
-                                                                                          : nlohmann::json(s.end - s.start);
+                                                                                     : nlohmann::json(s.end - s.start);
     j["device_window"] = {{"start_ns", windows[i].start},
                           {"end_ns", pseudo ? nlohmann::json(nullptr) : nlohmann::json(windows[i].end)},
                           {"launched_tasks", windows[i].launched_tasks}};
@@ -430,21 +436,22 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
   extra["communication_ops"] = d.comm_slices.size();
   const bool gpu = m.meta.platform == "gpu";
   extra["communication_source"] = d.comm_from_ops ? "communication operator threads"
-                                  : gpu          ? "NCCL kernels"
-                                                 : "device HCCL tasks";
+                                  : gpu           ? "NCCL kernels"
+                                                  : "device HCCL tasks";
   if (gpu) {
     extra["device"] = d.device;
     extra["other_devices"] = d.other_devices;
     if (!d.other_devices.empty())
-      facts.unavailable("overall.other_devices",
-                        "the trace holds kernels of several GPUs; the breakdown covers GPU " + std::to_string(d.device) +
-                            " (the busiest), the others are listed in overall.other_devices");
+      facts.unavailable("overall.other_devices", "the trace holds kernels of several GPUs; the breakdown covers GPU " +
+                                                     std::to_string(d.device) +
+                                                     " (the busiest), the others are listed in overall.other_devices");
   }
   extra["device_window_ns"] = d.window.length();
   if (!worst.is_null()) extra["worst_agreement"] = worst;
   if (!have_track && m.step_trace.empty())
-    facts.unavailable("steps.profiler", gpu ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
-                                            : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
+    facts.unavailable("steps.profiler",
+                      gpu ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
+                          : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
   facts.doc["steps"] = steps_json;
   put_overall(facts, total, steps.size(), std::move(device_times), std::move(host_times), extra);
 }

@@ -12,7 +12,7 @@ namespace {
 
 // Row 8: an operator is bound by a pipe whose ratio reaches 0.8; below that on every pipe it is "no bound".
 constexpr double kBoundRatio = 0.8;
-constexpr size_t kTopPmuTypes = 10;   // op types with PMU ratios
+constexpr size_t kTopPmuTypes = 10;  // op types with PMU ratios
 
 }  // namespace
 
@@ -21,9 +21,9 @@ void pmu(const RunModel& m, nlohmann::json& health, Facts& facts) {
   // Ratio columns reported, and whether the reference's bound rule looks at them (it uses
   // vec/mac/scalar/mte1/mte2/mte3 and leaves fixpipe out).
   static const std::vector<std::pair<const char*, bool>> kRatios = {
-      {"aic_mac_ratio", true},      {"aic_scalar_ratio", true},  {"aic_mte1_ratio", true},
-      {"aic_mte2_ratio", true},     {"aic_fixpipe_ratio", false}, {"aiv_vec_ratio", true},
-      {"aiv_scalar_ratio", true},   {"aiv_mte2_ratio", true},    {"aiv_mte3_ratio", true}};
+      {"aic_mac_ratio", true},    {"aic_scalar_ratio", true},   {"aic_mte1_ratio", true},
+      {"aic_mte2_ratio", true},   {"aic_fixpipe_ratio", false}, {"aiv_vec_ratio", true},
+      {"aiv_scalar_ratio", true}, {"aiv_mte2_ratio", true},     {"aiv_mte3_ratio", true}};
   struct Col {
     const char* name;
     bool bound;
@@ -96,16 +96,16 @@ void pmu(const RunModel& m, nlohmann::json& health, Facts& facts) {
     }
     std::string bound = best >= kBoundRatio ? best_name : "none";
     if (bound == "none") ++no_bound;
-    arr.push_back({{"type", m.str(t.type)},
-                   {"accelerator_core", m.str(t.core)},
-                   {"count", t.agg.count},
-                   {"total_ns", t.agg.total},
-                   {"ratios", ratios},
-                   {"max_ratio", best},
-                   {"bound", bound},
-                   {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv",
-                                                                    m.kernels[t.agg.max_index].line,
-                                                                    "longest " + std::string(m.str(t.type)))})}});
+    arr.push_back(
+        {{"type", m.str(t.type)},
+         {"accelerator_core", m.str(t.core)},
+         {"count", t.agg.count},
+         {"total_ns", t.agg.total},
+         {"ratios", ratios},
+         {"max_ratio", best},
+         {"bound", bound},
+         {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv", m.kernels[t.agg.max_index].line,
+                                                          "longest " + std::string(m.str(t.type)))})}});
   }
   nlohmann::json names = nlohmann::json::array();
   for (const Col& c : cols) names.push_back(c.name);

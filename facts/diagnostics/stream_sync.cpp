@@ -12,7 +12,8 @@ constexpr double kLaunchBlockingCoOccurRatio = 0.5;
 
 nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p) {
   nlohmann::json apis = nlohmann::json::object();
-  for (const auto& [name, a] : p.sync_by_api) apis[name] = {{"count", a.count}, {"total_ns", a.total}, {"max_ns", a.max}};
+  for (const auto& [name, a] : p.sync_by_api)
+    apis[name] = {{"count", a.count}, {"total_ns", a.total}, {"max_ns", a.max}};
   // A stream sync right after a launch, in the reference's order (all threads by ts).
   uint64_t co = 0;
   for (size_t i = 1; i < p.marks.size(); ++i)

@@ -10,12 +10,13 @@
 // aggregate item carrying its count), at most kMaxDepth levels, kMaxRows rows and kMaxFlows
 // lines per step (evenly sampled beyond), and a total item budget across steps.
 #include <algorithm>
-#include <fmt/format.h>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/timeline_steps.h"
@@ -25,15 +26,15 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Ns kBuckets = 1500;              // aggregation: an item shorter than window / kBuckets is "below a pixel"
-constexpr int kMaxDepth = 16;              // deeper host slices are counted, not drawn
-constexpr size_t kMaxRows = 32;            // rows per step, the busiest kept
-constexpr size_t kMaxFlows = 2500;         // launch lines per step (evenly sampled beyond)
-constexpr size_t kMaxSecondaryFlows = 1000;  // async_npu lines beside HostToDevice
-constexpr size_t kMaxMarksPerKind = 24;    // the longest of each kind
-constexpr size_t kItemBudget = 60000;      // drawn items over all embedded steps; the worst step always goes in
+constexpr Ns kBuckets = 1500;                 // aggregation: an item shorter than window / kBuckets is "below a pixel"
+constexpr int kMaxDepth = 16;                 // deeper host slices are counted, not drawn
+constexpr size_t kMaxRows = 32;               // rows per step, the busiest kept
+constexpr size_t kMaxFlows = 2500;            // launch lines per step (evenly sampled beyond)
+constexpr size_t kMaxSecondaryFlows = 1000;   // async_npu lines beside HostToDevice
+constexpr size_t kMaxMarksPerKind = 24;       // the longest of each kind
+constexpr size_t kItemBudget = 60000;         // drawn items over all embedded steps; the worst step always goes in
 constexpr Ns kDefaultVerticalLagNs = 50'000;  // dispatch.thresholds.vertical_lag_ns when the facts lack it
-constexpr double kMarginShare = 0.01;      // drawn window = step window +- 1%
+constexpr double kMarginShare = 0.01;         // drawn window = step window +- 1%
 
 enum class RowKind { Host, GC, Cann, Device, Comm };
 const char* row_kind_name(RowKind k) {
@@ -81,20 +82,25 @@ class Timeline {
       steps.push_back(std::move(s));
     }
     json out = json::object();
-    out["limits"] = {{"steps", kMaxTimelineSteps}, {"buckets_per_step", kBuckets},
-                     {"max_depth", kMaxDepth},         {"max_rows", kMaxRows},
-                     {"max_flows", kMaxFlows},         {"max_secondary_flows", kMaxSecondaryFlows},
-                     {"marks_per_kind", kMaxMarksPerKind}, {"item_budget", kItemBudget}};
+    out["limits"] = {{"steps", kMaxTimelineSteps},
+                     {"buckets_per_step", kBuckets},
+                     {"max_depth", kMaxDepth},
+                     {"max_rows", kMaxRows},
+                     {"max_flows", kMaxFlows},
+                     {"max_secondary_flows", kMaxSecondaryFlows},
+                     {"marks_per_kind", kMaxMarksPerKind},
+                     {"item_budget", kItemBudget}};
     out["item_columns"] = {"t_ns", "dur_ns", "name", "depth", "src", "offset", "count", "busy_ns"};
-    out["flow_columns"] = {"from_row", "from_t_ns", "to_row", "to_t_ns", "lag_ns", "from_src", "from_offset", "to_src",
-                           "to_offset", "kind"};
+    out["flow_columns"] = {"from_row", "from_t_ns",   "to_row", "to_t_ns",   "lag_ns",
+                           "from_src", "from_offset", "to_src", "to_offset", "kind"};
     out["band_columns"] = {"t_ns", "dur_ns", "kind", "computing_ns", "comm_not_overlapped_ns", "free_ns"};
     out["flow_kind"] = flow_kind_name_;
     out["secondary_flow_kind"] = secondary_ ? json("async_npu") : json(nullptr);
     const json& th = section("dispatch").is_object() ? section("dispatch").value("thresholds", json()) : json();
-    out["vertical_lag_ns"] = th.is_object() && th.contains("vertical_lag_ns") && th["vertical_lag_ns"].is_number_integer()
-                                 ? th["vertical_lag_ns"].get<Ns>()
-                                 : kDefaultVerticalLagNs;
+    out["vertical_lag_ns"] =
+        th.is_object() && th.contains("vertical_lag_ns") && th["vertical_lag_ns"].is_number_integer()
+            ? th["vertical_lag_ns"].get<Ns>()
+            : kDefaultVerticalLagNs;
     out["step_time"] = step_time_key_;
     out["names"] = std::move(names_);
     out["sources"] = std::move(sources_);
@@ -166,10 +172,10 @@ class Timeline {
   struct Row {
     uint32_t track = 0;
     RowKind kind = RowKind::Host;
-    std::vector<Item> items;  // slices overlapping the window, depth-assigned, time order
-    uint64_t deep = 0;        // slices below kMaxDepth, not drawn
-    bool main = false;        // holds the ProfilerStep
-    bool queue = false;       // holds Dequeue@ slices: torch_npu's task-queue thread
+    std::vector<Item> items;       // slices overlapping the window, depth-assigned, time order
+    uint64_t deep = 0;             // slices below kMaxDepth, not drawn
+    bool main = false;             // holds the ProfilerStep
+    bool queue = false;            // holds Dequeue@ slices: torch_npu's task-queue thread
     std::vector<StrId> enclosing;  // slices covering the whole window, outermost first
   };
 
@@ -200,8 +206,7 @@ class Timeline {
         open.pop_back();
       }
       int depth = static_cast<int>(open.size()) - enclosing_open;
-      const bool encloses =
-          s.ts <= step_lo && s.end() >= step_hi && !starts_with(m_.str(s.name), "ProfilerStep#");
+      const bool encloses = s.ts <= step_lo && s.end() >= step_hi && !starts_with(m_.str(s.name), "ProfilerStep#");
       open.push_back({s.end() > s.ts ? s.end() : s.ts + 1, encloses});
       enclosing_open += encloses;
       if (s.end() < lo || (s.end() == lo && s.dur > 0)) continue;
@@ -378,12 +383,8 @@ class Timeline {
       json it = row_items(r, lo, w, agg);
       int depth = 0;
       for (const Item& x : r.items) depth = std::max(depth, x.depth + 1);
-      json rj = {{"label", row_label(r)},
-                 {"kind", row_kind_name(r.kind)},
-                 {"depth", depth},
-                 {"slices", r.items.size()},
-                 {"aggregated", agg},
-                 {"deeper_not_drawn", r.deep}};
+      json rj = {{"label", row_label(r)}, {"kind", row_kind_name(r.kind)}, {"depth", depth}, {"slices", r.items.size()},
+                 {"aggregated", agg},     {"deeper_not_drawn", r.deep}};
       json enclosing = json::array();
       for (StrId n : r.enclosing) enclosing.push_back(name_index(n));
       rj["enclosing"] = std::move(enclosing);
@@ -534,7 +535,8 @@ class Timeline {
           add("compile", s.ts, s.dur, row, "online compile (" + us(s.dur) + ")",
               evidence_event(m_, s.loc, "aclopCompileAndExecute"));
         } else if (starts_with(n, "AscendCL@aclrtSynchronize") || gpu_sync_kind(n) != GpuSync::None) {
-          add("sync", s.ts, s.dur, row, std::string(n) + " (" + us(s.dur) + ")", evidence_event(m_, s.loc, "synchronize"));
+          add("sync", s.ts, s.dur, row, std::string(n) + " (" + us(s.dur) + ")",
+              evidence_event(m_, s.loc, "synchronize"));
         } else if (r.kind == RowKind::GC && it.depth == 0) {
           add("gc", s.ts, s.dur, row, "Python GC (" + us(s.dur) + ")", evidence_event(m_, s.loc, "GC"));
         } else if (s.ts >= loader_end && contains_nocase(n, "dataloader")) {
@@ -563,7 +565,8 @@ class Timeline {
             Ns lag = g.value("lag_ns", Ns{0});
             add("host_bound_gap", ts, dur, -1,
                 "device idle " + us(dur) + ", waiting on the host: the next task (" + g.value("task", std::string()) +
-                    ") started " + (lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (clock offset)"),
+                    ") started " +
+                    (lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (clock offset)"),
                 nullptr);
           }
           break;

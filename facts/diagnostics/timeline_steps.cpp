@@ -18,8 +18,7 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
   std::vector<ChosenStep> all;
   const json& steps = facts_section(doc, "steps");
   const json* dsteps = nullptr;
-  if (doc.contains("dispatch") && doc["dispatch"].contains("steps"))
-    dsteps = &doc["dispatch"]["steps"];
+  if (doc.contains("dispatch") && doc["dispatch"].contains("steps")) dsteps = &doc["dispatch"]["steps"];
   auto window_of = [](const json& s, Ns& a, Ns& b) {
     if (!s.is_object() || !s.contains("start_ns") || !s.contains("end_ns") || !s["start_ns"].is_number_integer() ||
         !s["end_ns"].is_number_integer())
@@ -80,9 +79,11 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
   std::vector<size_t> order(all.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return all[a].time > all[b].time; });
-  std::vector<std::pair<size_t, const char*>> picks = {
-      {order.front(), "worst"}, {order[order.size() / 2], "median"}, {order.back(), "fastest"},
-      {0, "first"}, {all.size() - 1, "last"}};
+  std::vector<std::pair<size_t, const char*>> picks = {{order.front(), "worst"},
+                                                       {order[order.size() / 2], "median"},
+                                                       {order.back(), "fastest"},
+                                                       {0, "first"},
+                                                       {all.size() - 1, "last"}};
   std::vector<ChosenStep> out;
   std::map<size_t, size_t> at;  // index in all -> index in out
   for (auto [i, why] : picks) {

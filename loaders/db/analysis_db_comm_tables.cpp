@@ -3,8 +3,8 @@
 #include <charconv>
 #include <map>
 
-#include "loaders/communication_loader.h"
 #include "base/load_error.h"
+#include "loaders/communication_loader.h"
 #include "loaders/db/sqlite_db.h"
 
 namespace npu {
@@ -57,7 +57,8 @@ json load_comm_analyzer_ops(const std::string& path, int rank) {
     r["sync_ns"] = ms_cell(st, 1 + sync);
     r["idle_ns"] = ms_cell(st, 1 + idle);
     // The JSON export writes the ratios, the table does not: x / (x + transit), as the profiler computes them.
-    const double w = static_cast<double>(r["wait_ns"].get<int64_t>()), t = static_cast<double>(r["transit_ns"].get<int64_t>()),
+    const double w = static_cast<double>(r["wait_ns"].get<int64_t>()),
+                 t = static_cast<double>(r["transit_ns"].get<int64_t>()),
                  sy = static_cast<double>(r["sync_ns"].get<int64_t>());
     r["wait_ratio"] = w + t > 0 ? w / (w + t) : 0.0;
     r["sync_ratio"] = sy + t > 0 ? sy / (sy + t) : 0.0;
@@ -82,9 +83,13 @@ json load_comm_analyzer_ops(const std::string& path, int rank) {
     if (size_mb <= 0 && time_ns <= 0) continue;
     // One row per (transport, packet size): the transport's totals repeat, the packets add up.
     if (!rec.contains(transport))
-      rec[transport] = {{"size_mb", size_mb}, {"time_ns", time_ns}, {"gbps", num_cell(bs, 1 + bw)},
-                        {"large_packet_ratio", num_cell(bs, 1 + large)}, {"packets", 0}};
-    rec[transport]["packets"] = rec[transport]["packets"].get<uint64_t>() + static_cast<uint64_t>(num_cell(bs, 1 + count));
+      rec[transport] = {{"size_mb", size_mb},
+                        {"time_ns", time_ns},
+                        {"gbps", num_cell(bs, 1 + bw)},
+                        {"large_packet_ratio", num_cell(bs, 1 + large)},
+                        {"packets", 0}};
+    rec[transport]["packets"] =
+        rec[transport]["packets"].get<uint64_t>() + static_cast<uint64_t>(num_cell(bs, 1 + count));
   }
   return ops;
 }
@@ -94,17 +99,19 @@ json load_comm_analyzer_links(const std::string& path) {
   json out = json::array();
   if (!db.has_table("CommAnalyzerMatrix")) return out;
   ColumnPicker c(db, "CommAnalyzerMatrix");
-  const int op = c.add({"hccl_op_name"}), group = c.add({"group_name"}), src = c.add({"src_rank"}), dst = c.add({"dst_rank"}),
-            tr = c.add({"transport_type"}), size = c.add({"transit_size"}), time = c.add({"transit_time"}),
-            bw = c.add({"bandwidth"}), step = c.add({"step"}), type = c.add({"type"});
-  if (!c.has(src) || !c.has(dst)) throw LoadError::whole_file(path, "table CommAnalyzerMatrix has no src_rank/dst_rank columns");
+  const int op = c.add({"hccl_op_name"}), group = c.add({"group_name"}), src = c.add({"src_rank"}),
+            dst = c.add({"dst_rank"}), tr = c.add({"transport_type"}), size = c.add({"transit_size"}),
+            time = c.add({"transit_time"}), bw = c.add({"bandwidth"}), step = c.add({"step"}), type = c.add({"type"});
+  if (!c.has(src) || !c.has(dst))
+    throw LoadError::whole_file(path, "table CommAnalyzerMatrix has no src_rank/dst_rank columns");
   SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM CommAnalyzerMatrix", "CommAnalyzerMatrix");
   auto rank_at = [&](int field) {
     const std::string t(st.text(1 + field));
     int v = -1;
     auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec != std::errc() || p != t.data() + t.size() || v < 0)
-      throw LoadError::whole_file(path, "CommAnalyzerMatrix rowid " + std::to_string(st.i64(0)) + ": rank \"" + t + "\" is not an integer");
+      throw LoadError::whole_file(
+          path, "CommAnalyzerMatrix rowid " + std::to_string(st.i64(0)) + ": rank \"" + t + "\" is not an integer");
     return v;
   };
   while (st.step()) {
@@ -121,7 +128,8 @@ json load_comm_analyzer_links(const std::string& path) {
     r["size_mb"] = num_cell(st, 1 + size);
     r["time_ns"] = ms_cell(st, 1 + time);
     r["gbps"] = num_cell(st, 1 + bw);
-    r["evidence"] = json::array({{{"file", path}, {"table", "CommAnalyzerMatrix"}, {"rowid", st.i64(0)}, {"what", name}}});
+    r["evidence"] =
+        json::array({{{"file", path}, {"table", "CommAnalyzerMatrix"}, {"rowid", st.i64(0)}, {"what", name}}});
     out.push_back(std::move(r));
   }
   return out;

@@ -4,8 +4,9 @@
 // Records come out in the shape of load_communication_ops (loaders/communication_loader.h), with
 // {table, rowid} evidence.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 

@@ -60,7 +60,8 @@ void read_cann_api(DbLoadContext& cx) {
     Ns s = st.i64(1 + start);
     cx.add_slice(tr, s, st.i64(1 + end), slot, kEmptyStr, kEmptyStr, cid, p_api, rowid);
     // A launch (Node@ / the API that owns the connection id) -> its device task(s).
-    if (cid != kNoId && ty == kApiNode) cx.add_flows(cid, {s, RunModel::make_loc(p_api, rowid), tr}, FlowKind::HostToDevice);
+    if (cid != kNoId && ty == kApiNode)
+      cx.add_flows(cid, {s, RunModel::make_loc(p_api, rowid), tr}, FlowKind::HostToDevice);
   }
 }
 

@@ -25,10 +25,12 @@ void read_communication_ops(DbLoadContext& cx) {
   while (st.step()) {
     int64_t rowid = st.i64(0);
     Ns s = st.i64(1 + start), e = st.i64(1 + end);
-    int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : (cx.model.meta.device >= 0 ? cx.model.meta.device : -1);
+    int32_t d =
+        c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : (cx.model.meta.device >= 0 ? cx.model.meta.device : -1);
     StrId g = c.has(group) ? cx.str(st, 1 + group) : kEmptyStr;
-    uint32_t tr = cx.track(Proc::Communication, d, static_cast<int64_t>(g),
-                        [&] { return "Group " + std::string(cx.model.str(g)) + " Communication"; }, d);
+    uint32_t tr = cx.track(
+        Proc::Communication, d, static_cast<int64_t>(g),
+        [&] { return "Group " + std::string(cx.model.str(g)) + " Communication"; }, d);
     int64_t cid = c.has(conn) ? st.i64_or(1 + conn, kNoId) : kNoId;
     StrId op_name = cx.str(st, 1 + name);
     cx.add_slice(tr, s, e, op_name, kEmptyStr, hccl, cid, p_op, rowid);

@@ -28,8 +28,8 @@ void reserve_tables(DbLoadContext& cx) {
   cx.rows.cann = cx.db.row_count("CANN_API");
   cx.rows.pytorch = cx.db.row_count("PYTORCH_API");
   cx.rows.connection_ids = cx.db.row_count("CONNECTION_IDS");
-  const uint64_t slices = cx.rows.tasks + cx.rows.comm_ops + cx.rows.cann + cx.rows.pytorch + cx.db.row_count("GC_RECORD") +
-                          cx.db.row_count("OVERLAP_ANALYSIS") + cx.step_rows.size();
+  const uint64_t slices = cx.rows.tasks + cx.rows.comm_ops + cx.rows.cann + cx.rows.pytorch +
+                          cx.db.row_count("GC_RECORD") + cx.db.row_count("OVERLAP_ANALYSIS") + cx.step_rows.size();
   cx.model.slices.reserve(cx.model.slices.size() + slices);  // filled from cx.slices at the end, grouped by track
   cx.task_ends.reserve(cx.rows.tasks);
   cx.model.kernels.reserve(cx.model.kernels.size() + cx.rows.tasks + cx.rows.comm_ops);
@@ -108,14 +108,16 @@ DbSchemaInfo describe(DbLoadContext& cx) {
   std::string schema;
   if (!cx.block_column.empty()) schema = "COMPUTE_TASK_INFO." + cx.block_column;
   if (cx.db.has_table("OVERLAP_ANALYSIS")) schema += std::string(schema.empty() ? "" : ", ") + "OVERLAP_ANALYSIS";
-  if (!cx.has_pytorch_api && cx.db.has_table("TASK")) schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
+  if (!cx.has_pytorch_api && cx.db.has_table("TASK"))
+    schema += std::string(schema.empty() ? "" : ", ") + "no PYTORCH_API";
   i.description = who + (schema.empty() ? "" : " (schema with " + schema + ")");
   for (const auto& note : cx.schema_notes) cx.model.stats.warnings.push_back(cx.db.path() + ": " + note);
   for (const auto& note : cx.rejections) cx.model.stats.reject(cx.db.path() + ": " + note);
   if (uint64_t n = cx.unresolved_ids.load())
-    cx.model.stats.warnings.push_back(cx.db.path() + ": " + std::to_string(n) + " text cells hold a string id that " +
-                                (cx.db.has_table("STRING_IDS") ? "STRING_IDS does not have" : "no STRING_IDS table resolves") +
-                                ": those names are empty");
+    cx.model.stats.warnings.push_back(
+        cx.db.path() + ": " + std::to_string(n) + " text cells hold a string id that " +
+        (cx.db.has_table("STRING_IDS") ? "STRING_IDS does not have" : "no STRING_IDS table resolves") +
+        ": those names are empty");
   return i;
 }
 

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-
 namespace npu {
 
 // True when ids in [lo, hi] are dense enough for a table of hi - lo + 1 slots over `n` ids: at
@@ -80,7 +79,7 @@ class IdMultiIndex {
   std::vector<V> vals_;
   int64_t lo_ = 0;
   bool dense_ = false;
-  std::vector<uint32_t> offsets_;  // dense: values of id k are sorted_[offsets_[k - lo_], offsets_[k - lo_ + 1])
+  std::vector<uint32_t> offsets_;     // dense: values of id k are sorted_[offsets_[k - lo_], offsets_[k - lo_ + 1])
   std::vector<int64_t> sorted_keys_;  // sparse: sorted_'s ids, ascending
   std::vector<V> sorted_;
 };

@@ -86,7 +86,8 @@ class DbLoadContext {
       last_key_ = key;
       return last_track_ = it->second;
     }
-    static const char* kNames[] = {"Ascend Hardware", "Communication", "CANN", "Python", "Python GC", "Overlap Analysis"};
+    static const char* kNames[] = {"Ascend Hardware", "Communication", "CANN",
+                                   "Python",          "Python GC",     "Overlap Analysis"};
     std::string_view process = kNames[static_cast<int>(proc)];
     Track t;
     t.pid = pid;
@@ -101,8 +102,8 @@ class DbLoadContext {
     return last_track_ = idx;
   }
 
-  void add_slice(uint32_t tr, Ns start, Ns end, StrId name, StrId cat, StrId task_type, int64_t corr,
-                 uint16_t part_id, int64_t rowid) {
+  void add_slice(uint32_t tr, Ns start, Ns end, StrId name, StrId cat, StrId task_type, int64_t corr, uint16_t part_id,
+                 int64_t rowid) {
     Slice s;
     s.ts = start;
     s.dur = std::max<Ns>(0, end - start);
@@ -133,8 +134,8 @@ class DbLoadContext {
 
   // The STEP_TIME step that holds `ts`, or kNoId.
   int64_t step_of(Ns ts) const {
-    auto it = std::upper_bound(step_rows.begin(), step_rows.end(), ts,
-                               [](Ns v, const DbStepRow& s) { return v < s.start; });
+    auto it =
+        std::upper_bound(step_rows.begin(), step_rows.end(), ts, [](Ns v, const DbStepRow& s) { return v < s.start; });
     if (it == step_rows.begin()) return kNoId;
     --it;
     return ts < it->end ? it->id : kNoId;
@@ -142,7 +143,8 @@ class DbLoadContext {
 
   // The model.kernels index of a TASK.globalTaskId, or kNone32.
   uint32_t kernel_of(int64_t gid) const {
-    if (gid >= 0 && static_cast<size_t>(gid) < dense_kernel_by_gid.size()) return dense_kernel_by_gid[static_cast<size_t>(gid)];
+    if (gid >= 0 && static_cast<size_t>(gid) < dense_kernel_by_gid.size())
+      return dense_kernel_by_gid[static_cast<size_t>(gid)];
     auto it = kernel_by_gid.find(gid);
     return it == kernel_by_gid.end() ? kNone32 : it->second;
   }
@@ -194,7 +196,8 @@ class DbLoadContext {
   };
   struct TrackKeyHash {
     size_t operator()(const TrackKey& k) const {
-      uint64_t h = static_cast<uint64_t>(k.a) * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(k.b) + 0x632BE59BD9B4E019ull);
+      uint64_t h =
+          static_cast<uint64_t>(k.a) * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(k.b) + 0x632BE59BD9B4E019ull);
       return static_cast<size_t>(h ^ (h >> 29) ^ static_cast<uint64_t>(k.proc));
     }
   };

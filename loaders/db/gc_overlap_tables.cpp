@@ -37,9 +37,10 @@ void read_overlap_analysis(DbLoadContext& cx) {
     int64_t ty = st.i64(1 + type);
     if (ty < 0 || ty > 3) continue;
     int32_t d = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
-    uint32_t tr = cx.track(Proc::Overlap, d, ty, [&] { return std::string(kNames[ty]); }, d);
-    cx.add_slice(tr, st.i64(1 + start), st.i64(1 + end), cx.model.strings.intern(kNames[ty]), kEmptyStr, kEmptyStr, kNoId, p,
-              st.i64(0));
+    uint32_t tr = cx.track(
+        Proc::Overlap, d, ty, [&] { return std::string(kNames[ty]); }, d);
+    cx.add_slice(tr, st.i64(1 + start), st.i64(1 + end), cx.model.strings.intern(kNames[ty]), kEmptyStr, kEmptyStr,
+                 kNoId, p, st.i64(0));
   }
 }
 

@@ -21,7 +21,8 @@ void read_string_ids(DbLoadContext& cx) {
     StrId v = cx.model.strings.intern(st.text(value));
     // Ids are small and dense in every export seen: index a vector, keep a map for the rest.
     if (k >= 0 && k < (int64_t{1} << 24)) {
-      if (static_cast<size_t>(k) >= cx.dense_strings.size()) cx.dense_strings.resize(static_cast<size_t>(k) + 1, kNone32);
+      if (static_cast<size_t>(k) >= cx.dense_strings.size())
+        cx.dense_strings.resize(static_cast<size_t>(k) + 1, kNone32);
       cx.dense_strings[static_cast<size_t>(k)] = v;
     } else {
       cx.strings[k] = v;
@@ -60,7 +61,8 @@ void read_metadata(DbLoadContext& cx) {
     int rank = c.add({"rankId"}), dev = c.add({"deviceId"});
     SqliteStmt st(cx.db, "SELECT " + c.select_list() + " FROM RANK_DEVICE_MAP", "RANK_DEVICE_MAP");
     if (st.step()) {
-      if (c.has(rank) && int32_or(st, rank, -1) >= 0 && cx.model.meta.rank < 0) cx.model.meta.rank = int32_or(st, rank, -1);
+      if (c.has(rank) && int32_or(st, rank, -1) >= 0 && cx.model.meta.rank < 0)
+        cx.model.meta.rank = int32_or(st, rank, -1);
       if (c.has(dev) && int32_or(st, dev, -1) >= 0) cx.model.meta.device = int32_or(st, dev, -1);
     }
   }

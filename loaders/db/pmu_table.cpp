@@ -130,8 +130,9 @@ void PmuTableReader::read_chunks(SqliteDb& db) {
   for (int c; (c = next_chunk_.fetch_add(1)) < chunks_;) {
     try {
       const int64_t lo = first_rowid_ + c * chunk_rows_;
-      SqliteStmt st(db, select_ + " WHERE rowid >= " + std::to_string(lo) + " AND rowid < " +
-                            std::to_string(lo + chunk_rows_), "TASK_PMU_INFO");
+      SqliteStmt st(
+          db, select_ + " WHERE rowid >= " + std::to_string(lo) + " AND rowid < " + std::to_string(lo + chunk_rows_),
+          "TASK_PMU_INFO");
       if (!read_rows(st, false)) chunk_failed_.store(true);
     } catch (...) {
       chunk_failed_.store(true);  // read again in order, where the error is reported
@@ -170,7 +171,8 @@ void PmuTableReader::widen(size_t stride) {
 void PmuTableReader::take_into_model(DbLoadContext& cx) {
   if (error_) std::rethrow_exception(error_);
   if (!note_.empty()) cx.schema_notes.push_back(note_);
-  for (const auto& [id, text] : names_) cx.model.pmu_columns.push_back(id != kNone32 ? id : cx.model.strings.intern(text));
+  for (const auto& [id, text] : names_)
+    cx.model.pmu_columns.push_back(id != kNone32 ? id : cx.model.strings.intern(text));
   if (!cx.model.pmu_columns.empty()) cx.model.pmu_values.swap(values_);
 }
 

@@ -36,7 +36,7 @@ class PmuTableReader {
 
   const DbLoadContext& cx_;
   std::vector<std::pair<StrId, std::string>> names_;  // interned id, or the text to intern
-  std::vector<double> values_;  // rows x stride, row-major (kernel order as read)
+  std::vector<double> values_;                        // rows x stride, row-major (kernel order as read)
   size_t rows_ = 0, stride_ = 0;
   std::string note_;
   std::exception_ptr error_;

@@ -25,10 +25,11 @@ struct QueueEnd {
 // Enqueue -> Dequeue of the same connection id: the task queue's latency. When an id has
 // several enqueues (or dequeues) the last row's wins. Flows come in connection id order.
 void add_queue_flows(DbLoadContext& cx, const std::vector<QueueEnd>& ends) {
-  const StrId q_cat = cx.model.strings.intern("async_task_queue"), q_name = cx.model.strings.intern("enqueue_to_dequeue");
+  const StrId q_cat = cx.model.strings.intern("async_task_queue"),
+              q_name = cx.model.strings.intern("enqueue_to_dequeue");
   if (ends.empty()) return;
-  auto [mn, mx] = std::minmax_element(ends.begin(), ends.end(),
-                                      [](const QueueEnd& a, const QueueEnd& b) { return a.cid < b.cid; });
+  auto [mn, mx] =
+      std::minmax_element(ends.begin(), ends.end(), [](const QueueEnd& a, const QueueEnd& b) { return a.cid < b.cid; });
   const int64_t lo = mn->cid, hi = mx->cid;
   std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (last enqueue, last dequeue) per id, in id order
   if (dense_id_range(lo, hi, ends.size())) {
@@ -48,12 +49,14 @@ void add_queue_flows(DbLoadContext& cx, const std::vector<QueueEnd>& ends) {
     for (size_t k = 0; k < by_id.size();) {
       std::pair<uint32_t, uint32_t> p{kNone32, kNone32};
       const int64_t cid = ends[by_id[k]].cid;
-      for (; k < by_id.size() && ends[by_id[k]].cid == cid; ++k) (ends[by_id[k]].dequeue ? p.second : p.first) = by_id[k];
+      for (; k < by_id.size() && ends[by_id[k]].cid == cid; ++k)
+        (ends[by_id[k]].dequeue ? p.second : p.first) = by_id[k];
       if (p.first != kNone32 && p.second != kNone32) pairs.push_back(p);
     }
   }
   for (const auto& [ei, di] : pairs)
-    cx.model.flows.push_back(Flow::between(ends[ei].cid, ends[ei].end, ends[di].end, FlowKind::AsyncTaskQueue, q_cat, q_name));
+    cx.model.flows.push_back(
+        Flow::between(ends[ei].cid, ends[ei].end, ends[di].end, FlowKind::AsyncTaskQueue, q_cat, q_name));
 }
 
 }  // namespace
@@ -63,8 +66,8 @@ void PytorchApiReader::read() {
     if (!cx_.db.has_table("PYTORCH_API")) return;
     SqliteDb db(cx_.db.path());
     ColumnPicker c(db, "PYTORCH_API");
-    int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"}),
-        conn = c.add({"connectionId"}), name = c.add({"name"}), type = c.add({"type"});
+    int start = c.add({"startNs"}), end = c.add({"endNs"}), tid = c.add({"globalTid"}), conn = c.add({"connectionId"}),
+        name = c.add({"name"}), type = c.add({"type"});
     if (!c.has(start) || !c.has(end) || !c.has(name)) return;
     columns_ok_ = true;
     // CONNECTION_IDS: PYTORCH_API.connectionId -> id; connectionId there = TASK/CANN connectionId (1:N).
@@ -102,7 +105,10 @@ void PytorchApiReader::read() {
         }
       }
       const int64_t ty = has_type ? st.i64(1 + type) : kApiOp;
-      r.kind = ty == kApiQueue ? ApiRow::Queue : ty == kApiTrace ? ApiRow::Trace : ty == kApiMstx ? ApiRow::Mstx : ApiRow::Op;
+      r.kind = ty == kApiQueue   ? ApiRow::Queue
+               : ty == kApiTrace ? ApiRow::Trace
+               : ty == kApiMstx  ? ApiRow::Mstx
+                                 : ApiRow::Op;
     }
   } catch (...) {
     error_ = std::current_exception();

@@ -1,12 +1,12 @@
 #include "loaders/db/sqlite_db.h"
 
-#include <sqlite3.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <sqlite3.h>
+
+#include <sys/stat.h>
 
 #include "base/input_registry.h"
 #include "base/load_error.h"
@@ -114,8 +114,7 @@ void SqliteDb::fail(const std::string& what) const {
   throw LoadError::whole_file(path_, "SQLite error reading " + what + ": " + msg);
 }
 
-SqliteStmt::SqliteStmt(const SqliteDb& db, const std::string& sql, std::string what)
-    : db_(db), what_(std::move(what)) {
+SqliteStmt::SqliteStmt(const SqliteDb& db, const std::string& sql, std::string what) : db_(db), what_(std::move(what)) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
     db.fail(what_);
 }
@@ -129,7 +128,8 @@ bool SqliteStmt::step() {
   db_.fail(what_);
 }
 
-ColumnPicker::ColumnPicker(const SqliteDb& db, std::string table) : table_(std::move(table)), cols_(db.columns(table_)) {}
+ColumnPicker::ColumnPicker(const SqliteDb& db, std::string table)
+    : table_(std::move(table)), cols_(db.columns(table_)) {}
 
 int ColumnPicker::add(std::initializer_list<std::string_view> aliases) {
   std::string found;

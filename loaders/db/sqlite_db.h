@@ -5,11 +5,10 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <sqlite3.h>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <sqlite3.h>
 
 namespace npu {
 

@@ -19,8 +19,7 @@ void read_step_time(DbLoadContext& cx) {
     return;
   }
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM STEP_TIME", "STEP_TIME");
-  while (st.step())
-    cx.step_rows.push_back({st.i64(id + 1), st.i64(start + 1), st.i64(end + 1), st.i64(0)});
+  while (st.step()) cx.step_rows.push_back({st.i64(id + 1), st.i64(start + 1), st.i64(end + 1), st.i64(0)});
   std::sort(cx.step_rows.begin(), cx.step_rows.end(), [](auto& a, auto& b) { return a.start < b.start; });
 }
 
@@ -31,8 +30,8 @@ void add_step_slices(DbLoadContext& cx) {
   const uint16_t p_step = cx.part("STEP_TIME");
   uint32_t tr = cx.track(Proc::Python, 0, 0, [] { return std::string("Steps (STEP_TIME)"); });
   for (const auto& s : cx.step_rows)
-    cx.add_slice(tr, s.start, s.end, cx.model.strings.intern("ProfilerStep#" + std::to_string(s.id)), kEmptyStr, kEmptyStr,
-              kNoId, p_step, s.rowid);
+    cx.add_slice(tr, s.start, s.end, cx.model.strings.intern("ProfilerStep#" + std::to_string(s.id)), kEmptyStr,
+                 kEmptyStr, kNoId, p_step, s.rowid);
 }
 
 }  // namespace npu

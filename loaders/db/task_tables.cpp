@@ -30,9 +30,9 @@ void read_tasks(DbLoadContext& cx) {
   const int c_name = c.add({"name"}), c_block = c.add({"blockNum", "blockDim", "block_dim"}),
             c_mix = c.add({"mixBlockNum", "mixBlockDim", "mix_block_dim"}), c_type = c.add({"taskType"}),
             c_optype = c.add({"opType"}), c_ifmt = c.add({"inputFormats"}), c_itype = c.add({"inputDataTypes"}),
-            c_ishape = c.add({"inputShapes"}), c_ofmt = c.add({"outputFormats"}),
-            c_otype = c.add({"outputDataTypes"}), c_oshape = c.add({"outputShapes"}), c_state = c.add({"opState"}),
-            c_hf32 = c.add({"hf32Eligible"}), c_wait = c.add({"waitNs"}), c_gid = c.add({"globalTaskId"});
+            c_ishape = c.add({"inputShapes"}), c_ofmt = c.add({"outputFormats"}), c_otype = c.add({"outputDataTypes"}),
+            c_oshape = c.add({"outputShapes"}), c_state = c.add({"opState"}), c_hf32 = c.add({"hf32Eligible"}),
+            c_wait = c.add({"waitNs"}), c_gid = c.add({"globalTaskId"});
   ColumnPicker x(cx.db, "COMMUNICATION_TASK_INFO");
   const int x_name = x.add({"name"}), x_plane = x.add({"planeId"}), x_gid = x.add({"globalTaskId"});
   if (has_compute) {
@@ -47,10 +47,10 @@ void read_tasks(DbLoadContext& cx) {
   if (has_compute) sql += " LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId";
   if (has_comm_task && x.has(x_gid)) sql += " LEFT JOIN COMMUNICATION_TASK_INFO x ON x.globalTaskId = t.globalTaskId";
   SqliteStmt st(cx.db, sql, "TASK");
-  const int tb = 1;                                   // TASK fields start after t.rowid
-  const int cb = tb + 9 + 1;                          // COMPUTE_TASK_INFO fields after c.rowid
-  const int cr = cb - 1;                              // c.rowid
-  const int xb = has_compute ? cb + 15 + 1 : cb;      // COMMUNICATION_TASK_INFO fields after x.rowid
+  const int tb = 1;                               // TASK fields start after t.rowid
+  const int cb = tb + 9 + 1;                      // COMPUTE_TASK_INFO fields after c.rowid
+  const int cr = cb - 1;                          // c.rowid
+  const int xb = has_compute ? cb + 15 + 1 : cb;  // COMMUNICATION_TASK_INFO fields after x.rowid
   const int xr = xb - 1;
   const bool join_comm = has_comm_task && x.has(x_gid);
 
@@ -89,7 +89,8 @@ void read_tasks(DbLoadContext& cx) {
       // computing. The raw type stays its name.
       task_type = runtime_type;
     }
-    uint32_t tr = cx.track(Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
+    uint32_t tr = cx.track(
+        Proc::Hardware, dev, stream, [&] { return "Stream " + std::to_string(stream); }, dev);
     cx.add_slice(tr, start, end, name, kEmptyStr, task_type, conn, p_task, rowid);
     if (conn != kNoId) {
       cx.task_by_conn.add(conn, static_cast<uint32_t>(cx.task_ends.size()));
@@ -124,7 +125,8 @@ void read_tasks(DbLoadContext& cx) {
       int64_t gid = st.i64(tb + t_gid);
       if (gid >= 0 && gid < (int64_t{1} << 28)) {
         if (static_cast<size_t>(gid) >= cx.dense_kernel_by_gid.size())
-          cx.dense_kernel_by_gid.resize(std::max(static_cast<size_t>(gid) + 1, cx.dense_kernel_by_gid.size() * 2), kNone32);
+          cx.dense_kernel_by_gid.resize(std::max(static_cast<size_t>(gid) + 1, cx.dense_kernel_by_gid.size() * 2),
+                                        kNone32);
         cx.dense_kernel_by_gid[static_cast<size_t>(gid)] = static_cast<uint32_t>(cx.model.kernels.size());
       } else {
         cx.kernel_by_gid.emplace(gid, static_cast<uint32_t>(cx.model.kernels.size()));
@@ -136,7 +138,8 @@ void read_tasks(DbLoadContext& cx) {
   if (bad_task_times > 0)
     cx.rejections.push_back("TASK: " + std::to_string(bad_task_times) +
                             " rows with a startNs/endNs that is not a non-negative integer, or ends before it "
-                            "starts, were skipped (first: rowid " + std::to_string(first_bad_task) + ")");
+                            "starts, were skipped (first: rowid " +
+                            std::to_string(first_bad_task) + ")");
   cx.task_by_conn.build();
   cx.tasks_loaded = n_tasks;
   if (has_compute) {
@@ -152,7 +155,7 @@ void read_tasks(DbLoadContext& cx) {
     }
   } else {
     cx.missing("kernel_details.csv", "COMPUTE_TASK_INFO",
-            "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
+               "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
   }
 }
 

@@ -1,12 +1,12 @@
 // The findings of the analysis page (each a fold: what was observed, why it matters, what to do,
 // the estimated saving, commands to copy and the evidence with where it was found) and the checks
 // that did not run or the facts that were unavailable.
-#include <fmt/format.h>
-
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "reports/html/kit.h"
 #include "reports/html/sections.h"
@@ -36,11 +36,11 @@ std::string finding_html(const json& f, size_t index, const std::string& base) {
   std::string sev = str(f, "severity");
   std::string out = fmt::format("<details class=\"finding sev-{}\" id=\"finding-{}\"{}>\n", css_token(sev), esc(rank),
                                 index < 3 ? " open" : "");
-  out += fmt::format("<summary><span class=\"rank\">{}</span><span class=\"title\">{}</span>"
-                     "<span class=\"saving\">{}</span><span class=\"badge sev-{}\">{}</span>"
-                     "<span class=\"badge cat\">{}</span></summary>\n",
-                     esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(sev), esc(sev),
-                     esc(str(f, "category")));
+  out += fmt::format(
+      "<summary><span class=\"rank\">{}</span><span class=\"title\">{}</span>"
+      "<span class=\"saving\">{}</span><span class=\"badge sev-{}\">{}</span>"
+      "<span class=\"badge cat\">{}</span></summary>\n",
+      esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(sev), esc(sev), esc(str(f, "category")));
   out += "<div class=\"finding-body\">\n<dl>\n";
   out += "<dt>Observed</dt><dd>" + esc(str(f, "observed")) + "</dd>\n";
   if (!str(f, "why").empty()) out += "<dt>Why it matters</dt><dd>" + esc(str(f, "why")) + "</dd>\n";
@@ -56,9 +56,10 @@ std::string finding_html(const json& f, size_t index, const std::string& base) {
     std::string text_block;
     for (const auto& c : cmds) text_block += text(c) + "\n";
     if (!text_block.empty()) text_block.pop_back();
-    out += fmt::format("<div class=\"cmd\"><div class=\"cmd-head\">Commands <button type=\"button\" class=\"copy\" "
-                       "data-target=\"cmd-{0}\">Copy</button></div><pre id=\"cmd-{0}\"><code>{1}</code></pre></div>\n",
-                       index, esc(text_block));
+    out += fmt::format(
+        "<div class=\"cmd\"><div class=\"cmd-head\">Commands <button type=\"button\" class=\"copy\" "
+        "data-target=\"cmd-{0}\">Copy</button></div><pre id=\"cmd-{0}\"><code>{1}</code></pre></div>\n",
+        index, esc(text_block));
   }
   const json& ev = list(f, "evidence");
   if (!ev.empty()) {
@@ -114,10 +115,11 @@ std::string saving_text(const json& f, bool short_form) {
 
 std::string section_findings(const json& r) {
   const json& findings = list(r, "findings");
-  std::string out = fmt::format("<section id=\"findings\" class=\"card\">\n<h2>Findings <span class=\"count\">({})</span>"
-                                "<span class=\"tools\"><button type=\"button\" class=\"expand-all\">Expand all</button>"
-                                "<button type=\"button\" class=\"collapse-all\">Collapse all</button></span></h2>\n",
-                                findings.size());
+  std::string out = fmt::format(
+      "<section id=\"findings\" class=\"card\">\n<h2>Findings <span class=\"count\">({})</span>"
+      "<span class=\"tools\"><button type=\"button\" class=\"expand-all\">Expand all</button>"
+      "<button type=\"button\" class=\"collapse-all\">Collapse all</button></span></h2>\n",
+      findings.size());
   out += "<p class=\"hint\">Ranked by estimated saving per step &times; confidence.</p>\n";
   if (findings.empty()) out += "<p class=\"none\">No findings.</p>\n";
   size_t i = 0;
@@ -136,8 +138,8 @@ std::string section_checks(const json& r) {
            hcell("<span class=\"badge st-" + css_token(st) + "\">" + esc(st) + "</span>"), tcell(str(rs, "reason"))});
   }
   for (const auto& u : list(r, "unavailable"))
-    t.row({hcell("fact <code>" + esc(str(u, "fact")) + "</code>"), hcell("<span class=\"badge st-unavailable\">unavailable</span>"),
-           tcell(str(u, "why"))});
+    t.row({hcell("fact <code>" + esc(str(u, "fact")) + "</code>"),
+           hcell("<span class=\"badge st-unavailable\">unavailable</span>"), tcell(str(u, "why"))});
   if (t.empty()) out += "<p class=\"none\">All checks ran and every fact was available.</p>\n";
   else out += t.html();
 

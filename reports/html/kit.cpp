@@ -1,9 +1,9 @@
 #include "reports/html/kit.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "reports/report_document.h"
 
@@ -130,9 +130,7 @@ std::string count_str(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-std::string plural(size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
+std::string plural(size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
 // ---- tables ----
 
@@ -179,8 +177,8 @@ std::string kv_table(const json& obj, const char* cls, bool empty_as_unset) {
   Table t(cls, {{"name", false}, {"value", false}});
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     std::string v = text(it.value());
-    t.row({tcell(it.key(), "mono"), v.empty() && empty_as_unset ? hcell("<span class=\"unset\">(unset)</span>")
-                                                                 : tcell(v, "mono")});
+    t.row({tcell(it.key(), "mono"),
+           v.empty() && empty_as_unset ? hcell("<span class=\"unset\">(unset)</span>") : tcell(v, "mono")});
   }
   return t.html();
 }
@@ -198,9 +196,7 @@ std::string why_unavailable(const json& r, std::string_view fact) {
   return "";
 }
 
-std::string not_available(std::string_view why) {
-  return "<p class=\"na\">not available: " + esc(why) + "</p>\n";
-}
+std::string not_available(std::string_view why) { return "<p class=\"na\">not available: " + esc(why) + "</p>\n"; }
 
 std::string step_label(const json& s) {
   const json& id = at(s, "id");
@@ -208,9 +204,10 @@ std::string step_label(const json& s) {
 }
 
 std::string kpi(std::string_view label, std::string_view value, std::string_view sub, std::string_view cls) {
-  return fmt::format("<div class=\"kpi {}\"><div class=\"kpi-label\">{}</div><div class=\"kpi-value\">{}</div>"
-                     "<div class=\"kpi-sub\">{}</div></div>\n",
-                     cls, esc(label), esc(value), esc(sub));
+  return fmt::format(
+      "<div class=\"kpi {}\"><div class=\"kpi-label\">{}</div><div class=\"kpi-value\">{}</div>"
+      "<div class=\"kpi-sub\">{}</div></div>\n",
+      cls, esc(label), esc(value), esc(sub));
 }
 
 std::string heat_style(double v, double lo, double hi) {

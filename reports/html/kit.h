@@ -7,12 +7,13 @@
 // script_json() (JSON with <, > and & as \u escapes, so no `</script>` or `<!--` can appear).
 #pragma once
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace npu::html {
 
@@ -65,7 +66,8 @@ Cell path_cell(const std::string& path, std::string base);
 // A table that report.js makes sortable; columns are (head, numeric).
 class Table {
  public:
-  Table(std::string cls, std::vector<std::pair<std::string, bool>> cols) : cls_(std::move(cls)), cols_(std::move(cols)) {}
+  Table(std::string cls, std::vector<std::pair<std::string, bool>> cols)
+      : cls_(std::move(cls)), cols_(std::move(cols)) {}
   void row(std::vector<Cell> cells) { rows_.push_back(std::move(cells)); }
   bool empty() const { return rows_.empty(); }
   std::string html() const;

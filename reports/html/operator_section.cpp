@@ -1,10 +1,10 @@
 // The Top operators section: device operators by type and by kernel name, communication kernels
 // and host operators (inclusive time), each a sortable table, and a chart report.js draws.
-#include <fmt/format.h>
-
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "reports/html/kit.h"
 #include "reports/html/sections.h"
@@ -59,9 +59,10 @@ std::string section_operators(const json& r) {
   const json& by_type = list(ops, "by_type");
   const json& by_name = list(ops, "by_name");
   if (!by_type.empty() || !by_name.empty())
-    out += fmt::format("<div class=\"chart-box short\"><canvas id=\"chart-operators\" data-chart=\"operators\" role=\"img\" "
-                       "aria-label=\"Top operator {} by device time\"></canvas></div>\n",
-                       by_type.empty() ? "names" : "types");
+    out += fmt::format(
+        "<div class=\"chart-box short\"><canvas id=\"chart-operators\" data-chart=\"operators\" role=\"img\" "
+        "aria-label=\"Top operator {} by device time\"></canvas></div>\n",
+        by_type.empty() ? "names" : "types");
   auto block = [&](const char* title, const json& items, const char* key_field, const char* key_head, bool device,
                    bool open, const char* unavailable_fact) {
     std::string b = fmt::format("<details{}><summary>{} ({})</summary>\n", open ? " open" : "", title, items.size());
@@ -78,8 +79,8 @@ std::string section_operators(const json& r) {
   out += block("Communication", list(ops, "communication"), "name", "name", true, false, "operators.communication");
   const json& host = at(ops, "host");
   if (host.is_object())
-    out += block("Host operators (inclusive time)", list(host, "by_name"), "name", "name", false, false,
-                 "operators.host");
+    out +=
+        block("Host operators (inclusive time)", list(host, "by_name"), "name", "name", false, false, "operators.host");
   return out + "</section>\n";
 }
 

@@ -2,9 +2,10 @@
 // compare): the template reports/templates/report.html with its CSS and scripts inlined around a
 // body, and the document embedded as JSON (#report-data) for the scripts to draw from.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace npu {
 

@@ -18,13 +18,14 @@ std::string render_run_list_html(const json& list) {
   body += "<section class=\"card\"><h2>Not a cluster</h2>\n<p>" + esc(str(list, "why")) + "</p>\n";
   for (const auto& w : at(list, "warnings").is_array() ? at(list, "warnings") : json::array())
     body += "<p class=\"hint\">" + esc(w.is_string() ? w.get<std::string>() : w.dump()) + "</p>\n";
-  if (!str(list, "compare").empty()) body += "<p>Compare two of them: <code>" + esc(str(list, "compare")) + "</code></p>\n";
+  if (!str(list, "compare").empty())
+    body += "<p>Compare two of them: <code>" + esc(str(list, "compare")) + "</code></p>\n";
   body += "</section>\n</main>\n";
   size_t i = 0;
   for (const auto& r : runs.is_array() ? runs : json::array()) {
     ++i;
-    body += "<main class=\"wrap\"><section class=\"card\"><h2>Run " + std::to_string(i) + " of " + std::to_string(runs.size()) +
-            ": " + esc(str(at(r, "input"), "path")) + "</h2></section>\n";
+    body += "<main class=\"wrap\"><section class=\"card\"><h2>Run " + std::to_string(i) + " of " +
+            std::to_string(runs.size()) + ": " + esc(str(at(r, "input"), "path")) + "</h2></section>\n";
     body += section_summary(r) + section_steps(r) + section_dispatch(r) + section_operators(r) + section_findings(r);
     body += "</main>\n";
   }

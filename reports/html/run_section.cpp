@@ -1,8 +1,8 @@
 // The Run section: what was analysed (input, framework, versions, load speed), the environment
 // variables, the input files with their status, the profiler configuration and loader warnings.
-#include <fmt/format.h>
-
 #include <string>
+
+#include <fmt/format.h>
 
 #include "reports/html/kit.h"
 #include "reports/html/sections.h"
@@ -30,7 +30,8 @@ std::string section_run(const json& r) {
   if (auto v = num(run, "trace_events")) item("Trace events", count_str(*v));
   const json& versions = at(run, "versions");
   if (versions.is_object())
-    for (auto it = versions.begin(); it != versions.end(); ++it) item(("Version: " + it.key()).c_str(), text(it.value()));
+    for (auto it = versions.begin(); it != versions.end(); ++it)
+      item(("Version: " + it.key()).c_str(), text(it.value()));
   const json& load = at(summary, "load");
   if (auto mbps = num(load, "trace_mb_per_s"); mbps && *mbps > 0)
     item("Trace load", fmt::format("{:.1f} MB in {:.3f} s", num(load, "trace_bytes").value_or(0) / 1e6,
@@ -50,7 +51,8 @@ std::string section_run(const json& r) {
   if (inputs.is_array() && !inputs.empty()) {
     // Paths relative to the input folder; the full path is in the cell's title.
     std::string base = str(input, "path");
-    Table t("inputs", {{"file", false}, {"status", false}, {"records", true}, {"size", true}, {"note", false}, {"path", false}});
+    Table t("inputs",
+            {{"file", false}, {"status", false}, {"records", true}, {"size", true}, {"note", false}, {"path", false}});
     for (const auto& f : inputs) {
       std::string st = str(f, "status");
       bool loaded = st == "loaded";

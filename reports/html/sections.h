@@ -3,8 +3,9 @@
 // assembly (page.cpp) and the run-list page put them together; docs/reports.md says what each shows.
 #pragma once
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace npu::html {
 

@@ -1,10 +1,10 @@
 // The per-step sections of the analysis page: device time per step (computing, communication not
 // overlapped, free) and the host dispatch (launch lag per step, the task queue). Each has a chart
 // that report.js draws from the embedded facts, and a table.
-#include <fmt/format.h>
-
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "reports/html/kit.h"
 #include "reports/html/sections.h"
@@ -21,11 +21,13 @@ std::string section_steps(const json& r) {
     out += not_available(why.empty() ? "no steps: no device tasks and no step_trace_time.csv" : why);
     return out + "</section>\n";
   }
-  out += "<p class=\"hint\">Device time per step: computing, communication not hidden behind computing, and free "
-         "(device idle). Free is what the host or the schedule wastes.</p>\n";
+  out +=
+      "<p class=\"hint\">Device time per step: computing, communication not hidden behind computing, and free "
+      "(device idle). Free is what the host or the schedule wastes.</p>\n";
   out += sampled_note(r);
-  out += "<div class=\"chart-box\"><canvas id=\"chart-steps\" data-chart=\"steps\" role=\"img\" "
-         "aria-label=\"Stacked bars per step: computing, communication not overlapped, free\"></canvas></div>\n";
+  out +=
+      "<div class=\"chart-box\"><canvas id=\"chart-steps\" data-chart=\"steps\" role=\"img\" "
+      "aria-label=\"Stacked bars per step: computing, communication not overlapped, free\"></canvas></div>\n";
   Table t("steps", {{"step", false},
                     {"computing (ms)", true},
                     {"comm (ms)", true},
@@ -69,9 +71,10 @@ std::string section_dispatch(const json& r) {
     return out + "</section>\n";
   }
   const json& o = at(d, "overall");
-  out += "<p class=\"hint\">Launch lag: time from the host's launch of a task to its start on the device. A lag that "
-         "grows within a step (positive slope) means the host runs ahead and the device is the bottleneck; lags near "
-         "zero with free time mean the device waits for the host.</p>\n";
+  out +=
+      "<p class=\"hint\">Launch lag: time from the host's launch of a task to its start on the device. A lag that "
+      "grows within a step (positive slope) means the host runs ahead and the device is the bottleneck; lags near "
+      "zero with free time mean the device waits for the host.</p>\n";
   if (o.is_object()) {
     std::string line = "<p class=\"verdict\">";
     if (!str(o, "classification").empty())
@@ -93,8 +96,9 @@ std::string section_dispatch(const json& r) {
     out += line + "</p>\n";
   }
   out += sampled_note(r);
-  out += "<div class=\"chart-box\"><canvas id=\"chart-dispatch\" data-chart=\"dispatch\" role=\"img\" "
-         "aria-label=\"Launch lag p10, p50, p90 per step and the fitted slope\"></canvas></div>\n";
+  out +=
+      "<div class=\"chart-box\"><canvas id=\"chart-dispatch\" data-chart=\"dispatch\" role=\"img\" "
+      "aria-label=\"Launch lag p10, p50, p90 per step and the fitted slope\"></canvas></div>\n";
   Table t("dispatch", {{"step", false},
                        {"class", false},
                        {"launches", true},
@@ -120,7 +124,8 @@ std::string section_dispatch(const json& r) {
     std::vector<std::string> bits;
     if (at(tq, "two_stage_active").is_boolean())
       bits.push_back(at(tq, "two_stage_active").get<bool>() ? "two-stage task queue active" : "task queue not active");
-    if (!at(tq, "task_queue_enable_env").is_null()) bits.push_back("TASK_QUEUE_ENABLE=" + str(tq, "task_queue_enable_env"));
+    if (!at(tq, "task_queue_enable_env").is_null())
+      bits.push_back("TASK_QUEUE_ENABLE=" + str(tq, "task_queue_enable_env"));
     if (auto v = num(tq, "latency_p50_ns")) bits.push_back("enqueue to dequeue p50 " + dur(*v));
     if (auto v = num(tq, "latency_p90_ns")) bits.push_back("p90 " + dur(*v));
     std::string line;

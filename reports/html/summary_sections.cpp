@@ -1,9 +1,9 @@
 // The top of the analysis page: the header (what was analysed, the table of contents) and the
 // Summary card: the step-time KPIs, the top three findings and how many checks ran.
-#include <fmt/format.h>
-
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "reports/html/kit.h"
 #include "reports/html/sections.h"
@@ -27,15 +27,18 @@ std::string section_header(const json& r) {
   if (!meta.empty()) out += "<p class=\"meta\">" + meta + "</p>\n";
   out += "</div>\n</header>\n";
   if (at(facts, "cluster").is_object()) {
-    out += "<nav class=\"toc\"><div class=\"wrap\"><a href=\"#cluster\">Cluster</a><a href=\"#findings\">Findings</a>"
-           "<a href=\"#checks\">Checks</a><a href=\"#run\">Run</a></div></nav>\n";
+    out +=
+        "<nav class=\"toc\"><div class=\"wrap\"><a href=\"#cluster\">Cluster</a><a href=\"#findings\">Findings</a>"
+        "<a href=\"#checks\">Checks</a><a href=\"#run\">Run</a></div></nav>\n";
     return out;
   }
-  out += "<nav class=\"toc\"><div class=\"wrap\">"
-         "<a href=\"#summary\">Summary</a>" + std::string(at(facts, "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
-         "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
-         "<a href=\"#operators\">Operators</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
-         "<a href=\"#run\">Run</a></div></nav>\n";
+  out +=
+      "<nav class=\"toc\"><div class=\"wrap\">"
+      "<a href=\"#summary\">Summary</a>" +
+      std::string(at(facts, "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
+      "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
+      "<a href=\"#operators\">Operators</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
+      "<a href=\"#run\">Run</a></div></nav>\n";
   return out;
 }
 
@@ -64,10 +67,11 @@ std::string section_summary(const json& r) {
       kpis += kpi("Median host step", format_ms(*host), sub);
     }
     if (auto fr = num(o, "free_ratio"))
-      kpis += kpi("Free (device idle)", format_percent(*fr), format_ms(num(o, "free_ns").value_or(0) * per) + " per step",
-                  *fr >= 0.10 ? "bad" : "good");
+      kpis += kpi("Free (device idle)", format_percent(*fr),
+                  format_ms(num(o, "free_ns").value_or(0) * per) + " per step", *fr >= 0.10 ? "bad" : "good");
     if (num(o, "computing_ns"))
-      kpis += kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
+      kpis +=
+          kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
     if (num(o, "comm_not_overlapped_ns"))
       kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
                   "per step, " + share("comm_not_overlapped_ns"));
@@ -76,10 +80,10 @@ std::string section_summary(const json& r) {
     const json& a = at(o, "worst_agreement");
     if (a.is_object()) {
       bool ok = at(a, "ok").is_boolean() && at(a, "ok").get<bool>();
-      agree = fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
-                          ok ? "ok" : "bad", ok ? "agrees" : "differs",
-                          esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
-                          str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
+      agree =
+          fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
+                      ok ? "ok" : "bad", ok ? "agrees" : "differs", esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
+                      str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
     }
     source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
                   agree + "</p>\n";
@@ -112,11 +116,12 @@ std::string section_summary(const json& r) {
     for (const auto& f : findings) {
       if (n++ >= 3) break;
       std::string rank = str(f, "rank");
-      out += fmt::format("<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
-                         "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
-                         "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
-                         esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
-                         esc(str(f, "severity")), esc(str(f, "category")));
+      out += fmt::format(
+          "<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
+          "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
+          "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
+          esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
+          esc(str(f, "severity")), esc(str(f, "category")));
     }
     out += "</tbody></table>\n";
   }

@@ -7,13 +7,13 @@
 // the blocks removes the page faults. ASan still sees everything: blocks come from malloc,
 // the unused tail of a reused block and every cached block are poisoned, so an overflow or a
 // use after free is still reported (as a use-after-poison).
-#include <sanitizer/asan_interface.h>
-
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <mutex>
 #include <new>
+
+#include <sanitizer/asan_interface.h>
 
 namespace {
 

@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
-#include "model/model.h"
+#include "base/load_error.h"
 #include "fuzz_util.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "base/load_error.h"
+#include "model/model.h"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <exception>
 #include <string>
 
-#include "model/model.h"
+#include "base/load_error.h"
 #include "fuzz_util.h"
 #include "loaders/db/db_export.h"
-#include "base/load_error.h"
+#include "model/model.h"
 
 namespace {
 

@@ -114,8 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
 
   std::string_view trimmed = npu::trim_cell(text);
-  if (trimmed.size() > text.size() || (!trimmed.empty() && (trimmed.data() < text.data() ||
-                                                            trimmed.data() + trimmed.size() > text.data() + text.size())))
+  if (trimmed.size() > text.size() ||
+      (!trimmed.empty() &&
+       (trimmed.data() < text.data() || trimmed.data() + trimmed.size() > text.data() + text.size())))
     finding("trim_cell returned text outside its input");
   (void)npu::is_missing_cell(text);
 
@@ -169,8 +170,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(&v, data, 8);
     npu::format_ns_as_us(v, buf, sizeof buf);
     auto back = npu::parse_us_to_ns(buf);
-    if (back != v) finding("format_ns_as_us(" + std::to_string(v) + ") = " + buf + " parses back as " +
-                           (back ? std::to_string(*back) : "nullopt"));
+    if (back != v)
+      finding("format_ns_as_us(" + std::to_string(v) + ") = " + buf + " parses back as " +
+              (back ? std::to_string(*back) : "nullopt"));
   }
   // Short buffers truncate, never overrun.
   npu::format_ns_as_us(us.value_or(0), buf, 1 + static_cast<int>(size % 24));

@@ -43,10 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;
   std::string body(reinterpret_cast<const char*>(data), size);
   npu::RuleEngine e;
-  e.add_rule_source({"fuzz.lua", "rule { id = 'fuzz', title = 'F' }\nfunction check(facts, params, emit)\n" + body + "\nend"},
-                    false);
-  e.add_rule_source({"good.lua", "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed = 'ok'} end"},
-                    false);
+  e.add_rule_source(
+      {"fuzz.lua", "rule { id = 'fuzz', title = 'F' }\nfunction check(facts, params, emit)\n" + body + "\nend"}, false);
+  e.add_rule_source(
+      {"good.lua", "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed = 'ok'} end"}, false);
   npu::RuleRunOptions opt;
   opt.limits.instructions = 2'000'000;
   opt.limits.wall_ms = 1'000;
@@ -59,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (out[1].status != npu::RuleOutcome::Status::Fired || out[1].findings.size() != 1)
     finding("the good rule lost its finding", out[1].reason);
   if (out[0].findings.size() > opt.limits.findings) finding("findings cap", std::to_string(out[0].findings.size()));
-  if (out[0].status == npu::RuleOutcome::Status::Failed && out[0].reason.empty()) finding("failed without a reason", body);
+  if (out[0].status == npu::RuleOutcome::Status::Failed && out[0].reason.empty())
+    finding("failed without a reason", body);
   for (const auto& f : out[0].findings) (void)f.dump();  // throws on invalid UTF-8
   (void)npu::ranked_findings(out);
   return 0;

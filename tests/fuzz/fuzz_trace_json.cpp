@@ -22,10 +22,10 @@
 #include <string>
 #include <string_view>
 
-#include "model/model.h"
-#include "fuzz_util.h"
 #include "base/load_error.h"
+#include "fuzz_util.h"
 #include "loaders/trace_json_loader.h"
+#include "model/model.h"
 
 namespace {
 
@@ -145,7 +145,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t h = fnv1a(data, size);
   if (enabled("threads2") && !(gz && !enabled("gz-threads2")) && (raw1.ok || (h & 7) == 0)) {
     Outcome raw2 = load(raw_file.path(), 2, known_size);
-    if (enabled("threads-agree") && !same(raw1, raw2)) finding("threads=1 and threads=2 disagree: " + raw1.describe() + " vs " + raw2.describe());
+    if (enabled("threads-agree") && !same(raw1, raw2))
+      finding("threads=1 and threads=2 disagree: " + raw1.describe() + " vs " + raw2.describe());
   }
 
   if (gz || size > 32768 || !enabled("amplify")) return 0;

@@ -1,13 +1,12 @@
 // Shared helpers of the libFuzzer targets: a scratch file per process for the loaders
 // (which read paths, not buffers) and the checks every LoadError must pass.
 #pragma once
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 
 #include "base/load_error.h"
 

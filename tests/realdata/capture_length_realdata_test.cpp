@@ -3,10 +3,10 @@
 // scale_trace.py). The per-step breakdown and the op_compile saving (6.637 ms/step on the
 // single step) stay within 10 %; the savings add up to at most the step, and the first finding is
 // a cause with a command (issue: savings once summed to 161 % of this step).
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "test_support.h"
 

@@ -1,11 +1,11 @@
 // The cluster analysis on real data, read in place from ../shared/realdata. Every number here
 // was computed independently from the files by tests/realdata/verify_cluster.py (Python
 // standard library, Decimal for the ms/us -> ns conversion).
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "test_support.h"
 
@@ -18,7 +18,8 @@ json analyze(const std::string& rel, const std::string& base = "/ascend_torch_np
   if (!std::filesystem::exists(in)) return nullptr;
   npu::test::TempDir dir;
   std::string out = (dir.path() / "r.json").string();
-  std::string cmd = std::string("'") + NPU_ADVISOR_BIN + "' analyze '" + in + "' -q --format json -o '" + out + "' 2>/dev/null";
+  std::string cmd =
+      std::string("'") + NPU_ADVISOR_BIN + "' analyze '" + in + "' -q --format json -o '" + out + "' 2>/dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream f(out);
   return json::parse(f);
@@ -174,7 +175,8 @@ TEST(ClusterRealData, MsinsightTwoRankFolders) {
   EXPECT_EQ(c["links"]["list"][0]["time_ns"], 10635940);
   // Both ranks wait ~94% in group 13337953553061386822 (their peers are not in this 2-rank
   // excerpt of a 16-rank job): no rank of the group is blamed.
-  EXPECT_TRUE(fired(r, "cluster.wait_dominated", "Group 13337953553061386822 (ranks 0,1, 5 operators): wait 27.682 ms vs transit 1.778 ms"));
+  EXPECT_TRUE(fired(r, "cluster.wait_dominated",
+                    "Group 13337953553061386822 (ranks 0,1, 5 operators): wait 27.682 ms vs transit 1.778 ms"));
   EXPECT_TRUE(fired(r, "cluster.wait_dominated", "every rank of the group waits alike (wait ratio 94% to 94%)"));
   EXPECT_FALSE(fired(r, "cluster.wait_dominated", "is the one the others wait for"));
   // 17.75 GB/s is 0.93x the HCCS median: no slow link.
@@ -264,7 +266,8 @@ const json* finding_of(const json& r, const std::string& rule) {
 TEST(ClusterRealData, TwoRankTextClusterCarriesThePerRankCauses) {
   json r = analyze("msinsight_pytorch_2rank/text");
   if (r.is_null()) GTEST_SKIP() << "realdata not available";
-  json r0 = analyze("msinsight_pytorch_2rank/text/rank0_ascend_pt"), r1 = analyze("msinsight_pytorch_2rank/text/rank1_ascend_pt");
+  json r0 = analyze("msinsight_pytorch_2rank/text/rank0_ascend_pt"),
+       r1 = analyze("msinsight_pytorch_2rank/text/rank1_ascend_pt");
   const json& merged = r["facts"]["cluster"]["rank_findings"];
   for (const char* rule : {"dispatch.op_compile", "communication.long_collective", "schedule.dataloader"}) {
     const json* a = finding_of(r0, rule);
@@ -282,8 +285,7 @@ TEST(ClusterRealData, TwoRankTextClusterCarriesThePerRankCauses) {
   }
   EXPECT_TRUE(fired(r, "cluster.rank_causes", "on rank 1: 19 AscendCL@aclopCompileAndExecute"));
   bool titled = false;
-  for (const auto& f : r["findings"])
-    titled |= f["title"].get<std::string>().rfind("On 2 of 2 ranks: ", 0) == 0;
+  for (const auto& f : r["findings"]) titled |= f["title"].get<std::string>().rfind("On 2 of 2 ranks: ", 0) == 0;
   EXPECT_TRUE(titled);
 }
 
@@ -327,7 +329,8 @@ TEST(ClusterRealData, MsprofTwoDevicesAreComparedStepByStep) {
   EXPECT_EQ(c["alignment"]["warmup_step"], 1);
   EXPECT_EQ(c["alignment"]["steps_compared"], 9);
   EXPECT_EQ(c["alignment"]["partial_steps"], 0);
-  for (const char* m : {"computing_ns", "comm_not_overlapped_ns", "free_ns"}) EXPECT_LT(c["spread"][m]["ratio"].get<double>(), 0.05) << m;
+  for (const char* m : {"computing_ns", "comm_not_overlapped_ns", "free_ns"})
+    EXPECT_LT(c["spread"][m]["ratio"].get<double>(), 0.05) << m;
   EXPECT_EQ(finding_in(r, "cluster.imbalance"), nullptr);
   EXPECT_EQ(finding_in(r, "cluster.slow_rank"), nullptr);
 }

@@ -3,9 +3,9 @@
 // CommAnalyzerTime for the SQLite export; values read from those files by hand), and the
 // finding that names the longest collective and its cause among the top three
 // (docs/facts-collectives.md).
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "reports/report_document.h"

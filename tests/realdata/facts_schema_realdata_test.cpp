@@ -2,11 +2,11 @@
 // covers: folders up to depth 3 and every .json/.gz/.db file; cluster folders give cluster facts),
 // and the cluster facts `analyze --facts` reduces from per-rank facts files, validate against the
 // facts schema, required keys included.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <future>
+
+#include <gtest/gtest.h>
 
 #include "base/json_file.h"
 #include "facts/facts_schema.h"
@@ -21,7 +21,8 @@ std::vector<std::string> real_inputs() {
   const fs::path root = npu::test::realdata_dir();
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     std::string ext = it->path().extension().string();
-    if (it->is_directory() ? it.depth() < 3 : ext == ".json" || ext == ".gz" || ext == ".db") out.push_back(it->path().string());
+    if (it->is_directory() ? it.depth() < 3 : ext == ".json" || ext == ".gz" || ext == ".db")
+      out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -50,7 +51,8 @@ TEST(FactsSchemaRealdata, EveryRealInputValidates) {
     if (facts[i].is_null()) continue;  // not an input analyze accepts (a communication.json alone, ...)
     ++validated;
     clusters += facts[i].contains("cluster");
-    for (const auto& p : npu::validate_facts(facts[i], npu::FactsSchema::builtin(), true)) ADD_FAILURE() << inputs[i] << ": " << p;
+    for (const auto& p : npu::validate_facts(facts[i], npu::FactsSchema::builtin(), true))
+      ADD_FAILURE() << inputs[i] << ": " << p;
   }
   EXPECT_GT(validated, 100u);
   EXPECT_GT(clusters, 3u);
@@ -64,7 +66,8 @@ TEST(FactsSchemaRealdata, ClusterFactsFromFactsFilesValidate) {
   npu::test::TempDir dir;
   const std::string bin = NPU_ADVISOR_BIN;
   for (const char* rank : {"test_rank_0", "test_rank_1"}) {
-    std::string cmd = bin + " facts -q '" + (job / rank).string() + "' -o '" + (dir.path() / rank).string() + ".facts.json'";
+    std::string cmd =
+        bin + " facts -q '" + (job / rank).string() + "' -o '" + (dir.path() / rank).string() + ".facts.json'";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }
   std::string out = (dir.path() / "cluster.json").string();

@@ -1,11 +1,11 @@
 // SQLite exports, msprof PROF_ folders and MindSpore legacy folders from ../shared/realdata,
 // loaded in place. Every expected number was computed independently by
 // tests/realdata/verify_formats.py (Python sqlite3/json), not by our loaders.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "base/load_error.h"
 #include "test_support.h"
@@ -14,7 +14,7 @@ namespace {
 
 std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
 
-#define REQUIRE_REALDATA(rel)                                                             \
+#define REQUIRE_REALDATA(rel) \
   if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;
 
 std::map<std::string, uint64_t> slices_by_process(const npu::RunModel& m) {
@@ -34,14 +34,15 @@ TEST(RealDataFormats, MsinsightFullDb) {
   npu::Detection d = npu::detect_input(real(kFullDb));
   EXPECT_EQ(d.kind, npu::InputKind::AscendDb);
   npu::RunModel m = npu::load_run(d);
-  EXPECT_EQ(m.meta.source_format, "msprof DB (schema with COMPUTE_TASK_INFO.blockDim, OVERLAP_ANALYSIS, no PYTORCH_API)");
+  EXPECT_EQ(m.meta.source_format,
+            "msprof DB (schema with COMPUTE_TASK_INFO.blockDim, OVERLAP_ANALYSIS, no PYTORCH_API)");
   auto by = slices_by_process(m);
   EXPECT_EQ(by["Ascend Hardware"], 24u);   // TASK rows
   EXPECT_EQ(by["CANN"], 4u);               // CANN_API rows
   EXPECT_EQ(by["Overlap Analysis"], 22u);  // OVERLAP_ANALYSIS rows
   size_t device_tracks = 0;
   for (const auto& t : m.tracks) device_tracks += t.kind == npu::TrackKind::Device;
-  EXPECT_EQ(device_tracks, 3u);  // distinct (deviceId, streamId)
+  EXPECT_EQ(device_tracks, 3u);      // distinct (deviceId, streamId)
   ASSERT_EQ(m.kernels.size(), 11u);  // TASK joined with COMPUTE_TASK_INFO
   npu::Ns total = 0;
   for (const auto& k : m.kernels) {

@@ -2,11 +2,11 @@
 // the nanosecond with tests/realdata/verify_kineto.py, which recomputes them from the raw JSON
 // with the Python standard library (decimals, no floats):
 //   /usr/bin/python3 tests/realdata/verify_kineto.py ../shared/realdata/kineto/<trace>
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
@@ -16,7 +16,7 @@ namespace {
 
 std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/kineto/" + rel; }
 
-#define REQUIRE_KINETO(rel)                                                             \
+#define REQUIRE_KINETO(rel) \
   if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/kineto/" << rel;
 
 struct StepAnswer {
@@ -89,7 +89,8 @@ TEST(KinetoRealData, SingleGpuBreakdownMatchesIndependentComputation) {
   expect_steps("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz", 0,
                {{6, 307197, 0, 0, 3600628, 61, 6538}}, 6538);
   // GPU memory peaks from the [memory] events (bytes, as verify_kineto.py's memory_peaks).
-  npu::Facts f = npu::compute_facts(npu::test::load_path(real("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")));
+  npu::Facts f =
+      npu::compute_facts(npu::test::load_path(real("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")));
   EXPECT_DOUBLE_EQ(f.doc["gpu"]["memory"]["peak_allocated_mb"].get<double>() * 1048576.0, 101305344.0);
   EXPECT_DOUBLE_EQ(f.doc["gpu"]["memory"]["peak_reserved_mb"].get<double>() * 1048576.0, 121634816.0);
   // The same model on an MI300 (HIP runtime names, GPU 2).
@@ -129,8 +130,10 @@ void expect_matches_verifier(const std::string& path) {
   while (std::getline(lines, line)) {
     long long id, comp, comm, cno, free, launches;
     char lag[32] = {};
-    if (std::sscanf(line.c_str(), "  step %lld: computing %lld communication %lld not_overlapped %lld free %lld launches %lld lag_p50 %31s",
-                    &id, &comp, &comm, &cno, &free, &launches, lag) != 7)
+    if (std::sscanf(
+            line.c_str(),
+            "  step %lld: computing %lld communication %lld not_overlapped %lld free %lld launches %lld lag_p50 %31s",
+            &id, &comp, &comm, &cno, &free, &launches, lag) != 7)
       continue;
     ASSERT_LT(i, f.doc["steps"].size()) << line;
     const auto& s = f.doc["steps"][i];
@@ -155,7 +158,8 @@ TEST(KinetoRealData, ToolAgreesWithTheVerifierRunNow) {
 
 TEST(KinetoRealData, CpuOnlyTraceSkipsDeviceChecksWithAReason) {
   REQUIRE_KINETO("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
-  npu::Facts f = npu::compute_facts(npu::test::load_path(real("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
+  npu::Facts f =
+      npu::compute_facts(npu::test::load_path(real("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")));
   EXPECT_EQ(f.doc["run"]["platform"], "cpu");
   EXPECT_FALSE(f.doc.contains("gpu"));
   npu::RuleEngine engine;

@@ -1,10 +1,10 @@
 // Loads the real profiler files in ../shared/realdata in place and checks exact counts.
 // Every expected number was computed independently by tests/realdata/verify_counts.py
 // (Python json/csv), not by our loaders.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "base/load_error.h"
 #include "test_support.h"
@@ -13,7 +13,7 @@ namespace {
 
 std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
 
-#define REQUIRE_REALDATA(rel)                                                             \
+#define REQUIRE_REALDATA(rel) \
   if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;
 
 std::map<std::string, uint64_t> slices_by_process(const npu::RunModel& m) {
@@ -148,10 +148,11 @@ TEST(RealData, KinetoTracesLoad) {
 // Every real torch_npu input loads without error (partial data is not an error).
 TEST(RealData, EveryAscendInputLoads) {
   REQUIRE_REALDATA("ascend_torch_npu");
-  for (const char* rel : {"ascend_torch_npu/mstt_timeline_advice", "ascend_torch_npu/mstt_compute_advice",
-                          "ascend_torch_npu/msinsight_2rank/test_rank_0", "ascend_torch_npu/msinsight_2rank/test_rank_1",
-                          "ascend_torch_npu/msinsight_misc/heatMap/trace_view.json",
-                          "ascend_torch_npu/mstt_kernel_details_excerpt/test.csv"}) {
+  for (const char* rel :
+       {"ascend_torch_npu/mstt_timeline_advice", "ascend_torch_npu/mstt_compute_advice",
+        "ascend_torch_npu/msinsight_2rank/test_rank_0", "ascend_torch_npu/msinsight_2rank/test_rank_1",
+        "ascend_torch_npu/msinsight_misc/heatMap/trace_view.json",
+        "ascend_torch_npu/mstt_kernel_details_excerpt/test.csv"}) {
     SCOPED_TRACE(rel);
     EXPECT_NO_THROW(npu::test::load_path(real(rel)));
   }

@@ -3,10 +3,10 @@
 // StepTraceTime, msprof's per-iteration Overlap Analysis, OVERLAP_ANALYSIS), within
 // max(1 us, 0.1% of the step): docs/overlap.md. The numbers must be our recomputation, not the
 // profiler's echoed back, and the parts of every step add up to the step.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
@@ -48,8 +48,9 @@ void expect_agrees(const std::string& rel, size_t steps, bool has_preparing) {
     if (has_preparing) EXPECT_NEAR(s["preparing_ns"].get<int64_t>(), w["preparing"].get<int64_t>(), tol);
     else EXPECT_TRUE(s["preparing_ns"].is_null());
     // The parts never exceed the step: they add up to it.
-    EXPECT_EQ(s["computing_ns"].get<int64_t>() + s["comm_not_overlapped_ns"].get<int64_t>() + s["free_ns"].get<int64_t>(),
-              step);
+    EXPECT_EQ(
+        s["computing_ns"].get<int64_t>() + s["comm_not_overlapped_ns"].get<int64_t>() + s["free_ns"].get<int64_t>(),
+        step);
     EXPECT_TRUE(s["agreement"]["ok"].get<bool>());
   }
 }

@@ -2,19 +2,19 @@
 // Debian's python3-torch (CPU; skipped when /usr/bin/python3 cannot import torch). Checks the
 // capture, the analysis of what it wrote, the exit-code policy, Ctrl-C and --timeout, and that
 // the bootstrap leaves the user's own sitecustomize working (docs/collector.md).
-#include <fcntl.h>
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <signal.h>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
 
 #include "test_support.h"
 
@@ -81,7 +81,8 @@ TEST(CollectorE2E, AnalyzeCapturesTheActiveStepsAndReportsThem) {
   REQUIRE_TORCH();
   TempDir dir;
   fs::path out = dir.path() / "prof", report = dir.path() / "report.json";
-  CliRun r = run_cli(dir, "analyze '" + out.string() + "' -q -o '" + report.string() + "' -- " + kPython + " " + kTrain);
+  CliRun r =
+      run_cli(dir, "analyze '" + out.string() + "' -q -o '" + report.string() + "' -- " + kPython + " " + kTrain);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("trained 8 steps"), std::string::npos) << "the command's stdout is inherited: " << r.out;
   auto traces = traces_in(out);
@@ -160,8 +161,8 @@ TEST(CollectorE2E, TimeoutStopsTheCommandAndStillReports) {
   // timeout leaves time for a slow start (importing torch on a loaded machine).
   auto t0 = std::chrono::steady_clock::now();
   CliRun r = run_cli(dir, "analyze '" + out.string() + "' -q -o '" + report.string() +
-                           "' --wait 0 --warmup 0 --steps 5 --timeout 15 --kill-grace 20 -- " + kPython + " " + kTrain +
-                           " 100 --sleep-after 4");
+                              "' --wait 0 --warmup 0 --steps 5 --timeout 15 --kill-grace 20 -- " + kPython + " " +
+                              kTrain + " 100 --sleep-after 4");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.exit_code, 0) << r.err;  // a deliberate stop
   EXPECT_LT(secs, 60);
@@ -179,14 +180,15 @@ TEST(CollectorE2E, SigintIsForwardedAndWhatWasRecordedIsAnalyzed) {
   TempDir dir;
   fs::path out = dir.path() / "prof", report = dir.path() / "report.json", marker = dir.path() / "sleeping";
   std::string so = (dir.path() / "out.txt").string(), se = (dir.path() / "err.txt").string();
-  std::vector<std::string> args = {NPU_ADVISOR_BIN, "analyze", out.string(), "-q", "-o", report.string(),
-                                   "--wait", "0", "--warmup", "0", "--steps", "5", "--",
-                                   kPython, kTrain, "100", "--sleep-after", "4"};
+  std::vector<std::string> args = {
+      NPU_ADVISOR_BIN, "analyze", out.string(), "-q",    "-o",   report.string(), "--wait",        "0", "--warmup", "0",
+      "--steps",       "5",       "--",         kPython, kTrain, "100",           "--sleep-after", "4"};
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     setenv("TRAIN_MARKER", marker.c_str(), 1);
-    int o = open(so.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(se.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int o = open(so.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
+        e = open(se.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(o, 1);
     dup2(e, 2);
     std::vector<char*> argv;
@@ -221,9 +223,9 @@ TEST(CollectorE2E, ChainsToTheUsersSitecustomize) {
             "sys.argv = [sys.argv[1]]\n"
             "runpy.run_path(sys.argv[0], run_name='__main__')\n");
   fs::path out = dir.path() / "prof";
-  CliRun r = run_cli(dir, "capture -o '" + out.string() + "' -- " + kPython + " " + (dir.path() / "check.py").string() +
-                           " " + kTrain,
-                  "PYTHONPATH='" + (dir.path() / "site").string() + "'");
+  CliRun r = run_cli(
+      dir, "capture -o '" + out.string() + "' -- " + kPython + " " + (dir.path() / "check.py").string() + " " + kTrain,
+      "PYTHONPATH='" + (dir.path() / "site").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("user sitecustomize ran"), std::string::npos) << r.err;
   EXPECT_EQ(traces_in(out).size(), 1u);
@@ -249,7 +251,7 @@ TEST(CollectorE2E, MsprofIsRunWithOutputAndApplication) {
   fs::path out = dir.path() / "prof";
   std::string args_file = (dir.path() / "args.txt").string();
   CliRun r = run_cli(dir, "capture -o '" + out.string() + "' -- /bin/echo 'a b'",
-                  "MSPROF_ARGS='" + args_file + "' PATH='" + (dir.path() / "bin").string() + ":/usr/bin:/bin'");
+                     "MSPROF_ARGS='" + args_file + "' PATH='" + (dir.path() / "bin").string() + ":/usr/bin:/bin'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(slurp(args_file), "--output=" + out.string() + "\n--application=/bin/echo 'a b'\n");
   EXPECT_NE(r.err.find("profiler: msprof (echo is not a Python command; not a Python command; msprof is on PATH)"),
@@ -259,9 +261,9 @@ TEST(CollectorE2E, MsprofIsRunWithOutputAndApplication) {
 
 TEST(CollectorCli, UsageErrors) {
   TempDir dir;
-  EXPECT_EQ(run_cli(dir, "capture -o x").exit_code, 2);                      // no command
-  EXPECT_EQ(run_cli(dir, "analyze x --steps 3").exit_code, 2);               // capture option without command
-  EXPECT_EQ(run_cli(dir, "analyze x --").exit_code, 2);                      // empty command
+  EXPECT_EQ(run_cli(dir, "capture -o x").exit_code, 2);         // no command
+  EXPECT_EQ(run_cli(dir, "analyze x --steps 3").exit_code, 2);  // capture option without command
+  EXPECT_EQ(run_cli(dir, "analyze x --").exit_code, 2);         // empty command
   CliRun r = run_cli(dir, "capture -o x --profiler nsys -- python3 t.py");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nsys"), std::string::npos) << r.err;
@@ -273,11 +275,9 @@ TEST(CollectorE2E, KilledBeforeTheTraceIsWrittenSaysSo) {
   // --kill-grace 0: SIGINT, SIGTERM and SIGKILL within a few ms, so the profiler's export at
   // exit may or may not finish. Either way the tool must not claim that the bootstrap never
   // loaded, and must exit 0 (a timeout, with a trace) or 2 (nothing captured, and why).
-  CliRun r = run_cli(dir, "capture -o '" + (dir.path() / "prof").string() +
-                              "' --timeout 10 --kill-grace 0 -- " + kPython + " " + kTrain + " 100 --sleep-after 4");
+  CliRun r = run_cli(dir, "capture -o '" + (dir.path() / "prof").string() + "' --timeout 10 --kill-grace 0 -- " +
+                              kPython + " " + kTrain + " 100 --sleep-after 4");
   EXPECT_EQ(r.err.find("never loaded"), std::string::npos) << r.err;
-  if (r.exit_code == 2)
-    EXPECT_NE(r.err.find(" and was ended by signal "), std::string::npos) << r.err;
-  else
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code == 2) EXPECT_NE(r.err.find(" and was ended by signal "), std::string::npos) << r.err;
+  else EXPECT_EQ(r.exit_code, 0) << r.err;
 }

@@ -1,7 +1,8 @@
 // The collector's pure logic: which commands are Python, which profiler is chosen and why, the
 // msprof command line, and the exit-code policy (docs/collector.md).
-#include <gtest/gtest.h>
 #include <signal.h>
+
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "collector/capture.h"
@@ -119,11 +120,11 @@ TEST(CollectorExitCode, Policy) {
   EXPECT_EQ(final_exit_code(r, -1), 0);
   EXPECT_EQ(final_exit_code(r, 0), 0);
   r.child.exit_code = 3;
-  EXPECT_EQ(final_exit_code(r, 0), 3);   // the command's own failure is passed on
-  EXPECT_EQ(final_exit_code(r, 2), 2);   // ... unless the analysis itself failed
+  EXPECT_EQ(final_exit_code(r, 0), 3);  // the command's own failure is passed on
+  EXPECT_EQ(final_exit_code(r, 2), 2);  // ... unless the analysis itself failed
   r.child.exit_code = 130;
   r.child.timed_out = true;
-  EXPECT_EQ(final_exit_code(r, 0), 0);   // --timeout is a deliberate stop
+  EXPECT_EQ(final_exit_code(r, 0), 0);  // --timeout is a deliberate stop
   EXPECT_EQ(steps_needed(CaptureOptions{}), 6);
 }
 

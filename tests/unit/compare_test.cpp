@@ -1,20 +1,21 @@
 // `compare` (compare): the statistics, and the facts delta on pairs of runs generated with
 // planted regressions (tools/gen_sample.py --slow-op / --extra-free-us / --new-aicpu /
 // --noise-seed) and on two real ranks. docs/compare-gate.md.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
+#include "compare/compare.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 
-#include "compare/compare.h"
-#include "reports/compare_render.h"
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "base/json_file.h"
 #include "compare/stats.h"
 #include "facts/diagnostics/diagnostics.h"
-#include "base/json_file.h"
+#include "reports/compare_render.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
 
@@ -156,10 +157,12 @@ void expect_adds_up(const json& doc) {
   int64_t sum = 0;
   for (const auto& p : dec["parts"]) sum += p["delta_ns"].get<int64_t>();
   EXPECT_EQ(sum, dec["sum_of_parts_ns"].get<int64_t>());
-  EXPECT_EQ(dec["sum_of_parts_ns"].get<int64_t>() + dec["residual_ns"].get<int64_t>(), dec["total_delta_ns"].get<int64_t>());
+  EXPECT_EQ(dec["sum_of_parts_ns"].get<int64_t>() + dec["residual_ns"].get<int64_t>(),
+            dec["total_delta_ns"].get<int64_t>());
   EXPECT_EQ(dec["total_delta_ns"], doc["device_time"]["delta_ns"]);
   const json& mean = doc["device_time"]["mean_decomposition"];
-  EXPECT_EQ(mean["sum_of_parts_ns"].get<int64_t>() + mean["residual_ns"].get<int64_t>(), mean["total_delta_ns"].get<int64_t>());
+  EXPECT_EQ(mean["sum_of_parts_ns"].get<int64_t>() + mean["residual_ns"].get<int64_t>(),
+            mean["total_delta_ns"].get<int64_t>());
   EXPECT_LE(std::llabs(mean["residual_ns"].get<int64_t>()), 2);  // means add up (to rounding)
 }
 
@@ -305,12 +308,14 @@ TEST(CompareFacts, MedianResidualIsExplicit) {
   cmp::CompareSide a, b;
   a.facts.doc = {{"schema", "npu-advisor.facts"}, {"schema_version", 1}};
   b.facts.doc = a.facts.doc;
-  a.facts.doc["steps"] = json::array({{{"id", 1}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}},
-                                      {{"id", 2}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}},
-                                      {{"id", 3}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}}});
-  b.facts.doc["steps"] = json::array({{{"id", 1}, {"computing_ns", 20}, {"comm_not_overlapped_ns", 0}, {"free_ns", 5}},
-                                      {{"id", 2}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 30}},
-                                      {{"id", 3}, {"computing_ns", 30}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}}});
+  a.facts.doc["steps"] =
+      json::array({{{"id", 1}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}},
+                   {{"id", 2}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}},
+                   {{"id", 3}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}}});
+  b.facts.doc["steps"] =
+      json::array({{{"id", 1}, {"computing_ns", 20}, {"comm_not_overlapped_ns", 0}, {"free_ns", 5}},
+                   {{"id", 2}, {"computing_ns", 10}, {"comm_not_overlapped_ns", 0}, {"free_ns", 30}},
+                   {{"id", 3}, {"computing_ns", 30}, {"comm_not_overlapped_ns", 0}, {"free_ns", 0}}});
   json doc = cmp::build_compare(a, b);
   const json& dec = doc["device_time"]["decomposition"];
   EXPECT_EQ(dec["total_delta_ns"], 30 - 10);  // device times 25, 40, 30: median 30
@@ -323,7 +328,8 @@ TEST(CompareFacts, MedianResidualIsExplicit) {
 std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
 
 TEST(CompareRealData, TwoRanksDecompositionAddsUp) {
-  std::string r0 = real("ascend_torch_npu/msinsight_2rank/test_rank_0"), r1 = real("ascend_torch_npu/msinsight_2rank/test_rank_1");
+  std::string r0 = real("ascend_torch_npu/msinsight_2rank/test_rank_0"),
+              r1 = real("ascend_torch_npu/msinsight_2rank/test_rank_1");
   if (!std::filesystem::exists(r0) || !std::filesystem::exists(r1)) GTEST_SKIP() << "no ../shared/realdata";
   json doc = cmp::build_compare(side_of(r0), side_of(r1));
   ASSERT_TRUE(doc["step_time"]["available"].get<bool>());
@@ -333,7 +339,7 @@ TEST(CompareRealData, TwoRanksDecompositionAddsUp) {
   EXPECT_EQ(doc["step_time"]["base"]["steps_used"], 1);
   expect_adds_up(doc);
   const json& dec = doc["device_time"]["decomposition"];
-  EXPECT_EQ(dec["residual_ns"], 0);  // one step: the parts add up exactly
+  EXPECT_EQ(dec["residual_ns"], 0);     // one step: the parts add up exactly
   EXPECT_NE(dec["total_delta_ns"], 0);  // the two step_trace_time.csv rows differ
   // The largest part is the communication not overlapped (146.6 -> 151.3 ms).
   ASSERT_FALSE(doc["why"].empty());

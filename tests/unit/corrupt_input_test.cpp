@@ -30,12 +30,6 @@
 //   B9  gzip errors quote zlib's name for the stream: "gzip data is corrupt: <fd:3>: ...".
 //   B10 read_id_value casts a double id/pid/tid outside int64 ("pid": 1e300,
 //       18446744073709551619) straight to int64_t: UB (float-cast-overflow), UBSan only.
-#include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
@@ -47,16 +41,22 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdlib.h>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
+#include <zlib.h>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "base/decimal.h"
-#include "model/model.h"
+#include "base/load_error.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
-#include "base/load_error.h"
 #include "loaders/trace_json_loader.h"
+#include "model/model.h"
 
 namespace fs = std::filesystem;
 using npu::LoadError;
@@ -198,10 +198,10 @@ struct KnownBugs {
     return s;
   }
 };
-#define SKIP_IF_KNOWN_BUGS(kb)                                                                    \
-  do {                                                                                            \
-    if (!(kb).seen.empty() && !::testing::Test::HasFailure())                                     \
-      GTEST_SKIP() << (kb).seen.size() << " check(s) hit a known loader bug:" << (kb).text();     \
+#define SKIP_IF_KNOWN_BUGS(kb)                                                                \
+  do {                                                                                        \
+    if (!(kb).seen.empty() && !::testing::Test::HasFailure())                                 \
+      GTEST_SKIP() << (kb).seen.size() << " check(s) hit a known loader bug:" << (kb).text(); \
   } while (0)
 
 // ---------------------------------------------------------------------------------------
@@ -267,8 +267,8 @@ TEST(CorruptTrace, TruncatedArrayNamesFileAndOffsetNearCut) {
 TEST(CorruptTrace, TruncatedObjectNamesFileAndOffsetNearCut) {
   TempDir dir;
   std::vector<size_t> starts;
-  std::string full = trace_array(20, &starts, R"({"schemaVersion": 1, "traceEvents": [)",
-                                 R"(], "displayTimeUnit": "ns"})");
+  std::string full =
+      trace_array(20, &starts, R"({"schemaVersion": 1, "traceEvents": [)", R"(], "displayTimeUnit": "ns"})");
   KnownBugs kb;
   auto cuts = cut_points(full, starts);
   cuts.back().second = full.size() - 10;  // inside the keys after the array
@@ -331,8 +331,8 @@ TEST(CorruptTrace, GarbledBytesOffsetWithinOneEvent) {
       for (int threads : {1, 2}) {
         auto e = load_error(path, threads);
         if (!e) continue;
-        SCOPED_TRACE("n=" + std::to_string(n) + " event " + std::to_string(k) + ", threads=" +
-                     std::to_string(threads) + ": " + e->what());
+        SCOPED_TRACE("n=" + std::to_string(n) + " event " + std::to_string(k) + ", threads=" + std::to_string(threads) +
+                     ": " + e->what());
         expect_byte_error(*e, path);
         EXPECT_GE(e->position(), starts[static_cast<size_t>(k - 1)]);
         EXPECT_LE(e->position(), starts[static_cast<size_t>(k + 1)]);
@@ -359,8 +359,9 @@ TEST(CorruptTrace, GarbledStructureOffsetWithinOneEvent) {
         if (!e) continue;
         SCOPED_TRACE("n=" + std::to_string(n) + ", threads=" + std::to_string(threads) + ": " + e->what());
         expect_byte_error(*e, path);
-        check_near(*e, starts, at, "garbage " + std::to_string(garbage.size()) + " bytes in a " +
-                                       std::to_string(n) + "-event trace", kb);
+        check_near(*e, starts, at,
+                   "garbage " + std::to_string(garbage.size()) + " bytes in a " + std::to_string(n) + "-event trace",
+                   kb);
       }
     }
   }
@@ -369,7 +370,8 @@ TEST(CorruptTrace, GarbledStructureOffsetWithinOneEvent) {
 
 TEST(CorruptTrace, EmptyFile) {
   TempDir dir;
-  for (std::string_view text : {std::string_view(""), std::string_view(" \n\t\r\n"), std::string_view("\xEF\xBB\xBF")}) {
+  for (std::string_view text :
+       {std::string_view(""), std::string_view(" \n\t\r\n"), std::string_view("\xEF\xBB\xBF")}) {
     std::string path = dir.write("empty.json", text);
     for (int threads : {1, 2}) {
       auto e = load_error(path, threads);
@@ -495,7 +497,8 @@ TEST(CorruptGzip, CutShortPastTheFirstChunkWithThreads) {
   std::string gz = gzip(text);
   std::vector<std::string> paths = {dir.write("cut_big.json.gz", gz.substr(0, gz.size() / 2))};
   std::string damaged = gz;
-  for (size_t i = damaged.size() * 3 / 4; i < damaged.size() * 3 / 4 + 16; ++i) damaged[i] = static_cast<char>(~damaged[i]);
+  for (size_t i = damaged.size() * 3 / 4; i < damaged.size() * 3 / 4 + 16; ++i)
+    damaged[i] = static_cast<char>(~damaged[i]);
   paths.push_back(dir.write("damaged_big.json.gz", damaged));
   KnownBugs kb;
   for (const auto& path : paths) {
@@ -599,7 +602,8 @@ std::string string_tricky() {
   return R"({"ph": "X", "name": ")" + kTrickyName + R"(", "pid": 1, "tid": 1, "ts": 7, "dur": 1})";
 }
 std::string nested_tricky(const std::string& name = "nested") {
-  return R"({"ph": "X", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": 7, "dur": 1, "args": {"l": [{"a":1}, {"b":2}], "z": ")" +
+  return R"({"ph": "X", "name": ")" + name +
+         R"(", "pid": 1, "tid": 1, "ts": 7, "dur": 1, "args": {"l": [{"a":1}, {"b":2}], "z": ")" +
          std::string(120, 'y') + R"("}})";
 }
 
@@ -796,8 +800,8 @@ TEST(CorruptFuzzRegression, UsToNsOverflowIsNullopt) {
   EXPECT_EQ(npu::parse_us_to_ns("9223372036854775"), int64_t{9223372036854775000});
   // Past int64: must be "not a number" rather than wrap (B3). The UB happens inside the
   // parser; in an ordinary build it wraps, which is what this detects.
-  for (const char* text : {"9223372036854776", "9223372036854779", "9223372036854775.808", "-9223372036854779",
-                           "9223372036854775.8075"}) {
+  for (const char* text :
+       {"9223372036854776", "9223372036854779", "9223372036854775.808", "-9223372036854779", "9223372036854775.8075"}) {
     auto v = npu::parse_us_to_ns(text);
     if (v) kb.add(std::string("B3: parse_us_to_ns(\"") + text + "\") = " + std::to_string(*v));
   }
@@ -932,7 +936,8 @@ TEST(CorruptCli, InspectCorruptRunFolderExitsTwoWithOneErrorLine) {
       {"truncated_trace", {{"trace_view.json", trace.substr(0, trace.size() / 2)}, {"kernel_details.csv", kernels}}},
       {"garbled_trace", {{"trace_view.json", trace.substr(0, 300) + "\x01\x02\x03" + trace.substr(303)}}},
       {"binary_trace", {{"trace_view.json", random_bytes(7, 4000)}}},
-      {"kernels_nul", {{"trace_view.json", trace}, {"kernel_details.csv", lit("Name,Start Time(us),Duration(us)\nop,1\0,2\n")}}},
+      {"kernels_nul",
+       {{"trace_view.json", trace}, {"kernel_details.csv", lit("Name,Start Time(us),Duration(us)\nop,1\0,2\n")}}},
       {"kernels_no_start", {{"trace_view.json", trace}, {"kernel_details.csv", "Name,Duration(us)\nop,2\n"}}},
       {"kernels_bad_number", {{"kernel_details.csv", "Name,Start Time(us),Duration(us)\nop,abc,2\n"}}},
       {"step_trace_binary", {{"trace_view.json", trace}, {"step_trace_time.csv", random_bytes(9, 600)}}},
@@ -957,19 +962,18 @@ TEST(CorruptCli, KnownBugsStillOneErrorLine) {
   TempDir dir;
   std::string trace = trace_array(5);
   KnownBugs kb;
-  std::string multi = make_run(dir, "multiline_cell",
-                               {{"kernel_details.csv", "Name,Start Time(us),Duration(us)\nop,\"12\n34\",2\n"}});
+  std::string multi =
+      make_run(dir, "multiline_cell", {{"kernel_details.csv", "Name,Start Time(us),Duration(us)\nop,\"12\n34\",2\n"}});
   expect_one_error_line(run_cli(dir, "inspect '" + multi + "'"), "multi-line CSV cell", &kb, "B5");
   std::string big_gz = dir.write("lone_big_gz/trace.json.gz", gzip(trace_array(6000)).substr(0, 12000));
   expect_one_error_line(run_cli(dir, "inspect '" + big_gz + "'"), "cut gzip trace of several chunks", &kb, "B7");
-  std::string rank = make_run(dir, "huge_rank",
-                              {{"trace_view.json", trace}, {"profiler_info_99999999999.json", R"({"config": {}})"}});
+  std::string rank =
+      make_run(dir, "huge_rank", {{"trace_view.json", trace}, {"profiler_info_99999999999.json", R"({"config": {}})"}});
   CliResult r = run_cli(dir, "inspect '" + rank + "'");
   // Either loading (ignoring the odd rank) or a LoadError is fine; "internal error" is not.
   if (r.exit_code == 3 || r.err.rfind("internal error", 0) == 0)
     kb.add("B6 profiler_info_99999999999.json: exit " + std::to_string(r.exit_code) + ", stderr: " + r.err);
-  else if (r.exit_code != 0)
-    expect_one_error_line(r, "profiler_info with a huge rank");
+  else if (r.exit_code != 0) expect_one_error_line(r, "profiler_info with a huge rank");
   SKIP_IF_KNOWN_BUGS(kb);
 }
 
@@ -978,7 +982,8 @@ TEST(CorruptCli, KnownBugsStillOneErrorLine) {
 TEST(CorruptCli, OutputOverAnInputFileIsRefused) {
   TempDir dir;
   std::string trace = trace_array(5, nullptr);
-  std::string run = make_run(dir, "out", {{"trace_view.json", trace}, {"kernel_details.csv", "Name,Start Time(us),Duration(us)\nA,1,2\n"}});
+  std::string run = make_run(
+      dir, "out", {{"trace_view.json", trace}, {"kernel_details.csv", "Name,Start Time(us),Duration(us)\nA,1,2\n"}});
   std::string tv = run + "/ASCEND_PROFILER_OUTPUT/trace_view.json";
   std::string kd = run + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
   std::string kd_before = slurp(kd);

@@ -1,21 +1,22 @@
 // SQLite exports: known-answer tests on small databases built here from the documented schemas
 // (docs/formats.md; schema drift between versions), loader-level equivalence with the text
 // export of the shipped sample (tools/gen_sample_db.py writes its DB form), and corrupt files.
-#include <gtest/gtest.h>
-#include <sqlite3.h>
+#include "loaders/db/db_export.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <set>
 #include <map>
+#include <set>
+#include <sqlite3.h>
 
+#include <gtest/gtest.h>
+
+#include "base/load_error.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/facts.h"
-#include "loaders/db/db_export.h"
-#include "base/load_error.h"
 #include "test_support.h"
 
 namespace {
@@ -232,8 +233,9 @@ INSERT INTO STEP_TIME VALUES (1, 50, 350), (2, 350, 500);
 TEST(DbExport, MissingComputeInfoIsAMissingInputNotAnError) {
   TempDir dir;
   std::string p = (dir.path() / "msprof_20240101000000.db").string();
-  make_db(p, "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER);"
-             "INSERT INTO TASK VALUES (10, 20, 0, 1);");
+  make_db(p,
+          "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER);"
+          "INSERT INTO TASK VALUES (10, 20, 0, 1);");
   npu::RunModel m = load_db(p);
   EXPECT_TRUE(m.kernels.empty());
   EXPECT_EQ(m.slices.size(), 1u);
@@ -246,12 +248,13 @@ TEST(DbExport, MissingComputeInfoIsAMissingInputNotAnError) {
 TEST(DbExport, AnalysisDbStepTraceIsExactMicroseconds) {
   TempDir dir;
   std::string p = (dir.path() / "analysis.db").string();
-  make_db(p, "CREATE TABLE StepTraceTime (deviceId INTEGER, step TEXT, computing NUMERIC, "
-             "communication_not_overlapped NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, "
-             "stage NUMERIC, bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
-             "preparing NUMERIC);"
-             "INSERT INTO StepTraceTime VALUES (0, '3', 6728.029, 217.544, 232.536, 450.08, 345.278, 7290.851, 0, "
-             "217.544, 151.365), (0, NULL, 1, 0, 0, 0, 2, NULL, NULL, NULL, NULL);");
+  make_db(p,
+          "CREATE TABLE StepTraceTime (deviceId INTEGER, step TEXT, computing NUMERIC, "
+          "communication_not_overlapped NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, "
+          "stage NUMERIC, bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
+          "preparing NUMERIC);"
+          "INSERT INTO StepTraceTime VALUES (0, '3', 6728.029, 217.544, 232.536, 450.08, 345.278, 7290.851, 0, "
+          "217.544, 151.365), (0, NULL, 1, 0, 0, 0, 2, NULL, NULL, NULL, NULL);");
   npu::RunModel m;
   npu::load_analysis_db(p, m);
   ASSERT_EQ(m.step_trace.size(), 2u);
@@ -468,7 +471,8 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000),
   ASSERT_EQ(m.pmu_values.size(), 24000u);
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     const double gid = static_cast<double>(m.kernels[k].start / 1000);  // start = globalTaskId * 1000
-    for (size_t c = 0; c < 4; ++c) ASSERT_EQ(m.pmu_values[k * 4 + c], gid * 10 + static_cast<double>(c)) << k << "," << c;
+    for (size_t c = 0; c < 4; ++c)
+      ASSERT_EQ(m.pmu_values[k * 4 + c], gid * 10 + static_cast<double>(c)) << k << "," << c;
   }
 }
 
@@ -514,9 +518,9 @@ TEST(DbExport, SampleDbExportGivesTheSameFactsAsTheTextExport) {
   // Node@launch to its task, so a launch is timed from the Node@launch start, while the text
   // trace's HostToDevice arrow starts 1-3 us inside it (docs/formats-supported.md).
   npu::Facts ft = npu::compute_facts(text), fd = npu::compute_facts(db);
-  const std::set<std::string> free_dependent = {"free_ns", "device_time_ns", "stage_ns", "free_ratio", "agreement",
-                                                "profiler", "worst_agreement", "step_semantics", "step_time",
-                                                "share_of_step", "step_device_time_ns"};
+  const std::set<std::string> free_dependent = {"free_ns",   "device_time_ns", "stage_ns",           "free_ratio",
+                                                "agreement", "profiler",       "worst_agreement",    "step_semantics",
+                                                "step_time", "share_of_step",  "step_device_time_ns"};
   ASSERT_EQ(ft.doc["steps"].size(), fd.doc["steps"].size());
   for (size_t i = 0; i < ft.doc["steps"].size(); ++i) {
     const auto &st = ft.doc["steps"][i], &sd = fd.doc["steps"][i];

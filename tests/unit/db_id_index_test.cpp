@@ -1,6 +1,6 @@
 // Known answers for the database loader's id index (loaders/db/db_id_index.h), the huge-page
 // allocation policy (base/huge_page_new.cpp) and the slice order finalize() gives.
-#include <gtest/gtest.h>
+#include "loaders/db/db_id_index.h"
 
 #include <cstdlib>
 #include <memory>
@@ -8,8 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "model/model.h"
-#include "loaders/db/db_id_index.h"
 
 namespace {
 

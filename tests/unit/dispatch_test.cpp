@@ -1,14 +1,14 @@
 // facts.dispatch (facts/diagnostics/dispatch.cpp, docs/facts-dispatch.md): hand-built traces
 // with known answers, the shipped sample against expected.json, and the real mstt trace
 // against numbers computed independently in Python.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
@@ -299,9 +299,8 @@ TEST(Dispatch, NoStepsAsyncNpuFallbackAndInterruptions) {
   struct T {
     double launch, start, dur;
   };
-  std::vector<T> tasks = {{0, 100, 10},       {1, 110, 10},       {2, 120, 2000},     {2100, 2130, 10},
-                          {2135, 2140, 1000}, {2150, 3240, 10},   {2160, 3250, 10},   {2170, 3260, 10},
-                          {2180, 3270, 10}};
+  std::vector<T> tasks = {{0, 100, 10},     {1, 110, 10},     {2, 120, 2000},   {2100, 2130, 10}, {2135, 2140, 1000},
+                          {2150, 3240, 10}, {2160, 3250, 10}, {2170, 3260, 10}, {2180, 3270, 10}};
   int id = 0;
   for (const auto& t : tasks) {
     std::string sid = std::to_string(++id);

@@ -2,13 +2,13 @@
 // describe it, and the rules and fixtures checked against it.
 #include "facts/facts_schema.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "facts/facts.h"
 #include "rules/rule_engine.h"
@@ -60,9 +60,10 @@ TEST(FactsSchema, ValidatorNamesEachProblemByPath) {
   json bad = json::parse(R"({"a": {"r": "high", "list": [{"file": "x"}, {"fiel": "y"}], "env": {"K": 1}}, "b": 1})");
   auto problems = validate_facts(bad, s, true);
   std::set<std::string> got(problems.begin(), problems.end());
-  EXPECT_EQ(got, (std::set<std::string>{"a.r: expected number or null, got string", "a.list[1].fiel: unknown key (not in the facts schema)",
-                                        "a.env.K: expected string, got integer", "b: unknown key (not in the facts schema)",
-                                        "a.n: missing (required)"}));
+  EXPECT_EQ(got, (std::set<std::string>{"a.r: expected number or null, got string",
+                                        "a.list[1].fiel: unknown key (not in the facts schema)",
+                                        "a.env.K: expected string, got integer",
+                                        "b: unknown key (not in the facts schema)", "a.n: missing (required)"}));
   // Partial documents (rule fixtures) are checked for keys and types only.
   EXPECT_TRUE(validate_facts(json::parse(R"({"a": {"r": null}})"), s, false).empty());
   EXPECT_EQ(validate_facts(json::parse(R"({"a": {"n": 1.5}})"), s, false),
@@ -71,11 +72,12 @@ TEST(FactsSchema, ValidatorNamesEachProblemByPath) {
 
 TEST(FactsSchema, RefusesAMalformedSchema) {
   auto load = [](const char* keys) {
-    return FactsSchema::from_sections({json::parse(std::string(R"({"section": "t", "schema_version": 1, "keys": )") + keys + "}")});
+    return FactsSchema::from_sections(
+        {json::parse(std::string(R"({"section": "t", "schema_version": 1, "keys": )") + keys + "}")});
   };
-  EXPECT_THROW(load(R"([{"path": "a", "type": "array"}])"), std::invalid_argument);           // no element entry
-  EXPECT_THROW(load(R"([{"path": "a.b", "type": "integer"}])"), std::invalid_argument);       // no parent
-  EXPECT_THROW(load(R"([{"path": "a", "type": "integr"}])"), std::invalid_argument);          // unknown type
+  EXPECT_THROW(load(R"([{"path": "a", "type": "array"}])"), std::invalid_argument);      // no element entry
+  EXPECT_THROW(load(R"([{"path": "a.b", "type": "integer"}])"), std::invalid_argument);  // no parent
+  EXPECT_THROW(load(R"([{"path": "a", "type": "integr"}])"), std::invalid_argument);     // unknown type
   EXPECT_THROW(load(R"([{"path": "a", "type": "object"}, {"path": "a", "type": "object"}])"), std::invalid_argument);
 }
 
@@ -83,7 +85,8 @@ TEST(FactsSchema, RefusesAMalformedSchema) {
 // be the one the diagnostics write. Renaming or removing a key means bumping both.
 TEST(FactsSchema, CarriesTheEmittedSchemaVersion) {
   EXPECT_EQ(FactsSchema::builtin().version(), npu::kFactsSchemaVersion);
-  for (const json& f : schema_files()) EXPECT_EQ(f.value("schema_version", 0), npu::kFactsSchemaVersion) << f.value("section", "");
+  for (const json& f : schema_files())
+    EXPECT_EQ(f.value("schema_version", 0), npu::kFactsSchemaVersion) << f.value("section", "");
   size_t keys = 0;
   for (const json& f : schema_files()) keys += f["keys"].size();
   EXPECT_LE(keys, FactsSchema::builtin().keys().size());  // the embedded copy is these files
@@ -93,7 +96,8 @@ TEST(FactsSchema, CarriesTheEmittedSchemaVersion) {
 // ... and a key released under that version stays: facts/schema/released/vN.keys lists the key
 // paths of version N, so a rename or a removal without a version bump fails here.
 TEST(FactsSchema, ReleasedKeysStayUntilTheVersionIsBumped) {
-  std::string file = npu::test::source_dir() + "/facts/schema/released/v" + std::to_string(npu::kFactsSchemaVersion) + ".keys";
+  std::string file =
+      npu::test::source_dir() + "/facts/schema/released/v" + std::to_string(npu::kFactsSchemaVersion) + ".keys";
   std::istringstream lines(read_text(file));
   size_t released = 0;
   for (std::string line; std::getline(lines, line);) {
@@ -127,7 +131,8 @@ TEST(FactsSchema, BuiltinRuleNeedsAreSchemaKeys) {
   npu::RuleEngine e;
   e.add_builtin_rules();
   for (const auto& m : e.rules())
-    for (const auto& need : m.needs) EXPECT_TRUE(FactsSchema::builtin().has_need_path(need)) << m.id << " needs " << need;
+    for (const auto& need : m.needs)
+      EXPECT_TRUE(FactsSchema::builtin().has_need_path(need)) << m.id << " needs " << need;
   for (const auto& o : e.run(npu::Facts{}))
     EXPECT_NE(o.status, npu::RuleOutcome::Status::Failed) << o.meta.id << ": " << o.reason;
 }
@@ -151,7 +156,8 @@ TEST(FactsSchema, RulesTestFailsOnAMisspelledNeedOrFixtureKey) {
   ASSERT_EQ(by_case.size(), 3u);
   const auto& bad = by_case["fires: computing_ns misspelled"];
   EXPECT_FALSE(bad.passed);
-  EXPECT_EQ(bad.message, "facts do not match the facts schema: overall.computing_nss: unknown key (not in the facts schema)");
+  EXPECT_EQ(bad.message,
+            "facts do not match the facts schema: overall.computing_nss: unknown key (not in the facts schema)");
   EXPECT_TRUE(by_case["quiet: nothing exposed"].passed) << by_case["quiet: nothing exposed"].message;
   EXPECT_TRUE(by_case["skipped: without overall.comm_not_overlapped_ns"].passed)
       << by_case["skipped: without overall.comm_not_overlapped_ns"].message;
@@ -163,7 +169,8 @@ std::set<std::string> backticked_words(const std::string& text) {
   static const std::regex span("`([^`]*)`"), word("[A-Za-z_][A-Za-z0-9_-]*");
   for (auto s = std::sregex_iterator(text.begin(), text.end(), span); s != std::sregex_iterator(); ++s) {
     std::string inner = (*s)[1];
-    for (auto w = std::sregex_iterator(inner.begin(), inner.end(), word); w != std::sregex_iterator(); ++w) out.insert(w->str());
+    for (auto w = std::sregex_iterator(inner.begin(), inner.end(), word); w != std::sregex_iterator(); ++w)
+      out.insert(w->str());
   }
   return out;
 }
@@ -223,7 +230,8 @@ TEST(FactsSchema, DocKeyTablesNameOnlySchemaKeys) {
       if (!in_table || line.rfind("|---", 0) == 0) continue;
       std::string first = line.substr(1, line.find('|', 1) - 1);
       for (const auto& w : backticked_words(first))
-        if (!components.count(w)) ADD_FAILURE() << doc << ":" << n << ": `" << w << "` is not a key of the facts schema";
+        if (!components.count(w))
+          ADD_FAILURE() << doc << ":" << n << ": `" << w << "` is not a key of the facts schema";
     }
   }
 }

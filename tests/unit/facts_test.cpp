@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "facts/diagnostics/diagnostics.h"
 #include "base/intervals.h"
 #include "base/load_error.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
 
 using npu::Interval;

@@ -1,13 +1,14 @@
 // The gate's configuration (pipeline/gate_config.cpp): budget specs in every form, the YAML and
 // "key = value" (TOML subset) config files, and errors that say where. docs/compare-gate.md.
-#include <gtest/gtest.h>
+#include "pipeline/gate_config.h"
 
 #include <stdexcept>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "base/load_error.h"
 #include "compare/gate.h"
-#include "pipeline/gate_config.h"
 #include "test_support.h"
 
 namespace {

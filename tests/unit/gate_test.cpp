@@ -1,17 +1,18 @@
 // `gate` (compare/gate.cpp, cli/cmd_gate.cpp): the default budget, the partial-input rule, and the
 // verdict end to end through the CLI on generated pairs: identical and noise-only runs pass,
 // planted regressions fail. docs/compare-gate.md.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
+#include "compare/gate.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/gate.h"
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "test_support.h"
@@ -53,11 +54,13 @@ TEST(GatePartialInput, NotesThatDropNoRecordsAreNotPartial) {
   cmp::CompareSide base, next;
   base.path = "PROF_1";
   base.kind = "msprof PROF_ folder";
-  base.warnings = {"PROF_1/mindstudio_profiler_output: 30 timeline files not read (msprof_*.json already holds their events)"};
+  base.warnings = {
+      "PROF_1/mindstudio_profiler_output: 30 timeline files not read (msprof_*.json already holds their events)"};
   next.path = "PROF_2";
   next.kind = "facts file";
-  next.facts.doc = {{"run", {{"warnings", json::array({"profiler: MindSpore legacy raw files are not read"})},
-                             {"rejected", json::array()}}}};
+  next.facts.doc = {{"run",
+                     {{"warnings", json::array({"profiler: MindSpore legacy raw files are not read"})},
+                      {"rejected", json::array()}}}};
   EXPECT_FALSE(cmp::partial_input(base, next).has_value());
 }
 
@@ -65,8 +68,9 @@ TEST(GatePartialInput, AFactsFileCarriesTheWarningsOfItsLoad) {
   cmp::CompareSide base, next;
   base.path = "base.facts.json";
   base.kind = "facts file";
-  json warnings = json::array({"run/kernel_details.csv:17: 1 of 21 rows have a different number of fields than the "
-                                "header (32; line 17 has 31); those rows were skipped"});
+  json warnings =
+      json::array({"run/kernel_details.csv:17: 1 of 21 rows have a different number of fields than the "
+                   "header (32; line 17 has 31); those rows were skipped"});
   base.facts.doc = {{"run", {{"warnings", warnings}}}};
   next.path = "new_run";
   EXPECT_EQ(cmp::load_warnings(base).size(), 1u);
@@ -76,10 +80,11 @@ TEST(GatePartialInput, AFactsFileCarriesTheWarningsOfItsLoad) {
 }
 
 TEST(GateEvaluate, TooFewStepsFallsBackToThePlainThreshold) {
-  json doc = {{"step_time", {{"available", true}}},
-              {"series", {{"paired", true}, {"base", {{"step_time_ns", {100, 100}}}}, {"new", {{"step_time_ns", {110, 110}}}}}},
-              {"findings", {{"new_run", json::array()}, {"appeared", json::array()}, {"persisting", json::array()}}},
-              {"notes", json::array()}};
+  json doc = {
+      {"step_time", {{"available", true}}},
+      {"series", {{"paired", true}, {"base", {{"step_time_ns", {100, 100}}}}, {"new", {{"step_time_ns", {110, 110}}}}}},
+      {"findings", {{"new_run", json::array()}, {"appeared", json::array()}, {"persisting", json::array()}}},
+      {"notes", json::array()}};
   cmp::GateConfig cfg;
   json g = cmp::evaluate_gate(doc, cfg);
   ASSERT_EQ(g["checks"].size(), 1u);
@@ -142,8 +147,8 @@ class GateCli : public ::testing::Test {
   static int gate(const std::string& next, const std::string& args, json* out = nullptr) {
     std::string j = path("gate.json");
     std::filesystem::remove(j);
-    int rc = run(std::string(NPU_ADVISOR_BIN) + " gate -q --baseline " + path("base") + " " + path(next) + " --json " + j +
-                 " " + args + " > " + path("gate.txt") + " 2>&1");
+    int rc = run(std::string(NPU_ADVISOR_BIN) + " gate -q --baseline " + path("base") + " " + path(next) + " --json " +
+                 j + " " + args + " > " + path("gate.txt") + " 2>&1");
     if (out && std::filesystem::exists(j)) *out = npu::read_json_file(j);
     return rc;
   }
@@ -253,13 +258,16 @@ TEST_F(GateCli, FindingsGate) {
   std::string bin = NPU_ADVISOR_BIN, s = npu::test::sample_run();
   EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 10% > /dev/null"), 1);
   EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 20% > /dev/null"), 0);
-  EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 10% --new-findings-only > /dev/null"), 0);
+  EXPECT_EQ(
+      run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 10% --new-findings-only > /dev/null"),
+      0);
 }
 
 TEST_F(GateCli, BadInputIsExitTwo) {
   std::string bin = NPU_ADVISOR_BIN, base = path("base");
   EXPECT_EQ(run(bin + " gate -q --baseline " + base + " /nonexistent/run > /dev/null 2>&1"), 2);
-  EXPECT_EQ(run(bin + " gate -q --baseline " + base + " " + base + " --max-regression step_time=5 > /dev/null 2>&1"), 2);
+  EXPECT_EQ(run(bin + " gate -q --baseline " + base + " " + base + " --max-regression step_time=5 > /dev/null 2>&1"),
+            2);
   EXPECT_EQ(run(bin + " gate -q --baseline " + base + " " + base + " --max-regression nope=5% > /dev/null 2>&1"), 2);
   std::string bad = dir_->write("bad.yaml", "max_regression: {step_time: [\n");
   EXPECT_EQ(run(bin + " gate -q --baseline " + base + " " + base + " --config " + bad + " > /dev/null 2>&1"), 2);
@@ -283,7 +291,9 @@ TEST_F(GateCli, FewStepsSayTheTestWasImpossible) {
   ASSERT_EQ(run(gen + two + " --steps 2 > /dev/null"), 0);
   ASSERT_EQ(run(gen + two_slow + " --steps 2 --slow-op MatMulV3=1.3 > /dev/null"), 0);
   std::string j = path("two.json");
-  EXPECT_EQ(run(std::string(NPU_ADVISOR_BIN) + " gate -q --baseline " + two + " " + two_slow + " --json " + j + " > /dev/null"), 1);
+  EXPECT_EQ(run(std::string(NPU_ADVISOR_BIN) + " gate -q --baseline " + two + " " + two_slow + " --json " + j +
+                " > /dev/null"),
+            1);
   json g = npu::read_json_file(j);
   json c = check(g, "step_time");
   EXPECT_EQ(c["status"], "fail");

@@ -1,20 +1,20 @@
 // Hostile input (issue 20): outputs never overwrite inputs, write errors are errors, corrupt
 // numbers and deep JSON are refused at the loader with a warning or a one-line error, and the
 // input folder is never modified. Each test is a reproducer from the hostile corpus.
-#include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sqlite3.h>
 #include <sstream>
 
-#include "loaders/ascend_files.h"
-#include "loaders/db/db_export.h"
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "loaders/ascend_files.h"
+#include "loaders/db/db_export.h"
 #include "loaders/db/sqlite_db.h"
 #include "test_support.h"
 
@@ -280,9 +280,10 @@ TEST(HostileCsv, NegativeStepTraceTimeIsSkipped) {
 TEST(HostileDb, CorruptTaskTimesAreSkipped) {
   TempDir d;
   std::string p = (d.path() / "msprof_20240101000000.db").string();
-  make_db(p, "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER);"
-             "INSERT INTO TASK VALUES (10, 20, 0, 1), ('x', 20, 0, 1), (10, 1e300, 0, 1), (-5, 20, 0, 1), "
-             "(30, 25, 0, 1), (40, 50, 4294967296, 1);");
+  make_db(p,
+          "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER);"
+          "INSERT INTO TASK VALUES (10, 20, 0, 1), ('x', 20, 0, 1), (10, 1e300, 0, 1), (-5, 20, 0, 1), "
+          "(30, 25, 0, 1), (40, 50, 4294967296, 1);");
   npu::RunModel m;
   npu::load_profiler_db(p, m);
   m.finalize();
@@ -290,8 +291,9 @@ TEST(HostileDb, CorruptTaskTimesAreSkipped) {
   npu::Ns total = 0;
   for (const auto& s : m.slices) total += s.dur;
   EXPECT_EQ(total, 20);
-  EXPECT_TRUE(has_warning(m, "TASK: 4 rows with a startNs/endNs that is not a non-negative integer, or ends before it "
-                             "starts, were skipped (first: rowid 2)"))
+  EXPECT_TRUE(has_warning(m,
+                          "TASK: 4 rows with a startNs/endNs that is not a non-negative integer, or ends before it "
+                          "starts, were skipped (first: rowid 2)"))
       << warnings_of(m);
 }
 
@@ -302,7 +304,8 @@ TEST(HostileTrace, OutOfRangeRankIsUnknownNotTruncated) {
                                               R"(}, "traceEvents": [)" + x_event("op", "1", "1") + "]}");
     npu::RunModel m = npu::test::load_path(p);
     EXPECT_EQ(m.meta.rank, -1) << rank;
-    EXPECT_TRUE(has_warning(m, std::string("distributedInfo.rank ") + rank + " is not a rank")) << rank << "\n" << warnings_of(m);
+    EXPECT_TRUE(has_warning(m, std::string("distributedInfo.rank ") + rank + " is not a rank")) << rank << "\n"
+                                                                                                << warnings_of(m);
   }
 }
 
@@ -348,7 +351,8 @@ TEST(HostileReport, InvalidUtf8AndLoaderWarningsReachEveryFormat) {
 TEST(HostileReport, RuleTextCannotInjectEscapesOrMarkup) {
   TempDir d;
   d.write("rules/x.lua",
-          "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = '\\27[31mred\\27[0m', saving_ns = 1e12, "
+          "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = '\\27[31mred\\27[0m', "
+          "saving_ns = 1e12, "
           "title = '<img src=x onerror=alert(1)> [link](http://x) | cell', commands = {'a ``` b'}} end");
   std::string md_out = (d.path() / "r.md").string(), term = (d.path() / "r.txt").string();
   std::string rules = " --rules " + (d.path() / "rules").string();
@@ -361,14 +365,16 @@ TEST(HostileReport, RuleTextCannotInjectEscapesOrMarkup) {
   EXPECT_EQ(t.find("\x1b[31mred"), std::string::npos);
   EXPECT_NE(t.find("\xEF\xBF\xBD[31mred"), std::string::npos);
   // A non-string command fails that rule only.
-  d.write("rules/x.lua", "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = 'o', commands = {5}} end");
+  d.write("rules/x.lua",
+          "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = 'o', commands = {5}} end");
   std::string json_out = (d.path() / "r.json").string();
   ASSERT_EQ(cli(d, "analyze -q " + npu::test::sample_run() + rules + " -o " + json_out).code, 0);
   nlohmann::json r = npu::read_json_file(json_out);
   EXPECT_FALSE(r["findings"].empty());  // the built-in findings are intact
   bool failed = false;
   for (const auto& s : r["rules"])
-    if (s["rule"] == "inject") failed = s["status"] == "failed" && s["reason"].get<std::string>().find("'commands'") != std::string::npos;
+    if (s["rule"] == "inject")
+      failed = s["status"] == "failed" && s["reason"].get<std::string>().find("'commands'") != std::string::npos;
   EXPECT_TRUE(failed) << r["rules"].dump();
 }
 
@@ -387,8 +393,8 @@ TEST(HostileTrace, LongWhitespaceRunsLoadWithRightOffsets) {
   const std::string ws(200000, ' ');
   for (int threads : {1, 2}) {
     // Before the array, between two events, and before the closing bracket; small chunks.
-    auto m = npu::test::load_trace_text(ws + "[" + ws + x_event("a", "1", "1") + "," + ws + x_event("b", "5", "1") + ws + "]",
-                                        4096, threads);
+    auto m = npu::test::load_trace_text(
+        ws + "[" + ws + x_event("a", "1", "1") + "," + ws + x_event("b", "5", "1") + ws + "]", 4096, threads);
     EXPECT_EQ(m.slices.size(), 2u) << threads;
   }
   // An error after the whitespace names its real byte offset.
@@ -432,8 +438,9 @@ TEST(HostileCsv, UnclosedQuoteIsNotOneSkippedRow) {
 TEST(HostileDb, MissingStringTableIsAWarning) {
   TempDir d;
   std::string p = (d.path() / "msprof_20240101000000.db").string();
-  make_db(p, "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER, taskType INTEGER);"
-             "INSERT INTO TASK VALUES (10, 20, 0, 1, 7), (30, 40, 0, 1, 7);");
+  make_db(p,
+          "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER, taskType INTEGER);"
+          "INSERT INTO TASK VALUES (10, 20, 0, 1, 7), (30, 40, 0, 1, 7);");
   npu::RunModel m;
   npu::load_profiler_db(p, m);
   EXPECT_TRUE(has_warning(m, "2 text cells hold a string id that no STRING_IDS table resolves: those names are empty"))
@@ -442,7 +449,8 @@ TEST(HostileDb, MissingStringTableIsAWarning) {
 
 TEST(HostileReport, EmptyRankFoldersAreNoCluster) {
   TempDir d;
-  for (int i = 0; i < 5; ++i) fs::create_directories(d.path() / ("r" + std::to_string(i) + "_ascend_pt/ASCEND_PROFILER_OUTPUT"));
+  for (int i = 0; i < 5; ++i)
+    fs::create_directories(d.path() / ("r" + std::to_string(i) + "_ascend_pt/ASCEND_PROFILER_OUTPUT"));
   Cli r = cli(d, "analyze -q " + d.path().string());
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("no rank could be loaded"), std::string::npos) << r.err;
@@ -459,7 +467,8 @@ TEST(HostileTrace, TrailingTextIsNamedNotCalledTruncation) {
     npu::load_trace_json(p, 0, m, {});
     FAIL() << "no error";
   } catch (const npu::LoadError& e) {
-    EXPECT_EQ(std::string(e.what()), p + ": byte " + std::to_string(ev.size() + 4) + ": text after the end of the trace array");
+    EXPECT_EQ(std::string(e.what()),
+              p + ": byte " + std::to_string(ev.size() + 4) + ": text after the end of the trace array");
   }
 }
 

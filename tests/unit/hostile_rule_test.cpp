@@ -1,9 +1,9 @@
 // Hostile rules (issue 20): a user rule must never crash the advisor, dodge its budgets,
 // flood the output, or lose the other rules' findings. Each test is one reproducer from the
 // hostile corpus, scaled down (limits lowered) so it runs in milliseconds.
-#include <gtest/gtest.h>
-
 #include <chrono>
+
+#include <gtest/gtest.h>
 
 #include "rules/lua_convert.h"
 #include "rules/lua_limits.h"
@@ -17,12 +17,12 @@ namespace {
 
 Facts tiny_facts() {
   Facts f;
-  f.doc = {{"run", {{"framework", "torch_npu"}}},
-           {"overall", {{"steps", 2}, {"step_time", {{"median_ns", 1000000}}}}}};
+  f.doc = {{"run", {{"framework", "torch_npu"}}}, {"overall", {{"steps", 2}, {"step_time", {{"median_ns", 1000000}}}}}};
   return f;
 }
 
-const char* kGood = "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed = 'ok', saving_ns = 5} end";
+const char* kGood =
+    "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed = 'ok', saving_ns = 5} end";
 
 // Runs the hostile rule `body` (its check function's body) next to a well-behaved rule; the
 // well-behaved rule's finding must survive whatever the hostile one does.
@@ -93,8 +93,9 @@ TEST(HostileRule, InstructionBudgetCannotBeCaught) {
                             small_limits()),
                 "instruction budget exceeded");
   // A handler that loops itself.
-  expect_failed(run_hostile("xpcall(function() while true do end end, function() while true do end end)", small_limits()),
-                "budget exceeded");
+  expect_failed(
+      run_hostile("xpcall(function() while true do end end, function() while true do end end)", small_limits()),
+      "budget exceeded");
   // Nested pcalls that each catch.
   expect_failed(run_hostile("local function f() while true do pcall(f) end end f()", small_limits()), "exceeded");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
@@ -104,10 +105,11 @@ TEST(HostileRule, MemoryBudgetCannotBeCaught) {
   npu::SandboxLimits l = small_limits();
   l.memory_bytes = size_t{4} << 20;
   l.instructions = 200'000'000;
-  expect_failed(run_hostile("local keep = {} while true do pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end) "
-                            "keep[#keep + 1] = 1 end",
-                            l),
-                "memory budget exceeded");
+  expect_failed(
+      run_hostile("local keep = {} while true do pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end) "
+                  "keep[#keep + 1] = 1 end",
+                  l),
+      "memory budget exceeded");
 }
 
 TEST(HostileRule, WallClockBudget) {
@@ -121,20 +123,23 @@ TEST(HostileRule, WallClockBudget) {
 
 TEST(HostileRule, PatternsArePricedBeforeTheyRun) {
   auto t0 = std::chrono::steady_clock::now();
-  expect_failed(run_hostile("string.find(string.rep('a', 400), '(.-)(.-)(.-)(.-)b')"), "too costly for a 400-byte subject");
+  expect_failed(run_hostile("string.find(string.rep('a', 400), '(.-)(.-)(.-)(.-)b')"),
+                "too costly for a 400-byte subject");
   expect_failed(run_hostile("local s = string.rep('a', 400) s:match('(.*)(.*)(.*)(.*)b')"), "string.match");
   expect_failed(run_hostile("for x in string.gmatch(string.rep('a', 5000), 'a*a*b') do end"), "string.gmatch");
   expect_failed(run_hostile("string.gsub(string.rep('a', 5000), 'a-a-b', '')"), "string.gsub");
   // A refusal is an ordinary error: a rule may catch it and go on.
-  auto o = run_hostile("local ok = pcall(string.find, string.rep('a', 400), '(.-)(.-)(.-)(.-)b') "
-                       "emit{observed = tostring(ok)}");
+  auto o = run_hostile(
+      "local ok = pcall(string.find, string.rep('a', 400), '(.-)(.-)(.-)(.-)b') "
+      "emit{observed = tostring(ok)}");
   EXPECT_EQ(o.status, RuleOutcome::Status::Fired);
   EXPECT_EQ(o.findings.at(0)["observed"], "false");
   // What rules really do still runs: plain finds, one-item patterns over kernel names.
-  o = run_hostile("local n = string.rep('MatMul_', 100) "
-                  "assert(n:find('MatMul', 1, true) == 1) assert(n:match('^([%w]+)_') == 'MatMul') "
-                  "assert(select(2, n:gsub('_', '')) == 100) local c = 0 for w in n:gmatch('[^_]+') do c = c + 1 end "
-                  "assert(c == 100) assert(n:find('Conv') == nil) emit{observed = 'ok'}");
+  o = run_hostile(
+      "local n = string.rep('MatMul_', 100) "
+      "assert(n:find('MatMul', 1, true) == 1) assert(n:match('^([%w]+)_') == 'MatMul') "
+      "assert(select(2, n:gsub('_', '')) == 100) local c = 0 for w in n:gmatch('[^_]+') do c = c + 1 end "
+      "assert(c == 100) assert(n:find('Conv') == nil) emit{observed = 'ok'}");
   EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
@@ -205,8 +210,10 @@ TEST(HostileRule, PrintGoesToStderrWithinABudget) {
 // ---- class 8 / 9: one bad value fails its rule, never the report; no silent wrap ----
 
 TEST(HostileRule, BadlyTypedFieldsFailTheRuleOnly) {
-  expect_failed(run_hostile("emit{observed = 'x', saving_ns = 'big'}"), "'saving_ns' must be a finite number, not string");
-  expect_failed(run_hostile("emit{observed = 'x', saving_ns = math.huge}"), "'saving_ns' must be a finite number, not inf/nan");
+  expect_failed(run_hostile("emit{observed = 'x', saving_ns = 'big'}"),
+                "'saving_ns' must be a finite number, not string");
+  expect_failed(run_hostile("emit{observed = 'x', saving_ns = math.huge}"),
+                "'saving_ns' must be a finite number, not inf/nan");
   expect_failed(run_hostile("emit{observed = 'x', saving_ns = 0/0}"), "'saving_ns' must be a finite number");
   expect_failed(run_hostile("emit{observed = 'x', saving_ns = 1e300}"), "'saving_ns' is out of range");
   expect_failed(run_hostile("emit{observed = 'x', title = 5}"), "'title' must be a string, not number");
@@ -218,7 +225,9 @@ TEST(HostileRule, BadlyTypedFieldsFailTheRuleOnly) {
 TEST(HostileRule, InvalidUtf8IsRepaired) {
   auto o = run_hostile("emit{observed = 'a\\xff\\xfeb', title = '\\xc3', data = {['k\\x80'] = 'v'}}");
   ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
-  EXPECT_EQ(o.findings.at(0)["observed"], "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
+  EXPECT_EQ(o.findings.at(0)["observed"],
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(o.findings.at(0)["title"], "\xEF\xBF\xBD");
   EXPECT_NO_THROW((void)o.findings.at(0).dump());  // would throw on invalid UTF-8
 }
@@ -226,7 +235,8 @@ TEST(HostileRule, InvalidUtf8IsRepaired) {
 TEST(HostileRule, NonFiniteParameterOverridesAreRefused) {
   for (const char* v : {"nan", "-inf", "inf", "1e400"}) {
     RuleEngine e;
-    e.add_rule_source({"p.lua", "rule { id = 'p', title = 'P', params = { limit = 0.5 } } function check() end"}, false);
+    e.add_rule_source({"p.lua", "rule { id = 'p', title = 'P', params = { limit = 0.5 } } function check() end"},
+                      false);
     npu::RuleRunOptions opt;
     npu::parse_override(std::string("p.limit=") + v, opt.overrides);
     auto out = e.run(tiny_facts(), opt);
@@ -247,9 +257,10 @@ TEST(HostileRule, UserRuleCannotTakeABuiltinId) {
 }
 
 TEST(HostileRule, UtilIsReadOnlyThroughPairs) {
-  auto o = run_hostile("for k, v in pairs(util) do end local _, d = pairs(util) "
-                       "local ok = pcall(function() d.median = nil end) "
-                       "emit{observed = tostring(util.median ~= nil) .. tostring(ok)}");
+  auto o = run_hostile(
+      "for k, v in pairs(util) do end local _, d = pairs(util) "
+      "local ok = pcall(function() d.median = nil end) "
+      "emit{observed = tostring(util.median ~= nil) .. tostring(ok)}");
   ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
   EXPECT_EQ(o.findings.at(0)["observed"], "truefalse");
 }

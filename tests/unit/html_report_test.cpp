@@ -1,13 +1,13 @@
 // The HTML report (reports/html/): structure, escaping of hostile text, robustness to
 // absent sections, and the CLI choosing it. The real-browser checks are in tests/browser/.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "reports/report_document.h"
 #include "test_support.h"
@@ -67,42 +67,62 @@ bool valid_utf8(const std::string& s) {
 // and rule output.
 json hostile_report() {
   const std::string evil = "</script><script>alert(1)</script><!--";
-  json r = {{"schema", "npu-advisor.report"},
-            {"schema_version", 1},
-            {"input", {{"path", "/runs/<b>x</b>"}, {"kind", "trace file"}, {"description", "run \"<img src=x onerror=alert(1)>\""}}},
-            {"summary", json::object()},
-            {"rules", json::array({{{"rule", "x.<i>"}, {"title", evil}, {"category", "c"}, {"status", "failed"},
-                                    {"reason", "line 1: " + evil}, {"findings", 0}, {"file", "f.lua"}}})},
-            {"unavailable", json::array({{{"fact", "dispatch"}, {"why", "no arrows & " + evil}}})}};
+  json r = {
+      {"schema", "npu-advisor.report"},
+      {"schema_version", 1},
+      {"input",
+       {{"path", "/runs/<b>x</b>"}, {"kind", "trace file"}, {"description", "run \"<img src=x onerror=alert(1)>\""}}},
+      {"summary", json::object()},
+      {"rules", json::array({{{"rule", "x.<i>"},
+                              {"title", evil},
+                              {"category", "c"},
+                              {"status", "failed"},
+                              {"reason", "line 1: " + evil},
+                              {"findings", 0},
+                              {"file", "f.lua"}}})},
+      {"unavailable", json::array({{{"fact", "dispatch"}, {"why", "no arrows & " + evil}}})}};
   json facts = {{"schema", "npu-advisor.facts"}, {"schema_version", 1}};
   facts["run"] = {{"framework", "torch_npu"},
-                  {"env", {{"EVIL_VAR", evil}, {"INVALID_UTF8", std::string("a\xff\xfe" "b")}}},
-                  {"inputs", json::array({{{"role", "trace_view.json"}, {"status", "loaded"}, {"path", "/runs/<b>x</b>/t.json"},
-                                           {"bytes", 1}, {"records", 1}, {"note", evil}}})}};
+                  {"env",
+                   {{"EVIL_VAR", evil},
+                    {"INVALID_UTF8", std::string("a\xff\xfe"
+                                                 "b")}}},
+                  {"inputs", json::array({{{"role", "trace_view.json"},
+                                           {"status", "loaded"},
+                                           {"path", "/runs/<b>x</b>/t.json"},
+                                           {"bytes", 1},
+                                           {"records", 1},
+                                           {"note", evil}}})}};
   facts["operators"] = {{"source", "kernel_details.csv"},
-                        {"by_type", json::array({{{"type", "<img src=x onerror=alert(2)>"}, {"accelerator_core", "AI_CORE"},
-                                                  {"count", 1}, {"total_ns", 1000}, {"mean_ns", 1000}, {"max_ns", 1000},
-                                                  {"share_of_compute", 1.0}, {"share_of_step", 0.5}}})},
+                        {"by_type", json::array({{{"type", "<img src=x onerror=alert(2)>"},
+                                                  {"accelerator_core", "AI_CORE"},
+                                                  {"count", 1},
+                                                  {"total_ns", 1000},
+                                                  {"mean_ns", 1000},
+                                                  {"max_ns", 1000},
+                                                  {"share_of_compute", 1.0},
+                                                  {"share_of_step", 0.5}}})},
                         {"by_name", json::array({{{"name", evil}, {"count", 1}, {"total_ns", 1000}}})}};
   facts["unavailable"] = r["unavailable"];
   r["facts"] = facts;
-  r["findings"] = json::array({{{"rank", 1},
-                                {"rule", "team.<evil>"},
-                                {"title", "<script>alert(3)</script>"},
-                                {"category", "x\" onmouseover=\"alert(4)"},
-                                {"severity", "high\"><script>"},
-                                {"observed", evil},
-                                {"why", "&amp; stays literal"},
-                                {"action", "a"},
-                                {"commands", json::array({"echo '</script>' && rm -rf \"$HOME\" # <b>"})},
-                                {"evidence", json::array({{{"file", "/runs/<b>x</b>/t.json"}, {"byte", 7}, {"what", evil}},
-                                                          {{"fact", "overall.free_ratio"}, {"value", 0.123456789}},
-                                                          "plain <string>"})},
-                                {"saving_ns", 1000000},
-                                {"saving_ratio", 0.1},
-                                {"saving_formula", "<f>"},
-                                {"confidence", 0.5},
-                                {"score_ns", 500000}}});
+  r["findings"] =
+      json::array({{{"rank", 1},
+                    {"rule", "team.<evil>"},
+                    {"title", "<script>alert(3)</script>"},
+                    {"category", "x\" onmouseover=\"alert(4)"},
+                    {"severity", "high\"><script>"},
+                    {"observed", evil},
+                    {"why", "&amp; stays literal"},
+                    {"action", "a"},
+                    {"commands", json::array({"echo '</script>' && rm -rf \"$HOME\" # <b>"})},
+                    {"evidence", json::array({{{"file", "/runs/<b>x</b>/t.json"}, {"byte", 7}, {"what", evil}},
+                                              {{"fact", "overall.free_ratio"}, {"value", 0.123456789}},
+                                              "plain <string>"})},
+                    {"saving_ns", 1000000},
+                    {"saving_ratio", 0.1},
+                    {"saving_formula", "<f>"},
+                    {"confidence", 0.5},
+                    {"score_ns", 500000}}});
   return r;
 }
 
@@ -216,7 +236,9 @@ TEST(HtmlReport, EscapesHostileText) {
   EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;"), std::string::npos);
   EXPECT_NE(html.find("&amp;amp; stays literal"), std::string::npos);
   EXPECT_NE(html.find("rm -rf &quot;$HOME&quot;"), std::string::npos);
-  EXPECT_NE(html.find("a\xEF\xBF\xBD\xEF\xBF\xBD" "b"), std::string::npos);  // invalid UTF-8 replaced
+  EXPECT_NE(html.find("a\xEF\xBF\xBD\xEF\xBF\xBD"
+                      "b"),
+            std::string::npos);  // invalid UTF-8 replaced
   // CSS classes from document text are reduced to [a-z0-9-].
   EXPECT_NE(html.find("sev-highscript"), std::string::npos);
   // The embedded JSON reads back as the document (invalid UTF-8 replaced).

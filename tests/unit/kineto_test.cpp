@@ -1,10 +1,10 @@
 // Kineto (CUDA / CPU) traces feed the same model and the same facts as Ascend runs. The
 // expected values come from testdata/kineto/two_steps_nccl.json worked out by hand (the
 // comments give the arithmetic) and agree with tests/realdata/verify_kineto.py on that file.
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <iterator>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "rules/rule_engine.h"
@@ -194,7 +194,8 @@ TEST(Kineto, SmallChunksGiveTheSameFacts) {
   RunModel whole = npu::test::load_path(fixture());
   RunModel cut = npu::test::load_trace_text(text, 256, 2);
   ASSERT_EQ(cut.counters.size(), whole.counters.size());
-  for (size_t i = 0; i < cut.counters.size(); ++i) EXPECT_EQ(cut.str(cut.counters[i].name), whole.str(whole.counters[i].name));
+  for (size_t i = 0; i < cut.counters.size(); ++i)
+    EXPECT_EQ(cut.str(cut.counters[i].name), whole.str(whole.counters[i].name));
   Facts a = npu::compute_facts(whole), b = npu::compute_facts(cut);
   // Evidence names the file, which only load_path registers: compare the byte offsets alone.
   auto strip = [](nlohmann::json j) {

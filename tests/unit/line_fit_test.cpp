@@ -1,10 +1,10 @@
 // fit_line / solve_spd_2x2 (facts/diagnostics/line_fit.h): the lag regression of "dispatch",
 // on small systems whose answers were worked out by hand.
-#include <gtest/gtest.h>
+#include "facts/diagnostics/line_fit.h"
 
 #include <vector>
 
-#include "facts/diagnostics/line_fit.h"
+#include <gtest/gtest.h>
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "rules/rule_engine.h"
 
-using npu::LuaSandbox;
 using nlohmann::json;
+using npu::LuaSandbox;
 
 namespace {
 
@@ -77,15 +77,18 @@ TEST(FactsView, LengthPairsIpairs) {
   EXPECT_EQ(eval(d, "return #facts.steps"), 3);
   EXPECT_EQ(eval(d, "return #facts.empty"), 0);
   EXPECT_EQ(eval(d, "return #facts.run"), 0);  // an object has no 1..n
-  EXPECT_EQ(eval(d, "local s = 0 for i, st in ipairs(facts.steps) do s = s + i * st.dur end return s"),
-            10 + 60 + 60);
-  EXPECT_EQ(eval(d, "local t = {} for k, v in pairs(facts.run.env) do t[#t + 1] = k .. '=' .. v end return table.concat(t, ',')"),
-            "A=1,B=");  // objects iterate in key order
+  EXPECT_EQ(eval(d, "local s = 0 for i, st in ipairs(facts.steps) do s = s + i * st.dur end return s"), 10 + 60 + 60);
+  EXPECT_EQ(
+      eval(
+          d,
+          "local t = {} for k, v in pairs(facts.run.env) do t[#t + 1] = k .. '=' .. v end return table.concat(t, ',')"),
+      "A=1,B=");  // objects iterate in key order
   EXPECT_EQ(eval(d, "local t = {} for k in pairs(facts.overall) do t[#t + 1] = k end return table.concat(t, ',')"),
             "big,flag,free_ratio,steps");  // null values are absent
   EXPECT_EQ(eval(d, "local t = {} for i, v in pairs(facts.names) do t[#t + 1] = i .. v end return table.concat(t)"),
             "1a2b3c");
-  EXPECT_EQ(eval(d, "return next(facts.empty) == nil and next(facts.steps[3].tags) == nil and next(facts.run) ~= nil"), true);
+  EXPECT_EQ(eval(d, "return next(facts.empty) == nil and next(facts.steps[3].tags) == nil and next(facts.run) ~= nil"),
+            true);
   EXPECT_EQ(eval(d, "local k, v = next(facts.names) return k .. v .. select(2, next(facts.names, 2))"), "1ac");
   EXPECT_EQ(eval(d, "return next({}) == nil and next({5}) == 1"), true);  // plain tables as before
   EXPECT_EQ(eval(d, "return table.concat(facts.names, '+')"), "a+b+c");
@@ -95,18 +98,21 @@ TEST(FactsView, LengthPairsIpairs) {
 
 TEST(FactsView, ChildViewsKeepTheirIdentity) {
   json d = sample_doc();
-  EXPECT_EQ(eval(d, "return facts.steps == facts.steps and facts.steps[1] == facts.steps[1] and facts.run ~= facts.overall"),
-            true);
-  EXPECT_EQ(eval(d, "local seen = {} for _, s in ipairs(facts.steps) do seen[s] = true end "
-                    "local n = 0 for _, s in ipairs(facts.steps) do if seen[s] then n = n + 1 end end return n"),
+  EXPECT_EQ(
+      eval(d, "return facts.steps == facts.steps and facts.steps[1] == facts.steps[1] and facts.run ~= facts.overall"),
+      true);
+  EXPECT_EQ(eval(d,
+                 "local seen = {} for _, s in ipairs(facts.steps) do seen[s] = true end "
+                 "local n = 0 for _, s in ipairs(facts.steps) do if seen[s] then n = n + 1 end end return n"),
             3);
 }
 
 TEST(FactsView, IsReadOnly) {
   json d = sample_doc();
-  for (const char* code : {"facts.x = 1", "facts.run.framework = 'x'", "facts.steps[1] = 0", "facts.steps[4] = {}",
-                           "table.insert(facts.names, 'd')", "table.sort(facts.steps, function(a, b) return a.dur > b.dur end)",
-                           "facts.steps[2].evidence[1] = 1"}) {
+  for (const char* code :
+       {"facts.x = 1", "facts.run.framework = 'x'", "facts.steps[1] = 0", "facts.steps[4] = {}",
+        "table.insert(facts.names, 'd')", "table.sort(facts.steps, function(a, b) return a.dur > b.dur end)",
+        "facts.steps[2].evidence[1] = 1"}) {
     std::string e = error_of(d, code);
     EXPECT_NE(e.find("facts are read-only"), std::string::npos) << code << " -> " << e;
   }
@@ -160,7 +166,8 @@ function check(facts, p, emit)
   for _, s in ipairs(facts.steps) do if s.dur > 15 then n = n + 1 end end
   if n >= p.limit then emit { observed = n .. " slow", evidence = facts.steps[1].evidence } end
   p.limit = 0
-end)"}, false);
+end)"},
+                    false);
   auto out = e.run(f);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, npu::RuleOutcome::Status::Failed);  // params are read-only too

@@ -1,11 +1,11 @@
 // msprof PROF_ folders built here: the CANN 8 mindstudio_profiler_output/ text layout (sliced
 // timeline, op_summary as a kernel_details variant, versioned file names) and the DB layout.
-#include <gtest/gtest.h>
-
 #include <map>
 
-#include "facts/facts.h"
+#include <gtest/gtest.h>
+
 #include "base/load_error.h"
+#include "facts/facts.h"
 #include "test_support.h"
 
 namespace {

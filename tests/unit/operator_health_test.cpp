@@ -1,13 +1,13 @@
 // diagnose_operator_health ("operator_health" and "memory" facts): known answers on the sample
 // (testdata/sample/expected.json, docs/sample.md), on hand-built runs (edges of the
 // reference's thresholds) and on the real files in ../shared/realdata.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
@@ -68,8 +68,9 @@ TEST_F(OperatorHealthSample, AiCpu) {
   auto e = expected()["kernel_details"]["ai_cpu"];
   EXPECT_EQ(a["count"], e["count"]);
   EXPECT_EQ(a["total_ns"], e["total_duration_ns"]);
-  EXPECT_DOUBLE_EQ(a["share_of_compute"].get<double>(),
-                   e["total_duration_ns"].get<double>() / expected()["kernel_details"]["total_compute_duration_ns"].get<double>());
+  EXPECT_DOUBLE_EQ(
+      a["share_of_compute"].get<double>(),
+      e["total_duration_ns"].get<double>() / expected()["kernel_details"]["total_compute_duration_ns"].get<double>());
   ASSERT_EQ(a["by_type"].size(), 2u);
   const json* ip = find_by(a["by_type"], "type", "IndexPut");
   const json* nz = find_by(a["by_type"], "type", "NonZero");

@@ -1,11 +1,11 @@
 // diagnose_operators ("operators" facts): known answers on the sample (testdata/sample/
 // expected.json), on hand-built runs and on the real files in ../shared/realdata.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "test_support.h"
@@ -62,7 +62,8 @@ TEST_F(OperatorsSample, TopTypeMatchesOpStatistic) {
   EXPECT_GT(first["evidence"][0]["line"].get<int>(), 1);
   // Every op_statistic row appears with its exact total (the sample has 19 types, under the cap).
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& e : ops["by_type"]) seen.insert({e["type"].get<std::string>(), e["accelerator_core"].get<std::string>()});
+  for (const auto& e : ops["by_type"])
+    seen.insert({e["type"].get<std::string>(), e["accelerator_core"].get<std::string>()});
   const json all = expected()["op_statistic"]["all"];
   for (const auto& row : all) {
     if (row["core_type"] == "HCCL") continue;
@@ -78,7 +79,8 @@ TEST_F(OperatorsSample, TotalsAndShares) {
   EXPECT_EQ(t["compute_ns"], e["total_compute_duration_ns"]);
   EXPECT_EQ(t["communication_kernels"], 5);
   EXPECT_EQ(t["communication_ns"], expected()["trace"]["overlap_totals_ns"]["Communication"]);
-  for (auto& [core, n] : e["by_accelerator_core"].items()) EXPECT_EQ(t["by_accelerator_core"][core]["count"], n) << core;
+  for (auto& [core, n] : e["by_accelerator_core"].items())
+    EXPECT_EQ(t["by_accelerator_core"][core]["count"], n) << core;
   EXPECT_EQ(t["by_accelerator_core"]["AI_CPU"]["total_ns"], e["ai_cpu"]["total_duration_ns"]);
   // Shares: total / compute and total / sum of step device time.
   const json& first = ops["by_type"][0];

@@ -1,8 +1,8 @@
 // Load progress: the trace loader reports bytes read up to the file size, and the CLI's
 // progress line says how far it got.
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "cli/progress_line.h"
 #include "loaders/trace_json_loader.h"

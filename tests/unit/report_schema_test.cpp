@@ -1,17 +1,17 @@
 // The JSON report validates against docs/report.schema.json (JSON Schema draft 2020-12), on the
 // sample and on real data. Validation uses Debian's python3-jsonschema (installed by
 // scripts/install-deps.sh); the tests skip when it is not installed.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "test_support.h"
 
@@ -165,7 +165,8 @@ TEST(ReportDocument, DurationsAreNanosecondsEverywhere) {
     if (j.is_object()) {
       for (const auto& [k, v] : j.items()) {
         bool rate = k.find("_per_") != std::string::npos;
-        if (!rate && (ends_with(k, "_us") || ends_with(k, "_ms") || ends_with(k, "_s"))) other_units.push_back(path + "/" + k);
+        if (!rate && (ends_with(k, "_us") || ends_with(k, "_ms") || ends_with(k, "_s")))
+          other_units.push_back(path + "/" + k);
         walk(v, path + "/" + k);
       }
     } else if (j.is_array()) {

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 using npu::Facts;
 using npu::RuleEngine;
 using npu::RuleOutcome;
@@ -114,9 +113,10 @@ TEST(RuleEngine, EndlessLoopIsStopped) {
 TEST(RuleEngine, MemoryBombIsStopped) {
   npu::RuleRunOptions opt;
   opt.limits.memory_bytes = 8 << 20;
-  auto o = run_one(std::string(kHeader) +
-                       "function check(f, p, emit) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end end",
-                   tiny_facts(), opt);
+  auto o =
+      run_one(std::string(kHeader) +
+                  "function check(f, p, emit) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end end",
+              tiny_facts(), opt);
   EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
   EXPECT_NE(o.reason.find("memory"), std::string::npos) << o.reason;
 }
@@ -125,8 +125,8 @@ TEST(RuleEngine, OneBadRuleDoesNotStopTheOthers) {
   RuleEngine e;
   e.add_rule_source({"bad.lua", "rule { id = 'bad', title = 'B' } function check() error('boom') end"}, false);
   e.add_rule_source({"syntax.lua", "rule { id = 'syntax' "}, false);
-  e.add_rule_source({"good.lua", "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed='ok'} end"},
-                    false);
+  e.add_rule_source(
+      {"good.lua", "rule { id = 'good', title = 'G' } function check(f, p, emit) emit{observed='ok'} end"}, false);
   auto out = e.run(tiny_facts());
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].status, RuleOutcome::Status::Failed);
@@ -137,9 +137,18 @@ TEST(RuleEngine, OneBadRuleDoesNotStopTheOthers) {
 
 TEST(RuleEngine, RankingIsBySavingTimesConfidence) {
   RuleEngine e;
-  e.add_rule_source({"a.lua", "rule{id='a',title='A'} function check(f,p,emit) emit{observed='a', saving_ns=1000, confidence=0.9} end"}, false);
-  e.add_rule_source({"b.lua", "rule{id='b',title='B'} function check(f,p,emit) emit{observed='b', saving_ns=3000, confidence=0.5} end"}, false);
-  e.add_rule_source({"c.lua", "rule{id='c',title='C'} function check(f,p,emit) emit{observed='c', saving_ns=2000, confidence=1.0} end"}, false);
+  e.add_rule_source(
+      {"a.lua",
+       "rule{id='a',title='A'} function check(f,p,emit) emit{observed='a', saving_ns=1000, confidence=0.9} end"},
+      false);
+  e.add_rule_source(
+      {"b.lua",
+       "rule{id='b',title='B'} function check(f,p,emit) emit{observed='b', saving_ns=3000, confidence=0.5} end"},
+      false);
+  e.add_rule_source(
+      {"c.lua",
+       "rule{id='c',title='C'} function check(f,p,emit) emit{observed='c', saving_ns=2000, confidence=1.0} end"},
+      false);
   auto ranked = npu::ranked_findings(e.run(tiny_facts()));
   ASSERT_EQ(ranked.size(), 3u);
   EXPECT_EQ(ranked[0]["rule"], "c");

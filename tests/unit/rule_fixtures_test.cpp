@@ -10,8 +10,10 @@ namespace {
 
 // A rule that fires when overall.free_ratio > 1 (a key of the facts schema, as every need must be).
 std::string rule_code(const std::string& id, const std::string& category) {
-  return "rule { id = '" + id + "', title = 'T', category = '" + category + "', needs = { 'overall.free_ratio' } }\n"
-         "function check(facts, p, emit) if facts.overall.free_ratio > 1 then emit { observed = 'x is ' .. facts.overall.free_ratio } end end\n";
+  return "rule { id = '" + id + "', title = 'T', category = '" + category +
+         "', needs = { 'overall.free_ratio' } }\n"
+         "function check(facts, p, emit) if facts.overall.free_ratio > 1 then emit { observed = 'x is ' .. "
+         "facts.overall.free_ratio } end end\n";
 }
 
 const char* kTests = R"({"rule": "%ID%",
@@ -67,9 +69,11 @@ TEST(RuleFixtures, IdAndCategoryFollowThePath) {
   ASSERT_EQ(f.size(), 3u) << ::testing::PrintToString(f);
   EXPECT_NE(f[0].find("(path): rule id \"team.check_x2\" does not end in \".check_z\""), std::string::npos) << f[0];
   EXPECT_NE(f[1].find("(path): rule id \"team.other_name\" does not match its path: expected \"team.check_x\""),
-            std::string::npos) << f[1];
+            std::string::npos)
+      << f[1];
   EXPECT_NE(f[2].find("(path): rule category \"schedule\" does not match its folder: expected \"team\""),
-            std::string::npos) << f[2];
+            std::string::npos)
+      << f[2];
 }
 
 TEST(RuleFixtures, EveryRuleHasFiresQuietAndSkippedCases) {

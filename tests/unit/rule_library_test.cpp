@@ -1,9 +1,8 @@
 // The rule library (rules/lua/lib/, rules/lua_library.h): its helpers, and that no rule can
 // change them, neither for itself nor for the rules after it.
-#include "rules/lua_library.h"
-
 #include <gtest/gtest.h>
 
+#include "rules/lua_library.h"
 #include "rules/rule_engine.h"
 
 using npu::Facts;
@@ -16,12 +15,12 @@ Facts facts() {
   Facts f;
   f.doc = {{"run", {{"framework", "mindspore"}, {"env", {{"X", "1"}}}}},
            {"input", {{"path", "/data/job/rank_0"}}},
-           {"overall",
-            {{"steps", 4}, {"comm_not_overlapped_ns", 10}, {"computing_ns", 8}, {"overlapped_ns", 5}}},
+           {"overall", {{"steps", 4}, {"comm_not_overlapped_ns", 10}, {"computing_ns", 8}, {"overlapped_ns", 5}}},
            {"collectives", {{"total", {{"cause", "wait"}}}}},
            {"operators",
             {{"communication",
-              {{{"name", "hcom_a"}, {"total_ns", 2000000},
+              {{{"name", "hcom_a"},
+                {"total_ns", 2000000},
                 {"evidence", {{{"file", "k.csv"}, {"line", 3}, {"what", "a"}}, {{"file", "k.csv"}, {"line", 4}}}}},
                {{"name", "hcom_b"}, {"total_ns", 1000000}, {"evidence", nlohmann::json::array()}}}}}},
            {"steps",
@@ -101,8 +100,9 @@ function check(facts, p, emit)
 end)"});
   ASSERT_EQ(out.size(), 2u);
   ASSERT_EQ(out[0].status, RuleOutcome::Status::Fired) << out[0].reason;
-  EXPECT_EQ(out[0].findings[0]["observed"], "lib.util is read-only|lib.evidence is read-only|lib.util is read-only|"
-                                            "lib.evidence is read-only");
+  EXPECT_EQ(out[0].findings[0]["observed"],
+            "lib.util is read-only|lib.evidence is read-only|lib.util is read-only|"
+            "lib.evidence is read-only");
   ASSERT_EQ(out[1].status, RuleOutcome::Status::Fired) << out[1].reason;
   EXPECT_EQ(out[1].findings[0]["observed"], "2 f nil");
 }

@@ -1,10 +1,10 @@
 // The shipped sample (tools/gen_sample.py) has answers known by construction in
 // testdata/sample/expected.json: the loaders must reproduce them exactly.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"

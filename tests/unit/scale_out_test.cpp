@@ -2,10 +2,10 @@
 // cluster with one rank whose trace is not JSON: the map records why (NAME.facts.missing), the
 // reduce reports that rank skipped, exactly as the direct analysis of the same folder does, and
 // both exit 2. The same scripts through a real Slurm: tests/slurm/slurm_test.sh.
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "test_support.h"
 
@@ -53,9 +53,11 @@ TEST(ScaleOut, BrokenRankIsReportedAsTheDirectAnalysisReportsIt) {
   EXPECT_EQ(exit_code("bash '" + scripts + "map.sh' --index 1" + opts + " >/dev/null 2>&1"), 0);
   EXPECT_EQ(exit_code("bash '" + scripts + "map.sh' --index 2" + opts + " >/dev/null 2>&1"), 2);  // past the end
   EXPECT_EQ(exit_code("bash '" + scripts + "reduce.sh' --format json" + opts + " >/dev/null 2>&1"), 2);
-  EXPECT_EQ(exit_code("'" + bin + "' analyze '" + prof + "' -q --format json -o '" + d + "/direct.json' 2>/dev/null"), 2);
+  EXPECT_EQ(exit_code("'" + bin + "' analyze '" + prof + "' -q --format json -o '" + d + "/direct.json' 2>/dev/null"),
+            2);
 
-  std::string why = broken + "/ASCEND_PROFILER_OUTPUT/trace_view.json: byte 0: not a JSON trace: expected '[' or '{', found 'g'";
+  std::string why =
+      broken + "/ASCEND_PROFILER_OUTPUT/trace_view.json: byte 0: not a JSON trace: expected '[' or '{', found 'g'";
   EXPECT_EQ(read_text(work + "/missing.txt"), why + "\n");
   json reduced = read_json(work + "/report.json"), direct = read_json(d + "/direct.json");
   json a = direct["facts"]["cluster"], b = reduced["facts"]["cluster"];
@@ -77,8 +79,9 @@ TEST(ScaleOut, TaskThatDiedIsNamedByTheReduce) {
   ASSERT_EQ(exit_code("bash '" + scripts + "map.sh' --index 2" + opts + " >/dev/null"), 0);
   EXPECT_EQ(exit_code("bash '" + scripts + "reduce.sh' --format json" + opts + " >/dev/null 2>&1"), 2);
   EXPECT_EQ(read_text(work + "/missing.txt"),
-            prof + "/node0_10001_20261122093000001_ascend_pt: no facts: map task 1 did not finish "
-                   "(killed for time or memory, or not run: see its log)\n");
+            prof +
+                "/node0_10001_20261122093000001_ascend_pt: no facts: map task 1 did not finish "
+                "(killed for time or memory, or not run: see its log)\n");
   EXPECT_EQ(read_json(work + "/report.json")["facts"]["cluster"]["rank_count"], 2);
 }
 

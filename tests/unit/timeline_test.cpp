@@ -1,11 +1,11 @@
 // facts.timeline (facts/diagnostics/timeline.cpp, docs/facts-timeline.md) on a hand-built trace
 // with known answers, its bounds, and the HTML section around it (reports/html_timeline.cpp).
 // The picture itself is checked in a real browser by tests/browser/.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
 #include "reports/report_document.h"
@@ -36,8 +36,8 @@ struct Events {
   void launch(double launch, double start, double dur) {
     std::string id = std::to_string(++flow);
     x(2, 2, "Node@launch", launch - 1, 2);
-    ev.push_back("{\"ph\":\"s\",\"name\":\"h2d\",\"cat\":\"HostToDevice\",\"id\":\"" + id + "\",\"pid\":2,\"tid\":2,\"ts\":" +
-                 t(launch) + "}");
+    ev.push_back("{\"ph\":\"s\",\"name\":\"h2d\",\"cat\":\"HostToDevice\",\"id\":\"" + id +
+                 "\",\"pid\":2,\"tid\":2,\"ts\":" + t(launch) + "}");
     x(3, 3, "kernel" + id, start, dur, ",\"args\":{\"Task Type\":\"AI_CORE\"}");
     ev.push_back("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"h2d\",\"cat\":\"HostToDevice\",\"id\":\"" + id +
                  "\",\"pid\":3,\"tid\":3,\"ts\":" + t(start) + "}");
@@ -136,10 +136,10 @@ TEST(Timeline, ThreeStepsKnownAnswers) {
   for (const auto& it : py["items"]) {
     if (it.size() == 8) {
       ++aggregates;
-      EXPECT_EQ(it[6], 2);            // count
-      EXPECT_EQ(it[7], 1000);         // busy: 2 x 500 ns
-      EXPECT_EQ(it[1], us(1.5));      // from the first start to the second end
-      EXPECT_EQ(it[3], 1);            // depth: under ProfilerStep#2
+      EXPECT_EQ(it[6], 2);        // count
+      EXPECT_EQ(it[7], 1000);     // busy: 2 x 500 ns
+      EXPECT_EQ(it[1], us(1.5));  // from the first start to the second end
+      EXPECT_EQ(it[3], 1);        // depth: under ProfilerStep#2
     }
   }
   EXPECT_EQ(aggregates, 150u);

@@ -1,5 +1,6 @@
-#include <gtest/gtest.h>
 #include <zlib.h>
+
+#include <gtest/gtest.h>
 
 #include "base/load_error.h"
 #include "test_support.h"
@@ -65,7 +66,7 @@ TEST(TraceLoader, MiniTraceKnownAnswers) {
     EXPECT_EQ(m.slices[f.end_slice].corr, 8);
     ASSERT_NE(f.start_slice, npu::kNone32);
     if (f.kind == npu::FlowKind::AsyncNpu) {
-      EXPECT_EQ(f.id, 1704161511422904204LL);  // exact: never went through a double
+      EXPECT_EQ(f.id, 1704161511422904204LL);                       // exact: never went through a double
       EXPECT_EQ(m.str(m.slices[f.start_slice].name), "aten::add");  // innermost enclosing op
     } else {
       EXPECT_EQ(f.kind, npu::FlowKind::HostToDevice);
@@ -95,9 +96,9 @@ TEST(TraceLoader, ChunkSizeAndThreadsDoNotChangeResult) {
   std::string big = "[";
   for (int i = 0; i < 400; ++i) {
     if (i) big += ", ";
-    big += "{\"ph\": \"X\", \"name\": \"op" + std::to_string(i % 7) + "}, {x\", \"pid\": 1, \"tid\": " +
-           std::to_string(i % 3) + ", \"ts\": \"" + std::to_string(1000 + i) + ".125\", \"dur\": 0.5" +
-           ", \"args\": {\"nested\": [{\"a\": 1}, {\"b\": 2}]}}";
+    big += "{\"ph\": \"X\", \"name\": \"op" + std::to_string(i % 7) +
+           "}, {x\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) + ", \"ts\": \"" + std::to_string(1000 + i) +
+           ".125\", \"dur\": 0.5" + ", \"args\": {\"nested\": [{\"a\": 1}, {\"b\": 2}]}}";
   }
   big += "]";
   RunModel ref = load_trace_text(big);
@@ -132,7 +133,8 @@ TEST(TraceLoader, ObjectFormKeepsOtherKeys) {
 }
 
 TEST(TraceLoader, BeginEndPairsBecomeSlices) {
-  RunModel m = load_trace_text(R"([{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"B","name":"b","pid":1,"tid":1,"ts":2},
+  RunModel m =
+      load_trace_text(R"([{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"B","name":"b","pid":1,"tid":1,"ts":2},
 {"ph":"E","pid":1,"tid":1,"ts":3},{"ph":"E","pid":1,"tid":1,"ts":5}])");
   ASSERT_EQ(m.slices.size(), 2u);
   EXPECT_EQ(m.str(m.slices[0].name), "a");
