@@ -11,7 +11,7 @@ every text column an id into STRING_IDS, connection ids through CONNECTION_IDS, 
 long form in TASK_PMU_INFO, memory in bytes.
 
 It exists so a test can check that the DB loader and the text loaders give the same facts
-(tests/unit/db_export_test.cpp). Standard library only (sqlite3 module of Debian's python3);
+(tests/loaders/db_export_test.cpp). Standard library only (sqlite3 module of Debian's python3);
 all times are read as exact decimals, never through a float.
 """
 

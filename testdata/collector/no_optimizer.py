@@ -1,5 +1,5 @@
 # A loop that never calls an optimizer's step(): the collector must say that nothing was captured
-# (tests/unit/collector_e2e_test.cpp). With --mark it calls npu_advisor_capture.step() per
+# (tests/e2e/collector_e2e_test.cpp). With --mark it calls npu_advisor_capture.step() per
 # iteration instead, the documented way to mark steps without an optimizer.
 import sys
 

@@ -1,4 +1,4 @@
-# A tiny training loop for the collector's end-to-end tests (tests/unit/collector_e2e_test.cpp):
+# A tiny training loop for the collector's end-to-end tests (tests/e2e/collector_e2e_test.cpp):
 # a 2-layer MLP on random data, CPU only, runs in about a second.
 #   train.py [STEPS] [--exit-code N] [--sleep-after K]   (defaults: 8 steps, exit 0)
 # --sleep-after K: after step K, print "sleeping", touch $TRAIN_MARKER (when set) and sleep for

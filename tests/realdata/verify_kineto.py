@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent cross-check of the Kineto (GPU) facts asserted in realdata_test.cpp and
-tests/unit/kineto_test.cpp, computed with the Python standard library from the raw JSON
+tests/loaders/kineto_test.cpp, computed with the Python standard library from the raw JSON
 rather than with our C++ loaders.
 
   /usr/bin/python3 tests/realdata/verify_kineto.py TRACE [TRACE...]
