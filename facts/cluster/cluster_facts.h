@@ -42,8 +42,8 @@ RankFacts rank_facts_from(int rank, std::string path, const nlohmann::json& fact
 
 using npu::ClusterReference;  // model/cluster_reference.h
 
-// Standard link bandwidths (GB/s) of the reference advisor (msprof v2.1.0 constants,
-// formats.md §2.3); SDMA aggregates the intra-node links and is held to the HCCS value.
+// Standard link bandwidths (GB/s) of the reference advisor (msprof-analyze v2.1.0 constants):
+// SDMA aggregates the intra-node links and is held to the HCCS value.
 nlohmann::json standard_bandwidth();
 
 // ranks: sorted by rank id, one per rank. warnings: discovery notes (duplicates, failures).

@@ -18,7 +18,7 @@ struct OutlierResult {
   std::string method;       // "dixon r10|r11|r21|r22 (99.5%)", "3 sigma"
 };
 
-// What msprof-analyze's slow_rank recipe does (formats.md §2.3): Dixon's Q test at 99.5% for
+// What msprof-analyze's slow_rank recipe does: Dixon's Q test at 99.5% for
 // n <= 100 (r10 for n <= 7, r11 for n <= 10, r21 for n <= 13, r22 above), the 3-sigma rule
 // above 100 (values below mean - 3 sigma, plus the minimum when the maximum is above mean + 3 sigma).
 OutlierResult low_outliers(const std::vector<double>& values);
