@@ -137,6 +137,9 @@ class Dispatch {
 
     json out = json::object();
     out["flow_kind"] = flow_kind_json();
+    // Rules judge each step again with their own thresholds (docs/facts-dispatch.md): they need
+    // to know which rule applies.
+    out["has_device_timeline"] = d_.has_device;
     out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
                          {"host_bound_vertical_share", kHostBoundVerticalShare},
                          {"host_bound_free_ratio", kHostBoundFreeRatio},

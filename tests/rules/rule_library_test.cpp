@@ -62,12 +62,30 @@ end)"),
 TEST(RuleLibrary, StepHelpers) {
   EXPECT_EQ(observed(R"(local steplib = require "lib.steps"
 function check(facts, p, emit)
-  local n, idle, worst = steplib.host_bound(facts.steps)
+  local n, idle, worst = steplib.host_bound(facts.steps, {}, facts)  -- no has_device_timeline: the facts' verdicts
   emit { observed = table.concat({ steplib.count(facts), tostring(steplib.count({})), n, idle, worst.id,
     steplib.duration_ns(facts.steps[1]), steplib.label(nil), steplib.label(7),
     steplib.cluster_count({ cluster = { steps = {} } }), steplib.cluster_count({ cluster = { step_count = 3 } }) }, "|") }
 end)"),
             "4|nil|2|8|3|20|(whole trace, no ProfilerStep)|7|1|3");
+}
+
+// The dispatch verdict with the calling rule's thresholds (docs/facts-dispatch.md): 0.6 of the
+// launches vertical and 20% host-bound idle is host-bound at the defaults, mixed once the rule
+// asks for 30%; without a device timeline the launch lags alone decide.
+TEST(RuleLibrary, StepVerdictUsesTheRuleThresholds) {
+  EXPECT_EQ(observed(R"(local steplib = require "lib.steps"
+function check(facts, p, emit)
+  local t = { host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.1, device_bound_vertical_share = 0.2 }
+  local strict = { host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.3, device_bound_vertical_share = 0.2 }
+  local dev, nodev = { dispatch = { has_device_timeline = true } }, { dispatch = { has_device_timeline = false } }
+  local s = { count = 10, vertical_share = 0.6, host_bound_free_ratio = 0.2 }
+  emit { observed = table.concat({ steplib.verdict(s, t, dev), steplib.verdict(s, strict, dev),
+    steplib.verdict({ count = 10, vertical_share = 0.1, host_bound_free_ratio = 0.01 }, t, dev),
+    steplib.verdict({ count = 10, vertical_share = 0.1 }, t, nodev), steplib.verdict({ count = 0 }, t, dev),
+    steplib.verdict({ classification = "mixed" }, t, {}) }, "|") }
+end)"),
+            "host-bound|mixed|device-bound|device-bound|unknown|mixed");
 }
 
 TEST(RuleLibrary, CollectiveAndRunHelpers) {

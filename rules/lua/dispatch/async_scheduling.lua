@@ -6,7 +6,8 @@ rule {
   severity = "medium",
   needs = { "dispatch.steps", "operators.host.by_name" },
   platforms = { "ascend" },
-  params = { min_host_bound_share = 0.5, factor = 0.5 },
+  params = { min_host_bound_share = 0.5, factor = 0.5,
+            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: an inference server prepares each step on the host (scheduling, input preparation,
 sampling, output handling), then runs the forward pass on the device. Done one after the
@@ -45,7 +46,7 @@ function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local hb, idle, worst = steplib.host_bound(steps)
+  local hb, idle, worst = steplib.host_bound(steps, p, facts)
   if hb == 0 or hb < p.min_host_bound_share * n then return end
   local ev = evidence.add({}, worst.evidence, 2)
   local top = {}

@@ -6,7 +6,8 @@ rule {
   severity = "medium",
   needs = { "dispatch.steps" },
   platforms = { "ascend" },
-  params = { slow_rate_ratio = 0.7, min_steps = 3, long_gap_ns = 2000000, factor = 0.5 },
+  params = { slow_rate_ratio = 0.7, min_steps = 3, long_gap_ns = 2000000, factor = 0.5,
+            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: torch_npu launches every operator from the Python thread (and its task-queue thread).
 When the OS moves these threads between cores or NUMA nodes, or other processes (dataloader
@@ -84,7 +85,8 @@ function check(facts, p, emit)
   -- Long host gaps not caused by online compilation.
   local long_n, long_desc = 0, {}
   for i, s in ipairs(steps) do
-    if s.classification == "host-bound" or s.classification == "mixed" then
+    local verdict = steplib.verdict(s, p, facts)
+    if verdict == "host-bound" or verdict == "mixed" then
       local evs = s.evidence or {}
       for k, g in ipairs(s.top_host_bound_gaps or {}) do
         if g.dur_ns and g.dur_ns >= p.long_gap_ns then

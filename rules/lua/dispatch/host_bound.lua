@@ -6,7 +6,8 @@ rule {
   severity = "high",
   needs = { "dispatch.steps", "dispatch.task_queue", "dispatch.overall.host_bound_free_ns" },
   platforms = { "ascend" },
-  params = { factor = 0.5, factor_level2 = 0.25 },
+  params = { factor = 0.5, factor_level2 = 0.25,
+            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: in a host-bound step the device finishes each task before the host has launched the next
 one, so the device idles between tasks. Every microsecond of that idle is step time.
@@ -50,22 +51,25 @@ first (level 2 does not apply to online-compiled operators).
 local sname, median = util.step_name, util.median  -- sandbox helpers (docs/rules.md)
 local evidence = require "lib.evidence"
 local run = require "lib.run"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
   local others = {}
-  for _, s in ipairs(steps) do
-    if s.classification ~= "host-bound" and s.classification ~= "unknown" and s.host_bound_free_ns then
+  local verdict = {}
+  for i, s in ipairs(steps) do verdict[i] = steplib.verdict(s, p, facts) end
+  for i, s in ipairs(steps) do
+    if verdict[i] ~= "host-bound" and verdict[i] ~= "unknown" and s.host_bound_free_ns then
       others[#others + 1] = s.host_bound_free_ns
     end
   end
   local baseline = median(others) or 0
 
   local hb, excess_sum, hb_free_sum, worst = {}, 0, 0, nil
-  for _, s in ipairs(steps) do
-    if s.classification == "host-bound" and s.host_bound_free_ns then
+  for i, s in ipairs(steps) do
+    if verdict[i] == "host-bound" and s.host_bound_free_ns then
       local ex = math.max(0, s.host_bound_free_ns - baseline)
       excess_sum = excess_sum + ex
       hb_free_sum = hb_free_sum + s.host_bound_free_ns

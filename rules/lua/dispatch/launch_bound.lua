@@ -6,7 +6,7 @@ rule {
   severity = "high",
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
-  params = { factor = 0.5 },
+  params = { factor = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: PyTorch launches every kernel from the Python thread (cudaLaunchKernel / hipLaunchKernel,
 a few microseconds of host time each, plus the operator's own Python and dispatcher overhead).
@@ -41,7 +41,7 @@ function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local hb, idle, worst = steplib.host_bound(steps)
+  local hb, idle, worst = steplib.host_bound(steps, p, facts)
   if hb == 0 then return end
   local k = facts.gpu.kernels
   local ev = evidence.add({}, worst.evidence, 4)

@@ -6,7 +6,8 @@ rule {
   severity = "medium",
   needs = { "operator_health.sync", "dispatch.interruptions" },
   platforms = { "ascend" },
-  params = { co_occur_ratio = 0.5, min_launches = 10, min_syncs_per_step = 2, min_share = 0.01 },
+  params = { co_occur_ratio = 0.5, min_launches = 10, min_syncs_per_step = 2, min_share = 0.01,
+            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: a stream synchronisation (aclrtSynchronizeStream, behind `.item()`, `.cpu()`, `print(tensor)`,
 `torch.npu.synchronize()`, data-dependent shapes such as nonzero) makes the host wait until the
@@ -36,6 +37,7 @@ Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten:
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 local evidence = require "lib.evidence"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local sync = facts.operator_health.sync
@@ -78,13 +80,14 @@ function check(facts, p, emit)
   -- C: frequent syncs in host-bound / mixed steps.
   local c_sum, c_parts, c_dev = 0, {}, 0
   for _, s in ipairs(steps) do
-    if (s.classification == "host-bound" or s.classification == "mixed")
+    local verdict = steplib.verdict(s, p, facts)
+    if (verdict == "host-bound" or verdict == "mixed")
         and (s.sync_calls or 0) + (s.device_sync_calls or 0) >= p.min_syncs_per_step then
       local cost = math.min(s.sync_ns or 0, s.host_bound_free_ns or 0)
       c_sum = c_sum + cost
       c_dev = c_dev + (s.device_time_ns or 0)
       c_parts[#c_parts + 1] = string.format("step %s (%s): %d synchronize calls, %.3f ms waiting",
-        sname(s.id), s.classification, (s.sync_calls or 0) + (s.device_sync_calls or 0), (s.sync_ns or 0) / 1e6)
+        sname(s.id), verdict, (s.sync_calls or 0) + (s.device_sync_calls or 0), (s.sync_ns or 0) / 1e6)
     end
   end
   if c_dev > 0 and c_sum < p.min_share * c_dev then c_sum, c_parts = 0, {} end
