@@ -47,7 +47,7 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
-// A folder that is not a cluster (cli/cluster_input.cpp): each run goes through the rules and
+// A folder that is not a cluster (pipeline/cluster_membership.cpp): each run goes through the rules and
 // is reported on its own, in one document (schema npu-advisor.run-list).
 int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::string& fmt, const CommonOptions& common,
                      const OutputOptions& out, const RuleOptions& rule_opts) {

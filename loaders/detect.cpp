@@ -220,7 +220,7 @@ Detection detect_input(const std::string& path) {
   }
   if (runs.size() == 1) return detect_input(runs[0]);
   // msprof-analyze's cluster_analysis_output/ (or a folder holding only it): the profiler's own
-  // cluster analysis, read as the cluster's reference (cli/cluster_input.cpp).
+  // cluster analysis, read as the cluster's reference (loaders/cluster_reference_loader.cpp).
   if (runs.empty() &&
       (fs::is_regular_file(p / "cluster_step_trace_time.csv") ||
        fs::is_regular_file(p / "cluster_communication.json") || fs::is_directory(p / "cluster_analysis_output"))) {

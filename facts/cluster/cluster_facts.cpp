@@ -13,7 +13,7 @@ namespace {
 
 // ---- each rank's own causes, merged ------------------------------------------------------
 
-// The single-run findings of every rank (RankFacts.facts["findings"], cli/cluster_input.cpp),
+// The single-run findings of every rank (RankFacts.facts["findings"], pipeline/cluster_analysis.cpp),
 // merged by rule: on how many ranks it fired, the spread of its saving per step over those
 // ranks, and the text of the rank where it saves most. The cluster's saving of a cause is the
 // median over the ranks that show it (what a typical affected rank gains).
