@@ -28,6 +28,8 @@ jit_compile=False; the NPU memory peak can rise a little). So:
   - level 1 or unset (default 1): `export TASK_QUEUE_ENABLE=2`;
   - already 2: nothing left to switch on; reduce the host work (CPU binding, fused operators,
     fewer small operators, no online compilation) instead.
+MindSpore runs have no such queue: they get graph mode (`mindspore.set_context(mode=GRAPH_MODE)`,
+one compiled graph instead of PyNative per-operator launches) and dataset sink mode instead.
 The queue level is read from dispatch.task_queue.task_queue_enable_env (profiler_metadata.json);
 when it was not recorded, an active queue is assumed to be at level 1 and confidence drops.
 
@@ -86,7 +88,14 @@ function check(facts, p, emit)
   if level == nil then level = env.TASK_QUEUE_ENABLE end
   local blocking = env.ASCEND_LAUNCH_BLOCKING == "1"
   local state, cmds, conf, factor
-  if blocking or level == "0" then
+  local mindspore = run.is_mindspore(facts)
+  if mindspore then
+    -- MindSpore launches through its own runtime: the torch_npu task queue is not there to raise.
+    state = "none (MindSpore launches through its own runtime)"
+    cmds = { "mindspore.set_context(mode=mindspore.GRAPH_MODE)",
+      "model.train(epoch, train_dataset, dataset_sink_mode=True)" }
+    conf, factor = 0.5, p.factor
+  elseif blocking or level == "0" then
     state = blocking and "disabled by ASCEND_LAUNCH_BLOCKING=1" or "off (TASK_QUEUE_ENABLE=0)"
     cmds = { "export TASK_QUEUE_ENABLE=1" }
     if blocking then table.insert(cmds, 1, "unset ASCEND_LAUNCH_BLOCKING") end
@@ -129,18 +138,23 @@ function check(facts, p, emit)
   end
   local action = "Raise the task-queue level so more of each launch runs on the second-stage thread; "
     .. "then cut host work per operator (CPU binding, fused operators, fewer small operators)."
-  if level == "2" then
+  if mindspore then
+    action = "Launch fewer operators from the host: run the network in graph mode (one compiled graph instead of "
+      .. "operator-by-operator PyNative launches) and sink the dataset to the device so each step needs no host round trip."
+  elseif level == "2" then
     action = "The task queue is already at level 2: reduce host work per operator (bind CPU cores, "
       .. "use fused operators, remove small operators and host-side Python in the step)."
   end
-  if compile_gaps > 0 then
+  if compile_gaps > 0 and not mindspore then
     observed = observed .. " The longest host-bound gaps end at tasks launched inside AscendCL@aclopCompileAndExecute (online compilation)."
     action = action .. " Fix online compilation first (dispatch.op_compile): level 2 only applies to binary kernels (jit_compile=False)."
   end
 
   local ev = evidence.add({}, worst.evidence, 4)
   ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(worst.id) .. "].host_bound_free_ns", value = worst.host_bound_free_ns }
-  ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
+  if not mindspore then
+    ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
+  end
 
   emit {
     observed = observed,
