@@ -60,6 +60,19 @@ inline RunModel load_path(const std::string& path, int threads = 1) {
 inline std::string source_dir() { return NPU_SOURCE_DIR; }
 inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
 inline std::string sample_run() { return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt"; }
+// A path under ../shared/realdata; tests that need it skip without it (REQUIRE_REALDATA).
+inline std::string real(const std::string& rel) { return realdata_dir() + "/" + rel; }
+// The sample's known answers (tools/gen_sample.py).
+inline nlohmann::json sample_expected() {
+  std::ifstream f(source_dir() + "/testdata/sample/expected.json");
+  return nlohmann::json::parse(f);
+}
+// Whether a facts document lists `fact` as unavailable.
+inline bool is_unavailable(const nlohmann::json& doc, const std::string& fact) {
+  for (const auto& u : doc["unavailable"])
+    if (u["fact"] == fact) return true;
+  return false;
+}
 
 // Creates the SQLite database `path` and runs `sql` in it (fixtures of the DB loaders).
 inline void make_db(const std::string& path, const std::string& sql) {
@@ -84,3 +97,6 @@ inline nlohmann::json analyze_json(const std::string& path) {
 }
 
 }  // namespace npu::test
+
+#define REQUIRE_REALDATA(rel) \
+  if (!std::filesystem::exists(npu::test::real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;

@@ -325,7 +325,7 @@ TEST(CompareFacts, MedianResidualIsExplicit) {
 
 // ------------------------------------------------------------------ real data
 
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
+using npu::test::real;
 
 TEST(CompareRealData, TwoRanksDecompositionAddsUp) {
   std::string r0 = real("ascend_torch_npu/msinsight_2rank/test_rank_0"),

@@ -15,24 +15,9 @@
 namespace {
 
 using nlohmann::json;
-
-json expected() {
-  std::ifstream f(npu::test::source_dir() + "/testdata/sample/expected.json");
-  return json::parse(f);
-}
+using npu::test::real;
 
 json facts_of(const std::string& path) { return npu::compute_facts(npu::test::load_path(path)).doc; }
-
-bool unavailable(const json& doc, const std::string& fact) {
-  for (const auto& u : doc["unavailable"])
-    if (u["fact"] == fact) return true;
-  return false;
-}
-
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
-
-#define REQUIRE_REALDATA(rel) \
-  if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;
 
 // A run folder holding only the given trace (and optionally a kernel table).
 json run_with(const std::string& trace, const std::string& kernels = "") {
@@ -65,12 +50,12 @@ json* OperatorHealthSample::doc_ = nullptr;
 
 TEST_F(OperatorHealthSample, AiCpu) {
   const json& a = health()["ai_cpu"];
-  auto e = expected()["kernel_details"]["ai_cpu"];
+  auto e = npu::test::sample_expected()["kernel_details"]["ai_cpu"];
   EXPECT_EQ(a["count"], e["count"]);
   EXPECT_EQ(a["total_ns"], e["total_duration_ns"]);
-  EXPECT_DOUBLE_EQ(
-      a["share_of_compute"].get<double>(),
-      e["total_duration_ns"].get<double>() / expected()["kernel_details"]["total_compute_duration_ns"].get<double>());
+  EXPECT_DOUBLE_EQ(a["share_of_compute"].get<double>(),
+                   e["total_duration_ns"].get<double>() /
+                       npu::test::sample_expected()["kernel_details"]["total_compute_duration_ns"].get<double>());
   ASSERT_EQ(a["by_type"].size(), 2u);
   const json* ip = find_by(a["by_type"], "type", "IndexPut");
   const json* nz = find_by(a["by_type"], "type", "NonZero");
@@ -98,7 +83,7 @@ TEST_F(OperatorHealthSample, DynamicShape) {
 
 TEST_F(OperatorHealthSample, CompileAndSync) {
   const json& c = health()["compile"];
-  auto t = expected()["trace"];
+  auto t = npu::test::sample_expected()["trace"];
   EXPECT_EQ(c["count"], t["acl_op_compile_and_execute"]["count"]);
   ASSERT_EQ(c["by_step"].size(), 1u);
   EXPECT_EQ(c["by_step"][0]["step"], 1);
@@ -154,7 +139,7 @@ TEST_F(OperatorHealthSample, BlockDimAndPmu) {
 
 TEST_F(OperatorHealthSample, MemoryPeak) {
   const json& m = (*doc_)["memory"];
-  auto e = expected()["memory"];
+  auto e = npu::test::sample_expected()["memory"];
   EXPECT_EQ(m["records"], e["record_rows"]);
   // PTA + GE summed at each timestamp equals the profiler's own PTA+GE rows on the sample.
   EXPECT_EQ(m["overall"]["method"], "framework components summed at each timestamp");
@@ -311,9 +296,9 @@ TEST(OperatorHealth, NoOpStateColumnIsUnavailable) {
       "1,1,3,2,add,Add,AI_CORE,1070.000,5.0,0,4,0,\"\"\"8\"\"\",FLOAT16\n"
       "1,N/A,N/A,N/A,hcom_allReduce_1,hcom_allReduce_,HCCL,1100.000,50.0,0,N/A,N/A,N/A,N/A\n";
   json doc = run_with("", csv);
-  EXPECT_TRUE(unavailable(doc, "operator_health.dynamic_shape"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.dynamic_shape"));
   EXPECT_FALSE(doc["operator_health"].contains("dynamic_shape"));
-  EXPECT_TRUE(unavailable(doc, "operator_health.pmu"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.pmu"));
   const json& a = doc["operator_health"]["ai_cpu"];
   EXPECT_EQ(a["count"], 1);
   EXPECT_EQ(a["total_ns"], 25500);
@@ -330,8 +315,8 @@ TEST(OperatorHealth, NoOpStateColumnIsUnavailable) {
   EXPECT_EQ(b["below_half_max"]["total_ns"], 5000);
   EXPECT_EQ(b["below_half_max"]["by_name"][0]["name"], "add");
   // No trace: the trace checks say so.
-  EXPECT_TRUE(unavailable(doc, "operator_health.compile"));
-  EXPECT_TRUE(unavailable(doc, "memory"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.compile"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "memory"));
 }
 
 TEST(OperatorHealth, EmptyKernelTable) {
@@ -339,10 +324,10 @@ TEST(OperatorHealth, EmptyKernelTable) {
                       "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
                       "Duration(us),Wait Time(us),Block Dim\n");
   EXPECT_FALSE(doc.contains("operator_health"));
-  EXPECT_TRUE(unavailable(doc, "operator_health"));
-  EXPECT_TRUE(unavailable(doc, "operator_health.ai_cpu"));
-  EXPECT_TRUE(unavailable(doc, "operator_health.dynamic_shape"));
-  EXPECT_TRUE(unavailable(doc, "operator_health.block_dim"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.ai_cpu"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.dynamic_shape"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.block_dim"));
 }
 
 TEST(OperatorHealth, PmuBoundRule) {
@@ -401,7 +386,7 @@ TEST(OperatorHealthRealData, Msinsight2RankRank0AiCpu) {
   EXPECT_EQ(names, (std::vector<std::string>{"trans_Cast_15", "trans_Cast_5"}));
   EXPECT_EQ(a["by_type"][0]["input_dtypes"], json::array({"INT32"}));
   EXPECT_FALSE(a["by_type"][0]["has_int64"].get<bool>());
-  EXPECT_TRUE(unavailable(doc, "operator_health.dynamic_shape"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.dynamic_shape"));
   // memory_record.csv (Python csv): PTA+GE rows only while PTA is written (peak reserved
   // 8664 MB); three later GE rows (242 MB reserved, up to 0.25 MB allocated) have no PTA+GE
   // row. PTA + GE summed: 8664 + 242 = 8906 MB reserved and 4599.86572265625 + 0.25 MB

@@ -13,24 +13,9 @@
 namespace {
 
 using nlohmann::json;
-
-json expected() {
-  std::ifstream f(npu::test::source_dir() + "/testdata/sample/expected.json");
-  return json::parse(f);
-}
+using npu::test::real;
 
 json facts_of(const std::string& path) { return npu::compute_facts(npu::test::load_path(path)).doc; }
-
-bool unavailable(const json& doc, const std::string& fact) {
-  for (const auto& u : doc["unavailable"])
-    if (u["fact"] == fact) return true;
-  return false;
-}
-
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
-
-#define REQUIRE_REALDATA(rel) \
-  if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;
 
 const char* kHeader =
     "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),"
@@ -48,7 +33,7 @@ json* OperatorsSample::doc_ = nullptr;
 
 TEST_F(OperatorsSample, TopTypeMatchesOpStatistic) {
   const json& ops = (*doc_)["operators"];
-  auto top = expected()["op_statistic"]["top"];
+  auto top = npu::test::sample_expected()["op_statistic"]["top"];
   EXPECT_EQ(ops["source"], "kernel_details.csv");
   ASSERT_FALSE(ops["by_type"].empty());
   const json& first = ops["by_type"][0];
@@ -64,7 +49,7 @@ TEST_F(OperatorsSample, TopTypeMatchesOpStatistic) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& e : ops["by_type"])
     seen.insert({e["type"].get<std::string>(), e["accelerator_core"].get<std::string>()});
-  const json all = expected()["op_statistic"]["all"];
+  const json all = npu::test::sample_expected()["op_statistic"]["all"];
   for (const auto& row : all) {
     if (row["core_type"] == "HCCL") continue;
     EXPECT_TRUE(seen.count({row["op_type"].get<std::string>(), row["core_type"].get<std::string>()})) << row.dump();
@@ -73,12 +58,12 @@ TEST_F(OperatorsSample, TopTypeMatchesOpStatistic) {
 
 TEST_F(OperatorsSample, TotalsAndShares) {
   const json& ops = (*doc_)["operators"];
-  auto e = expected()["kernel_details"];
+  auto e = npu::test::sample_expected()["kernel_details"];
   const json& t = ops["totals"];
   EXPECT_EQ(t["kernels"], e["rows"]);
   EXPECT_EQ(t["compute_ns"], e["total_compute_duration_ns"]);
   EXPECT_EQ(t["communication_kernels"], 5);
-  EXPECT_EQ(t["communication_ns"], expected()["trace"]["overlap_totals_ns"]["Communication"]);
+  EXPECT_EQ(t["communication_ns"], npu::test::sample_expected()["trace"]["overlap_totals_ns"]["Communication"]);
   for (auto& [core, n] : e["by_accelerator_core"].items())
     EXPECT_EQ(t["by_accelerator_core"][core]["count"], n) << core;
   EXPECT_EQ(t["by_accelerator_core"]["AI_CPU"]["total_ns"], e["ai_cpu"]["total_duration_ns"]);
@@ -120,7 +105,7 @@ TEST(Operators, EmptyKernelTableAndNoTrace) {
   d.write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", kHeader);
   json doc = facts_of((d.path() / "r_ascend_pt").string());
   EXPECT_FALSE(doc.contains("operators"));
-  EXPECT_TRUE(unavailable(doc, "operators"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operators"));
 }
 
 TEST(Operators, FallsBackToTraceDeviceTasks) {
@@ -139,7 +124,7 @@ TEST(Operators, FallsBackToTraceDeviceTasks) {
   const json& ops = doc["operators"];
   EXPECT_EQ(ops["source"], "trace device tasks");
   EXPECT_TRUE(ops["by_type"].empty());
-  EXPECT_TRUE(unavailable(doc, "operators.by_type"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operators.by_type"));
   ASSERT_EQ(ops["by_name"].size(), 2u);  // MEMCPY_ASYNC is a runtime task, not an operator
   EXPECT_EQ(ops["by_name"][0]["name"], "mm_kernel");
   EXPECT_EQ(ops["by_name"][0]["accelerator_core"], "AI_CORE");
@@ -153,7 +138,7 @@ TEST(Operators, FallsBackToTraceDeviceTasks) {
   ASSERT_EQ(ops["communication"].size(), 1u);
   EXPECT_EQ(ops["communication"][0]["name"], "hcom_allReduce__1");
   EXPECT_EQ(ops["totals"]["communication_ns"], 20000);
-  EXPECT_TRUE(unavailable(doc, "operators.host"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operators.host"));
 }
 
 // mstt_compute_advice kernel_details.csv (29 rows, no trace). Independently with Python csv +
@@ -217,7 +202,7 @@ TEST(Operators, HostOnlyTrace) {
   json doc = facts_of((d.path() / "r_ascend_pt").string());
   ASSERT_TRUE(doc.contains("operators"));
   EXPECT_TRUE(doc["operators"]["source"].is_null());
-  EXPECT_TRUE(unavailable(doc, "operators.device"));
+  EXPECT_TRUE(npu::test::is_unavailable(doc, "operators.device"));
   const json& h = doc["operators"]["host"];
   EXPECT_EQ(h["operators"], 3);  // ProfilerStep# and the enqueue slice are not host operators
   ASSERT_EQ(h["by_name"].size(), 2u);

@@ -14,7 +14,7 @@
 
 namespace {
 
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
+using npu::test::real;
 
 nlohmann::json top_findings(const npu::Facts& f, size_t n) {
   npu::RuleEngine engine;

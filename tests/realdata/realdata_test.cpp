@@ -11,10 +11,7 @@
 
 namespace {
 
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
-
-#define REQUIRE_REALDATA(rel) \
-  if (!std::filesystem::exists(real(rel))) GTEST_SKIP() << "no ../shared/realdata/" << rel;
+using npu::test::real;
 
 std::map<std::string, uint64_t> slices_by_process(const npu::RunModel& m) {
   std::map<std::string, uint64_t> out;

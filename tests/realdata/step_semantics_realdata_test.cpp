@@ -13,7 +13,7 @@
 
 namespace {
 
-std::string real(const std::string& rel) { return npu::test::realdata_dir() + "/" + rel; }
+using npu::test::real;
 
 std::vector<nlohmann::json> profiler_answers(const std::string& run) {
   std::string cmd = "/usr/bin/python3 " + npu::test::source_dir() + "/tests/realdata/verify_steps.py '" + run + "'";
