@@ -101,14 +101,8 @@ class GzipSource : public ByteSource {
 }  // namespace
 
 std::unique_ptr<ByteSource> ByteSource::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw LoadError::whole_file(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    throw LoadError::whole_file(path, "not a regular file");
-  }
-  note_input_file(st);
+  int fd = open_input_file(path, &st);
   unsigned char magic[2] = {0, 0};
   ssize_t n = pread(fd, magic, 2, 0);
   if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {

@@ -1,10 +1,16 @@
 #include "base/input_registry.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <mutex>
 #include <set>
+#include <unistd.h>
 #include <utility>
 
 #include <sys/stat.h>
+
+#include "base/load_error.h"
 
 namespace npu {
 namespace {
@@ -20,6 +26,17 @@ std::set<std::pair<dev_t, ino_t>>& inputs() {
 void note_input_file(const struct stat& st) {
   std::lock_guard<std::mutex> lock(g_mutex);
   inputs().emplace(st.st_dev, st.st_ino);
+}
+
+int open_input_file(const std::string& path, struct stat* st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw LoadError::whole_file(path, std::string("cannot open: ") + std::strerror(errno));
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    close(fd);
+    throw LoadError::whole_file(path, "not a regular file");
+  }
+  note_input_file(*st);
+  return fd;
 }
 
 bool is_input_file(const std::string& path) {

@@ -11,6 +11,9 @@ namespace npu {
 
 // Records an opened input (thread-safe; the loaders read files from several threads).
 void note_input_file(const struct stat& st);
+// Opens `path` read-only as an input: a regular file, recorded with note_input_file. Returns the
+// descriptor (the caller closes it) and fills *st; throws LoadError naming the file otherwise.
+int open_input_file(const std::string& path, struct stat* st);
 // True when `path` is (same device and inode as) a file opened as an input.
 bool is_input_file(const std::string& path);
 

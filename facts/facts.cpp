@@ -58,9 +58,11 @@ nlohmann::json run_metadata_json(const RunModel& m) {
   return run;
 }
 
-Facts read_facts(const std::string& path) {
+Facts read_facts(const std::string& path) { return facts_from_json(read_json_file(path), path); }
+
+Facts facts_from_json(nlohmann::json doc, const std::string& path) {
   Facts f;
-  f.doc = read_json_file(path);
+  f.doc = std::move(doc);
   if (!f.doc.is_object() || f.doc.value("schema", "") != kFactsSchema)
     throw LoadError::whole_file(path, "not an npu-advisor facts file (no \"schema\": \"npu-advisor.facts\")");
   int v = f.doc.value("schema_version", 0);

@@ -40,5 +40,7 @@ nlohmann::json run_metadata_json(const RunModel& m);
 // Reads a facts document (written by `npu-advisor facts`); throws LoadError when it is not
 // one or has a newer major schema version.
 Facts read_facts(const std::string& path);
+// The same checks on a document already parsed from `path` (named in the errors).
+Facts facts_from_json(nlohmann::json doc, const std::string& path);
 
 }  // namespace npu

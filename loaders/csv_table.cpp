@@ -93,14 +93,8 @@ std::string CsvTable::normalise(std::string_view n) {
 }
 
 CsvTable::CsvTable(const std::string& path) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw LoadError::whole_file(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    throw LoadError::whole_file(path, "not a regular file");
-  }
-  note_input_file(st);
+  int fd = open_input_file(path, &st);
   size_ = static_cast<uint64_t>(st.st_size);
   if (size_ > 0) {
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -1,9 +1,9 @@
 #include "pipeline/compare_side.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
+#include "base/byte_source.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "loaders/detect.h"
@@ -14,23 +14,18 @@ namespace {
 
 constexpr uintmax_t kMaxFactsFileBytes = 64ull << 20;
 
-// A .json file small enough to be a facts file whose "schema" is "npu-advisor.facts".
-bool is_facts_file(const std::string& path) {
+// The document of a facts file: a .json file small enough, whose "schema" is "npu-advisor.facts".
+// Read and parsed once, for the check and the load; nothing for any other input.
+std::optional<nlohmann::json> facts_file_doc(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || fs::path(path).extension() != ".json") return false;
-  if (fs::file_size(path, ec) > kMaxFactsFileBytes || ec) return false;
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
-  if (text.find(kFactsSchema) == std::string::npos) return false;
-  try {
-    nlohmann::json j = read_json_file(path);
-    return j.is_object() && j.value("schema", "") == kFactsSchema;
-  } catch (const LoadError&) {
-    return false;
-  }
+  if (!fs::is_regular_file(path, ec) || fs::path(path).extension() != ".json") return std::nullopt;
+  if (fs::file_size(path, ec) > kMaxFactsFileBytes || ec) return std::nullopt;
+  const std::string text = read_small_file(path);
+  if (text.find(kFactsSchema) == std::string::npos) return std::nullopt;  // a trace: not parsed here
+  nlohmann::json j = parse_json_or_discard(text);
+  if (j.is_discarded() || !j.is_object() || j.value("schema", "") != kFactsSchema) return std::nullopt;
+  return j;
 }
 
 }  // namespace
@@ -39,8 +34,8 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
                                        const RuleOptions& rules) {
   compare::CompareSide side;
   side.path = path;
-  if (is_facts_file(path)) {
-    side.facts = read_facts(path);
+  if (std::optional<nlohmann::json> doc = facts_file_doc(path)) {
+    side.facts = facts_from_json(std::move(*doc), path);
     side.kind = "facts file";
     const auto& in = side.facts.doc.value("input", nlohmann::json::object());
     side.description = in.value("description", std::string("facts written by npu-advisor facts"));
