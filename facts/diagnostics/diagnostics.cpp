@@ -14,9 +14,10 @@ Facts compute_facts(const RunModel& model) {
   // diagnostics: on a second core it runs beside the step breakdown, into its own document,
   // merged afterwards in the sequential order (so the facts are the same either way).
   Facts dispatch;
+  HostBoundGaps host_bound;
   std::thread side;
   const bool parallel = std::thread::hardware_concurrency() > 1;
-  if (parallel) side = std::thread([&] { diagnose_dispatch(ctx, dispatch); });
+  if (parallel) side = std::thread([&] { diagnose_dispatch(ctx, dispatch, &host_bound); });
   diagnose_run_context(ctx, f);
   diagnose_overlap(ctx, f);
   if (parallel) {
@@ -26,13 +27,14 @@ Facts compute_facts(const RunModel& model) {
     for (const auto& u : dispatch.doc.value("unavailable", nlohmann::json::array()))
       f.unavailable(u["fact"].get<std::string>(), u["why"].get<std::string>());
   } else {
-    diagnose_dispatch(ctx, f);
+    diagnose_dispatch(ctx, f, &host_bound);
   }
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
+  diagnose_idle_attribution(ctx, host_bound, f);
   diagnose_timeline(ctx, f);
   return f;
 }

@@ -20,7 +20,20 @@ struct DiagnosticContext {
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"
 void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts);      // overlap.cpp: "steps", "overall"
-void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts);     // dispatch.cpp: "dispatch"
+// A device idle gap that ended with a vertical launch: the device waited on the host. Dispatch
+// finds them (dispatch.cpp); the idle attribution gives them to "host launch".
+struct HostBoundGap {
+  Ns start = 0, end = 0;
+  uint64_t launch_loc = 0;  // the host launch of the task that ended the gap
+};
+// What dispatch hands on: whether it had launches (and a device timeline) to judge gaps by,
+// and every host-bound gap (the facts list the longest only).
+struct HostBoundGaps {
+  bool judged = false;
+  std::vector<HostBoundGap> gaps;
+};
+void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts,
+                       HostBoundGaps* handoff = nullptr);  // dispatch.cpp: "dispatch"
 void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);    // operators.cpp: "operators"
 void diagnose_operator_health(const DiagnosticContext& ctx,
                               Facts& facts);                    // operator_health.cpp: "operator_health", "memory"
@@ -28,6 +41,10 @@ void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
+// Every idle stretch of every step given to at most one cause (compile, GC, sync, dataloader,
+// barrier, host launch, or unexplained); reads "overall" (runs after the breakdown).
+void diagnose_idle_attribution(const DiagnosticContext& ctx, const HostBoundGaps& host_bound,
+                               Facts& facts);  // idle_attribution.cpp: "idle_attribution"
 // Reads "steps" and "dispatch": runs after them.
 void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);  // timeline.cpp: "timeline"
 

@@ -126,6 +126,15 @@ class Dispatch {
  public:
   Dispatch(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
 
+  void hand_off(HostBoundGaps& out) const {
+    out.judged = !launches_.empty() && d_.has_device;
+    out.gaps.clear();
+    for (const Gap& g : overall_.host_bound_gaps) {
+      const Flow& f = flows()[launches_[g.launch].flow];
+      out.gaps.push_back({g.start, g.end, f.start_slice != kNone32 ? m_.slices[f.start_slice].loc : f.start_loc});
+    }
+  }
+
   void run() {
     pick_flows();
     make_steps();
@@ -670,6 +679,10 @@ class Dispatch {
 
 }  // namespace
 
-void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts) { Dispatch(ctx, facts).run(); }
+void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts, HostBoundGaps* handoff) {
+  Dispatch d(ctx, facts);
+  d.run();
+  if (handoff) d.hand_off(*handoff);
+}
 
 }  // namespace npu
