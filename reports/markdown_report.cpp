@@ -66,8 +66,15 @@ std::string render_markdown(const nlohmann::json& r) {
 
   if (facts.contains("cluster")) out += render_cluster_markdown(facts["cluster"]);
 
+  // Where the step goes, by cause (rules/attribution.h): what the findings' savings are parts of.
+  const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
+  if (const std::string text = step_split_text(split); !text.empty())
+    out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
+
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
+  if (const std::string text = explained_text(split); !text.empty())
+    out += "Ranked by saving per step x confidence; percentages are of the step. " + text::md_prose(text) + ".\n\n";
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
     out += fmt::format("### {}. {}\n\n", f.value("rank", 0), text::md_prose(f.value("title", "")));

@@ -121,12 +121,19 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     out += host_only_lines(r["summary"], facts);
   }
 
+  // Where the step goes, by cause: the first thing to read, before any finding.
+  const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
+  if (const std::string text = step_split_text(split); !text.empty())
+    out += step_split_title(split) + ": " + text + "\n";
+
   const auto& findings = r["findings"];
   if (findings.empty()) {
     out += paint("32", "No findings.") + "\n";
   } else {
-    out += fmt::format("{} finding{}, ranked by saving per step x confidence:\n", findings.size(),
-                       findings.size() == 1 ? "" : "s");
+    out += fmt::format("{} finding{}, ranked by saving per step x confidence{}:\n", findings.size(),
+                       findings.size() == 1 ? "" : "s",
+                       split.value("available", false) ? " (% of the " + format_ms(split.value("step_ns", 0.0)) + " step)"
+                                                       : std::string());
     int shown = 0;
     for (const auto& f : findings) {
       if (shown++ >= opt.max_findings) break;
@@ -152,18 +159,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       out += fmt::format("    ... {} more in the full report\n", findings.size() - opt.max_findings);
   }
   // How much of the step the findings' savings explain (they never add up past it).
-  if (r.contains("attribution") && r["attribution"].value("available", false)) {
-    const auto& a = r["attribution"];
-    std::string parts;
-    for (const char* pool : {"idle", "communication", "compute"}) {
-      const auto& p = a["pools"][pool];
-      if (p.value("budget_ns", int64_t{0}) <= 0) continue;
-      parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", pool, format_ms(p.value("claimed_ns", 0.0)),
-                           format_ms(p.value("budget_ns", 0.0)));
-    }
-    out += fmt::format("  savings explain {} of {} per step ({})\n", format_ms(a.value("explained_ns", 0.0)),
-                       format_ms(a.value("step_ns", 0.0)), parts);
-  }
+  if (const std::string text = explained_text(split); !text.empty()) out += "  " + text + "\n";
 
   int skipped = 0, failed = 0;
   std::string first_skip;

@@ -8,24 +8,105 @@ namespace npu {
 
 using nlohmann::json;
 
-constexpr double kFloorNs = 1000;  // 1 us per step
+namespace {
+
+constexpr double kFloorNs = 1000;  // 1 us per step: a saving that prints as 0.000 ms is no finding
+
+struct Pools {
+  bool available = false;
+  std::string source, why;
+  double step = 0;  // per step: the mean over `steps`
+  int64_t steps = 0;
+  std::map<std::string, double> budget;
+  json parts = json::object();
+  json idle_causes = json::array();
+};
+
+double per_step(const json& o, const char* key, double steps) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() / steps : 0.0;
+}
+
+// From facts.idle_attribution: every part of the step, and idle by cause.
+Pools pools_from_split(const json& a) {
+  Pools p;
+  const double steps = a.value("steps", 0.0);
+  if (steps <= 0) return p;
+  p.available = true;
+  p.steps = static_cast<int64_t>(steps);
+  p.source = "idle_attribution";
+  const double computing = per_step(a, "computing_ns", steps), communication = per_step(a, "communication_ns", steps),
+               bubble = per_step(a, "bubble_ns", steps), idle = per_step(a, "idle_ns", steps);
+  p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
+  p.step = computing + communication + bubble + idle;
+  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
+             {"communication_ns", static_cast<int64_t>(communication)},
+             {"bubble_ns", static_cast<int64_t>(bubble)},
+             {"idle_ns", static_cast<int64_t>(idle)}};
+  std::vector<std::pair<double, std::string>> causes;
+  const json causes_of = a.value("causes", json::object());  // named: items() of a temporary would dangle
+  for (const auto& [name, c] : causes_of.items()) {
+    const double ns = c.value("ns", 0.0) / steps;
+    p.budget["idle." + name] = ns;
+    if (ns > 0) causes.push_back({ns, name});
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (const auto& [ns, name] : causes) p.idle_causes.push_back({{"cause", name}, {"ns", static_cast<int64_t>(ns)}});
+  return p;
+}
+
+// From the step breakdown alone (no device timeline to split): idle = Free + Preparing.
+Pools pools_from_overall(const json& o) {
+  Pools p;
+  const double steps = o.value("steps", 0.0);
+  if (steps <= 0 || !o.contains("device_time_ns")) return p;
+  p.available = true;
+  p.steps = static_cast<int64_t>(steps);
+  p.source = "overall";
+  const double idle = per_step(o, "free_ns", steps) + per_step(o, "preparing_ns", steps);
+  const double communication = per_step(o, "comm_not_overlapped_ns", steps);
+  const double computing = per_step(o, "computing_ns", steps);
+  p.budget = {{"idle", idle}, {"communication", communication}, {"compute", computing}};
+  p.step = idle + communication + computing;
+  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
+             {"communication_ns", static_cast<int64_t>(communication)},
+             {"bubble_ns", 0},
+             {"idle_ns", static_cast<int64_t>(idle)}};
+  return p;
+}
+
+Pools pools_of(const json& facts) {
+  if (const auto a = facts.find("idle_attribution"); a != facts.end() && a->is_object()) {
+    Pools p = pools_from_split(*a);
+    if (p.available) return p;
+  }
+  if (const auto o = facts.find("overall"); o != facts.end() && o->is_object()) return pools_from_overall(*o);
+  return {};
+}
+
+}  // namespace
+
+double saving_denominator_ns(const json& facts) {
+  const Pools p = pools_of(facts);
+  return p.available ? p.step : 0.0;
+}
 
 json attribute_savings(json& findings, const json& facts) {
-  const json* o = facts.contains("overall") ? &facts["overall"] : nullptr;
-  const int64_t steps = o ? o->value("steps", int64_t{0}) : 0;
-  if (!o || steps <= 0 || !o->contains("device_time_ns"))
+  const Pools pools = pools_of(facts);
+  if (!pools.available)
     return {{"available", false}, {"why", "no step breakdown: savings are the rules' own estimates"}};
-  auto per_step = [&](const char* key) {
-    const auto it = o->find(key);
-    return it != o->end() && it->is_number() ? it->get<double>() / static_cast<double>(steps) : 0.0;
+  std::map<std::string, double> left = pools.budget, claimed;
+  // A cause pool draws on "idle" too; one the split does not have falls back to "idle".
+  auto pools_for = [&](const std::string& pool) {
+    std::vector<std::string> out;
+    if (pool.rfind("idle.", 0) == 0) {
+      if (left.count(pool)) out.push_back(pool);
+      out.push_back("idle");
+    } else if (left.count(pool)) {
+      out.push_back(pool);
+    }
+    return out;
   };
-  // The pools of one step: the device idles (Free) or has not started (Preparing: the host's
-  // time before the first device task); communication no computation hides; computing.
-  std::map<std::string, double> budget = {{"idle", per_step("free_ns") + per_step("preparing_ns")},
-                                          {"communication", per_step("comm_not_overlapped_ns")},
-                                          {"compute", per_step("computing_ns")}};
-  std::map<std::string, double> left = budget, claimed;
-  const double step = budget["idle"] + budget["communication"] + budget["compute"];
 
   std::vector<size_t> order(findings.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -37,20 +118,21 @@ json attribute_savings(json& findings, const json& facts) {
   for (size_t i : order) {
     json& f = findings[i];
     const std::string pool = f.value("pool", std::string("idle"));
-    if (!left.count(pool)) continue;
+    const std::vector<std::string> from = pools_for(pool);
+    if (from.empty()) continue;  // a pool this run has no budget for (a user rule's own)
     const double want = f.value("saving_ns", 0.0);
-    const double got = std::min(want, std::max(0.0, left[pool]));
-    left[pool] -= got;
-    claimed[pool] += got;
+    double got = want;
+    for (const auto& p : from) got = std::min(got, std::max(0.0, left[p]));
+    for (const auto& p : from) left[p] -= got, claimed[p] += got;
     if (got < want) {
       f["saving_estimate_ns"] = static_cast<int64_t>(want);
       f["saving_ns"] = static_cast<int64_t>(got);
-      f["saving_capped"] = "the rest of its estimate is " + pool + " time already claimed by the findings above it";
-      const double ratio_den = want > 0 && f["saving_ratio"].is_number() ? want / f["saving_ratio"].get<double>() : 0;
-      f["saving_ratio"] = ratio_den > 0 ? json(got / ratio_den) : json(nullptr);
+      f["saving_capped"] = "the rest of its estimate is " + pool + " time already claimed by the findings above it" +
+                           (pool.rfind("idle.", 0) == 0 ? " or not attributed to this cause" : "");
       f["score_ns"] = static_cast<int64_t>(got * f.value("confidence", 0.5));
     }
-    if (f.value("residual", false) && got < 0.01 * step) drop[i] = true;
+    f["saving_ratio"] = pools.step > 0 ? json(f.value("saving_ns", 0.0) / pools.step) : json(nullptr);
+    if (f.value("residual", false) && got < 0.01 * pools.step) drop[i] = true;
     // An absolute floor: a saving that prints as 0.000 ms is no finding (a unit-test-sized trace).
     if (want > 0 && want < kFloorNs) drop[i] = true;
   }
@@ -66,16 +148,19 @@ json attribute_savings(json& findings, const json& facts) {
     f["rank"] = rank++;
     findings.push_back(std::move(f));
   }
-  json pools = json::object();
-  double explained = 0;
-  for (const auto& [name, b] : budget) {
-    pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
-    explained += claimed[name];
-  }
+  json out_pools = json::object();
+  for (const auto& [name, b] : pools.budget)
+    out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
+  // The cause pools are parts of "idle": counted there once.
+  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"];
   return {{"available", true},
-          {"step_ns", static_cast<int64_t>(step)},
+          {"source", pools.source},
+          {"step_ns", static_cast<int64_t>(pools.step)},
+          {"steps", pools.steps},
           {"explained_ns", static_cast<int64_t>(explained)},
-          {"pools", pools}};
+          {"parts", pools.parts},
+          {"idle_causes", pools.idle_causes},
+          {"pools", out_pools}};
 }
 
 }  // namespace npu

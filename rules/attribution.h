@@ -1,18 +1,31 @@
-// Savings that add up. Rules estimate each saving on their own, so several findings can claim the
-// same idle time (an online compile, the host-bound launches it causes and the Free it leaves
-// are one interval). Here the step's time is split into pools, each finding's saving is taken
-// from its pool in rank order and capped at what is left, and the idle-time symptom
-// (schedule.free_time, residual) only gets what no cause explained. The findings' savings then
-// add up to at most the step; the report says how much of it they explain.
+// Savings that add up. Rules estimate each saving on their own, so several findings could claim
+// the same time (an online compile, the host-bound launches around it and the Free it leaves are
+// one stretch). The facts split the step once (facts.idle_attribution: computing, communication,
+// bubble, and idle by cause); here each finding's saving is taken from the pool of its cause
+// (RuleMeta::pool) in rank order and capped at what is left, so the savings add up to at most the
+// step and no two findings claim the same time. The report says how much of the step they explain.
+//
+// Pools: "compute", "communication" (with the bubble), "idle", and one per idle cause,
+// "idle.<cause>" (compile, gc, sync, dataloader, communication_wait, host_launch, unexplained),
+// which draws on "idle" too. Without the split (no device timeline) the pools come from the
+// step breakdown and the cause pools fall back to "idle".
 #pragma once
 #include <nlohmann/json.hpp>
 
 namespace npu {
 
 // `findings`: ranked findings (ranked_findings()); `facts`: the run's facts document. Caps the
-// savings in place (the rule's own estimate kept as saving_estimate_ns), drops a residual finding
-// left with under 1 % of the step, re-ranks, and returns the summary:
-//   {available, step_ns, explained_ns, pools: {idle|communication|compute: {budget_ns, claimed_ns}}}
+// savings in place (the rule's own estimate kept as saving_estimate_ns), drops a finding whose
+// estimate prints as 0.000 ms and a residual one left with under 1 % of the step, re-ranks, and
+// returns the summary:
+//   {available, source, step_ns (the mean step), steps, explained_ns,
+//    parts: {computing_ns, communication_ns, bubble_ns, idle_ns},
+//    idle_causes: [{cause, ns}] (largest first, per step),
+//    pools: {name: {budget_ns, claimed_ns}}}
 nlohmann::json attribute_savings(nlohmann::json& findings, const nlohmann::json& facts);
+
+// The step every saving is a share of (ns per step): the split's step when the facts have it,
+// else the median device step; 0 when unknown.
+double saving_denominator_ns(const nlohmann::json& facts);
 
 }  // namespace npu

@@ -1,5 +1,7 @@
 #include "rules/rule_engine.h"
 
+#include "rules/attribution.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -313,6 +315,8 @@ int lua_emit(lua_State* L) {
 }
 
 double step_denominator(const nlohmann::json& doc) {
+  // The split step (rules/attribution.h), so that percentages and "explained X of Y" agree.
+  if (const double split = saving_denominator_ns(doc); split > 0) return split;
   if (const auto* m = fact_at(doc, "overall.step_time.median_ns"); m && m->is_number()) return m->get<double>();
   // A cluster: the median rank x step device time.
   if (const auto* m = fact_at(doc, "cluster.step_time.median_ns"); m && m->is_number()) return m->get<double>();

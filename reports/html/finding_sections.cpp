@@ -120,7 +120,9 @@ std::string section_findings(const json& r) {
       "<span class=\"tools\"><button type=\"button\" class=\"expand-all\">Expand all</button>"
       "<button type=\"button\" class=\"collapse-all\">Collapse all</button></span></h2>\n",
       findings.size());
-  out += "<p class=\"hint\">Ranked by estimated saving per step &times; confidence.</p>\n";
+  const std::string explained = explained_text(at(r, "attribution"));
+  out += "<p class=\"hint\">Ranked by estimated saving per step &times; confidence; percentages are of the step" +
+         (explained.empty() ? std::string(".") : ". " + esc(explained) + ".") + "</p>\n";
   if (findings.empty()) out += "<p class=\"none\">No findings.</p>\n";
   size_t i = 0;
   std::string base = str(at(r, "input"), "path");

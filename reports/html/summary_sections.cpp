@@ -42,6 +42,38 @@ std::string section_header(const json& r) {
   return out;
 }
 
+// Where each step goes (the report's `attribution`): one bar, computing / communication /
+// bubble / idle by cause, each part as wide as its share of the step, with a legend in words.
+std::string step_split_html(const json& a) {
+  if (step_split_text(a).empty()) return "";
+  const double step = num(a, "step_ns").value_or(0);
+  std::string bar, legend;
+  auto part = [&](double ns, const std::string& cls, const std::string& label) {
+    if (step <= 0 || ns <= 0) return;
+    const std::string c = "split-" + css_token(cls);
+    bar += fmt::format("<span class=\"{}\" style=\"width:{:.2f}%\" title=\"{}: {}\"></span>", c, 100.0 * ns / step,
+                       esc(label), esc(format_ms(ns)));
+    legend += fmt::format("<span class=\"split-key\"><i class=\"{}\"></i>{} {} ({})</span> ", c, esc(label),
+                          esc(format_ms(ns)), esc(format_percent(ns / step)));
+  };
+  const json& parts = at(a, "parts");
+  part(num(parts, "computing_ns").value_or(0), "computing", "computing");
+  part(num(parts, "communication_ns").value_or(0), "communication", "communication");
+  part(num(parts, "bubble_ns").value_or(0), "bubble", "pipeline bubble");
+  double causes = 0;
+  for (const auto& c : list(a, "idle_causes")) {
+    std::string name = str(c, "cause");
+    for (char& ch : name)
+      if (ch == '_') ch = ' ';
+    part(num(c, "ns").value_or(0), "idle-" + str(c, "cause"), "idle: " + name);
+    causes += num(c, "ns").value_or(0);
+  }
+  part(num(parts, "idle_ns").value_or(0) - causes, "idle", "idle");
+  return fmt::format(
+      "<h3>{}</h3>\n<div class=\"split-bar\">{}</div>\n<p class=\"split-text\">{}<br>{}.</p>\n",
+      esc(step_split_title(a)), bar, legend, esc(explained_text(a)));
+}
+
 std::string section_summary(const json& r) {
   const json& facts = at(r, "facts");
   const json& o = at(facts, "overall");
@@ -105,6 +137,8 @@ std::string section_summary(const json& r) {
                 str(disp, "classification") == "host-bound" ? "bad" : "");
   if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
   out += source_line;
+
+  out += step_split_html(at(r, "attribution"));
 
   const json& findings = list(r, "findings");
   out += fmt::format("<h3>Top findings <span class=\"count\">({} in all)</span></h3>\n", findings.size());

@@ -1,7 +1,7 @@
 // The same workload captured for more steps gives the same advice per step: the real
 // single-step mstt_timeline_advice trace against 20 back-to-back copies of it (made by the shared
 // scale_trace.py). The per-step breakdown and the op_compile saving (6.637 ms/step on the
-// single step) stay within 10 %; the savings add up to at most the step, and the first finding is
+// single step, of which 5.992 ms is idle time) stay within 10 %; the savings add up to at most the step, and the first finding is
 // a cause with a command (issue: savings once summed to 161 % of this step).
 #include <cstdlib>
 #include <filesystem>
@@ -29,7 +29,10 @@ TEST(CaptureLength, OpCompileSavingPerStepDoesNotDependOnTheNumberOfSteps) {
   nlohmann::json a = npu::test::analyze_json(one), b = npu::test::analyze_json(many);
   EXPECT_EQ(b["facts"]["overall"]["steps"], 20);
   const double sa = saving_of(a, "dispatch.op_compile"), sb = saving_of(b, "dispatch.op_compile");
-  ASSERT_GT(sa, 6e6);
+  // The idle time attributed to the compiles (5.992 ms of the 6.637 ms of compile calls: the rest
+  // overlaps device work), the saving itself.
+  ASSERT_GT(sa, 5.9e6);
+  EXPECT_EQ(sa, a["facts"]["idle_attribution"]["causes"]["compile"]["per_step_ns"].get<double>());
   EXPECT_NEAR(sb, sa, 0.1 * sa);
   // The device step is the same step, however many copies follow it (to the profiler's 1 us).
   EXPECT_NEAR(a["facts"]["overall"]["step_time"]["median_ns"].get<double>(),

@@ -4,6 +4,7 @@ rule {
   title = "Host-bound inference: schedule the next step while the device runs",
   category = "dispatch",
   severity = "medium",
+  pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "operators.host.by_name" },
   platforms = { "ascend" },
   params = { min_host_bound_share = 0.5, factor = 0.5,

@@ -4,6 +4,7 @@ rule {
   title = "The host launch thread runs unevenly: bind it to CPU cores",
   category = "dispatch",
   severity = "medium",
+  pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps" },
   platforms = { "ascend" },
   params = { slow_rate_ratio = 0.7, min_steps = 3, long_gap_ns = 2000000, factor = 0.5,

@@ -4,6 +4,7 @@ rule {
   title = "The host synchronises with the GPU inside the step",
   category = "dispatch",
   severity = "medium",
+  pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "gpu.syncs", "gpu.blocking_d2h", "gpu.steps", "dispatch.overall.host_bound_free_ns" },
   platforms = { "gpu" },
   params = { min_per_step = 2, min_wait_ns = 100000, factor = 0.5 },

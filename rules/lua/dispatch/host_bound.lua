@@ -4,6 +4,7 @@ rule {
   title = "The host cannot launch operators fast enough: the device waits on it",
   category = "dispatch",
   severity = "high",
+  pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "dispatch.task_queue", "dispatch.overall.host_bound_free_ns" },
   platforms = { "ascend" },
   params = { factor = 0.5, factor_level2 = 0.25,

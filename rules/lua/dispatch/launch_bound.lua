@@ -4,6 +4,7 @@ rule {
   title = "The GPU waits on kernel launches: the step is launch-bound",
   category = "dispatch",
   severity = "high",
+  pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
   params = { factor = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },

@@ -4,6 +4,7 @@ rule {
   title = "Operators are compiled online during the step",
   category = "dispatch",
   severity = "high",
+  pool = "idle.compile",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health" },
   platforms = { "ascend" },
   frameworks = { "torch_npu", "pytorch" },  -- the reference skips operator-dispatch checks on MindSpore

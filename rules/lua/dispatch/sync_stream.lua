@@ -4,6 +4,7 @@ rule {
   title = "Synchronisations drain the launch pipeline",
   category = "dispatch",
   severity = "medium",
+  pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health.sync", "dispatch.interruptions" },
   platforms = { "ascend" },
   params = { co_occur_ratio = 0.5, min_launches = 10, min_syncs_per_step = 2, min_share = 0.01,

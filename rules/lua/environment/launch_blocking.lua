@@ -4,6 +4,7 @@ rule {
   title = "ASCEND_LAUNCH_BLOCKING=1 serialises host and device",
   category = "environment",
   severity = "high",
+  pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "run.env" },
   platforms = { "ascend" },
   doc = [[

@@ -4,6 +4,7 @@ rule {
   title = "Device memory is allocated or freed through the runtime during the step",
   category = "memory",
   severity = "medium",
+  pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health.memory_api" },
   platforms = { "ascend" },
   params = { min_step_ns = 10000000, min_step_share = 0.03, factor = 0.8 },

@@ -5,6 +5,7 @@ rule {
   category = "schedule",
   frameworks = { "torch_npu", "pytorch" },  -- torch DataLoader
   severity = "high",
+  pool = "idle.dataloader",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health.dataloader" },
   params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },
   doc = [[

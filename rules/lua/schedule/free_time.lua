@@ -1,46 +1,83 @@
--- The device sits idle (Free) for a large share of the step: nothing to run.
+-- Idle time that no cause explains. The idle time itself is not a finding: the report opens
+-- with it, split by cause (facts.idle_attribution); each cause has its own rule.
 rule {
   id = "schedule.free_time",
-  title = "The device is idle for a large part of each step",
+  title = "The device idles for a large part of each step and nothing in the trace explains it",
   category = "schedule",
   severity = "high",
   needs = { "overall.free_ratio", "steps" },
   params = { free_ratio = 0.10 },
-  -- A symptom, not a cause: its saving is the idle time no cause above it explains
-  -- (rules/attribution.h); dropped when that is under 1 % of the step.
+  -- Its saving is the unexplained idle time (rules/attribution.h), dropped when under 1 % of the step.
+  pool = "idle.unexplained",
   residual = true,
   doc = [[
 Free time is device time in which neither computation nor communication runs, inside the
-device window of a step (docs/overlap.md). A high Free share means the device waits: for the
-host to launch work (see dispatch.* rules), for data, for synchronisation, or for Python
-(garbage collection, logging). This rule reports the share and the worst steps; the dispatch
-rules say whether the host is the cause.
+device window of a step (docs/overlap.md). The facts split every idle stretch among causes
+(idle_attribution, docs/facts-idle.md): online compiles, GC, synchronize calls, data loading,
+barriers, and late launches (the device waited on the host). Those have their own rules. This
+one fires when the time no cause explains is at least `free_ratio` (10 %) of the step: the
+device waited for something the trace does not show (device-side events or copies, host work
+on threads the profiler did not record, launches the trace does not tie to tasks).
 
-Saving: the Free time above the threshold share, per step (confidence 0.5: the cause is not
-known here).
+Without the split (no device timeline: the breakdown is the profiler's own table) it reports
+Free above `free_ratio` of device time, as a symptom whose cause is not known.
+
+Saving: the unexplained idle time per step (confidence 0.5: the cause is not known).
+Optional reads: idle_attribution.
 ]],
 }
 
 local steplib = require "lib.steps"
+local run = require "lib.run"
 
-function check(facts, p, emit)
-  local o = facts.overall
-  if o.free_ratio < p.free_ratio then return end
-  local steps = o.steps
+local function worst_step(facts)
   local worst, worst_id = -1, nil
   for _, s in ipairs(facts.steps) do
     if s.free_ratio > worst then worst, worst_id = s.free_ratio, s.id end
   end
+  return worst, worst_id
+end
+
+function check(facts, p, emit)
+  local o = facts.overall
+  local split = facts.idle_attribution
+  local steps = o.steps
+  if split then
+    local u = split.causes.unexplained
+    if u.step_ratio < p.free_ratio then return end
+    local longest = u.longest[1]
+    local path = facts.input and facts.input.path
+    emit {
+      observed = string.format("%.3f ms per step (%.1f%% of the %.3f ms step) of idle time has no cause in the trace, "
+        .. "in %d stretches%s; all idle time is %.3f ms per step.",
+        u.per_step_ns / 1e6, 100 * u.step_ratio, split.per_step_ns / 1e6, u.stretches,
+        longest and string.format(" (longest %.3f ms in step %s)", longest.dur_ns / 1e6, steplib.label(longest.step)) or "",
+        split.idle_ns / split.steps / 1e6),
+      why = "While the device is idle nothing trains; no host event, synchronize call or late launch in the trace "
+        .. "accounts for this time.",
+      action = "Open the longest unexplained stretches in the report's step timeline: look for device-side waits "
+        .. "(events, copies), host work on threads the profiler did not record, or launches the trace does not "
+        .. "tie to device tasks.",
+      commands = path and { "npu-advisor analyze " .. run.quote(path) .. " -o report.html" } or nil,
+      saving_ns = u.per_step_ns,
+      saving_formula = "idle time attributed to no cause, per step (idle_attribution.causes.unexplained.per_step_ns)",
+      confidence = 0.5,
+      evidence = { { fact = "idle_attribution.causes.unexplained.step_ratio", value = u.step_ratio } },
+    }
+    return
+  end
+  if o.free_ratio < p.free_ratio then return end
+  local worst, worst_id = worst_step(facts)
   local per_step_free = o.free_ns / steps
   local per_step_total = o.device_time_ns / steps
-  local excess = per_step_free - p.free_ratio * per_step_total
   emit {
-    observed = string.format("Free is %.1f%% of device time (%.3f ms per step on average over %d steps); worst step %s at %.1f%%.",
+    observed = string.format("Free is %.1f%% of device time (%.3f ms per step on average over %d steps); worst step %s at %.1f%%; "
+      .. "no device timeline to tell its causes.",
       100 * o.free_ratio, per_step_free / 1e6, steps, steplib.label(worst_id), 100 * worst),
     why = "While the device is idle nothing trains; every idle microsecond is step time.",
-    action = "Find what the device waits for: check the host-dispatch findings (launch lag, task queue), "
-      .. "synchronisations, data loading and Python pauses in the same steps.",
-    saving_ns = math.max(0, excess),
+    action = "Profile with the timeline (trace_view.json or the SQLite export's task tables) so the idle time can be "
+      .. "matched to its causes; meanwhile check the host-dispatch findings, synchronisations and data loading.",
+    saving_ns = math.max(0, per_step_free - p.free_ratio * per_step_total),
     saving_formula = string.format("free per step - %.0f%% x device time per step", 100 * p.free_ratio),
     confidence = 0.5,
     evidence = { { fact = "overall.free_ratio", value = o.free_ratio } },

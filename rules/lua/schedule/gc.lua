@@ -5,6 +5,7 @@ rule {
   category = "schedule",
   frameworks = { "torch_npu", "pytorch" },  -- Python GC of the PyTorch loop
   severity = "medium",
+  pool = "idle.gc",  -- its saving is idle time of this cause (rules/attribution.h)
   platforms = { "ascend" },
   needs = { "operator_health.gc" },
   params = { min_events = 1, conjectured_factor = 0.5 },

@@ -1,0 +1,55 @@
+// The step split (the report's `attribution`, rules/attribution.h) in words, the same in every
+// renderer: where the step's time goes, and how much of it the findings' savings explain.
+#include <fmt/format.h>
+
+#include "reports/report_document.h"
+
+namespace npu {
+namespace {
+
+std::string cause_label(std::string name) {
+  for (char& c : name)
+    if (c == '_') c = ' ';
+  return name == "gc" ? "Python GC" : name;
+}
+
+std::string share(double part, double whole) {
+  return whole > 0 ? " (" + format_percent(part / whole) + ")" : "";
+}
+
+}  // namespace
+
+std::string step_split_text(const nlohmann::json& a) {
+  if (!a.is_object() || !a.value("available", false)) return "";
+  const double step = a.value("step_ns", 0.0);
+  const nlohmann::json parts = a.value("parts", nlohmann::json::object());
+  std::string out = fmt::format("computing {}{}", format_ms(parts.value("computing_ns", 0.0)),
+                                share(parts.value("computing_ns", 0.0), step));
+  const double comm = parts.value("communication_ns", 0.0), bubble = parts.value("bubble_ns", 0.0);
+  if (comm > 0) out += fmt::format(", communication {}{}", format_ms(comm), share(comm, step));
+  if (bubble > 0) out += fmt::format(", pipeline bubble {}{}", format_ms(bubble), share(bubble, step));
+  const double idle = parts.value("idle_ns", 0.0);
+  out += fmt::format(", idle {}{}", format_ms(idle), share(idle, step));
+  std::string causes;
+  for (const auto& c : a.value("idle_causes", nlohmann::json::array()))
+    causes += fmt::format("{}{} {}", causes.empty() ? "" : ", ", cause_label(c.value("cause", "")),
+                          format_ms(c.value("ns", 0.0)));
+  if (!causes.empty()) out += ": " + causes;
+  return out;
+}
+
+std::string step_split_title(const nlohmann::json& a) {
+  const int64_t steps = a.value("steps", int64_t{0});
+  const std::string step = format_ms(a.value("step_ns", 0.0));
+  return steps > 1 ? fmt::format("Where the time of a step goes (the mean of {} steps, {})", steps, step)
+                   : fmt::format("Where the {} step goes", step);
+}
+
+std::string explained_text(const nlohmann::json& a) {
+  if (!a.is_object() || !a.value("available", false)) return "";
+  const double step = a.value("step_ns", 0.0), explained = a.value("explained_ns", 0.0);
+  return fmt::format("The findings' savings explain {} of the {} step{}", format_ms(explained), format_ms(step),
+                     share(explained, step));
+}
+
+}  // namespace npu
