@@ -19,7 +19,8 @@ Facts compute_facts(const RunModel& model) {
   const bool parallel = std::thread::hardware_concurrency() > 1;
   if (parallel) side = std::thread([&] { diagnose_dispatch(ctx, dispatch, &host_bound); });
   diagnose_run_context(ctx, f);
-  diagnose_overlap(ctx, f);
+  StepIdle idle;
+  diagnose_overlap(ctx, f, &idle);
   if (parallel) {
     side.join();
     for (auto& [key, value] : dispatch.doc.items())
@@ -34,7 +35,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_gpu(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
-  diagnose_idle_attribution(ctx, host_bound, f);
+  diagnose_idle_attribution(ctx, idle, host_bound, f);
   diagnose_timeline(ctx, f);
   return f;
 }

@@ -19,7 +19,15 @@ struct DiagnosticContext {
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"
-void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts);      // overlap.cpp: "steps", "overall"
+// The breakdown's idle intervals per step, handed to the idle attribution so that it splits
+// exactly the Free and Preparing the breakdown counts, by the profiler's step semantics.
+struct StepIdle {
+  std::vector<Step> steps;        // the steps of the breakdown (one pseudo-step without a schedule)
+  std::vector<Intervals> free;    // per step: its Free segments
+  std::vector<Interval> preparing;  // per step: host step start -> first device task (empty: none)
+};
+void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts,
+                      StepIdle* idle = nullptr);  // overlap.cpp: "steps", "overall"
 // A device idle gap that ended with a vertical launch: the device waited on the host. Dispatch
 // finds them (dispatch.cpp); the idle attribution gives them to "host launch".
 struct HostBoundGap {
@@ -43,7 +51,7 @@ void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
 // Every idle stretch of every step given to at most one cause (compile, GC, sync, dataloader,
 // barrier, host launch, or unexplained); reads "overall" (runs after the breakdown).
-void diagnose_idle_attribution(const DiagnosticContext& ctx, const HostBoundGaps& host_bound,
+void diagnose_idle_attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound,
                                Facts& facts);  // idle_attribution.cpp: "idle_attribution"
 // Reads "steps" and "dispatch": runs after them.
 void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);  // timeline.cpp: "timeline"

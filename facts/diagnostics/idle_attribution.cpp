@@ -3,10 +3,11 @@
 // communication that no computation hides (of which pipeline bubble: hcom_receive) and idle; each
 // idle stretch goes to at most one cause.
 //
-// Idle is where the device runs neither computation nor communication inside a step: the gaps
-// between busy intervals (the profiler's Free) and each step's Preparing (host step start to its
-// first device task). Preparing lies inside the previous step's last gap on text exports, where the
-// profiler counts it twice; here every instant is idle once, in the step that reaches it first.
+// Idle is what the step breakdown counts as idle, by the profiler's step semantics (overlap.cpp
+// hands its intervals over: StepIdle): each step's Free segments and its Preparing (host step
+// start to its first device task). Preparing lies inside the previous step's last gap on text
+// exports, where the profiler counts it twice; here every instant is idle once, in the step that
+// reaches it first.
 //
 // Causes, in the order they claim an instant:
 //   1. a host event covering it: an online compile, Python GC, a synchronize call, a dataloader
@@ -105,63 +106,35 @@ struct Stretch {
 
 class Attribution {
  public:
-  Attribution(const DiagnosticContext& ctx, const HostBoundGaps& hb, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), ctx_(ctx), hb_(hb), facts_(facts) {}
+  Attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& hb, Facts& facts)
+      : m_(ctx.model), d_(ctx.device), idle_(idle), hb_(hb), facts_(facts) {}
 
   void run() {
     const auto overall = facts_.doc.find("overall");
-    if (!d_.has_device || d_.compute.empty() || overall == facts_.doc.end()) {
+    if (!d_.has_device || d_.compute.empty() || overall == facts_.doc.end() || idle_.steps.empty()) {
       facts_.unavailable("idle_attribution",
                          "no device timeline: idle time cannot be matched against host events, so findings keep "
                          "their own saving estimates");
       return;
     }
-    make_windows();
     collect_pieces();
     const HostCauseSlices host = collect_host_cause_slices(m_);
     for (const auto& [hc, cause] : kClaimOrder) covers_[cause] = cover_of(m_, host.by_cause[static_cast<int>(hc)]);
-    per_step_.assign(windows_.size(), {});
+    per_step_.assign(idle_.steps.size(), {});
     for (const Piece& p : pieces_) attribute(p);
     write(*overall);
   }
 
  private:
-  // The steps' device windows (StepWindow), or one window over the whole device timeline.
-  void make_windows() {
-    steps_ = m_.steps;
-    pseudo_ = steps_.empty();
-    if (pseudo_) {
-      steps_.push_back(Step{kNoId, d_.window.start, d_.window.end, {}});
-      windows_ = device_step_windows(m_, steps_);
-      windows_[0].end = std::numeric_limits<Ns>::max();
-    } else {
-      windows_ = ctx_.step_windows;
-    }
-  }
-
-  // The gaps between busy intervals (GPU: the device window minus busy, as the breakdown does)
-  // and each step's Preparing, each in its step; where they overlap, the earlier stretch keeps it.
+  // The breakdown's Free segments and Preparing of each step (StepIdle, by the profiler's step
+  // semantics); where they overlap, the earlier stretch keeps the time.
   void collect_pieces() {
-    Intervals busy = d_.compute;
-    busy.insert(busy.end(), d_.comm.begin(), d_.comm.end());
-    busy = union_of(std::move(busy));
-    const StepWindowIndex index(windows_);
     std::vector<Piece> raw;
-    std::vector<Ns> first_busy(windows_.size(), std::numeric_limits<Ns>::max());
-    for (const Interval& b : busy)
-      if (int i = index.at(b.start); i >= 0) first_busy[i] = std::min(first_busy[i], b.start);
-    Intervals idle;
-    if (m_.meta.platform == "gpu") {
-      idle = difference(Intervals{d_.window}, busy);
-    } else {
-      for (size_t k = 1; k < busy.size(); ++k) idle.push_back({busy[k - 1].end, busy[k].start});
+    for (size_t i = 0; i < idle_.free.size(); ++i) {
+      for (const Interval& g : idle_.free[i]) raw.push_back({g, i, true, host_bound_ending(g.end)});
+      if (i < idle_.preparing.size() && idle_.preparing[i].length() > 0)
+        raw.push_back({idle_.preparing[i], i, false, host_bound_ending(idle_.preparing[i].end)});
     }
-    for (const Interval& g : idle)
-      if (int i = index.at(g.start); i >= 0) raw.push_back({g, static_cast<size_t>(i), true, host_bound_ending(g.end)});
-    for (size_t i = 0; i < windows_.size() && !pseudo_; ++i)
-      if (windows_[i].launched_tasks > 0 && first_busy[i] > windows_[i].host_start &&
-          first_busy[i] != std::numeric_limits<Ns>::max())
-        raw.push_back({{windows_[i].host_start, first_busy[i]}, i, false, host_bound_ending(first_busy[i])});
     std::stable_sort(raw.begin(), raw.end(), [](const Piece& a, const Piece& b) { return a.iv.start < b.iv.start; });
     Ns covered = std::numeric_limits<Ns>::min();
     for (Piece& p : raw) {
@@ -231,7 +204,7 @@ class Attribution {
   }
 
   void write(const json& overall) {
-    const Ns n = static_cast<Ns>(windows_.size());
+    const Ns n = static_cast<Ns>(idle_.steps.size());
     Ns idle = 0;
     for (Ns t : total_) idle += t;
     const Ns computing = overall.value("computing_ns", Ns{0});
@@ -253,7 +226,7 @@ class Attribution {
       for (const Stretch& s : longest_[c])
         longest.push_back({{"start_ns", s.start},
                            {"dur_ns", s.dur},
-                           {"step", steps_[s.step].id == kNoId ? json(nullptr) : json(steps_[s.step].id)},
+                           {"step", idle_.steps[s.step].id == kNoId ? json(nullptr) : json(idle_.steps[s.step].id)},
                            {"evidence", evidence(s.source)}});
       causes[kCauses[c].name] = {{"ns", total_[c]},
                                  {"per_step_ns", total_[c] / n},
@@ -269,7 +242,7 @@ class Attribution {
       Ns sum = 0;
       for (int k = 0; k < kCauseCount; ++k)
         if (per_step_[i][k] > 0) c[kCauses[k].name] = per_step_[i][k], sum += per_step_[i][k];
-      by_step.push_back({{"id", steps_[i].id == kNoId ? json(nullptr) : json(steps_[i].id)},
+      by_step.push_back({{"id", idle_.steps[i].id == kNoId ? json(nullptr) : json(idle_.steps[i].id)},
                          {"idle_ns", sum},
                          {"causes", std::move(c)}});
     }
@@ -283,12 +256,9 @@ class Attribution {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
-  const DiagnosticContext& ctx_;
+  const StepIdle& idle_;
   const HostBoundGaps& hb_;
   Facts& facts_;
-  std::vector<Step> steps_;
-  std::vector<StepWindow> windows_;
-  bool pseudo_ = false;
   std::vector<Piece> pieces_;
   std::vector<Cover> covers_[kCauseCount];
   Ns total_[kCauseCount] = {};
@@ -299,8 +269,9 @@ class Attribution {
 
 }  // namespace
 
-void diagnose_idle_attribution(const DiagnosticContext& ctx, const HostBoundGaps& host_bound, Facts& facts) {
-  Attribution(ctx, host_bound, facts).run();
+void diagnose_idle_attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound,
+                               Facts& facts) {
+  Attribution(ctx, idle, host_bound, facts).run();
 }
 
 }  // namespace npu

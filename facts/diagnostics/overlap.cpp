@@ -83,10 +83,12 @@ Intervals gaps(const Intervals& busy) {
 struct Accumulator {
   std::vector<Breakdown> per;
   std::vector<Ns> first_busy;
-  explicit Accumulator(size_t n) : per(n), first_busy(n, std::numeric_limits<Ns>::max()) {}
+  std::vector<Intervals> free;  // each step's Free segments (handed to the idle attribution)
+  explicit Accumulator(size_t n) : per(n), first_busy(n, std::numeric_limits<Ns>::max()), free(n) {}
   void add(size_t i, const Interval& s, Ns Breakdown::*field, bool busy) {
     per[i].*field += s.length();
     if (busy) first_busy[i] = std::min(first_busy[i], s.start);
+    if (field == &Breakdown::free) free[i].push_back(s);
   }
 };
 
@@ -172,9 +174,9 @@ void step_tasks(const RunModel& m, const DeviceTimeline& d, const std::vector<St
     for (const auto& s : c) acc.add(i, s, &Breakdown::computing, true);
     for (const auto& s : x) acc.add(i, s, &Breakdown::communication, true);
     acc.per[i].comm_not_overlapped = total_length(difference(x, c));
-    acc.per[i].free = msprof && extents[i].start < extents[i].end
-                          ? total_length(difference(Intervals{extents[i]}, busy))
-                          : total_length(gaps(busy));
+    for (const Interval& g :
+         msprof && extents[i].start < extents[i].end ? difference(Intervals{extents[i]}, busy) : gaps(busy))
+      acc.add(i, g, &Breakdown::free, false);
   }
 }
 
@@ -324,7 +326,7 @@ void from_profiler_rows(const RunModel& m, Facts& facts) {
 
 }  // namespace
 
-void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
+void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle) {
   const RunModel& m = ctx.model;
   const DeviceTimeline& d = ctx.device;
 
@@ -362,6 +364,13 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts) {
     // Preparing needs a host step and the device work it launched.
     if (!pseudo && windows[i].launched_tasks > 0 && acc.first_busy[i] != std::numeric_limits<Ns>::max())
       per[i].preparing = acc.first_busy[i] - windows[i].host_start;
+  }
+  if (idle) {
+    idle->steps = steps;
+    idle->free = std::move(acc.free);
+    idle->preparing.assign(steps.size(), Interval{});
+    for (size_t i = 0; i < per.size(); ++i)
+      if (per[i].preparing != kNoId) idle->preparing[i] = {windows[i].host_start, acc.first_busy[i]};
   }
 
   std::vector<Breakdown> track(steps.size());

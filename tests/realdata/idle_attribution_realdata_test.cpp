@@ -51,3 +51,21 @@ TEST(IdleAttributionRealdata, TwoRankTextExportSplitsTheProfilersStep) {
         << rank;
   }
 }
+
+// Every step semantics (docs/overlap.md): the split's idle time is the breakdown's Free (plus
+// Preparing where the profiler writes it), never the time between msprof iterations (the PROF_
+// run's profiler says 0.6 % Free; this split once said 47 % before it took the breakdown's own
+// intervals).
+TEST(IdleAttributionRealdata, IdleIsTheBreakdownsFreeUnderEveryStepSemantics) {
+  for (const char* rel : {"msprof_PROF/mindinsight_2device/PROF_000001_20230818142704322_COJGGGCANRMICFBC",
+                          "ascend_db/msinsight_full_db/msprof_0.db", "ascend_torch_npu/mstt_timeline_advice",
+                          "ascend_torch_npu/msinsight_pytorch_2rank/db/rank0_ascend_pt"}) {
+    REQUIRE_REALDATA(rel);
+    const nlohmann::json f = npu::test::analyze_json(npu::test::real(rel))["facts"];
+    const nlohmann::json& o = f["overall"];
+    const int64_t preparing = o["preparing_ns"].is_number() ? o["preparing_ns"].get<int64_t>() : 0;
+    ASSERT_TRUE(o["steps"] == 1 || preparing == 0) << rel << ": Preparing may overlap an earlier step's Free";
+    EXPECT_EQ(f["idle_attribution"]["idle_ns"].get<int64_t>(), o["free_ns"].get<int64_t>() + preparing) << rel;
+    EXPECT_EQ(f["idle_attribution"]["computing_ns"], o["computing_ns"]) << rel;
+  }
+}
