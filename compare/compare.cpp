@@ -114,6 +114,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   doc["operators"] = s::operators_section(base.facts, next.facts, notes);
   doc["dispatch"] = s::dispatch_section(base.facts, next.facts);
   doc["host_activity"] = s::host_activity_section(base.facts, next.facts);
+  doc["idle_causes"] = s::idle_causes_section(base.facts, next.facts);
   doc["memory"] = s::memory_section(base.facts, next.facts);
   doc["findings"] = s::findings_section(base.findings, next.findings);
   s::add_why(doc, steps, opt);  // reads the sections above

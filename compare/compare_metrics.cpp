@@ -58,6 +58,35 @@ json host_activity_section(const Facts& base, const Facts& next) {
   return {{"basis", "per profiled step (total divided by the step count)"}, {"metrics", rows}};
 }
 
+// Idle time per step by cause (facts.idle_attribution): which cause of device idle time moved.
+json idle_causes_section(const Facts& base, const Facts& next) {
+  const json& ab = section(base, "idle_attribution");
+  const json& an = section(next, "idle_attribution");
+  json out = {{"available", !ab.empty() && !an.empty()},
+              {"basis", "idle time per step given to each cause (docs/facts-idle.md)"}};
+  if (ab.empty() || an.empty()) {
+    out["note"] = std::string("idle_attribution missing on ") + (ab.empty() && an.empty() ? "both sides"
+                                                                 : ab.empty()             ? "the base side"
+                                                                                          : "the new side");
+    out["metrics"] = json::array();
+    return out;
+  }
+  json rows = json::array();
+  const json& cb = ab.value("causes", json::object());
+  const json& cn = an.value("causes", json::object());
+  for (const auto& [cause, b] : cb.items()) {
+    if (!cn.contains(cause)) continue;
+    const json& n = cn[cause];
+    if (num(b, "ns").value_or(0) == 0 && num(n, "ns").value_or(0) == 0) continue;  // no time on either side
+    const std::string label = "idle: " + cause;
+    json r = metric_row(cause.c_str(), label.c_str(), "ns", num(b, "per_step_ns"), num(n, "per_step_ns"));
+    r["evidence"] = {{"base", b.value("longest", json::array())}, {"new", n.value("longest", json::array())}};
+    rows.push_back(std::move(r));
+  }
+  out["metrics"] = std::move(rows);
+  return out;
+}
+
 json memory_section(const Facts& base, const Facts& next) {
   const json& mb = section(base, "memory");
   const json& mn = section(next, "memory");

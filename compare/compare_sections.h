@@ -65,6 +65,7 @@ json operators_section(const Facts& base, const Facts& next, json& notes);
 json dispatch_section(const Facts& base, const Facts& next);
 json host_activity_section(const Facts& base, const Facts& next);
 json memory_section(const Facts& base, const Facts& next);
+json idle_causes_section(const Facts& base, const Facts& next);
 
 // ---- the rule engine's findings: appeared, disappeared, persisting (compare_findings.cpp)
 json findings_section(const json& base_findings, const json& next_findings);

@@ -157,6 +157,12 @@ std::string render_compare_text(const json& doc) {
         o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], r["unit"]),
                          metric_value(r["new"], r["unit"]), metric_delta(r));
   }
+  if (!doc["idle_causes"]["metrics"].empty()) {
+    o += "\nIdle time per step by cause\n";
+    for (const auto& r : doc["idle_causes"]["metrics"])
+      o += fmt::format("  {:<40} {:>12} {:>12} {:>12}\n", r.value("label", ""), metric_value(r["base"], "ns"),
+                       metric_value(r["new"], "ns"), metric_delta(r));
+  }
   if (!doc["host_activity"]["metrics"].empty()) {
     o += "\nHost activity per step\n";
     for (const auto& r : doc["host_activity"]["metrics"])
@@ -262,6 +268,7 @@ std::string render_compare_markdown(const json& doc) {
                          metric_value(r["new"], r.value("unit", "")), metric_delta(r));
   };
   if (doc["dispatch"].value("available", false)) metric_table("Dispatch", doc["dispatch"]["metrics"]);
+  metric_table("Idle time per step by cause", doc["idle_causes"]["metrics"]);
   metric_table("Host activity per step", doc["host_activity"]["metrics"]);
   if (doc["memory"].value("available", false)) metric_table("Memory", doc["memory"]["metrics"]);
   const json& f = doc["findings"];

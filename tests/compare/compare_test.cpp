@@ -237,6 +237,15 @@ TEST_F(ComparePairs, ExtraFreeTimeIsFree) {
   bool dataloader = false;
   for (const auto& r : w["related"]) dataloader |= r.get<std::string>().find("dataloader") != std::string::npos;
   EXPECT_TRUE(dataloader) << w.dump(1);
+  // The idle split names the cause first: the generator's extra 500 us sit in the dataloader call.
+  EXPECT_EQ(w["related"][0].get<std::string>().rfind("idle: dataloader: +0.5", 0), 0u) << w.dump(1);
+  bool row = false;
+  for (const auto& r : doc["idle_causes"]["metrics"])
+    if (r["key"] == "dataloader") {
+      row = true;
+      EXPECT_NEAR(r["delta"].get<double>(), 500000, 1000);
+    }
+  EXPECT_TRUE(row) << doc["idle_causes"].dump(1);
   EXPECT_TRUE(top_operator(doc).is_null());  // no operator changed
   EXPECT_GT(doc["device_time"]["free_ratio"]["delta"].get<double>(), 0.05);
   expect_adds_up(doc);
