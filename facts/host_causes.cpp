@@ -9,9 +9,8 @@ namespace npu {
 namespace {
 
 bool contains_nocase(std::string_view s, std::string_view needle) {
-  return std::search(s.begin(), s.end(), needle.begin(), needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != s.end();
+  return std::search(s.begin(), s.end(), needle.begin(), needle.end(),
+                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != s.end();
 }
 
 // The cause a name gives on a host thread that is not the GC track.
@@ -28,8 +27,7 @@ HostCause cause_of_name(TrackKind kind, std::string_view n) {
 }
 
 bool host_track(TrackKind k) {
-  return k == TrackKind::HostCANN || k == TrackKind::HostGC || k == TrackKind::HostPython ||
-         k == TrackKind::HostOther;
+  return k == TrackKind::HostCANN || k == TrackKind::HostGC || k == TrackKind::HostPython || k == TrackKind::HostOther;
 }
 
 }  // namespace

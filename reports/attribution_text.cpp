@@ -13,9 +13,7 @@ std::string cause_label(std::string name) {
   return name == "gc" ? "Python GC" : name;
 }
 
-std::string share(double part, double whole) {
-  return whole > 0 ? " (" + format_percent(part / whole) + ")" : "";
-}
+std::string share(double part, double whole) { return whole > 0 ? " (" + format_percent(part / whole) + ")" : ""; }
 
 }  // namespace
 

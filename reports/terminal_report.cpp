@@ -130,10 +130,10 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (findings.empty()) {
     out += paint("32", "No findings.") + "\n";
   } else {
-    out += fmt::format("{} finding{}, ranked by saving per step x confidence{}:\n", findings.size(),
-                       findings.size() == 1 ? "" : "s",
-                       split.value("available", false) ? " (% of the " + format_ms(split.value("step_ns", 0.0)) + " step)"
-                                                       : std::string());
+    out += fmt::format(
+        "{} finding{}, ranked by saving per step x confidence{}:\n", findings.size(), findings.size() == 1 ? "" : "s",
+        split.value("available", false) ? " (% of the " + format_ms(split.value("step_ns", 0.0)) + " step)"
+                                        : std::string());
     int shown = 0;
     for (const auto& f : findings) {
       if (shown++ >= opt.max_findings) break;

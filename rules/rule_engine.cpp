@@ -1,7 +1,5 @@
 #include "rules/rule_engine.h"
 
-#include "rules/attribution.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include "base/byte_source.h"
 #include "base/load_error.h"
 #include "facts/facts_schema.h"
+#include "rules/attribution.h"
 #include "rules/builtin_rules.h"
 
 namespace npu {

@@ -22,8 +22,8 @@ void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_c
 // The breakdown's idle intervals per step, handed to the idle attribution so that it splits
 // exactly the Free and Preparing the breakdown counts, by the profiler's step semantics.
 struct StepIdle {
-  std::vector<Step> steps;        // the steps of the breakdown (one pseudo-step without a schedule)
-  std::vector<Intervals> free;    // per step: its Free segments
+  std::vector<Step> steps;          // the steps of the breakdown (one pseudo-step without a schedule)
+  std::vector<Intervals> free;      // per step: its Free segments
   std::vector<Interval> preparing;  // per step: host step start -> first device task (empty: none)
 };
 void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts,
@@ -41,8 +41,8 @@ struct HostBoundGaps {
   std::vector<HostBoundGap> gaps;
 };
 void diagnose_dispatch(const DiagnosticContext& ctx, Facts& facts,
-                       HostBoundGaps* handoff = nullptr);  // dispatch.cpp: "dispatch"
-void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);    // operators.cpp: "operators"
+                       HostBoundGaps* handoff = nullptr);             // dispatch.cpp: "dispatch"
+void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);  // operators.cpp: "operators"
 void diagnose_operator_health(const DiagnosticContext& ctx,
                               Facts& facts);                    // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu" (Kineto GPU runs)

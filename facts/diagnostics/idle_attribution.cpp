@@ -146,8 +146,8 @@ class Attribution {
   }
 
   const HostBoundGap* host_bound_ending(Ns end) const {
-    auto it = std::lower_bound(hb_.gaps.begin(), hb_.gaps.end(), end,
-                               [](const HostBoundGap& g, Ns t) { return g.end < t; });
+    auto it =
+        std::lower_bound(hb_.gaps.begin(), hb_.gaps.end(), end, [](const HostBoundGap& g, Ns t) { return g.end < t; });
     return it != hb_.gaps.end() && it->end == end ? &*it : nullptr;
   }
 
@@ -174,8 +174,7 @@ class Attribution {
     Intervals left{p.iv};
     for (const auto& [hc, cause] : kClaimOrder) {
       const std::vector<Cover>& cv = covers_[cause];
-      auto it = std::lower_bound(cv.begin(), cv.end(), p.iv.start,
-                                 [](const Cover& c, Ns t) { return c.iv.end <= t; });
+      auto it = std::lower_bound(cv.begin(), cv.end(), p.iv.start, [](const Cover& c, Ns t) { return c.iv.end <= t; });
       for (; it != cv.end() && it->iv.start < p.iv.end && !left.empty(); ++it) {
         const Intervals taken = intersection(left, Intervals{it->iv});
         for (const Interval& t : taken)
@@ -198,8 +197,7 @@ class Attribution {
       if (p.host_bound)
         claim(kHostLaunch, t, p.step,
               {Source::Event, p.host_bound->launch_loc, "host launch of the task that ended the gap"});
-      else
-        claim(kUnexplained, t, p.step, {Source::TraceFile, 0, "no compute or communication task in this stretch"});
+      else claim(kUnexplained, t, p.step, {Source::TraceFile, 0, "no compute or communication task in this stretch"});
     }
   }
 
@@ -228,12 +226,13 @@ class Attribution {
                            {"dur_ns", s.dur},
                            {"step", idle_.steps[s.step].id == kNoId ? json(nullptr) : json(idle_.steps[s.step].id)},
                            {"evidence", evidence(s.source)}});
-      causes[kCauses[c].name] = {{"ns", total_[c]},
-                                 {"per_step_ns", total_[c] / n},
-                                 {"step_ratio", step > 0 ? static_cast<double>(total_[c]) / static_cast<double>(step) : 0.0},
-                                 {"stretches", pieces_of_[c]},
-                                 {"meaning", kCauses[c].meaning},
-                                 {"longest", std::move(longest)}};
+      causes[kCauses[c].name] = {
+          {"ns", total_[c]},
+          {"per_step_ns", total_[c] / n},
+          {"step_ratio", step > 0 ? static_cast<double>(total_[c]) / static_cast<double>(step) : 0.0},
+          {"stretches", pieces_of_[c]},
+          {"meaning", kCauses[c].meaning},
+          {"longest", std::move(longest)}};
     }
     out["causes"] = std::move(causes);
     json by_step = json::array();

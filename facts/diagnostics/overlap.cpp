@@ -175,7 +175,7 @@ void step_tasks(const RunModel& m, const DeviceTimeline& d, const std::vector<St
     for (const auto& s : x) acc.add(i, s, &Breakdown::communication, true);
     acc.per[i].comm_not_overlapped = total_length(difference(x, c));
     for (const Interval& g :
-         msprof && extents[i].start < extents[i].end ? difference(Intervals{extents[i]}, busy) : gaps(busy))
+         msprof&& extents[i].start < extents[i].end ? difference(Intervals{extents[i]}, busy) : gaps(busy))
       acc.add(i, g, &Breakdown::free, false);
   }
 }

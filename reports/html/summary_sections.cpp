@@ -69,9 +69,8 @@ std::string step_split_html(const json& a) {
     causes += num(c, "ns").value_or(0);
   }
   part(num(parts, "idle_ns").value_or(0) - causes, "idle", "idle");
-  return fmt::format(
-      "<h3>{}</h3>\n<div class=\"split-bar\">{}</div>\n<p class=\"split-text\">{}<br>{}.</p>\n",
-      esc(step_split_title(a)), bar, legend, esc(explained_text(a)));
+  return fmt::format("<h3>{}</h3>\n<div class=\"split-bar\">{}</div>\n<p class=\"split-text\">{}<br>{}.</p>\n",
+                     esc(step_split_title(a)), bar, legend, esc(explained_text(a)));
 }
 
 std::string section_summary(const json& r) {

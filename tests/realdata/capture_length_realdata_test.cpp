@@ -1,8 +1,8 @@
 // The same workload captured for more steps gives the same advice per step: the real
 // single-step mstt_timeline_advice trace against 20 back-to-back copies of it (made by the shared
 // scale_trace.py). The per-step breakdown and the op_compile saving (6.637 ms/step on the
-// single step, of which 5.992 ms is idle time) stay within 10 %; the savings add up to at most the step, and the first finding is
-// a cause with a command (issue: savings once summed to 161 % of this step).
+// single step, of which 5.992 ms is idle time) stay within 10 %; the savings add up to at most the step, and the first
+// finding is a cause with a command (issue: savings once summed to 161 % of this step).
 #include <cstdlib>
 #include <filesystem>
 
