@@ -35,8 +35,9 @@ Facts compute_facts(const RunModel& model) {
   diagnose_gpu(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
-  diagnose_idle_attribution(ctx, idle, host_bound, f);
-  diagnose_timeline(ctx, f);
+  std::vector<IdleStretch> stretches;
+  diagnose_idle_attribution(ctx, idle, host_bound, f, &stretches);
+  diagnose_timeline(ctx, f, &stretches);
   return f;
 }
 

@@ -51,10 +51,20 @@ void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
 // Every idle stretch of every step given to at most one cause (compile, GC, sync, dataloader,
 // barrier, host launch, or unexplained); reads "overall" (runs after the breakdown).
-void diagnose_idle_attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound,
-                               Facts& facts);  // idle_attribution.cpp: "idle_attribution"
+// Every idle stretch with the cause it was given (sorted by start), for the timeline to colour
+// Free by cause. cause: an index of idle_cause_name().
+struct IdleStretch {
+  Interval iv;
+  uint8_t cause = 0;
+};
+const char* idle_cause_name(uint8_t cause);
+void diagnose_idle_attribution(
+    const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound, Facts& facts,
+    std::vector<IdleStretch>* stretches = nullptr);  // idle_attribution.cpp: "idle_attribution"
 // Reads "steps" and "dispatch": runs after them.
-void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);  // timeline.cpp: "timeline"
+// stretches: the idle attribution's, to draw Free by cause (null: Free drawn as one kind).
+void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts,
+                       const std::vector<IdleStretch>* stretches = nullptr);  // timeline.cpp: "timeline"
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);

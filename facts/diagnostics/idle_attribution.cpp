@@ -106,8 +106,9 @@ struct Stretch {
 
 class Attribution {
  public:
-  Attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& hb, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), idle_(idle), hb_(hb), facts_(facts) {}
+  Attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& hb, Facts& facts,
+              std::vector<IdleStretch>* stretches)
+      : m_(ctx.model), d_(ctx.device), idle_(idle), hb_(hb), facts_(facts), stretches_(stretches) {}
 
   void run() {
     const auto overall = facts_.doc.find("overall");
@@ -122,6 +123,9 @@ class Attribution {
     for (const auto& [hc, cause] : kClaimOrder) covers_[cause] = cover_of(m_, host.by_cause[static_cast<int>(hc)]);
     per_step_.assign(idle_.steps.size(), {});
     for (const Piece& p : pieces_) attribute(p);
+    if (stretches_)
+      std::sort(stretches_->begin(), stretches_->end(),
+                [](const IdleStretch& a, const IdleStretch& b) { return a.iv.start < b.iv.start; });
     write(*overall);
   }
 
@@ -153,6 +157,7 @@ class Attribution {
 
   void claim(Cause c, const Interval& iv, size_t step, Source source) {
     if (iv.length() <= 0) return;
+    if (stretches_) stretches_->push_back({iv, static_cast<uint8_t>(c)});
     total_[c] += iv.length();
     ++pieces_of_[c];
     per_step_[step][c] += iv.length();
@@ -258,6 +263,7 @@ class Attribution {
   const StepIdle& idle_;
   const HostBoundGaps& hb_;
   Facts& facts_;
+  std::vector<IdleStretch>* stretches_;
   std::vector<Piece> pieces_;
   std::vector<Cover> covers_[kCauseCount];
   Ns total_[kCauseCount] = {};
@@ -268,9 +274,11 @@ class Attribution {
 
 }  // namespace
 
+const char* idle_cause_name(uint8_t cause) { return cause < kCauseCount ? kCauses[cause].name : "unexplained"; }
+
 void diagnose_idle_attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound,
-                               Facts& facts) {
-  Attribution(ctx, idle, host_bound, facts).run();
+                               Facts& facts, std::vector<IdleStretch>* stretches) {
+  Attribution(ctx, idle, host_bound, facts, stretches).run();
 }
 
 }  // namespace npu

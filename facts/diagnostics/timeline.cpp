@@ -58,7 +58,8 @@ bool contains_nocase(std::string_view s, std::string_view needle) {
 
 class Timeline {
  public:
-  Timeline(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
+  Timeline(const DiagnosticContext& ctx, Facts& facts, const std::vector<IdleStretch>* stretches)
+      : m_(ctx.model), d_(ctx.device), facts_(facts), stretches_(stretches) {}
 
   void run() {
     std::vector<ChosenStep> chosen = choose_timeline_steps(facts_.doc, step_time_key_);
@@ -296,6 +297,32 @@ class Timeline {
     return out;
   }
 
+  struct Seg {
+    Interval iv;
+    int kind;
+    int cause = -1;  // Free: the cause the idle attribution gave it (idle_cause_name), -1 none
+  };
+
+  // A Free segment cut where the idle attribution's stretches begin and end, each part with its
+  // cause (a part no stretch covers is Free outside any step, drawn without one).
+  void split_by_cause(const Interval& iv, std::vector<Seg>& segs) const {
+    if (!stretches_ || stretches_->empty()) {
+      segs.push_back({iv, 2});
+      return;
+    }
+    auto it = std::lower_bound(stretches_->begin(), stretches_->end(), iv.start,
+                               [](const IdleStretch& x, Ns t) { return x.iv.end <= t; });
+    Ns at = iv.start;
+    for (; it != stretches_->end() && it->iv.start < iv.end; ++it) {
+      const Ns a = std::max(at, it->iv.start), b = std::min(iv.end, it->iv.end);
+      if (b <= a) continue;
+      if (a > at) segs.push_back({{at, a}, 2});
+      segs.push_back({{a, b}, 2, it->cause});
+      at = b;
+    }
+    if (at < iv.end) segs.push_back({{at, iv.end}, 2});
+  }
+
   // The Computing / Communication(not overlapped) / Free band over [lo, hi), the rule of
   // docs/overlap.md restricted to the window; runs of segments shorter than `w` become one
   // "mixed" segment (kind 3) with the three totals.
@@ -312,19 +339,17 @@ class Timeline {
       return all;
     }());
     Intervals fr = difference(Intervals{{a, b}}, busy);
-    struct Seg {
-      Interval iv;
-      int kind;
-    };
     std::vector<Seg> segs;
     for (const auto& iv : comp) segs.push_back({iv, 0});
     for (const auto& iv : cno) segs.push_back({iv, 1});
-    for (const auto& iv : fr) segs.push_back({iv, 2});
+    for (const auto& iv : fr) split_by_cause(iv, segs);
     std::sort(segs.begin(), segs.end(), [](const Seg& x, const Seg& y) { return x.iv.start < y.iv.start; });
     for (size_t i = 0; i < segs.size();) {
       const Seg& s = segs[i];
       if (s.iv.length() >= w) {
-        out.push_back({s.iv.start - lo, s.iv.length(), s.kind});
+        json seg = {s.iv.start - lo, s.iv.length(), s.kind};
+        if (s.cause >= 0) seg.push_back(idle_cause_name(static_cast<uint8_t>(s.cause)));
+        out.push_back(std::move(seg));
         ++i;
         continue;
       }
@@ -592,6 +617,7 @@ class Timeline {
   const RunModel& m_;
   const DeviceTimeline& d_;
   Facts& facts_;
+  const std::vector<IdleStretch>* stretches_;
   std::string step_time_key_ = "host_dur_ns";
   json flow_kind_name_ = nullptr;
   bool by_correlation_ = false;
@@ -608,6 +634,8 @@ class Timeline {
 
 }  // namespace
 
-void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts) { Timeline(ctx, facts).run(); }
+void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts, const std::vector<IdleStretch>* stretches) {
+  Timeline(ctx, facts, stretches).run();
+}
 
 }  // namespace npu

@@ -34,6 +34,19 @@
   var DEVICE_KINDS = { interruption: true, host_bound_gap: true, long_collective: true };
   var BAND = [{ name: 'Computing', color: '#3b6fb6' }, { name: 'Communication (not overlapped)', color: '#e08a1e' },
               { name: 'Free (device idle)', color: '#f2b8b5' }];
+  // Free by the cause the idle attribution gave it (band entries [t, dur, 2, cause]; docs/facts-idle.md).
+  var IDLE_CAUSE = {
+    compile: { name: 'idle: online compile', color: '#c0392b' },
+    gc: { name: 'idle: Python GC', color: '#16a085' },
+    sync: { name: 'idle: synchronize', color: '#d35400' },
+    dataloader: { name: 'idle: data loading', color: '#f1c40f' },
+    communication_wait: { name: 'idle: barrier', color: '#9b59b6' },
+    host_launch: { name: 'idle: waiting on a host launch', color: '#f0a35e' },
+    unexplained: { name: 'idle: unexplained', color: '#bdc3c7' }
+  };
+  function bandStyle(b) {
+    return b[2] === 2 && typeof b[3] === 'string' && IDLE_CAUSE[b[3]] ? IDLE_CAUSE[b[3]] : BAND[b[2]];
+  }
   var PALETTE = ['#7ba3d6', '#86c5a8', '#e6b36b', '#b39ddb', '#e49a9a', '#8ecbd8', '#c9b27c', '#a3b6c9',
                  '#d6a3c4', '#9fcf86', '#e8c17a', '#92a8e0'];
 
@@ -249,7 +262,7 @@
         if (x1 < L || x0 > R) return;
         var w = Math.max(1, x1 - x0);
         if (b[2] < 3) {
-          ctx.fillStyle = BAND[b[2]].color;
+          ctx.fillStyle = bandStyle(b).color;
           ctx.fillRect(x0, y, w, BAND_H);
           return;
         }
@@ -491,7 +504,7 @@
       } else if (h.band) {
         var s = h.band, bt = document.createElement('b');
         if (s[2] < 3) {
-          bt.textContent = BAND[s[2]].name + ' ' + fmtDur(s[1]);
+          bt.textContent = bandStyle(s).name + ' ' + fmtDur(s[1]);
           card.appendChild(bt);
         } else {
           bt.textContent = 'segments below a pixel, over ' + fmtDur(s[1]);
@@ -628,6 +641,11 @@
       key(null, 'launch lag: red \u2264 ' + fmtDur(verticalNs) + ' (device waited), orange to blue: host ahead by up to ' +
           fmtDur(20 * verticalNs) + '+', 'tl-grad');
       BAND.forEach(function (b) { key(b.color, b.name); });
+      var causes = {};
+      (Array.isArray(step.band) ? step.band : []).forEach(function (b) {
+        if (b[2] === 2 && typeof b[3] === 'string' && IDLE_CAUSE[b[3]]) causes[b[3]] = true;
+      });
+      Object.keys(IDLE_CAUSE).forEach(function (c) { if (causes[c]) key(IDLE_CAUSE[c].color, IDLE_CAUSE[c].name); });
       key('rgba(120,128,140,0.35)', 'outside the step');
 
       markList.textContent = '';

@@ -162,10 +162,13 @@ TEST(Timeline, ThreeStepsKnownAnswers) {
   EXPECT_EQ(s["flows"]["items"][1][4], us(199));
 
   // Band: computing [1103, 1203), free [1203, 1700), computing [1700, 1800) (the device window).
-  ASSERT_EQ(s["band"].size(), 3u);
+  // The free gap by cause (the idle attribution): the compile [1200, 1450) covers [1203, 1450);
+  // the rest [1450, 1700) ends with a late (199 µs) launch, so no cause explains it.
+  ASSERT_EQ(s["band"].size(), 4u);
   EXPECT_EQ(s["band"][0], json({us(123), us(100), 0}));
-  EXPECT_EQ(s["band"][1], json({us(223), us(497), 2}));
-  EXPECT_EQ(s["band"][2], json({us(720), us(100), 0}));
+  EXPECT_EQ(s["band"][1], json({us(223), us(247), 2, "compile"}));
+  EXPECT_EQ(s["band"][2], json({us(470), us(250), 2, "unexplained"}));
+  EXPECT_EQ(s["band"][3], json({us(720), us(100), 0}));
 
   // Marks: the compile, the sync (with evidence), the host-bound gap the dispatch facts found.
   EXPECT_EQ(s["marks"]["counts"]["compile"], 1);
