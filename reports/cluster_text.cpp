@@ -64,8 +64,10 @@ std::string alignment_text(const json& c) {
 // "pipeline: stage 2 (ranks 8-15) Bubble 179.628 ms/step (47% of the step)": the stage with the most bubble.
 std::string pipeline_text(const json& c) {
   if (!c.contains("pipeline")) return "";
+  // Named, not a temporary of value(): `worst` points into it after the loop.
+  const json stages = c["pipeline"].value("stages", json::array());
   const json* worst = nullptr;
-  for (const auto& st : c["pipeline"].value("stages", json::array()))
+  for (const auto& st : stages)
     if (!worst || d(st, "bubble_ratio") > d(*worst, "bubble_ratio")) worst = &st;
   if (!worst) return "";
   const json& rks = (*worst)["ranks"];
