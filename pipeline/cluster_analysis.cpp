@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <optional>
 
+#include "base/input_registry.h"
 #include "base/load_error.h"
 #include "facts/cluster/cluster_facts.h"
 #include "loaders/cluster_reference_loader.h"
@@ -138,7 +139,9 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
   // when its process exits instead of node by node.
   int workers = std::max(1, std::min<int>(opt.workers, static_cast<int>(d.members.size())));
   std::vector<ChildResult> results = run_in_child_processes(d.members.size(), workers, [&](size_t i, bool in_child) {
-    return encode_rank_outcome(analyze_member(d.members[i], opt.rules, in_child));
+    RankOutcome r = analyze_member(d.members[i], opt.rules, in_child);
+    if (in_child) r.input_files = input_file_ids();  // the output check runs in this process
+    return encode_rank_outcome(r);
   });
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].error.empty()) {
@@ -152,6 +155,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
       r.error = d.members[i] + ": its analysis result is unreadable (" + e.what() + ")";
     }
     results[i] = ChildResult{};
+    for (const auto& [device, inode] : r.input_files) note_input_file_id(device, inode);
     errors[i] = std::move(r.error);
     loaded[i] = std::move(r.rank);
     full[i] = std::move(r.full);

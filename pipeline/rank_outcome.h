@@ -3,6 +3,8 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "facts/cluster/cluster_facts.h"
 #include "pipeline/cluster_analysis.h"
@@ -13,6 +15,7 @@ struct RankOutcome {
   std::string error;                // not empty: the member could not be analysed, and why
   cluster::RankFacts rank;          // the slim facts and step rows the cluster keeps
   std::optional<RunOfList> full;    // a member without a rank id: the run, should the folder be no cluster
+  std::vector<std::pair<uint64_t, uint64_t>> input_files;  // what it read (base/input_registry.h)
 };
 
 // Lossless both ways: the JSON parts as CBOR (exact doubles, same keys and values), the step

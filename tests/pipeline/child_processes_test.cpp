@@ -59,6 +59,7 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   in.rank.steps.push_back(no_step);
   in.full = npu::pipeline::RunOfList{"/x/rank5", {{"schema", "npu-advisor.run-summary"}}, {}};
   in.full->facts.doc = {{"steps", json::array({{{"id", 1}, {"free_ns", 2.5}}})}};
+  in.input_files = {{2049, 18446744073709551615ull}, {64768, 1}};
 
   npu::pipeline::RankOutcome out = npu::pipeline::decode_rank_outcome(npu::pipeline::encode_rank_outcome(in));
   EXPECT_EQ(out.error, "");
@@ -72,6 +73,7 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
     EXPECT_EQ(out.rank.steps[i].free, in.rank.steps[i].free);
     EXPECT_EQ(out.rank.steps[i].bubble, in.rank.steps[i].bubble);
   }
+  EXPECT_EQ(out.input_files, in.input_files);
   ASSERT_TRUE(out.full.has_value());
   EXPECT_EQ(out.full->summary.dump(), in.full->summary.dump());
   EXPECT_EQ(out.full->facts.doc.dump(), in.full->facts.doc.dump());
