@@ -64,7 +64,8 @@ tree_rss_kb() {  # pid: the summed resident memory of the process and all its de
     all+=("${pids[@]}")
     mapfile -t pids < <(for p in "${pids[@]}"; do pgrep -P "$p"; done)
   done
-  for p in "${all[@]}"; do cat "/proc/$p/status" 2>/dev/null; done | awk '/^VmRSS/ {s += $2} END {print s + 0}'
+  # A process may have ended since it was listed: its status is gone, which is not an error.
+  for p in "${all[@]}"; do cat "/proc/$p/status" 2>/dev/null || true; done | awk '/^VmRSS/ {s += $2} END {print s + 0}'
 }
 
 # The cluster analyses its ranks in child processes, and /usr/bin/time's peak is that of the
