@@ -46,4 +46,16 @@ bool is_input_file(const std::string& path) {
   return inputs().count({st.st_dev, st.st_ino}) > 0;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> input_file_ids() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [dev, ino] : inputs()) out.emplace_back(dev, ino);
+  return out;
+}
+
+void note_input_file_id(uint64_t device, uint64_t inode) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  inputs().emplace(static_cast<dev_t>(device), static_cast<ino_t>(inode));
+}
+
 }  // namespace npu

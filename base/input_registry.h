@@ -3,7 +3,10 @@
 // overwrite what it read (a cluster member's trace, a facts file, a gate's baseline), however
 // the path was spelled (symbolic or hard links, "..").
 #pragma once
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 struct stat;
 
@@ -16,5 +19,10 @@ void note_input_file(const struct stat& st);
 int open_input_file(const std::string& path, struct stat* st);
 // True when `path` is (same device and inode as) a file opened as an input.
 bool is_input_file(const std::string& path);
+
+// The recorded inputs as (device, inode), and recording one so: a cluster's ranks are loaded in
+// child processes (pipeline/child_processes.h), whose inputs the parent's output check must know.
+std::vector<std::pair<uint64_t, uint64_t>> input_file_ids();
+void note_input_file_id(uint64_t device, uint64_t inode);
 
 }  // namespace npu

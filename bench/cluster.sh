@@ -58,14 +58,34 @@ if [[ ! -d "$CL" ]]; then
 fi
 TRACE_BYTES=$(du -cb "$CL"/*/ASCEND_PROFILER_OUTPUT/trace_view.json | tail -1 | cut -f1)
 
-measure() {  # label, command...: prints "wall peak_rss_kb"
+tree_rss_kb() {  # pid: the summed resident memory of the process and all its descendants
+  local pids=("$1") all=() p
+  while ((${#pids[@]})); do
+    all+=("${pids[@]}")
+    mapfile -t pids < <(for p in "${pids[@]}"; do pgrep -P "$p"; done)
+  done
+  # A process may have ended since it was listed: its status is gone, which is not an error.
+  for p in "${all[@]}"; do cat "/proc/$p/status" 2>/dev/null || true; done | awk '/^VmRSS/ {s += $2} END {print s + 0}'
+}
+
+# The cluster analyses its ranks in child processes, and /usr/bin/time's peak is that of the
+# largest single process: the peak of all of them together is sampled (every 50 ms) beside it.
+measure() {  # label, command...: prints "wall peak_rss_kb" (the process tree's peak)
   local log="$OUT/time-$1.log"
   shift
-  /usr/bin/time -v "$@" >/dev/null 2>"$log" || { cat "$log" >&2; die "$* failed"; }
+  /usr/bin/time -v "$@" >/dev/null 2>"$log" &
+  local pid=$! peak=0 now
+  while kill -0 "$pid" 2>/dev/null; do
+    now=$(tree_rss_kb "$pid")
+    ((now > peak)) && peak=$now
+    sleep 0.05
+  done
+  wait "$pid" || { cat "$log" >&2; die "$* failed"; }
   local wall rss
   wall=$(grep "Elapsed (wall clock)" "$log" | awk '{print $NF}')
   rss=$(grep "Maximum resident set size" "$log" | awk '{print $NF}')
-  echo "$wall $rss"
+  ((rss > peak)) && peak=$rss
+  echo "$wall $peak"
 }
 
 FIRST=$(ls -d "$CL"/*_ascend_pt | head -1)
@@ -75,7 +95,7 @@ SLOW=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["facts"]["c
 
 printf '\n%-44s %s\n' "cluster" "$RANKS ranks x $SIZE trace ($((TRACE_BYTES / 1000000)) MB in all), $WORKERS workers"
 printf '%-44s %s\n' "one rank: wall, peak RSS" "$one_wall, $((one_rss / 1024)) MiB"
-printf '%-44s %s\n' "cluster analyze: wall, peak RSS" "$cl_wall, $((cl_rss / 1024)) MiB"
+printf '%-44s %s\n' "cluster analyze: wall, peak RSS (all processes)" "$cl_wall, $((cl_rss / 1024)) MiB"
 printf '%-44s %.2f (goal: about the worker count, not the rank count)\n' "cluster peak RSS / one rank's" "$(echo "$cl_rss / $one_rss" | bc -l)"
 printf '%-44s %s (planted: %s)\n' "slow rank found" "$SLOW" "$((RANKS / 2))"
 [[ "$CLEAN_AFTER" == 1 ]] && rm -rf "$BASE" "$CL"

@@ -141,7 +141,11 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   std::vector<RuleOutcome> outcomes;
   if (int rc = run_user_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
   nlohmann::json report = build_report(summary, std::move(facts), outcomes);  // facts not used after
-  if (int rc = write_report(report, fmt, common, out); rc != kOk) return rc;
+  int rc = write_report(report, fmt, common, out);
+  // The process ends after this command: the report is left for the exit to take back whole
+  // (freeing a 100 MB run's node by node took 0.3 s, 15% of its analysis).
+  (void)new nlohmann::json(std::move(report));
+  if (rc != kOk) return rc;
   // A rank that failed to load is reported (warning) and the others analysed; the exit code says so.
   return member_failed ? kBadInput : kOk;
 }

@@ -16,7 +16,11 @@ int cmd_facts(const std::string& path, const CommonOptions& common, const std::s
   RunModel m = pipeline::load(d, load_settings(common));
   if (output_is_an_input(out_file, d, &m)) return kBadInput;
   Facts f = pipeline::run_facts(m, path, d);
-  if (!write_output(out_file, json_text(f.doc) + "\n")) return kBadInput;
+  const bool written = write_output(out_file, json_text(f.doc) + "\n");
+  // The process ends after this command: the facts are left for the exit to take back whole
+  // (freeing a 100 MB rank's node by node took 0.4 s; the map step of a cluster pays it per rank).
+  (void)new Facts(std::move(f));
+  if (!written) return kBadInput;
   if (!out_file.empty() && !common.quiet) std::fprintf(stderr, "facts written to %s\n", out_file.c_str());
   return kOk;
 }

@@ -37,7 +37,8 @@ struct ClusterAnalysis {
   bool is_run_list() const { return !runs.empty(); }
 };
 
-// Ranks are loaded `opt.workers` at a time, each parsed with one thread; `settings` is used
+// Ranks are loaded `opt.workers` at a time, each in a child process parsing with one thread
+// (pipeline/child_processes.h: call it while the process has no other thread); `settings` is used
 // (progress included) only for a run of a list that has to be loaded again in full.
 ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& settings, const ClusterOptions& opt);
 ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& opt);

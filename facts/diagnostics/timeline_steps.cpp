@@ -19,17 +19,23 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
   const json& steps = facts_section(doc, "steps");
   const json* dsteps = nullptr;
   if (doc.contains("dispatch") && doc["dispatch"].contains("steps")) dsteps = &doc["dispatch"]["steps"];
-  auto window_of = [](const json& s, Ns& a, Ns& b) {
-    if (!s.is_object() || !s.contains("start_ns") || !s.contains("end_ns") || !s["start_ns"].is_number_integer() ||
-        !s["end_ns"].is_number_integer())
-      return false;
-    a = s["start_ns"].get<Ns>();
-    b = s["end_ns"].get<Ns>();
+  // Each key is looked up once: a long capture has tens of thousands of steps, and repeated
+  // lookups (contains, then [] twice) were most of this function's time.
+  auto int_at = [](const json& o, const char* k) -> std::optional<Ns> {
+    auto it = o.find(k);  // end() for a non-object
+    if (it != o.end() && it->is_number_integer()) return it->get<Ns>();
+    return std::nullopt;
+  };
+  auto window_of = [&](const json& s, Ns& a, Ns& b) {
+    auto start = int_at(s, "start_ns"), end = int_at(s, "end_ns");
+    if (!start || !end) return false;
+    a = *start;
+    b = *end;
     return b > a;
   };
-  auto int_at = [](const json& o, const char* k) -> std::optional<Ns> {
-    if (o.is_object() && o.contains(k) && o[k].is_number_integer()) return o[k].get<Ns>();
-    return std::nullopt;
+  auto id_of = [](const json& s) {
+    auto it = s.find("id");
+    return it != s.end() ? *it : json(nullptr);
   };
   // The step time the run's overall.step_time is built from: the device step when the facts
   // hold the host spans separately (overall.host_step_time, docs/overlap.md), else the host
@@ -39,19 +45,20 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
   if (steps.is_array())
     for (size_t i = 0; i < steps.size(); ++i) {
       ChosenStep c;
-      if (!window_of(steps[i], c.start, c.end)) continue;
-      c.id = steps[i].contains("id") ? steps[i]["id"] : json(nullptr);
+      const json& step = steps[i];
+      if (!window_of(step, c.start, c.end)) continue;
+      c.id = id_of(step);
       c.index = i;
       // A device window beside the host span (the step's tasks may start after it): draw both.
-      if (steps[i].contains("device_window")) {
+      if (auto window = step.find("device_window"); window != step.end()) {
         Ns a = 0, b = 0;
-        if (window_of(steps[i]["device_window"], a, b)) {
+        if (window_of(*window, a, b)) {
           c.start = std::min(c.start, a);
           c.end = std::max(c.end, b);
         }
       }
-      auto host = int_at(steps[i], "host_dur_ns");
-      auto device = int_at(steps[i], "device_time_ns");
+      auto host = int_at(step, "host_dur_ns");
+      auto device = int_at(step, "device_time_ns");
       if (host && !device_steps && !c.id.is_null()) {
         c.time = *host;
         step_time_key = "host_dur_ns";
@@ -68,7 +75,7 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
     for (size_t i = 0; i < dsteps->size(); ++i) {
       ChosenStep c;
       if (!window_of((*dsteps)[i], c.start, c.end)) continue;
-      c.id = (*dsteps)[i].contains("id") ? (*dsteps)[i]["id"] : json(nullptr);
+      c.id = id_of((*dsteps)[i]);
       c.index = i;
       c.time = c.end - c.start;
       step_time_key = "end_ns - start_ns";
@@ -98,15 +105,24 @@ std::vector<ChosenStep> choose_timeline_steps(const json& doc, std::string& step
     out.back().why.push_back(why);
   }
   // The host step (dispatch keeps ProfilerStep's own window) joins the device step window,
-  // whatever the steps facts chose as their start. Only the chosen steps are looked up.
+  // whatever the steps facts chose as their start. Only the chosen steps are looked up (the
+  // first dispatch step of each id), by one scan that stops once all are found.
   if (dsteps && dsteps->is_array()) {
-    std::map<std::string, const json*> by_id;
-    for (const json& ds : *dsteps)
-      if (ds.is_object() && ds.contains("id")) by_id.emplace(ds["id"].dump(), &ds);
-    for (ChosenStep& c : out) {
-      auto it = by_id.find(c.id.dump());
+    std::vector<std::string> wanted;
+    for (const ChosenStep& c : out) wanted.push_back(c.id.dump());
+    std::vector<const json*> found(out.size(), nullptr);
+    size_t missing = out.size();
+    for (auto ds = dsteps->begin(); ds != dsteps->end() && missing > 0; ++ds) {
+      auto id = ds->find("id");  // end() for a non-object
+      if (id == ds->end()) continue;
+      const std::string key = id->dump();
+      for (size_t k = 0; k < out.size(); ++k)
+        if (!found[k] && wanted[k] == key) found[k] = &*ds, --missing;
+    }
+    for (size_t k = 0; k < out.size(); ++k) {
+      ChosenStep& c = out[k];
       Ns a = 0, b = 0;
-      if (it != by_id.end() && window_of(*it->second, a, b)) {
+      if (found[k] && window_of(*found[k], a, b)) {
         c.start = std::min(c.start, a);
         c.end = std::max(c.end, b);
       }
