@@ -431,7 +431,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     total.add(shown);
     device_times.push_back(shown.device_time());
     if (j["host_dur_ns"].is_number()) host_times.push_back(s.end - s.start);
-    steps_json.push_back(j);
+    steps_json.push_back(std::move(j));  // a long capture has tens of thousands of steps: no copies
   }
 
   nlohmann::json extra;
@@ -461,7 +461,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     facts.unavailable("steps.profiler",
                       gpu ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
                           : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
-  facts.doc["steps"] = steps_json;
+  facts.doc["steps"] = std::move(steps_json);
   put_overall(facts, total, steps.size(), std::move(device_times), std::move(host_times), extra);
 }
 
