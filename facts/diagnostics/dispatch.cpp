@@ -16,12 +16,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/line_fit.h"
+#include "facts/graph_calls.h"
 
 namespace npu {
 namespace {
@@ -128,6 +130,7 @@ class Dispatch {
 
   void run() {
     pick_flows();
+    keep_one_launch_per_graph();
     make_steps();
     groups_.resize(steps_.size());
     assign_launches();
@@ -252,6 +255,20 @@ class Dispatch {
     std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
       if (a.start != b.start) return a.start < b.start;
       return a.launch < b.launch;
+    });
+  }
+
+  // A graph execution (ACL graph replay, CANN model execution, CUDA graph launch) starts all its
+  // tasks with one host call: that is one launch, its first task, not one per task (the later
+  // tasks' lags say nothing about the host keeping up).
+  void keep_one_launch_per_graph() {
+    GraphCalls calls(m_);
+    if (calls.empty()) return;
+    std::unordered_set<uint32_t> seen;
+    std::erase_if(launches_, [&](const Launch& l) {
+      const Flow& f = flows()[l.flow];
+      uint32_t c = calls.call_at(f.start_track, f.start_ts);
+      return c != kNone32 && !seen.insert(c).second;
     });
   }
 
