@@ -60,7 +60,8 @@ class GraphExecution {
   void mark_per_op_launches() {
     per_op_.assign(m_.slices.size(), false);
     for (const Flow& f : m_.flows) {
-      if (f.end_slice == kNone32 || f.kind == FlowKind::AsyncTaskQueue || f.kind == FlowKind::FwdBwd) continue;
+      bool launch = f.kind == FlowKind::HostToDevice || f.kind == FlowKind::AsyncNpu || f.kind == FlowKind::Ac2g;
+      if (!launch || f.end_slice == kNone32) continue;
       if (calls_.call_at(f.start_track, f.start_ts) == kNone32) per_op_[f.end_slice] = true;
     }
   }
@@ -72,7 +73,9 @@ class GraphExecution {
     if (i == 0 || max_end_[i - 1] < ts) return nullptr;
     for (size_t budget = 64; i > 0 && budget > 0; --i, --budget)
       if (windows_[i - 1].end >= ts) return &windows_[i - 1];
-    return &windows_[i];  // overlapping windows deeper than the walk: any one of them
+    // An earlier window holds ts (max_end_ says so) but lies deeper than the bounded walk: the
+    // task is graph-launched, and is credited to the last window looked at.
+    return &windows_[i];
   }
 
   void scan_device() {
