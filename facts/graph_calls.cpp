@@ -27,7 +27,7 @@ GraphCallKind graph_call_kind(std::string_view name) {
   // level; GE@Infer is the GE layer's name for a model execution (CANN 6.x msprof, MindSpore).
   if (starts_with(api, "aclmdlExecute") || ends_with(api, "ModelExecute") || name == "GE@Infer")
     return GraphCallKind::ModelExecute;
-  // cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch (the test gpu.graph_replay uses too).
+  // cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch (the name test gpu.graph_replay uses).
   if (api.find("GraphLaunch") != std::string_view::npos) return GraphCallKind::GpuGraph;
   return GraphCallKind::None;
 }
@@ -78,6 +78,13 @@ uint32_t GraphCalls::call_at(uint32_t track, Ns ts) const {
   if (it == calls_.begin()) return kNone32;
   const Slice& s = m_.slices[*std::prev(it)];
   return s.track == track && ts <= s.end() ? *std::prev(it) : kNone32;
+}
+
+uint32_t GraphCalls::launched_by(const Flow& f) const {
+  if (f.start_slice == kNone32) return kNone32;
+  GraphCallKind k = graph_call_kind(m_.str(m_.slices[f.start_slice].name));
+  if (k == GraphCallKind::None || k == GraphCallKind::Capture) return kNone32;
+  return call_at(f.start_track, f.start_ts);
 }
 
 }  // namespace npu

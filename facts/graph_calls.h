@@ -35,6 +35,11 @@ class GraphCalls {
   const std::vector<uint32_t>& calls() const { return calls_; }
   // The outermost call on `track` whose span holds `ts` (start <= ts <= end), or kNone32.
   uint32_t call_at(uint32_t track, Ns ts) const;
+  // The outermost graph call a launch arrow was drawn from: its start lies directly in a graph
+  // execution call (no other slice nested between), else kNone32. A Node@launch inside a model
+  // execution is the host launching the graph's nodes one by one (GE runs dynamic-shape graphs
+  // that way): a per-operator launch.
+  uint32_t launched_by(const Flow& f) const;
   // Every graph-execution and capture call (nested ones too): for counts per API.
   const std::vector<uint32_t>& all_calls() const { return all_; }
 

@@ -266,8 +266,7 @@ class Dispatch {
     if (calls.empty()) return;
     std::unordered_set<uint32_t> seen;
     std::erase_if(launches_, [&](const Launch& l) {
-      const Flow& f = flows()[l.flow];
-      uint32_t c = calls.call_at(f.start_track, f.start_ts);
+      uint32_t c = calls.launched_by(flows()[l.flow]);
       return c != kNone32 && !seen.insert(c).second;
     });
   }

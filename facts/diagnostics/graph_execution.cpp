@@ -56,13 +56,13 @@ class GraphExecution {
     for (const Window& w : windows_) max_end_.push_back(run_max = std::max(run_max, w.end));
   }
 
-  // Device tasks at the end of a launch arrow drawn from outside any graph call: launched one by one.
+  // Device tasks at the end of a launch arrow not drawn from a graph call: launched one by one.
   void mark_per_op_launches() {
     per_op_.assign(m_.slices.size(), false);
     for (const Flow& f : m_.flows) {
       bool launch = f.kind == FlowKind::HostToDevice || f.kind == FlowKind::AsyncNpu || f.kind == FlowKind::Ac2g;
       if (!launch || f.end_slice == kNone32) continue;
-      if (calls_.call_at(f.start_track, f.start_ts) == kNone32) per_op_[f.end_slice] = true;
+      if (calls_.launched_by(f) == kNone32) per_op_[f.end_slice] = true;
     }
   }
 

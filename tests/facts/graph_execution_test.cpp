@@ -43,8 +43,9 @@ std::string task(const std::string& name, double us, double dur) {
 }
 
 // One capture, two ACL graph replays (the second with a Model@ModelExecute nested in it and
-// launch arrows drawn from inside it to its two tasks), and one operator launched by Node@launch
-// between them, while the first replay's tasks may still run.
+// launch arrows drawn from inside it to its two tasks), one operator launched by Node@launch
+// between them, while the first replay's tasks may still run, and a model execution that launches
+// its node by Node@launch (as GE runs a dynamic-shape graph): a per-operator launch.
 std::string acl_graph_trace() {
   std::string t = "[\n";
   t += x(1, 1, "ProfilerStep#1", 0, 1000, R"({})").insert(1, "\"cat\": \"cpu_op\", ");
@@ -55,6 +56,8 @@ std::string acl_graph_trace() {
   t += x(2, 2, "AscendCL@aclmdlRIExecuteAsync", 500, 5) + x(2, 2, "Model@ModelExecute", 501, 3);
   t += flow('s', 2, 2, 2, 502) + task("graph_b1", 510, 6) + flow('f', 2, 3, 3, 510);
   t += flow('s', 3, 2, 2, 503) + task("graph_b2", 520, 6) + flow('f', 3, 3, 3, 520);
+  t += x(2, 2, "Model@ModelExecute", 700, 50) + x(2, 2, "Node@launch", 709, 2);
+  t += flow('s', 4, 2, 2, 710) + task("dynamic_node", 715, 4) + flow('f', 4, 3, 3, 715);
   t += R"({"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "Python"}},
 {"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "CANN"}},
 {"ph": "M", "name": "process_name", "pid": 3, "tid": 0, "args": {"name": "Ascend Hardware"}},
@@ -69,26 +72,27 @@ TEST(GraphExecution, CountsExecutionsAndTheTasksTheyLaunched) {
   const json& g = f.doc["graph_execution"];
   EXPECT_TRUE(g["executes_graphs"].get<bool>());
   EXPECT_EQ(g["kind"], "acl_graph");
-  EXPECT_EQ(g["executions"], 2);  // the nested Model@ModelExecute is part of the second replay
+  EXPECT_EQ(g["executions"], 3);  // the nested Model@ModelExecute is part of the second replay
   EXPECT_EQ(g["captures"], 1);
   EXPECT_EQ(g["apis"][0]["name"], "AscendCL@aclmdlRIExecuteAsync");
   EXPECT_EQ(g["apis"][0]["calls"], 2);
   EXPECT_EQ(g["apis"].size(), 3u);
-  EXPECT_EQ(g["tasks"], 6);
-  // Five graph tasks (the first replay's run after it returned); the eager one has its own arrow.
+  EXPECT_EQ(g["tasks"], 7);
+  // Five graph tasks (the first replay's run after it returned); the eager one and the dynamic
+  // node have their own per-operator arrows.
   EXPECT_EQ(g["graph_tasks"], 5);
   EXPECT_EQ(g["graph_task_ns"], 3 * 8000 + 2 * 6000);
-  EXPECT_EQ(g["other_tasks"], 1);
-  EXPECT_EQ(g["other_task_ns"], 10000);
+  EXPECT_EQ(g["other_tasks"], 2);
+  EXPECT_EQ(g["other_task_ns"], 10000 + 4000);
   ASSERT_EQ(g["evidence"].size(), 2u);
   EXPECT_EQ(g["evidence"][0]["what"], "graph execution (AscendCL@aclmdlRIExecuteAsync) that launched 3 device tasks");
 }
 
-// The launch analysis sees the eager launch and one launch for the second replay (its first
-// task), not one per task the replay started.
+// The launch analysis sees the eager launch, one launch for the second replay (its first task),
+// not one per task the replay started, and the dynamic node's own launch.
 TEST(GraphExecution, DispatchCountsAGraphReplayAsOneLaunch) {
   npu::Facts f = npu::compute_facts(npu::test::load_trace_text(acl_graph_trace()));
-  EXPECT_EQ(f.doc["dispatch"]["overall"]["count"], 2);
+  EXPECT_EQ(f.doc["dispatch"]["overall"]["count"], 3);
   EXPECT_EQ(f.doc["dispatch"]["overall"]["lag_max_ns"], 8000);  // graph_b1, 8 us after its arrow
 }
 
