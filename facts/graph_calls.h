@@ -6,6 +6,7 @@
 // (dispatch) and the graph_execution facts both find the calls here. docs/facts-dispatch.md.
 #pragma once
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "model/model.h"
@@ -47,5 +48,20 @@ class GraphCalls {
   const RunModel& m_;
   std::vector<uint32_t> calls_, all_;
 };
+
+// Of the launches drawn from one graph call (GraphCalls::launched_by of `flow_of(launch)`), keeps
+// the first in the vector's order and erases the others: a graph execution starts all its tasks
+// with one host call, so it is one launch, not one per task (the later tasks' lags say nothing
+// about the host keeping up).
+template <class Launch, class FlowOf>
+void keep_first_launch_per_graph(const RunModel& m, std::vector<Launch>& launches, FlowOf flow_of) {
+  GraphCalls calls(m);
+  if (calls.empty()) return;
+  std::unordered_set<uint32_t> seen;
+  std::erase_if(launches, [&](const Launch& l) {
+    uint32_t c = calls.launched_by(flow_of(l));
+    return c != kNone32 && !seen.insert(c).second;
+  });
+}
 
 }  // namespace npu

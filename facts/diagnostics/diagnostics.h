@@ -25,10 +25,11 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);    // opera
 void diagnose_operator_health(const DiagnosticContext& ctx,
                               Facts& facts);                    // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu" (Kineto GPU runs)
-void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);  // graph_execution.cpp (Ascend runs)
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
+// graph_execution.cpp: "graph_execution" (Ascend runs)
+void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 // Reads "steps" and "dispatch": runs after them.
 void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);  // timeline.cpp: "timeline"
 

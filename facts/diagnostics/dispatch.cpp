@@ -16,7 +16,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -130,7 +129,7 @@ class Dispatch {
 
   void run() {
     pick_flows();
-    keep_one_launch_per_graph();
+    keep_first_launch_per_graph(m_, launches_, [&](const Launch& l) -> const Flow& { return flows()[l.flow]; });
     make_steps();
     groups_.resize(steps_.size());
     assign_launches();
@@ -255,19 +254,6 @@ class Dispatch {
     std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
       if (a.start != b.start) return a.start < b.start;
       return a.launch < b.launch;
-    });
-  }
-
-  // A graph execution (ACL graph replay, CANN model execution, CUDA graph launch) starts all its
-  // tasks with one host call: that is one launch, its first task, not one per task (the later
-  // tasks' lags say nothing about the host keeping up).
-  void keep_one_launch_per_graph() {
-    GraphCalls calls(m_);
-    if (calls.empty()) return;
-    std::unordered_set<uint32_t> seen;
-    std::erase_if(launches_, [&](const Launch& l) {
-      uint32_t c = calls.launched_by(flows()[l.flow]);
-      return c != kNone32 && !seen.insert(c).second;
     });
   }
 

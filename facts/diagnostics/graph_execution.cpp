@@ -51,7 +51,8 @@ class GraphExecution {
       }
       windows_.push_back({s.ts, end, c[k]});
     }
-    std::stable_sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+    std::stable_sort(windows_.begin(), windows_.end(),
+                     [](const Window& a, const Window& b) { return a.start < b.start; });
     Ns run_max = std::numeric_limits<Ns>::min();
     for (const Window& w : windows_) max_end_.push_back(run_max = std::max(run_max, w.end));
   }
@@ -142,8 +143,9 @@ class GraphExecution {
     json ev = json::array();
     for (size_t k = 0; k < top.size() && k < kEvidenceCalls; ++k) {
       const Slice& s = m_.slices[top[k].first];
-      ev.push_back(evidence_event(m_, s.loc, "graph execution (" + std::string(m_.str(s.name)) + ") that launched " +
-                                                 std::to_string(top[k].second) + " device tasks"));
+      ev.push_back(evidence_event(m_, s.loc,
+                                  "graph execution (" + std::string(m_.str(s.name)) + ") that launched " +
+                                      std::to_string(top[k].second) + " device tasks"));
     }
     j["evidence"] = std::move(ev);
     return j;
@@ -165,9 +167,8 @@ class GraphExecution {
 void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts) {
   const std::string platform = run_platform(ctx.model);
   if (platform != "ascend") {
-    facts.unavailable("graph_execution", platform == "gpu"
-                                             ? "GPU run: CUDA/HIP graph replays are gpu.graph_replay"
-                                             : "not an Ascend run: no CANN graph executions to look for");
+    facts.unavailable("graph_execution", platform == "gpu" ? "GPU run: CUDA/HIP graph replays are gpu.graph_replay"
+                                                           : "not an Ascend run: no CANN graph executions to look for");
     return;
   }
   GraphExecution(ctx.model, facts).run();

@@ -29,13 +29,14 @@ TEST(GraphCalls, NamesTheGraphExecutionApis) {
 }
 
 std::string x(int pid, int tid, const std::string& name, double us, double dur, const std::string& args = "{}") {
-  return "{\"ph\": \"X\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " +
-         std::to_string(tid) + ", \"ts\": \"" + std::to_string(1'000'000 + us) + "\", \"dur\": " + std::to_string(dur) +
-         ", \"args\": " + args + "},\n";
+  return "{\"ph\": \"X\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) +
+         ", \"tid\": " + std::to_string(tid) + ", \"ts\": \"" + std::to_string(1'000'000 + us) +
+         "\", \"dur\": " + std::to_string(dur) + ", \"args\": " + args + "},\n";
 }
 std::string flow(char ph, int id, int pid, int tid, double us) {
-  return "{\"ph\": \"" + std::string(1, ph) + "\", \"bp\": \"e\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", " +
-         "\"id\": \"" + std::to_string(id) + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
+  return "{\"ph\": \"" + std::string(1, ph) +
+         "\", \"bp\": \"e\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", " + "\"id\": \"" +
+         std::to_string(id) + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
          ", \"ts\": \"" + std::to_string(1'000'000 + us) + "\"},\n";
 }
 std::string task(const std::string& name, double us, double dur) {
