@@ -28,10 +28,10 @@ void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
-// graph_execution.cpp: "graph_execution" (Ascend runs)
-void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 // Reads "steps" and "dispatch": runs after them.
 void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts);  // timeline.cpp: "timeline"
+// graph_execution.cpp: "graph_execution" (Ascend runs)
+void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);
