@@ -33,6 +33,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
+  diagnose_graph_execution(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
   std::vector<IdleStretch> stretches;

@@ -65,6 +65,8 @@ void diagnose_idle_attribution(
 // stretches: the idle attribution's, to draw Free by cause (null: Free drawn as one kind).
 void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts,
                        const std::vector<IdleStretch>* stretches = nullptr);  // timeline.cpp: "timeline"
+// graph_execution.cpp: "graph_execution" (Ascend runs)
+void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 
 // Runs every diagnostic in order.
 Facts compute_facts(const RunModel& model);

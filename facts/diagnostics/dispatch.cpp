@@ -22,6 +22,7 @@
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/line_fit.h"
+#include "facts/graph_calls.h"
 
 namespace npu {
 namespace {
@@ -137,6 +138,7 @@ class Dispatch {
 
   void run() {
     pick_flows();
+    keep_first_launch_per_graph(m_, launches_, [&](const Launch& l) -> const Flow& { return flows()[l.flow]; });
     make_steps();
     groups_.resize(steps_.size());
     assign_launches();

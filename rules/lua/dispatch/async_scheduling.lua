@@ -7,7 +7,7 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "operators.host.by_name" },
   platforms = { "ascend" },
-  params = { min_host_bound_share = 0.5, factor = 0.5,
+  params = { min_host_bound_share = 0.5, factor = 0.5, graph_share = 0.5,
             host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: an inference server prepares each step on the host (scheduling, input preparation,
@@ -26,6 +26,10 @@ How it is measured:
     is a good sign of a forward-only run; the top list is capped, hence confidence 0.3.
   - host-bound: at least `min_host_bound_share` (half) of the steps are classified host-bound
     (dispatch.steps, docs/facts-dispatch.md).
+When the forward pass already runs as graphs (at least `graph_share`, half, of the device time from
+graph executions, facts.graph_execution: ACL graph replay in vLLM-Ascend / MindIE, GE), the finding
+says so: the idle left is the host work between the graph executions, which async scheduling is
+the fix for (graph capture or the task queue would not reduce it).
 Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps: the
 host work of one step overlaps the device work of the previous one, at most the idle it
 causes, and part of the host work (the launches themselves) stays serial.
@@ -36,6 +40,7 @@ local training_patterns = { "Optimizer%.", "[Bb]ackward", "autograd::", "Accumul
 
 local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
+local graphs = require "lib.graphs"
 
 function check(facts, p, emit)
   local host = facts.operators.host.by_name
@@ -56,10 +61,15 @@ function check(facts, p, emit)
     top[#top + 1] = h.name
   end
   ev[#ev + 1] = { fact = "operators.host.by_name[1..3]", value = table.concat(top, ", ") }
+  local observed = string.format("No optimizer or backward operator among the %d longest host operators (top: %s), so "
+    .. "this looks like inference; %d of %d steps are host-bound with %.3f ms of host-bound idle per step.",
+    #host, table.concat(top, ", "), hb, n, idle / n / 1e6)
+  if graphs.share(facts) >= p.graph_share then
+    observed = observed .. " The forward pass already runs as graphs (" .. graphs.describe(facts)
+      .. "): the idle is the host work between them."
+  end
   emit {
-    observed = string.format("No optimizer or backward operator among the %d longest host operators (top: %s), so this looks like "
-      .. "inference; %d of %d steps are host-bound with %.3f ms of host-bound idle per step.",
-      #host, table.concat(top, ", "), hb, n, idle / n / 1e6),
+    observed = observed,
     why = "Host-side scheduling and pre/post-processing run while the device idles; async scheduling overlaps them with the forward pass.",
     action = "Enable asynchronous scheduling in the serving framework (MindIE: environment variable; vLLM: the scheduler's "
       .. "async scheduling option), then re-profile.",

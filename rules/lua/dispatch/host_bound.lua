@@ -7,7 +7,7 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "dispatch.task_queue", "dispatch.overall.host_bound_free_ns" },
   platforms = { "ascend" },
-  params = { factor = 0.5, factor_level2 = 0.25,
+  params = { factor = 0.5, factor_level2 = 0.25, graph_share = 0.5,
             host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: in a host-bound step the device finishes each task before the host has launched the next
@@ -31,6 +31,11 @@ jit_compile=False; the NPU memory peak can rise a little). So:
     fewer small operators, no online compilation) instead.
 MindSpore runs have no such queue: they get graph mode (`mindspore.set_context(mode=GRAPH_MODE)`,
 one compiled graph instead of PyNative per-operator launches) and dataset sink mode instead.
+Work that already runs as graphs (at least `graph_share`, half, of the device time launched by
+graph executions, facts.graph_execution: MindSpore GRAPH_MODE, ACL graph replay, GE) gets neither
+graph mode nor the queue, which only speeds per-operator launches: MindSpore gets dataset sink
+mode (the host round trip left between graph executions), torch_npu the host work between the
+replays and the operators still launched one by one (confidence 0.3, the level-2 factor).
 The queue level is read from dispatch.task_queue.task_queue_enable_env (profiler_metadata.json);
 when it was not recorded, an active queue is assumed to be at level 1 and confidence drops.
 
@@ -55,6 +60,7 @@ local sname, median = util.step_name, util.median  -- sandbox helpers (docs/rule
 local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
+local graphs = require "lib.graphs"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -90,7 +96,16 @@ function check(facts, p, emit)
   local blocking = env.ASCEND_LAUNCH_BLOCKING == "1"
   local state, cmds, conf, factor
   local mindspore = run.is_mindspore(facts)
-  if mindspore then
+  local as_graph = graphs.share(facts) >= p.graph_share
+  if mindspore and as_graph then
+    state = "none (MindSpore in graph mode: " .. graphs.describe(facts) .. ")"
+    cmds = { "model.train(epoch, train_dataset, dataset_sink_mode=True)" }
+    conf, factor = 0.3, p.factor_level2
+  elseif as_graph then
+    state = "not used by graph replays (" .. graphs.describe(facts) .. ")"
+    cmds = {}
+    conf, factor = 0.3, p.factor_level2
+  elseif mindspore then
     -- MindSpore launches through its own runtime: the torch_npu task queue is not there to raise.
     state = "none (MindSpore launches through its own runtime)"
     cmds = { "mindspore.set_context(mode=mindspore.GRAPH_MODE)",
@@ -139,21 +154,29 @@ function check(facts, p, emit)
   end
   local action = "Raise the task-queue level so more of each launch runs on the second-stage thread; "
     .. "then cut host work per operator (CPU binding, fused operators, fewer small operators)."
-  if mindspore then
+  if as_graph and mindspore then
+    action = "The network already runs as a compiled graph, so graph mode has nothing to add: sink the dataset to the "
+      .. "device so that no host round trip separates the graph executions, and keep Python work out of the step."
+  elseif as_graph then
+    action = "Most device work already replays as graphs, which the task queue does not speed up: cut the host work "
+      .. "between the replays (input copies, sampling, scheduling) and capture the operators still launched one by one."
+  elseif mindspore then
     action = "Launch fewer operators from the host: run the network in graph mode (one compiled graph instead of "
       .. "operator-by-operator PyNative launches) and sink the dataset to the device so each step needs no host round trip."
   elseif level == "2" then
     action = "The task queue is already at level 2: reduce host work per operator (bind CPU cores, "
       .. "use fused operators, remove small operators and host-side Python in the step)."
   end
-  if compile_gaps > 0 and not mindspore then
+  if compile_gaps > 0 and not mindspore and not as_graph then
     observed = observed .. " The longest host-bound gaps end at tasks launched inside AscendCL@aclopCompileAndExecute (online compilation)."
     action = action .. " Fix online compilation first (dispatch.op_compile): level 2 only applies to binary kernels (jit_compile=False)."
   end
 
   local ev = evidence.add({}, worst.evidence, 4)
   ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(worst.id) .. "].host_bound_free_ns", value = worst.host_bound_free_ns }
-  if not mindspore then
+  if as_graph then
+    ev[#ev + 1] = { fact = "graph_execution.graph_share_of_time", value = graphs.share(facts) }
+  elseif not mindspore then
     ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
   end
 

@@ -7,7 +7,7 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
-  params = { factor = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = { factor = 0.5, graph_share = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: PyTorch launches every kernel from the Python thread (cudaLaunchKernel / hipLaunchKernel,
 a few microseconds of host time each, plus the operator's own Python and dispatcher overhead).
@@ -28,6 +28,11 @@ static-shape part), which replaces hundreds of launches by one; `torch.compile` 
 elementwise kernels into fewer, larger ones; a larger batch (or micro-batch) so each kernel
 does more work per launch; fused optimizers (`foreach=True` / `fused=True`).
 
+When the kernels already replay from CUDA/HIP graphs (at least `graph_share`, half, of the kernel
+time: gpu.graph_replay), graphs and reduce-overhead are not advised again: what is left is the host
+work between the graph launches and the kernels still launched one by one (confidence 0.3). The
+launch analysis counts each graph launch once (docs/facts-dispatch.md).
+
 Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps:
 graphs and fusion remove most launch overhead, but not the Python time between launches.
 Confidence 0.5. Shares idle time with dispatch.gpu_sync and compute.small_kernels: do not add
@@ -37,6 +42,7 @@ their savings.
 
 local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
+local graphs = require "lib.graphs"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -52,22 +58,33 @@ function check(facts, p, emit)
     kernels = string.format("; kernels: median %.1f us, %.0f%% shorter than 10 us", k.median_ns / 1e3,
       100 * (k.small_share_of_count or 0))
   end
+  local action = "Launch less: capture the step in a CUDA graph, let torch.compile fuse small kernels, or give each kernel "
+    .. "more work (larger batch)."
+  local commands = {
+    "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
+    "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
+    "torch.optim.AdamW(params, fused=True)",
+  }
+  local confidence = 0.5
+  if graphs.share(facts) >= p.graph_share then
+    kernels = kernels .. "; " .. graphs.describe(facts)
+    action = "The kernels already replay from CUDA graphs, so more graphs will not help: cut the host work between the "
+      .. "graph launches (input copies, sampling, scheduling; overlap it with the GPU) and capture the kernels still "
+      .. "launched one by one."
+    commands = {}
+    confidence = 0.3
+  end
   emit {
     observed = string.format("%d of %d steps are launch-bound: the GPU idled %.3f ms per step waiting for launches "
       .. "(worst step %s: %.3f ms, %.0f%% of launches started within 50 us of the host call, median launch lag %.1f us)%s.",
       hb, n, idle / n / 1e6, steplib.label(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
       (worst.lag_p50_ns or 0) / 1e3, kernels),
     why = "Each kernel costs microseconds of host time to launch; when kernels are shorter than that the GPU waits on the CPU.",
-    action = "Launch less: capture the step in a CUDA graph, let torch.compile fuse small kernels, or give each kernel "
-      .. "more work (larger batch).",
-    commands = {
-      "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
-      "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
-      "torch.optim.AdamW(params, fused=True)",
-    },
+    action = action,
+    commands = commands,
     saving_ns = p.factor * idle / n,
     saving_formula = string.format("%.2f x host-bound idle of %d host-bound steps / %d steps", p.factor, hb, n),
-    confidence = 0.5,
+    confidence = confidence,
     evidence = ev,
   }
 end
