@@ -114,7 +114,8 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
-    for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform"})
+    for (const char* k :
+         {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform", "parallel_groups"})
       if (facts["run"].contains(k)) s["run"][k] = facts["run"][k];
   }
   for (const auto& st : facts.value("steps", json::array())) {
@@ -291,6 +292,10 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
         }
   } else f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
+  if (json named = parallel_groups_section(ranks, ref); !named.empty()) {
+    c["parallel_groups"] = std::move(named);
+    name_groups(c);
+  }
   if (!ref.empty()) {
     c["reference"] = {{"dir", ref.dir}, {"files", ref.files}};
     if (json a =
