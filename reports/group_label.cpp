@@ -34,7 +34,7 @@ std::string group_label(const nlohmann::json& cluster, const std::string& group)
   auto list = cluster.find("parallel_groups");
   if (list != cluster.end() && list->is_array())
     for (const auto& g : *list)
-      if (g.value("group", "") == group && !g.value("name", "").empty()) {
+      if ((g.value("group", "") == group || g.value("id", "") == group) && !g.value("name", "").empty()) {
         std::string ranks = rank_ranges(g.value("ranks", nlohmann::json::array()));
         return g.value("name", "") + (ranks.empty() ? "" : " (ranks " + ranks + ")");
       }

@@ -41,7 +41,7 @@ std::string cluster_verdict_line(const nlohmann::json& cluster);
 std::string render_cluster_terminal(const nlohmann::json& cluster);
 std::string render_cluster_markdown(const nlohmann::json& cluster);
 // A communication group as reports name it: "tp (ranks 0,1)" when cluster.parallel_groups knows
-// its name, else the group id itself (group_label.cpp).
+// its name (by the hash of the group id or the id itself), else the group id (group_label.cpp).
 std::string group_label(const nlohmann::json& cluster, const std::string& group);
 // Sorted rank ids with runs of consecutive ones shortened: [0,1,2,3,8] -> "0-3,8".
 std::string rank_ranges(const nlohmann::json& ranks);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.h"
 #include "facts/cluster/cluster_parts.h"
 #include "facts/cluster/dixon.h"
 
@@ -168,8 +169,13 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
       rejected.push_back("rank " + std::to_string(r.rank) + ": " + x.get<std::string>());
   run["rejected"] = std::move(rejected);
   f.doc["run"] = run;
+  // The command names a real rank folder, not a placeholder.
+  const std::string rank_dir = ranks.empty() || ranks[0].path.empty() ? "" : text::shell_word(ranks[0].path);
   for (const char* s : {"steps", "overall", "dispatch", "operators", "operator_health", "memory"})
-    f.unavailable(s, "cluster report: single-rank checks run on each rank (npu-advisor analyze RANK_DIR)");
+    f.unavailable(s, "cluster report: single-rank checks run on each rank (" +
+                         (rank_dir.empty() ? std::string("npu-advisor analyze on a rank's folder")
+                                           : "npu-advisor analyze " + rank_dir + ", and each other rank's folder") +
+                         ")");
 
   json c;
   c["input"] = input_path;

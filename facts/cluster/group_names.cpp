@@ -40,9 +40,12 @@ json parallel_groups_section(const std::vector<RankFacts>& ranks, const ClusterR
 }
 
 void name_groups(json& cluster) {
+  // A record names its group by the hash of the id, or (a world group named "hccl_world_group"
+  // on both sides) by the id itself.
   std::map<std::string, std::string> name_of;
   for (const auto& g : cluster.value("parallel_groups", json::array()))
-    name_of.emplace(g.value("group", ""), g.value("name", ""));
+    for (const char* key : {"group", "id"})
+      if (!g.value(key, "").empty()) name_of.emplace(g.value(key, ""), g.value("name", ""));
   if (name_of.empty()) return;
   // A group row names itself (`name`); an operator row already has a `name`, its own, so the
   // group's goes in `group_name`.

@@ -33,12 +33,13 @@ function collectives.top(facts, k)
 end
 
 -- A communication group as findings name it: "tp (ranks 0,1)" when the cluster facts know the
--- framework's name for it (cluster.parallel_groups), else its id as the communication records
--- write it (a hash such as "6960437680420871035").
+-- framework's name for it (cluster.parallel_groups, matched by the hash of the group id or the
+-- id itself), else its id as the communication records write it (a hash such as
+-- "6960437680420871035").
 function collectives.group_label(facts, group)
   local named = facts.cluster and facts.cluster.parallel_groups
   for _, g in ipairs(named or {}) do
-    if g.group == group and g.name and g.name ~= "" then
+    if (g.group == group or g.id == group) and g.name and g.name ~= "" then
       return #(g.ranks or {}) > 0 and format("%s (ranks %s)", g.name, collectives.rank_ranges(g.ranks)) or g.name
     end
   end
