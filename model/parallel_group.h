@@ -6,6 +6,7 @@
 // the names to the communication records.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npu {
@@ -16,5 +17,17 @@ struct ParallelGroup {
   std::string name;        // the framework's name of the group: tp, dp, pp, ...
   std::vector<int> ranks;  // its global ranks, sorted
 };
+
+// The group a record names, or nullptr: communication.json and analysis.db name it by
+// `hccl_name`, trace threads ("Group <x> Communication") by `hccl_name` or by the `id` itself, and
+// the world group may be "hccl_world_group" on both sides.
+inline const ParallelGroup* find_parallel_group(const std::vector<ParallelGroup>& groups, std::string_view group) {
+  if (group.starts_with("Group ") && group.ends_with(" Communication"))
+    group = group.substr(6, group.size() - 6 - 14);
+  if (group.empty()) return nullptr;
+  for (const auto& g : groups)
+    if (g.hccl_name == group || g.id == group) return &g;
+  return nullptr;
+}
 
 }  // namespace npu

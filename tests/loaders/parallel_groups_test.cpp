@@ -131,6 +131,21 @@ TEST(ParallelGroups, ClusterFactsPutTheNameBesideEachGroupId) {
   EXPECT_NE(md.find("| 999 | [0,1] |"), std::string::npos) << md;
 }
 
+TEST(ParallelGroups, ARunNamesTheGroupsOfItsCollectives) {
+  // The sample's profiler_metadata.json names its world group by the id its trace thread uses
+  // ("Group hccl_world_group Communication"), not by a hash: matched by the id.
+  json r = npu::test::analyze_json(npu::test::sample_run());
+  const json& run = r["facts"]["run"];
+  ASSERT_EQ(run["parallel_groups"].size(), 1u);
+  EXPECT_EQ(run["parallel_groups"][0]["name"], "default_group");
+  EXPECT_EQ(run["parallel_groups"][0]["id"], "hccl_world_group");
+  ASSERT_FALSE(r["facts"]["collectives"]["ops"].empty());
+  for (const auto& o : r["facts"]["collectives"]["ops"]) {
+    EXPECT_EQ(o["group"], "Group hccl_world_group Communication");
+    EXPECT_EQ(o["group_name"], "default_group");
+  }
+}
+
 TEST(ParallelGroups, RankRanges) {
   EXPECT_EQ(npu::rank_ranges(json({0, 1, 2, 3, 8})), "0-3,8");
   EXPECT_EQ(npu::rank_ranges(json({0, 1})), "0,1");

@@ -32,15 +32,18 @@ function collectives.top(facts, k)
   return names, ev
 end
 
--- A communication group as findings name it: "tp (ranks 0,1)" when the cluster facts know the
--- framework's name for it (cluster.parallel_groups, matched by the hash of the group id or the
--- id itself), else its id as the communication records write it (a hash such as
--- "6960437680420871035").
+-- A communication group as findings name it: "tp (ranks 0,1)" when the facts know the
+-- framework's name for it (cluster.parallel_groups, or run.parallel_groups of one rank; matched by
+-- the hash of the group id or the id itself, also inside a trace thread name "Group <x>
+-- Communication"), else `group` as the records write it (a hash such as "6960437680420871035").
 function collectives.group_label(facts, group)
-  local named = facts.cluster and facts.cluster.parallel_groups
-  for _, g in ipairs(named or {}) do
-    if (g.group == group or g.id == group) and g.name and g.name ~= "" then
-      return #(g.ranks or {}) > 0 and format("%s (ranks %s)", g.name, collectives.rank_ranges(g.ranks)) or g.name
+  local id = group:match("^Group (.+) Communication$") or group
+  local lists = { facts.cluster and facts.cluster.parallel_groups, facts.run and facts.run.parallel_groups }
+  for k = 1, 2 do
+    for _, g in ipairs(lists[k] or {}) do
+      if (g.group == id or g.id == id) and g.name and g.name ~= "" then
+        return #(g.ranks or {}) > 0 and format("%s (ranks %s)", g.name, collectives.rank_ranges(g.ranks)) or g.name
+      end
     end
   end
   return group
