@@ -42,7 +42,8 @@ nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::stri
 
 nlohmann::json parallel_groups_json(const std::vector<ParallelGroup>& groups) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& g : groups) out.push_back({{"group", g.hccl_name}, {"name", g.name}, {"ranks", g.ranks}, {"id", g.id}});
+  for (const auto& g : groups)
+    out.push_back({{"group", g.hccl_name}, {"name", g.name}, {"ranks", g.ranks}, {"id", g.id}});
   return out;
 }
 

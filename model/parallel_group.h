@@ -22,8 +22,7 @@ struct ParallelGroup {
 // `hccl_name`, trace threads ("Group <x> Communication") by `hccl_name` or by the `id` itself, and
 // the world group may be "hccl_world_group" on both sides.
 inline const ParallelGroup* find_parallel_group(const std::vector<ParallelGroup>& groups, std::string_view group) {
-  if (group.starts_with("Group ") && group.ends_with(" Communication"))
-    group = group.substr(6, group.size() - 6 - 14);
+  if (group.starts_with("Group ") && group.ends_with(" Communication")) group = group.substr(6, group.size() - 6 - 14);
   if (group.empty()) return nullptr;
   for (const auto& g : groups)
     if (g.hccl_name == group || g.id == group) return &g;

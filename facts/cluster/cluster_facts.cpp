@@ -115,8 +115,8 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
-    for (const char* k :
-         {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform", "parallel_groups"})
+    for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform",
+                          "parallel_groups"})
       if (facts["run"].contains(k)) s["run"][k] = facts["run"][k];
   }
   for (const auto& st : facts.value("steps", json::array())) {

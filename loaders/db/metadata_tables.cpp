@@ -53,7 +53,8 @@ void read_metadata(DbLoadContext& cx) {
       };
       if (n == "distributed_args" && j.is_object()) flat(cx.model.meta.distributed);
       else if (n == "ENV_VARIABLES" && j.is_object()) flat(cx.model.meta.env);
-      else if (n == "parallel_group_info" && j.is_object()) cx.model.meta.parallel_groups = parse_parallel_group_info(j);
+      else if (n == "parallel_group_info" && j.is_object())
+        cx.model.meta.parallel_groups = parse_parallel_group_info(j);
       else if (n.find("version") != std::string::npos) cx.model.meta.versions[n] = v;
       else cx.model.meta.config[n] = v;
     }

@@ -2,6 +2,8 @@
 // profiler_metadata.json, META_DATA and communication_group.json (testdata/parallel_groups,
 // README there), joined to the communication records by the HCCL hash of the group id, carried
 // into the cluster facts and shown by the reports and rules as "tp (ranks 0,1)".
+#include "loaders/parallel_groups.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +14,6 @@
 #include "facts/cluster/cluster_facts.h"
 #include "loaders/ascend_files.h"
 #include "loaders/db/db_export.h"
-#include "loaders/parallel_groups.h"
 #include "reports/report_document.h"
 #include "test_support.h"
 
@@ -54,13 +55,13 @@ TEST(ParallelGroups, ProfilerMetadataNamesTheRanksGroups) {
   // The facts' run section carries them.
   json run = npu::run_metadata_json(m);
   ASSERT_EQ(run["parallel_groups"].size(), 3u);
-  EXPECT_EQ(run["parallel_groups"][1], json({{"group", kTp}, {"name", "tp"}, {"ranks", {0, 1}},
-                                              {"id", "127.0.0.1%lo_60000_0_1700000000000002"}}));
+  EXPECT_EQ(run["parallel_groups"][1],
+            json({{"group", kTp}, {"name", "tp"}, {"ranks", {0, 1}}, {"id", "127.0.0.1%lo_60000_0_1700000000000002"}}));
 }
 
 TEST(ParallelGroups, CommunicationGroupJsonNamesTheGroups) {
   auto g = npu::parse_comm_group_parallel_info(npu::read_json_file(fixture("communication_group.json")));
-  ASSERT_EQ(g.size(), 2u);  // the p2p row names nothing
+  ASSERT_EQ(g.size(), 2u);                   // the p2p row names nothing
   EXPECT_EQ(g[0].hccl_name, kDefaultGroup);  // computed from group_id: group_name is empty
   EXPECT_EQ(g[0].name, "default_group");
   EXPECT_EQ(g[0].ranks, (std::vector<int>{0, 1, 2, 3}));
@@ -90,9 +91,16 @@ INSERT INTO META_DATA VALUES ('parallel_group_info',
 
 // One collective of group `group` on `rank`, as a rank's communication facts hold it.
 json op(int rank, const std::string& group, int64_t elapse_ns) {
-  return {{"step", 1},       {"kind", "collective"}, {"name", "hcom_allReduce__1"}, {"group", group},
-          {"rank", rank},    {"elapse_ns", elapse_ns}, {"transit_ns", 1000},     {"wait_ns", elapse_ns - 1000},
-          {"sync_ns", 0},    {"idle_ns", 0}};
+  return {{"step", 1},
+          {"kind", "collective"},
+          {"name", "hcom_allReduce__1"},
+          {"group", group},
+          {"rank", rank},
+          {"elapse_ns", elapse_ns},
+          {"transit_ns", 1000},
+          {"wait_ns", elapse_ns - 1000},
+          {"sync_ns", 0},
+          {"idle_ns", 0}};
 }
 
 TEST(ParallelGroups, ClusterFactsPutTheNameBesideEachGroupId) {
@@ -100,8 +108,9 @@ TEST(ParallelGroups, ClusterFactsPutTheNameBesideEachGroupId) {
   // the reference's communication_group.json names default_group.
   std::vector<npu::cluster::RankFacts> ranks;
   for (int r = 0; r < 2; ++r) {
-    json facts = {{"run", {{"rank", r}}},
-                  {"communication", {{"ops", {op(r, kTp, 5000 + r), op(r, "999", 7000 + r), op(r, kDefaultGroup, 9000)}}}}};
+    json facts = {
+        {"run", {{"rank", r}}},
+        {"communication", {{"ops", {op(r, kTp, 5000 + r), op(r, "999", 7000 + r), op(r, kDefaultGroup, 9000)}}}}};
     if (r == 0) facts["run"]["parallel_groups"] = {{{"group", kTp}, {"name", "tp"}, {"ranks", {0, 1}}, {"id", "x"}}};
     ranks.push_back(npu::cluster::rank_facts_from(r, "/job/rank" + std::to_string(r), facts));
   }

@@ -22,8 +22,8 @@ const npu::ParallelGroup* find(const std::vector<npu::ParallelGroup>& groups, co
 
 TEST(ParallelGroupsRealdata, CommunicationGroupJsonNamesEveryCollectiveGroup) {
   REQUIRE_REALDATA(kDir);
-  auto groups = npu::parse_comm_group_parallel_info(
-      npu::read_json_file(npu::test::real(kDir) + "/communication_group.json"));
+  auto groups =
+      npu::parse_comm_group_parallel_info(npu::read_json_file(npu::test::real(kDir) + "/communication_group.json"));
   EXPECT_EQ(groups.size(), 21u);  // 22 rows, the p2p one names nothing
   const auto* world = find(groups, "212011646445595226");
   ASSERT_NE(world, nullptr);
@@ -58,8 +58,8 @@ TEST(ParallelGroupsRealdata, ProfilerMetadataGivesTheSameNamesByHash) {
   EXPECT_EQ(tp->ranks, (std::vector<int>{0, 1}));
   // Every group of rank 0 that communication_group.json names gets the same name and ranks
   // from the metadata: the hash computed here matches msprof-analyze's.
-  auto reference = npu::parse_comm_group_parallel_info(
-      npu::read_json_file(npu::test::real(kDir) + "/communication_group.json"));
+  auto reference =
+      npu::parse_comm_group_parallel_info(npu::read_json_file(npu::test::real(kDir) + "/communication_group.json"));
   int matched = 0;
   for (const auto& r : reference)
     if (const auto* g = find(groups, r.hccl_name)) {
