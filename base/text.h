@@ -16,4 +16,8 @@ std::string md_safe_cell(const std::string& s);
 // Text from runs and rules as Markdown prose: no HTML, links, code spans or table cells of its own.
 std::string md_prose(const std::string& s);
 
+// A word of a printed command line (a path): unchanged when made of safe characters only, else
+// in single quotes, so a command can be pasted into a shell as it is.
+std::string shell_word(const std::string& s);
+
 }  // namespace npu::text

@@ -3,6 +3,7 @@
 // from the facts on, single runs and clusters share the same rules and renderers.
 #include <cstdio>
 
+#include "base/text.h"
 #include "cli/commands.h"
 #include "loaders/detect.h"
 #include "pipeline/run_facts.h"
@@ -37,16 +38,6 @@ int write_report(const nlohmann::json& report, const std::string& fmt, const Com
   return kOk;
 }
 
-// A command-line word: quoted when the path holds anything a shell would split or expand.
-std::string shell_word(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+=:,@") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // A folder that is not a cluster (pipeline/cluster_membership.cpp): each run goes through the rules and
 // is reported on its own, in one document (schema npu-advisor.run-list).
 int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::string& fmt, const CommonOptions& common,
@@ -62,7 +53,8 @@ int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::str
       {"warnings", c.warnings},
       {"runs", nlohmann::json::array()}};
   if (c.runs.size() >= 2)
-    list["compare"] = "npu-advisor compare " + shell_word(c.runs[0].path) + " " + shell_word(c.runs[1].path);
+    list["compare"] =
+        "npu-advisor compare " + text::shell_word(c.runs[0].path) + " " + text::shell_word(c.runs[1].path);
   for (auto& run : c.runs) {
     RuleEngine engine;
     std::vector<RuleOutcome> outcomes;

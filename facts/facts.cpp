@@ -40,6 +40,13 @@ nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::stri
   return {{"file", f ? f->path : std::string(role)}, {"what", what}};
 }
 
+nlohmann::json parallel_groups_json(const std::vector<ParallelGroup>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : groups)
+    out.push_back({{"group", g.hccl_name}, {"name", g.name}, {"ranks", g.ranks}, {"id", g.id}});
+  return out;
+}
+
 nlohmann::json run_metadata_json(const RunModel& m) {
   nlohmann::json run;
   run["framework"] = m.meta.framework;
@@ -55,6 +62,7 @@ nlohmann::json run_metadata_json(const RunModel& m) {
   run["env"] = m.meta.env;
   run["config"] = m.meta.config;
   run["distributed"] = m.meta.distributed;
+  if (!m.meta.parallel_groups.empty()) run["parallel_groups"] = parallel_groups_json(m.meta.parallel_groups);
   return run;
 }
 

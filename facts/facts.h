@@ -34,8 +34,10 @@ nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t l
 nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what);
 
 // The run's metadata (framework, rank, device, profiler level, versions, env, config,
-// distributed args) as the "run" object that facts and the run summary share.
+// distributed args, the groups' names) as the "run" object that facts and the run summary share.
 nlohmann::json run_metadata_json(const RunModel& m);
+// The groups' names as run.parallel_groups: [{group (the id communication records use), name, ranks, id}].
+nlohmann::json parallel_groups_json(const std::vector<ParallelGroup>& groups);
 
 // Reads a facts document (written by `npu-advisor facts`); throws LoadError when it is not
 // one or has a newer major schema version.

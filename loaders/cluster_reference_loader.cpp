@@ -2,7 +2,9 @@
 
 #include <filesystem>
 
+#include "base/json_file.h"
 #include "loaders/communication_loader.h"
+#include "loaders/parallel_groups.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -27,7 +29,11 @@ ClusterReference load_cluster_reference(const std::string& path) {
   }
   if (auto p = take("cluster_communication.json"); !p.empty()) ref.ops = load_cluster_communication_ops(p);
   if (auto p = take("cluster_communication_matrix.json"); !p.empty()) ref.links = load_cluster_communication_links(p);
-  if (auto p = take("communication_group.json"); !p.empty()) ref.groups = load_communication_groups(p);
+  if (auto p = take("communication_group.json"); !p.empty()) {
+    const nlohmann::json doc = read_json_file(p);
+    ref.groups = communication_groups(doc);
+    ref.parallel_groups = parse_comm_group_parallel_info(doc);
+  }
   return ref;
 }
 

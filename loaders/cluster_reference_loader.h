@@ -1,6 +1,6 @@
 // Finds and reads msprof-analyze's cluster_analysis_output/ (the folder itself, or under a
 // cluster folder): cluster_step_trace_time.csv, cluster_communication(.json|_matrix.json),
-// communication_group.json. Empty when there is none.
+// communication_group.json (with the groups' names, comm_group_parallel_info). Empty when there is none.
 #pragma once
 #include <string>
 

@@ -283,11 +283,10 @@ json load_cluster_pipeline_stages(const std::string& path) {
   return out;
 }
 
-json load_communication_groups(const std::string& path) {
-  json doc = read_json_file(path);
+json communication_groups(const json& doc) {
   json out = json::array();
   for (const char* kind : {"collective", "p2p"}) {
-    if (!doc.contains(kind) || !doc[kind].is_array()) continue;
+    if (!doc.is_object() || !doc.contains(kind) || !doc[kind].is_array()) continue;
     for (const auto& g : doc[kind]) {
       if (!g.is_array()) continue;
       json ranks = json::array();

@@ -37,7 +37,8 @@ nlohmann::json load_cluster_step_trace_time(const std::string& path);
 // Its stage rows (pipeline parallelism): one per stage, {ranks: [...], evidence}; empty when
 // the file has none.
 nlohmann::json load_cluster_pipeline_stages(const std::string& path);
-// cluster_analysis_output/communication_group.json: {"collective": [[ranks]], "p2p": [[ranks]]}.
-nlohmann::json load_communication_groups(const std::string& path);
+// cluster_analysis_output/communication_group.json, read: {"collective": [[ranks]], "p2p": [[ranks]]}
+// (its comm_group_parallel_info: loaders/parallel_groups.h).
+nlohmann::json communication_groups(const nlohmann::json& communication_group);
 
 }  // namespace npu

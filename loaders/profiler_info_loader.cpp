@@ -6,6 +6,7 @@
 
 #include "base/json_file.h"
 #include "loaders/ascend_files.h"
+#include "loaders/parallel_groups.h"
 
 namespace npu {
 
@@ -64,6 +65,8 @@ void load_profiler_metadata(const std::string& path, RunModel& model) {
     for (auto& [k, v] : j["ENV_VARIABLES"].items()) model.meta.env[k] = json_scalar_text(v);
   if (j.contains("distributed_args") && j["distributed_args"].is_object())
     for (auto& [k, v] : j["distributed_args"].items()) model.meta.distributed[k] = json_scalar_text(v);
+  if (j.contains("parallel_group_info"))
+    model.meta.parallel_groups = parse_parallel_group_info(j["parallel_group_info"]);
   for (auto& [k, v] : j.items()) {
     if (k == "ENV_VARIABLES" || k == "distributed_args") continue;
     if (k.find("version") != std::string::npos && (v.is_string() || v.is_number()))

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/parallel_group.h"
+
 namespace npu {
 
 struct ClusterReference {
@@ -16,6 +18,7 @@ struct ClusterReference {
   nlohmann::json ops = nlohmann::json::array();         // cluster_communication.json
   nlohmann::json links = nlohmann::json::array();       // cluster_communication_matrix.json
   nlohmann::json groups = nlohmann::json::array();      // communication_group.json
+  std::vector<ParallelGroup> parallel_groups;           // communication_group.json comm_group_parallel_info
   nlohmann::json stages = nlohmann::json::array();      // cluster_step_trace_time.csv stage rows (pipeline stages)
   bool empty() const { return files.empty(); }
 };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/types.h"
+#include "model/parallel_group.h"
 #include "model/string_pool.h"
 
 namespace npu {
@@ -227,6 +228,7 @@ struct RunMetadata {
   std::map<std::string, std::string> env;          // ENV_VARIABLES
   std::map<std::string, std::string> config;       // record_shapes, with_stack, ...
   std::map<std::string, std::string> distributed;  // distributed_args
+  std::vector<ParallelGroup> parallel_groups;      // parallel_group_info: the groups' names (tp, dp, ...)
   StepSemantics step_semantics = StepSemantics::CaptureSegments;
 };
 

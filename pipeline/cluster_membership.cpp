@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <map>
 
+#include "base/text.h"
+
 namespace npu::pipeline {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -110,16 +112,18 @@ Membership classify_members(const std::vector<cluster::RankFacts>& members, std:
       if (folder_timestamp(paths[i]) > folder_timestamp(paths[newest])) newest = i;
     m.runs.push_back(newest);
     if (caps.size() > 1) {
-      std::string others;
+      std::string others, older;
       size_t named = 0;
       for (size_t i : caps) {
         if (i == newest) continue;
+        if (older.empty()) older = paths[i];
         if (named++ < 3) others += (others.empty() ? "" : ", ") + paths[i];
       }
       if (named > 3) others += " and " + std::to_string(named - 3) + " more";
       warnings.push_back(std::to_string(caps.size()) + " members are captures of the same rank " + std::to_string(id) +
                          " (one rank id, so not a cluster): analysed the newest, " + paths[newest] +
-                         "; not analysed: " + others + " (`npu-advisor compare OLDER NEWER` compares two captures)");
+                         "; not analysed: " + others + " (`npu-advisor compare " + text::shell_word(older) + " " +
+                         text::shell_word(paths[newest]) + "` compares two captures)");
     }
   }
   std::sort(m.runs.begin(), m.runs.end(), [&](size_t a, size_t b) { return paths[a] < paths[b]; });

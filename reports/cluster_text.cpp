@@ -190,10 +190,10 @@ std::string render_cluster_markdown(const json& c) {
         "most waiting rank | least waiting rank |\n"
         "|:--|:--|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& g : c["communication"].value("groups", json::array()))
-      out +=
-          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.value("group", ""), g["ranks"].dump(),
-                      g.value("ops", 0), ms(d(g, "wait_ns")), ms(d(g, "transit_ns")), ms(d(g, "sync_ns")),
-                      format_percent(d(g, "wait_ratio")), g.value("max_wait_rank", -1), g.value("min_wait_rank", -1));
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", group_label(c, g.value("group", "")),
+                         g["ranks"].dump(), g.value("ops", 0), ms(d(g, "wait_ns")), ms(d(g, "transit_ns")),
+                         ms(d(g, "sync_ns")), format_percent(d(g, "wait_ratio")), g.value("max_wait_rank", -1),
+                         g.value("min_wait_rank", -1));
   }
   if (c.contains("bandwidth")) {
     out +=

@@ -40,6 +40,11 @@ std::string render_run_list_html(const nlohmann::json& list);
 std::string cluster_verdict_line(const nlohmann::json& cluster);
 std::string render_cluster_terminal(const nlohmann::json& cluster);
 std::string render_cluster_markdown(const nlohmann::json& cluster);
+// A communication group as reports name it: "tp (ranks 0,1)" when cluster.parallel_groups knows
+// its name (by the hash of the group id or the id itself), else the group id (group_label.cpp).
+std::string group_label(const nlohmann::json& cluster, const std::string& group);
+// Sorted rank ids with runs of consecutive ones shortened: [0,1,2,3,8] -> "0-3,8".
+std::string rank_ranges(const nlohmann::json& ranks);
 
 // The step split of a report (`attribution`, rules/attribution.h) in words (attribution_text.cpp):
 // "computing 1.788 ms (12.9%), idle 12.097 ms (87.1%): compile 5.992 ms, host launch 3.264 ms, ..."

@@ -11,6 +11,7 @@
 
 #include "base/byte_source.h"
 #include "base/load_error.h"
+#include "base/text.h"
 #include "facts/facts_schema.h"
 #include "rules/attribution.h"
 #include "rules/builtin_rules.h"
@@ -415,6 +416,11 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
   std::string framework;
   if (const auto* f = fact_at(facts.doc, "run.framework"); f && f->is_string()) framework = f->get<std::string>();
   const double step_ns = step_denominator(facts.doc);
+  // On a cluster, a single-rank rule says where to run it: a real rank folder, not a placeholder.
+  std::string single_rank_reason = "single-rank check: run `npu-advisor analyze` on a rank's folder";
+  if (const auto* ranks = fact_at(facts.doc, "cluster.ranks"); ranks && ranks->is_array() && !ranks->empty())
+    if (std::string dir = (*ranks)[0].value("path", ""); !dir.empty())
+      single_rank_reason = "single-rank check: run `npu-advisor analyze " + text::shell_word(dir) + "` on a rank";
   for (size_t i = 0; i < sources_.size(); ++i) {
     RuleOutcome o;
     o.meta = metas_[i];
@@ -451,7 +457,7 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
     if (cluster_rule != facts.doc.contains("cluster")) {
       o.status = RuleOutcome::Status::NotApplicable;
       o.reason = cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
-                              : "single-rank check: run `npu-advisor analyze RANK_DIR` on a rank";
+                              : single_rank_reason;
       outcomes.push_back(std::move(o));
       continue;
     }

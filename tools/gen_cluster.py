@@ -3,7 +3,7 @@
 
 Usage:  python3 tools/gen_cluster.py OUTDIR [--ranks 8] [--steps 4] [--ops 6] [--ranks-per-node 8]
                   [--slow-rank K --slow-factor 1.6] [--slow-link SRC-DST --slow-link-factor 0.25]
-                  [--duplicate-rank R] [--seed N]
+                  [--duplicate-rank R] [--group-name NAME] [--seed N]
 
 Each rank folder holds profiler_info_{rank}.json, ASCEND_PROFILER_OUTPUT/trace_view.json (host
 ProfilerStep#N, compute tasks on "Ascend Hardware", collectives on the HCCL "Group ...
@@ -16,6 +16,8 @@ compute (--slow-rank) arrives last, waits least, and every other rank waits for 
 a real slow rank looks.  A planted slow link (--slow-link SRC-DST) has its bandwidth multiplied
 by --slow-link-factor: the source rank's transit (communication.json, communication_matrix.json)
 and so every collective of the ring take longer.  --duplicate-rank writes an older second capture of that rank.
+--group-name names the collective group as torch_npu does (profiler_metadata.json
+parallel_group_info, e.g. "dp"); the group id in communication.json is then the hash of its id.
 
 Writes OUTDIR/expected.json with the answers known by construction (integer ns, computed from
 the generator's own numbers).  Standard library only; deterministic (random.Random(seed)).
@@ -28,6 +30,7 @@ import random
 
 STREAM_COMPUTE = 2
 HCCL_GROUP = "1234567890123456789"
+GROUP_ID = "10.0.0.1%eth0_60000_0_1763800000000000"  # a torch_npu group id (--group-name)
 HCCS_GBPS = 19.0          # what a healthy HCCS link achieves (MB/ms)
 RDMA_GBPS = 22.0
 OP_SIZE_MB = 64.0         # per allReduce and rank
@@ -58,8 +61,18 @@ def parse_args():
     ap.add_argument("--slow-link", default="")
     ap.add_argument("--slow-link-factor", type=float, default=0.25)
     ap.add_argument("--duplicate-rank", type=int, default=-1)
+    ap.add_argument("--group-name", default="")
     ap.add_argument("--seed", type=int, default=20261122)
     return ap.parse_args()
+
+
+def hccl_group_name(group_id):
+    """The name HCCL gives a group id: two 32-bit polynomial hashes (29, 131) side by side."""
+    h29 = h131 = 0
+    for c in group_id:
+        h29 = (h29 * 29 + ord(c)) & 0xFFFFFFFF
+        h131 = (h131 * 131 + ord(c)) & 0xFFFFFFFF
+    return str((h29 << 32) | h131)
 
 
 def transport(src, dst, per_node):
@@ -121,7 +134,7 @@ def write_rank(a, rank, sim, folder):
         {"ph": "M", "name": "process_name", "pid": hw, "tid": 0, "args": {"name": "Ascend Hardware"}},
         {"ph": "M", "name": "thread_name", "pid": hw, "tid": STREAM_COMPUTE, "args": {"name": "Stream %d" % STREAM_COMPUTE}},
         {"ph": "M", "name": "process_name", "pid": hccl, "tid": 0, "args": {"name": "HCCL"}},
-        {"ph": "M", "name": "thread_name", "pid": hccl, "tid": 0, "args": {"name": "Group %s Communication" % HCCL_GROUP}},
+        {"ph": "M", "name": "thread_name", "pid": hccl, "tid": 0, "args": {"name": "Group %s Communication" % a.hccl_group}},
     ]
     for step, s, e in sim["steps"]:
         ev.append({"ph": "X", "name": "ProfilerStep#%d" % step, "pid": pid, "tid": pid, "ts": ts_str(s), "dur": us(e - s),
@@ -136,7 +149,7 @@ def write_rank(a, rank, sim, folder):
 
     comm, matrix = {}, {}
     for o in sim["ops"]:
-        key = "%s@%s" % (o["name"], HCCL_GROUP)
+        key = "%s@%s" % (o["name"], a.hccl_group)
         tr = transport(rank, o["dst"], a.ranks_per_node)
         bw = o["size"] / ms(o["transit"])
         large = 1.0 if o["size"] >= (0.5 if tr == "RDMA" else 32.0) else 0.0
@@ -171,10 +184,16 @@ def write_rank(a, rank, sim, folder):
                        "experimental_config": {"_profiler_level": "Level1"}}, "rank_id": rank}
     with open(os.path.join(folder, "profiler_info_%d.json" % rank), "w") as f:
         json.dump(info, f, indent=1)
+    if a.group_name:
+        meta = {"parallel_group_info": {GROUP_ID: {"group_name": a.group_name, "group_rank": rank,
+                                                   "global_ranks": list(range(a.ranks))}}}
+        with open(os.path.join(folder, "profiler_metadata.json"), "w") as f:
+            json.dump(meta, f, indent=1)
 
 
 def main():
     a = parse_args()
+    a.hccl_group = hccl_group_name(GROUP_ID) if a.group_name else HCCL_GROUP
     sim = simulate(a)
     os.makedirs(a.outdir, exist_ok=True)
     folders = {}
@@ -190,7 +209,7 @@ def main():
         other = dict(sim[a.duplicate_rank])
         write_rank(a, a.duplicate_rank, other, dup)
     expected = {"ranks": a.ranks, "steps": a.steps, "ops_per_step": a.ops, "slow_rank": a.slow_rank,
-                "slow_link": a.slow_link, "duplicate_folder": dup, "per_rank": {}}
+                "slow_link": a.slow_link, "duplicate_folder": dup, "hccl_group": a.hccl_group, "per_rank": {}}
     for r in range(a.ranks):
         comp = sum(d for _, _, d in sim[r]["dev"])
         wait = sum(o["wait"] for o in sim[r]["ops"])

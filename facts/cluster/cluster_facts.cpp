@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.h"
 #include "facts/cluster/cluster_parts.h"
 #include "facts/cluster/dixon.h"
 
@@ -114,7 +115,8 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     if (facts.contains(k)) s[k] = facts[k];
   if (facts.contains("run")) {
     s["run"] = json::object();
-    for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform"})
+    for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform",
+                          "parallel_groups"})
       if (facts["run"].contains(k)) s["run"][k] = facts["run"][k];
   }
   // Read in place: value() would copy the whole steps array (a 100 MB rank of 53,604 steps
@@ -171,8 +173,13 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
       rejected.push_back("rank " + std::to_string(r.rank) + ": " + x.get<std::string>());
   run["rejected"] = std::move(rejected);
   f.doc["run"] = run;
+  // The command names a real rank folder, not a placeholder.
+  const std::string rank_dir = ranks.empty() || ranks[0].path.empty() ? "" : text::shell_word(ranks[0].path);
   for (const char* s : {"steps", "overall", "dispatch", "operators", "operator_health", "memory"})
-    f.unavailable(s, "cluster report: single-rank checks run on each rank (npu-advisor analyze RANK_DIR)");
+    f.unavailable(s, "cluster report: single-rank checks run on each rank (" +
+                         (rank_dir.empty() ? std::string("npu-advisor analyze on a rank's folder")
+                                           : "npu-advisor analyze " + rank_dir + ", and each other rank's folder") +
+                         ")");
 
   json c;
   c["input"] = input_path;
@@ -295,6 +302,10 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
         }
   } else f.unavailable("cluster.slow_rank", "needs at least 3 ranks with steps (or collectives judged across ranks)");
   if (!ref.groups.empty()) c["reference_groups"] = ref.groups;
+  if (json named = parallel_groups_section(ranks, ref); !named.empty()) {
+    c["parallel_groups"] = std::move(named);
+    name_groups(c);
+  }
   if (!ref.empty()) {
     c["reference"] = {{"dir", ref.dir}, {"files", ref.files}};
     if (json a =

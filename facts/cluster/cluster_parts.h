@@ -1,8 +1,8 @@
 // What the parts of the cluster analysis (build_cluster_facts, cluster_facts.cpp) share, and
 // the parts themselves: rank x step rows and their alignment across ranks (rank_steps.cpp),
 // pipeline stages (pipeline_stages.cpp), the communication reduced over ranks
-// (communication_reduction.cpp) and the slow-rank verdict (slow_rank.cpp). Only facts/cluster/
-// includes it.
+// (communication_reduction.cpp), the groups' names (group_names.cpp) and the slow-rank verdict
+// (slow_rank.cpp). Only facts/cluster/ includes it.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -92,6 +92,16 @@ json bandwidth_table(const json& ops);
 json small_packets(const json& ops);
 json retransmission(const json& ops);
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref);
+
+// ---- the groups' names (group_names.cpp) ----
+
+// cluster.parallel_groups: every group some rank's parallel_group_info (or the reference's
+// communication_group.json) names: {group, name, ranks, id, source}, sorted by name and ranks.
+json parallel_groups_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref);
+// Puts the name of cluster.parallel_groups beside each group id of the cluster facts:
+// communication.groups[].name, communication.top_ops[].group_name, retransmission[].group_name,
+// slow_rank.groups[].name.
+void name_groups(json& cluster);
 
 // ---- slow rank (slow_rank.cpp) ----
 

@@ -172,6 +172,8 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     json o;
     o["name"] = name;
     o["group"] = std::string(m.str(m.tracks[s.track].thread_name));
+    if (const auto* g = find_parallel_group(m.meta.parallel_groups, o["group"].get<std::string>()))
+      o["group_name"] = g->name;
     int si = steps.empty() ? -1 : index.at(s.ts);
     o["step"] = si >= 0 ? json(steps[static_cast<size_t>(si)].id) : json(nullptr);
     o["start_ns"] = s.ts;
@@ -259,6 +261,8 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
       o["transit_ns"] = tr, o["wait_ns"] = w, o["sync_ns"] = sy, o["idle_ns"] = id;
       o["cause"] = cause_of(o["elapse_ns"].get<Ns>(), tr, w, id);
       o["evidence"] = r->value("evidence", json::array());
+      if (const auto* g = find_parallel_group(m.meta.parallel_groups, o["group"].get<std::string>()))
+        o["group_name"] = g->name;
       t_elapse += o["elapse_ns"].get<Ns>(), t_transit += tr, t_wait += w, t_sync += sy, t_idle += id;
       have_split = true;
       ops.push_back(std::move(o));

@@ -16,14 +16,23 @@ void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
   }
   nlohmann::json c;
   c["rank"] = ctx.model.meta.rank;
+  // The framework's name of each record's group (parallel_group_info), where known.
+  auto name_groups = [&](nlohmann::json& records) {
+    if (ctx.model.meta.parallel_groups.empty() || !records.is_array()) return;
+    for (auto& r : records)
+      if (const auto* g = find_parallel_group(ctx.model.meta.parallel_groups, r.value("group", "")))
+        r["group_name"] = g->name;
+  };
   if (!in.ops.is_null()) {
     c["ops"] = in.ops;
+    name_groups(c["ops"]);
     c["ops_source"] = in.ops_source;
   } else {
     facts.unavailable("communication.ops", "no communication.json: wait/transit times and bandwidth per operator");
   }
   if (!in.links.is_null()) {
     c["links"] = in.links;
+    name_groups(c["links"]);
     c["links_source"] = in.links_source;
   } else {
     facts.unavailable("communication.links", in.ops_source.find("(table") != std::string::npos

@@ -1,12 +1,13 @@
 // The small tables every reader after them leans on: STRING_IDS (the text of the id-valued
 // text columns of current schemas), ENUM_API_TYPE and ENUM_MODULE (API type and memory module
-// names), META_DATA (versions, distributed args, environment) and RANK_DEVICE_MAP (this
+// names), META_DATA (versions, distributed args, environment, group names) and RANK_DEVICE_MAP (this
 // database's rank and device).
 #include <map>
 #include <string>
 
 #include "base/json_file.h"
 #include "loaders/db/db_readers.h"
+#include "loaders/parallel_groups.h"
 
 namespace npu {
 
@@ -52,6 +53,8 @@ void read_metadata(DbLoadContext& cx) {
       };
       if (n == "distributed_args" && j.is_object()) flat(cx.model.meta.distributed);
       else if (n == "ENV_VARIABLES" && j.is_object()) flat(cx.model.meta.env);
+      else if (n == "parallel_group_info" && j.is_object())
+        cx.model.meta.parallel_groups = parse_parallel_group_info(j);
       else if (n.find("version") != std::string::npos) cx.model.meta.versions[n] = v;
       else cx.model.meta.config[n] = v;
     }

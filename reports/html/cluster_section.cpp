@@ -110,13 +110,14 @@ std::string section_cluster(const json& r) {
                                {"most waiting rank", true},
                                {"least waiting rank", true}});
     for (const auto& x : list(comm, "groups"))
-      g.row({tcell(str(x, "group")), tcell(text(at(x, "ranks"))), count_cell(num(x, "ops")), ms_cell(num(x, "wait_ns")),
-             ms_cell(num(x, "transit_ns")), ms_cell(num(x, "sync_ns")), pct_cell(num(x, "wait_ratio")),
-             count_cell(num(x, "max_wait_rank")), count_cell(num(x, "min_wait_rank"))});
+      g.row({tcell(group_label(c, str(x, "group"))), tcell(text(at(x, "ranks"))), count_cell(num(x, "ops")),
+             ms_cell(num(x, "wait_ns")), ms_cell(num(x, "transit_ns")), ms_cell(num(x, "sync_ns")),
+             pct_cell(num(x, "wait_ratio")), count_cell(num(x, "max_wait_rank")), count_cell(num(x, "min_wait_rank"))});
     out += g.html();
     out += "<details><summary>Longest collectives (per-rank elapse, Dixon test)</summary>\n";
     Table o("cluster-ops", {{"step", false},
                             {"operator", false},
+                            {"group", false},
                             {"ranks", true},
                             {"elapse max (ms)", true},
                             {"elapse min (ms)", true},
@@ -125,9 +126,10 @@ std::string section_cluster(const json& r) {
                             {"fastest rank", true},
                             {"slow rank (Dixon)", false}});
     for (const auto& x : list(comm, "top_ops"))
-      o.row({tcell(text(at(x, "step"))), tcell(str(x, "name")), count_cell(num(x, "ranks")),
-             ms_cell(num(x, "elapse_max_ns")), ms_cell(num(x, "elapse_min_ns")), ms_cell(num(x, "transit_max_ns")),
-             pct_cell(num(x, "wait_ratio")), count_cell(num(x, "fastest_rank")), tcell(text(at(x, "slow_ranks")))});
+      o.row({tcell(text(at(x, "step"))), tcell(str(x, "name")), tcell(group_label(c, str(x, "group"))),
+             count_cell(num(x, "ranks")), ms_cell(num(x, "elapse_max_ns")), ms_cell(num(x, "elapse_min_ns")),
+             ms_cell(num(x, "transit_max_ns")), pct_cell(num(x, "wait_ratio")), count_cell(num(x, "fastest_rank")),
+             tcell(text(at(x, "slow_ranks")))});
     out += o.html() + "</details>\n";
   }
   if (const json& bw = at(c, "bandwidth"); bw.is_array() && !bw.empty()) {

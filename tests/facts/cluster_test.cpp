@@ -437,6 +437,12 @@ TEST(ClusterMembership, SixtyFourCapturesOfOneRankAreOneRunTheNewest) {
   ASSERT_EQ(r["warnings"].size(), 1u);
   EXPECT_NE(r["warnings"][0].get<std::string>().find("64 members are captures of the same rank 0"), std::string::npos);
   EXPECT_NE(r["warnings"][0].get<std::string>().find("and 60 more"), std::string::npos);
+  // The command to compare two captures names two real ones.
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("`npu-advisor compare " + c +
+                                                     "/node0_10000_20261122093000000_ascend_pt " + c +
+                                                     "/node0_10063_20261122093000063_ascend_pt`"),
+            std::string::npos)
+      << r["warnings"][0];
 }
 
 }  // namespace

@@ -16,11 +16,13 @@ transit time is above 4 s. Saving: the time above 4 s is not estimated. Confiden
 ]],
 }
 
+local collectives = require "lib.collectives"
+
 function check(facts, p, emit)
   for _, r in ipairs(facts.cluster.retransmission or {}) do
     emit {
       observed = string.format("%s (group %s, step %s): RDMA transit up to %.3f s on ranks %s while every rank spent at least %.3f s in it.",
-        r.name, r.group, tostring(r.step), r.max_rdma_transit_ns / 1e9, table.concat(r.ranks, ","), r.min_elapse_ns / 1e9),
+        r.name, collectives.group_label(facts, r.group), tostring(r.step), r.max_rdma_transit_ns / 1e9, table.concat(r.ranks, ","), r.min_elapse_ns / 1e9),
       why = "Seconds-long RDMA transfers come from packet loss and retransmission timeouts on the network.",
       action = "Check the RDMA NICs and switch: error and retransmission counters, PFC/ECN configuration, cabling.",
       commands = { "hccn_tool -i 0 -stat -g" },

@@ -27,6 +27,7 @@ wait). Confidence `confidence_agree` (0.7) when both signals name the rank, else
 }
 
 local run = require "lib.run"
+local collectives = require "lib.collectives"
 
 function check(facts, p, emit)
   local s = facts.cluster.slow_rank
@@ -50,7 +51,10 @@ function check(facts, p, emit)
   local groups = {}
   for i, g in ipairs(s.groups or {}) do
     if i > 3 then break end
-    groups[#groups + 1] = string.format("%s (wait ratio %.0f%%)", g.group, 100 * g.wait_ratio)
+    local label = collectives.group_label(facts, g.group)
+    -- A named group's label ends in its ranks, "tp (ranks 0,1)": the ratio follows it unbracketed.
+    local fmt = label ~= g.group and "%s with wait ratio %.0f%%" or "%s (wait ratio %.0f%%)"
+    groups[#groups + 1] = string.format(fmt, label, 100 * g.wait_ratio)
   end
   if #groups > 0 then parts[#parts + 1] = "groups that wait for it: " .. table.concat(groups, ", ") end
   -- Its own causes (the single-run rules on its facts): what to fix on it.

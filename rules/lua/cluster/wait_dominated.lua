@@ -27,6 +27,7 @@ wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
 
 local run = require "lib.run"
 local steplib = require "lib.steps"
+local collectives = require "lib.collectives"
 
 function check(facts, p, emit)
   local c = facts.cluster
@@ -54,9 +55,13 @@ function check(facts, p, emit)
       for _, r in ipairs(c.ranks or {}) do
         if r.rank == look and r.path then cmds[#cmds + 1] = "npu-advisor analyze " .. run.quote(r.path) end
       end
+      -- A named group says its ranks in its label ("tp (ranks 0,1)"); an unnamed one is a hash.
+      local label = collectives.group_label(facts, g.group)
+      local who = label ~= g.group and string.format("%s, %d operators", label, g.ops)
+        or string.format("%s (ranks %s, %d operators)", g.group, table.concat(g.ranks, ","), g.ops)
       emit {
-        observed = string.format("Group %s (ranks %s, %d operators): wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",
-          g.group, table.concat(g.ranks, ","), g.ops, g.wait_ns / 1e6, g.transit_ns / 1e6, 100 * g.wait_ratio, blame),
+        observed = string.format("Group %s: wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",
+          who, g.wait_ns / 1e6, g.transit_ns / 1e6, 100 * g.wait_ratio, blame),
         why = "Waiting is time the ranks are out of step; faster links do not shorten it.",
         action = "Find what delays the rank the others wait for (see cluster.slow_rank, or analyze that rank alone); "
           .. "balance the work across ranks (pipeline stages, sequence lengths, MoE routing).",

@@ -36,6 +36,7 @@ Optional reads: overall.device_time_ns, overall.steps, steps (the operator's own
 
 local sname = util.step_name
 local run = require "lib.run"
+local collectives = require "lib.collectives"
 local ms = function(ns) return string.format("%.3f ms", ns / 1e6) end
 
 function check(facts, p, emit)
@@ -60,7 +61,8 @@ function check(facts, p, emit)
     parts[#parts + 1] = string.format("wait %s (%s; synchronisation %s)", ms(op.wait_ns), share(op.wait_ns), ms(op.sync_ns))
     parts[#parts + 1] = string.format("transit %s (%s)", ms(op.transit_ns), share(op.transit_ns))
   end
-  local observed = string.format("%s (%s) in step %s takes %s", op.name, op.group ~= "" and op.group or "group ?",
+  local observed = string.format("%s (%s) in step %s takes %s", op.name,
+    op.group ~= "" and collectives.group_label(facts, op.group) or "group ?",
     sname(op.step), ms(op.elapse_ns))
   if step then observed = observed .. string.format(" of a %s step", ms(step)) end
   if #parts > 0 then observed = observed .. ": " .. table.concat(parts, ", ") end

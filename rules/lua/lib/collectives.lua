@@ -32,4 +32,35 @@ function collectives.top(facts, k)
   return names, ev
 end
 
+-- A communication group as findings name it: "tp (ranks 0,1)" when the facts know the
+-- framework's name for it (cluster.parallel_groups, or run.parallel_groups of one rank; matched by
+-- the hash of the group id or the id itself, also inside a trace thread name "Group <x>
+-- Communication"), else `group` as the records write it (a hash such as "6960437680420871035").
+function collectives.group_label(facts, group)
+  local id = group:match("^Group (.+) Communication$") or group
+  local lists = { facts.cluster and facts.cluster.parallel_groups, facts.run and facts.run.parallel_groups }
+  for k = 1, 2 do
+    for _, g in ipairs(lists[k] or {}) do
+      if (g.group == id or g.id == id) and g.name and g.name ~= "" then
+        return #(g.ranks or {}) > 0 and format("%s (ranks %s)", g.name, collectives.rank_ranges(g.ranks)) or g.name
+      end
+    end
+  end
+  return group
+end
+
+-- Sorted rank ids with runs of consecutive ones shortened: {0,1,2,3,8} -> "0-3,8".
+function collectives.rank_ranges(ranks)
+  local parts, i = {}, 1
+  while i <= #ranks do
+    local j = i
+    while j < #ranks and ranks[j + 1] == ranks[j] + 1 do j = j + 1 end
+    if j == i then parts[#parts + 1] = tostring(ranks[i])
+    elseif j == i + 1 then parts[#parts + 1] = ranks[i] .. "," .. ranks[j]
+    else parts[#parts + 1] = ranks[i] .. "-" .. ranks[j] end
+    i = j + 1
+  end
+  return table.concat(parts, ",")
+end
+
 return collectives
