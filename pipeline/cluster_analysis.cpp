@@ -107,7 +107,11 @@ RankOutcome analyze_member(const std::string& member, const RuleOptions& rules, 
       // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
       if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
         throw LoadError::whole_file(member, "holds no profiler data (no trace events, kernels or step times)");
-      f = run_facts(m, member, md);
+      // A rank with a rank id is only ever a cluster member (its timeline is never drawn); a
+      // run without one may become a run of a run list, with its own full report.
+      FactsOptions fo;
+      fo.timeline = m.meta.rank < 0;
+      f = run_facts(m, member, md, fo);
       if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
     }  // the model (events) is gone here; only facts stay
     // In this process, give the freed pages back: the small facts that stay would otherwise pin a

@@ -4,8 +4,8 @@
 
 namespace npu::pipeline {
 
-Facts run_facts(const RunModel& model, const std::string& path, const Detection& d) {
-  Facts f = compute_facts(model);
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, const FactsOptions& options) {
+  Facts f = compute_facts(model, options);
   f.doc["input"] = {{"path", path}, {"kind", to_string(d.kind)}, {"description", d.description}};
   return f;
 }

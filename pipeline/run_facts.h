@@ -4,12 +4,13 @@
 #pragma once
 #include <string>
 
+#include "facts/diagnostics/diagnostics.h"
 #include "facts/facts.h"
 #include "model/input.h"
 #include "model/model.h"
 
 namespace npu::pipeline {
 
-Facts run_facts(const RunModel& model, const std::string& path, const Detection& d);
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, const FactsOptions& options = {});
 
 }  // namespace npu::pipeline

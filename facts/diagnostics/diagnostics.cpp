@@ -4,7 +4,7 @@
 
 namespace npu {
 
-Facts compute_facts(const RunModel& model) {
+Facts compute_facts(const RunModel& model, const FactsOptions& options) {
   Facts f;
   f.doc["schema"] = kFactsSchema;
   f.doc["schema_version"] = kFactsSchemaVersion;
@@ -38,7 +38,7 @@ Facts compute_facts(const RunModel& model) {
   diagnose_collectives(ctx, f);
   std::vector<IdleStretch> stretches;
   diagnose_idle_attribution(ctx, idle, host_bound, f, &stretches);
-  diagnose_timeline(ctx, f, &stretches);
+  if (options.timeline) diagnose_timeline(ctx, f, &stretches);
   return f;
 }
 

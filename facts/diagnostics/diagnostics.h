@@ -68,7 +68,12 @@ void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts,
 // graph_execution.cpp: "graph_execution" (Ascend runs)
 void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 
+// timeline: compute the step timeline (what the HTML report draws). A cluster's ranks skip it:
+// the cluster report draws no rank's timeline, and it costs a long capture a tenth of its facts.
+struct FactsOptions {
+  bool timeline = true;
+};
 // Runs every diagnostic in order.
-Facts compute_facts(const RunModel& model);
+Facts compute_facts(const RunModel& model, const FactsOptions& options = {});
 
 }  // namespace npu
