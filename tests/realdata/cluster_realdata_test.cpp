@@ -333,6 +333,11 @@ TEST(ClusterRealData, MsprofTwoDevicesAreComparedStepByStep) {
     EXPECT_LT(c["spread"][m]["ratio"].get<double>(), 0.05) << m;
   EXPECT_EQ(finding_in(r, "cluster.imbalance"), nullptr);
   EXPECT_EQ(finding_in(r, "cluster.slow_rank"), nullptr);
+  // A MindSpore job gets MindSpore's knobs: nothing of torch_npu or PyTorch DDP in any finding
+  // (the per-rank causes merged into the cluster's included).
+  const std::string text = r["findings"].dump();
+  for (const char* word : {"TASK_QUEUE_ENABLE", "torch", "DDP", ".item()", "ZeRO", "bucket_cap_mb"})
+    EXPECT_EQ(text.find(word), std::string::npos) << word;
 }
 
 }  // namespace

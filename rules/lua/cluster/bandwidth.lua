@@ -26,6 +26,7 @@ Saving per step = (transit time - size / (utilization x standard)) / steps. Conf
 }
 
 local steplib = require "lib.steps"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local standard = { HCCS = p.standard_hccs_gbps, SDMA = p.standard_sdma_gbps, PCIE = p.standard_pcie_gbps, RDMA = p.standard_rdma_gbps }
@@ -49,7 +50,9 @@ function check(facts, p, emit)
           worst and string.format("; slowest rank %d at %.2f GB/s", worst.rank, worst.gbps) or "", cause),
         why = "Communication takes longer than the link allows.",
         action = b.large_packet_ratio < p.large_packet_ratio
-          and "Merge transfers (larger DDP buckets, gradient accumulation, ZeRO-1/2) so they reach line rate."
+          and (run.is_mindspore(facts)
+            and "Merge transfers (fewer, larger fused allreduces: comm_fusion / all_reduce_fusion_config; gradient accumulation) so they reach line rate."
+            or "Merge transfers (larger DDP buckets, gradient accumulation, ZeRO-1/2) so they reach line rate.")
           or "Check the link: HCCS configuration (npu-smi info -t topo), PCIe contention with other devices, RDMA switch and NIC settings.",
         commands = { "npu-smi info -t topo" },
         saving_ns = math.max(0, b.time_ns - b.size_mb / (p.utilization * std) * 1e6) / steps,

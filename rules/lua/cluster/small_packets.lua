@@ -18,6 +18,8 @@ Saving: not estimated (it depends on how far the transfers can be merged). Confi
 ]],
 }
 
+local run = require "lib.run"
+
 function check(facts, p, emit)
   for _, s in ipairs(facts.cluster.small_packets or {}) do
     if s.small_ratio > p.ratio then
@@ -31,8 +33,11 @@ function check(facts, p, emit)
           s.small_ops, s.ops, s.transport, 100 * s.small_ratio, s.threshold_mb, s.small_time_ns / 1e6,
           #ex > 0 and ("; e.g. " .. table.concat(ex, ", ")) or ""),
         why = "Small transfers pay the start-up cost without reaching the link's bandwidth.",
-        action = "Send fewer, larger messages: larger DDP buckets (bucket_cap_mb), gradient accumulation or a larger "
-          .. "micro-batch (data parallel), ZeRO-1/2 instead of ZeRO-3, fused optimizers that communicate once per step.",
+        action = run.is_mindspore(facts)
+          and ("Send fewer, larger messages: fuse gradient allreduces into larger groups (comm_fusion / "
+            .. "all_reduce_fusion_config), gradient accumulation or a larger micro-batch (data parallel).")
+          or ("Send fewer, larger messages: larger DDP buckets (bucket_cap_mb), gradient accumulation or a larger "
+            .. "micro-batch (data parallel), ZeRO-1/2 instead of ZeRO-3, fused optimizers that communicate once per step."),
         commands = {},
         saving_ns = 0,
         saving_formula = "not estimated",

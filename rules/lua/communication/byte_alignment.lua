@@ -20,6 +20,8 @@ sizes recover; confidence 0.2.
 ]],
 }
 
+local run = require "lib.run"
+
 function check(facts, p, emit)
   local c = facts.collectives
   local a = c.alignment
@@ -39,8 +41,11 @@ function check(facts, p, emit)
     observed = string.format("%d of %d communication operators move SDMA data in sizes that are not multiples of 512 B (%.3f ms of transfers): %s.",
       a.ops_unaligned, a.ops_checked, a.unaligned_ns / 1e6, table.concat(names, ", ")),
     why = "Unaligned transfer sizes are split into slower pieces by the DMA engine.",
-    action = "Make communicated buffers multiples of 512 bytes: pad gradient buckets / tensors to 128 fp32 (256 bf16) elements, " ..
-      "or choose bucket sizes that are (e.g. bucket_cap_mb as a whole number of MiB); then profile again.",
+    action = run.is_mindspore(facts)
+      and ("Make communicated buffers multiples of 512 bytes: pad tensors to 128 fp32 (256 fp16/bf16) elements, or "
+        .. "choose allreduce fusion sizes that are (comm_fusion \"size\" in whole MiB); then profile again.")
+      or ("Make communicated buffers multiples of 512 bytes: pad gradient buckets / tensors to 128 fp32 (256 bf16) "
+        .. "elements, or choose bucket sizes that are (e.g. bucket_cap_mb as a whole number of MiB); then profile again."),
     commands = {},
     saving_ns = p.factor * a.unaligned_ns / n,
     saving_formula = string.format("%.1f x unaligned transfer time / %d steps", p.factor, n),

@@ -49,13 +49,20 @@ function check(facts, p, emit)
     cmds = { "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }
     if job then table.insert(cmds, 1, "npu-advisor analyze " .. job .. "   # one summary per rank: compare their step breakdowns") end
   end
+  local action = "First compare ranks (a slow rank makes the others wait inside collectives: analyze the job folder, "
+    .. "every rank side by side). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
+    .. "per sample), bf16 gradients, ZeRO-1/2 instead of ZeRO-3, less tensor parallelism across nodes; check link "
+    .. "bandwidth (slow links, RDMA/HCCS/NVLink)."
+  if run.is_mindspore(facts) then
+    action = "First compare ranks (a slow rank makes the others wait inside collectives: analyze the job folder, "
+      .. "every rank side by side). Then cut traffic: gradient accumulation or larger micro-batches (fewer allreduces "
+      .. "per sample), fp16/bf16 gradients (mixed precision), fewer and larger fused allreduces (comm_fusion), less "
+      .. "model parallelism across nodes; check link bandwidth (slow links, RDMA/HCCS)."
+  end
   emit {
     observed = observed .. ".",
     why = "More time goes to collectives (or to waiting in them for other ranks) than to computing; overlap cannot hide the difference.",
-    action = "First compare ranks (a slow rank makes the others wait inside collectives: npu-advisor on each rank, or "
-      .. "msprof-analyze cluster / HTA on GPUs). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
-      .. "per sample), bf16 gradients, ZeRO-1/2 instead of ZeRO-3, less tensor parallelism across nodes; check link "
-      .. "bandwidth (slow links, RDMA/HCCS/NVLink).",
+    action = action,
     commands = cmds,
     saving_ns = p.factor * exposed / n,
     saving_formula = string.format("%.2f x (not-overlapped comm - min(not-overlapped, computing - overlapped)) / %d steps", p.factor, n),

@@ -116,6 +116,11 @@ function check(facts, p, emit)
       or "Its time is split between moving data, waiting and idling; no single cause dominates."
     action = "Send less or faster: bf16 gradients, larger DDP buckets (fewer, larger transfers), gradient accumulation, " ..
       "less tensor parallelism across nodes; compare the measured GB/s with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+    if run.is_mindspore(facts) then
+      action = "Send less or faster: fp16/bf16 gradients (mixed precision), fewer and larger fused allreduces (comm_fusion / " ..
+        "all_reduce_fusion_config), gradient accumulation, less model parallelism across nodes; compare the measured GB/s " ..
+        "with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+    end
     cmds = job and { "npu-advisor analyze " .. job .. "   # bandwidth per link across the ranks" } or {}
     saving, confidence = p.factor_transit * math.min(exposed, op.transit_ns or exposed) / n, 0.3
   end
