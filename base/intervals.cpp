@@ -1,11 +1,13 @@
 #include "base/intervals.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace npu {
 
-Intervals union_of(Intervals in) {
-  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+namespace {
+// Merges start-sorted intervals into sorted, disjoint, non-empty ones (touching ones joined).
+Intervals merge_sorted(const Intervals& in) {
   Intervals out;
   for (const auto& iv : in) {
     if (iv.end <= iv.start) continue;
@@ -16,6 +18,20 @@ Intervals union_of(Intervals in) {
     }
   }
   return out;
+}
+}  // namespace
+
+Intervals union_of(Intervals in) {
+  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  return merge_sorted(in);
+}
+
+Intervals union_of(const Intervals& a, const Intervals& b) {
+  Intervals all;
+  all.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all),
+             [](const Interval& x, const Interval& y) { return x.start < y.start; });
+  return merge_sorted(all);
 }
 
 Intervals difference(const Intervals& a, const Intervals& b) {

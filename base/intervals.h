@@ -17,6 +17,8 @@ using Intervals = std::vector<Interval>;
 // Sorted, disjoint, non-empty intervals covering the same points as `in` (any order, nesting,
 // overlaps and zero-length items allowed). Touching intervals are merged.
 Intervals union_of(Intervals in);
+// The same for two normalised sets, in linear time (a merge, no sort).
+Intervals union_of(const Intervals& a, const Intervals& b);
 // Points of a not in b. Both must be normalised (output of union_of).
 Intervals difference(const Intervals& a, const Intervals& b);
 // Points in both. Both must be normalised.

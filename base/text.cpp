@@ -1,5 +1,8 @@
 #include "base/text.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace npu::text {
@@ -56,6 +59,12 @@ std::string shell_word(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+bool contains_nocase(std::string_view s, std::string_view needle) {
+  auto low = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  return std::search(s.begin(), s.end(), needle.begin(), needle.end(),
+                     [&](char a, char b) { return low(a) == low(b); }) != s.end();
 }
 
 }  // namespace npu::text

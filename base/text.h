@@ -2,6 +2,7 @@
 // run never print the same quantity two ways.
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace npu::text {
 
@@ -19,5 +20,7 @@ std::string md_prose(const std::string& s);
 // A word of a printed command line (a path): unchanged when made of safe characters only, else
 // in single quotes, so a command can be pasted into a shell as it is.
 std::string shell_word(const std::string& s);
+// Whether `s` holds `needle` in any letter case (ASCII).
+bool contains_nocase(std::string_view s, std::string_view needle);
 
 }  // namespace npu::text

@@ -17,16 +17,12 @@ namespace {
 // What the facts say moved with the idle time: its causes, host activity, dispatch.
 json free_time_related(const json& doc, double sign, double floor_ns) {
   json related = json::array();
-  for (const auto& r : doc["idle_causes"]["metrics"])
-    if (!r["delta"].is_null() && r["delta"].get<double>() * sign > floor_ns)
-      related.push_back(fmt::format("{}: {} per step ({} -> {})", r["label"].get<std::string>(),
-                                    fmt_signed_ms(r["delta"].get<double>()), fmt_ms(r["base"].get<double>()),
-                                    fmt_ms(r["new"].get<double>())));
-  for (const auto& r : doc["host_activity"]["metrics"])
-    if (!r["delta"].is_null() && r["delta"].get<double>() * sign > floor_ns)
-      related.push_back(fmt::format("{}: {} per step ({} -> {})", r["label"].get<std::string>(),
-                                    fmt_signed_ms(r["delta"].get<double>()), fmt_ms(r["base"].get<double>()),
-                                    fmt_ms(r["new"].get<double>())));
+  for (const char* section : {"idle_causes", "host_activity"})
+    for (const auto& r : doc[section]["metrics"])
+      if (!r["delta"].is_null() && r["delta"].get<double>() * sign > floor_ns)
+        related.push_back(fmt::format("{}: {} per step ({} -> {})", r["label"].get<std::string>(),
+                                      fmt_signed_ms(r["delta"].get<double>()), fmt_ms(r["base"].get<double>()),
+                                      fmt_ms(r["new"].get<double>())));
   if (!doc["dispatch"].value("available", false)) return related;
   for (const auto& r : doc["dispatch"]["metrics"]) {
     if (r["delta"].is_null()) continue;

@@ -134,6 +134,7 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
   // communication is the communication operators alone (COMMUNICATION_OP): none, none.
   d.comm_from_ops = !comm_ops.empty() || m.meta.step_semantics != StepSemantics::CaptureSegments;
   d.comm = union_of(d.comm_from_ops ? comm_ops : comm_tasks);
+  d.busy = union_of(d.compute, d.comm);
   d.comm_slices = d.comm_from_ops ? comm_op_idx : comm_task_idx;
   if (!all.empty()) {
     d.window.start =

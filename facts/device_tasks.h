@@ -28,6 +28,7 @@ struct DeviceTimeline {
   std::vector<uint32_t> comm_slices;     // communication operator spans
   Intervals compute;                     // union
   Intervals comm;                        // union
+  Intervals busy;                        // compute ∪ comm: where the device is not idle
   Interval window;                       // first device task start .. last end (incl. comm)
   bool has_device = false;
   bool comm_from_ops = false;  // comm spans from the HCCL/Communication op threads (else device HCCL tasks)

@@ -1,17 +1,12 @@
 #include "facts/host_causes.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "base/text.h"
 #include "facts/device_tasks.h"
 
 namespace npu {
 namespace {
-
-bool contains_nocase(std::string_view s, std::string_view needle) {
-  return std::search(s.begin(), s.end(), needle.begin(), needle.end(),
-                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != s.end();
-}
 
 // The cause a name gives on a host thread that is not the GC track.
 HostCause cause_of_name(TrackKind kind, std::string_view n) {
@@ -21,8 +16,8 @@ HostCause cause_of_name(TrackKind kind, std::string_view n) {
     return HostCause::None;
   }
   if (gpu_sync_kind(n) != GpuSync::None) return HostCause::Sync;
-  if (contains_nocase(n, "dataloader")) return HostCause::Dataloader;
-  if (contains_nocase(n, "barrier")) return HostCause::CommWait;
+  if (text::contains_nocase(n, "dataloader")) return HostCause::Dataloader;
+  if (text::contains_nocase(n, "barrier")) return HostCause::CommWait;
   return HostCause::None;
 }
 

@@ -321,11 +321,7 @@ class Dispatch {
     run_median_task_ns_ = median(all_compute_durs_);
     for (auto& g : groups_) g.median_task_ns = median(g.compute_durs);
 
-    Intervals busy = d_.compute;  // already a union; merge in communication when there is any
-    if (!d_.comm.empty()) {
-      busy.insert(busy.end(), d_.comm.begin(), d_.comm.end());
-      busy = union_of(std::move(busy));
-    }
+    const Intervals& busy = d_.busy;
     size_t cursor = 0;
     for (size_t k = 0; k < busy.size(); ++k) {
       int g = group_of(busy[k].start);

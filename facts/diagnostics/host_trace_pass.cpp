@@ -39,9 +39,7 @@ uint16_t classify_name(std::string_view n) {
 std::vector<FreeGap> long_free_gaps(const DeviceTimeline& d) {
   std::vector<FreeGap> gaps;
   if (!d.has_device) return gaps;
-  Intervals busy = d.compute;
-  busy.insert(busy.end(), d.comm.begin(), d.comm.end());
-  for (const Interval& iv : difference(Intervals{d.window}, union_of(busy)))
+  for (const Interval& iv : difference(Intervals{d.window}, d.busy))
     if (iv.length() > kConjecturedGcMinFreeNs) gaps.push_back({iv});
   return gaps;
 }

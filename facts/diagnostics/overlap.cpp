@@ -96,11 +96,7 @@ struct Accumulator {
 // step whose device window holds its start (not clipped at the boundary).
 void capture_segments(const RunModel& m, const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc) {
   const StepWindowIndex index(w);
-  Intervals busy = union_of([&] {
-    Intervals all = d.compute;
-    all.insert(all.end(), d.comm.begin(), d.comm.end());
-    return all;
-  }());
+  const Intervals& busy = d.busy;
   // GPU runs: memcpy/memset keep the device window open (docs/facts-gpu.md); Ascend: the
   // profiler's Free lies between compute/communication segments only.
   Intervals free = m.meta.platform == "gpu" ? difference(Intervals{d.window}, busy) : gaps(busy);

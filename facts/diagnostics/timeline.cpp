@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/timeline_steps.h"
 
@@ -49,12 +50,6 @@ const char* row_kind_name(RowKind k) {
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-bool contains_nocase(std::string_view s, std::string_view needle) {
-  auto it = std::search(s.begin(), s.end(), needle.begin(), needle.end(),
-                        [](char a, char b) { return (a | 0x20) == (b | 0x20); });
-  return it != s.end();
-}
 
 class Timeline {
  public:
@@ -333,12 +328,7 @@ class Timeline {
     if (b <= a) return out;
     Intervals comp = clip(d_.compute, a, b);
     Intervals cno = clip(difference(d_.comm, d_.compute), a, b);
-    Intervals busy = union_of([&] {
-      Intervals all = comp;
-      all.insert(all.end(), cno.begin(), cno.end());
-      return all;
-    }());
-    Intervals fr = difference(Intervals{{a, b}}, busy);
+    Intervals fr = difference(Intervals{{a, b}}, clip(d_.busy, a, b));
     std::vector<Seg> segs;
     for (const auto& iv : comp) segs.push_back({iv, 0});
     for (const auto& iv : cno) segs.push_back({iv, 1});
@@ -564,7 +554,7 @@ class Timeline {
               evidence_event(m_, s.loc, "synchronize"));
         } else if (r.kind == RowKind::GC && it.depth == 0) {
           add("gc", s.ts, s.dur, row, "Python GC (" + us(s.dur) + ")", evidence_event(m_, s.loc, "GC"));
-        } else if (s.ts >= loader_end && contains_nocase(n, "dataloader")) {
+        } else if (s.ts >= loader_end && text::contains_nocase(n, "dataloader")) {
           loader_end = s.end();
           add("dataloader", s.ts, s.dur, row, "data loading (" + us(s.dur) + ")",
               evidence_event(m_, s.loc, "dataloader"));
