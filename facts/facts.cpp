@@ -1,6 +1,7 @@
 #include "facts/facts.h"
 
 #include "base/json_file.h"
+#include "base/json_object.h"
 #include "base/load_error.h"
 
 namespace npu {
@@ -21,8 +22,11 @@ std::string path_of(const RunModel& m, uint16_t file) {
 
 nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what) {
   RunModel::DecodedLoc d = m.decode_loc(loc);
-  if (!d.table.empty()) return {{"file", path_of(m, d.file)}, {"table", d.table}, {"rowid", d.offset}, {"what", what}};
-  return {{"file", path_of(m, d.file)}, {"byte", d.offset}, {"what", what}};
+  JsonObject o;
+  o.add("file", path_of(m, d.file)).add("what", what);
+  if (!d.table.empty()) o.add("table", d.table).add("rowid", d.offset);
+  else o.add("byte", d.offset);
+  return o.take();
 }
 
 nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what) {

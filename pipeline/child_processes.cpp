@@ -56,6 +56,11 @@ struct Running {
 
 std::vector<ChildResult> run_in_child_processes(size_t n, int workers, const ChildJob& job) {
   std::vector<ChildResult> out(n);
+  run_in_child_processes(n, workers, job, [&](size_t i, ChildResult&& r) { out[i] = std::move(r); });
+  return out;
+}
+
+void run_in_child_processes(size_t n, int workers, const ChildJob& job, const ChildDone& done) {
   std::vector<Running> running;
   size_t next = 0;
   auto start = [&](size_t i) {
@@ -73,7 +78,7 @@ std::vector<ChildResult> run_in_child_processes(size_t n, int workers, const Chi
     }
     if (pid < 0) {  // no child: run it here
       if (fd >= 0) ::close(fd);
-      out[i].bytes = job(i, false);
+      done(i, ChildResult{job(i, false), ""});
       return;
     }
     running.push_back(Running{pid, i, fd});
@@ -88,19 +93,20 @@ std::vector<ChildResult> run_in_child_processes(size_t n, int workers, const Chi
         ++k;
         continue;
       }
-      ChildResult& res = out[running[k].job];
+      ChildResult res;
       if (r < 0) res.error = std::string("its analysis process could not be waited for: ") + std::strerror(errno);
       else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) res.error = how_it_ended(status);
       else if (!read_all(running[k].fd, res.bytes)) res.error = "its analysis process's result could not be read";
       ::close(running[k].fd);
+      const size_t finished = running[k].job;
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
       reaped = true;
+      done(finished, std::move(res));
     }
     // A job takes from milliseconds to seconds: polling each millisecond costs nothing and
     // waits only for our own children (waitpid(-1) could reap someone else's).
     if (!reaped && !running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return out;
 }
 
 }  // namespace npu::pipeline

@@ -24,6 +24,12 @@ struct ChildResult {
 // cannot be started (fork or memfd_create fails) the job runs in this process instead
 // (in_child false), with the same result.
 using ChildJob = std::function<std::string(size_t i, bool in_child)>;
+// Each result is handed to `done` as soon as its job ends (in the calling process, in the order
+// the jobs end), so the caller can keep what it needs and drop the bytes: 64 ranks' results
+// held until the last one ended made the parent the largest process.
+using ChildDone = std::function<void(size_t i, ChildResult&& result)>;
+void run_in_child_processes(size_t n, int workers, const ChildJob& job, const ChildDone& done);
+// The same, every result kept and returned (index i: job i).
 std::vector<ChildResult> run_in_child_processes(size_t n, int workers, const ChildJob& job);
 
 }  // namespace npu::pipeline

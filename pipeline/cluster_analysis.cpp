@@ -45,7 +45,7 @@ json own_findings(const Facts& f, const RuleOptions& rules) {
     if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
     json c = json::object();
     for (const char* k : {"rule", "category", "severity", "title", "observed", "action", "commands", "saving_ns",
-                          "saving_ratio", "confidence", "score_ns"})
+                          "saving_ratio", "confidence", "score_ns", "pool"})
       if (x.contains(k)) c[k] = x[k];
     out.push_back(std::move(c));
     if (out.size() == kRankFindings) break;
@@ -142,28 +142,31 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
   // a few ranks' worth whatever the cluster size, and a rank's full facts are given back whole
   // when its process exits instead of node by node.
   int workers = std::max(1, std::min<int>(opt.workers, static_cast<int>(d.members.size())));
-  std::vector<ChildResult> results = run_in_child_processes(d.members.size(), workers, [&](size_t i, bool in_child) {
-    RankOutcome r = analyze_member(d.members[i], opt.rules, in_child);
-    if (in_child) r.input_files = input_file_ids();  // the output check runs in this process
-    return encode_rank_outcome(r);
-  });
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].error.empty()) {
-      errors[i] = d.members[i] + ": " + results[i].error;
-      continue;
-    }
-    RankOutcome r;
-    try {
-      r = decode_rank_outcome(results[i].bytes);
-    } catch (const std::exception& e) {
-      r.error = d.members[i] + ": its analysis result is unreadable (" + e.what() + ")";
-    }
-    results[i] = ChildResult{};
-    for (const auto& [device, inode] : r.input_files) note_input_file_id(device, inode);
-    errors[i] = std::move(r.error);
-    loaded[i] = std::move(r.rank);
-    full[i] = std::move(r.full);
-  }
+  // Each rank's result is decoded as its process ends, and its bytes dropped.
+  run_in_child_processes(
+      d.members.size(), workers,
+      [&](size_t i, bool in_child) {
+        RankOutcome r = analyze_member(d.members[i], opt.rules, in_child);
+        if (in_child) r.input_files = input_file_ids();  // the output check runs in this process
+        return encode_rank_outcome(r);
+      },
+      [&](size_t i, ChildResult&& result) {
+        if (!result.error.empty()) {
+          errors[i] = d.members[i] + ": " + result.error;
+          return;
+        }
+        RankOutcome r;
+        try {
+          r = decode_rank_outcome(result.bytes);
+        } catch (const std::exception& e) {
+          r.error = d.members[i] + ": its analysis result is unreadable (" + e.what() + ")";
+        }
+        result = ChildResult{};
+        for (const auto& [device, inode] : r.input_files) note_input_file_id(device, inode);
+        errors[i] = std::move(r.error);
+        loaded[i] = std::move(r.rank);
+        full[i] = std::move(r.full);
+      });
 
   std::vector<cluster::RankFacts> ranks;
   std::vector<size_t> member_of;  // ranks[k] is d.members[member_of[k]]

@@ -23,9 +23,13 @@ uint64_t get_u64(const std::string& in, size_t& at) {
 
 }  // namespace
 
-// Layout: [u64 header size][header CBOR][u64 step count][step rows].
+// Layout: [u64 header size][header CBOR: the slim facts, the communication rows][u64 step count][step rows].
 std::string encode_rank_outcome(const RankOutcome& r) {
-  json header = {{"error", r.error}, {"rank", r.rank.rank}, {"path", r.rank.path}, {"facts", r.rank.facts}};
+  json header = {{"error", r.error},
+                 {"rank", r.rank.rank},
+                 {"path", r.rank.path},
+                 {"facts", r.rank.facts},
+                 {"communication_rows", cluster::rows_to_json(r.rank.comm_ops, r.rank.links)}};
   header["input_files"] = r.input_files;
   if (r.full) header["full"] = {{"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}};
   std::vector<uint8_t> cbor = json::to_cbor(header);
@@ -52,6 +56,7 @@ RankOutcome decode_rank_outcome(const std::string& bytes) {
   r.rank.rank = header["rank"].get<int>();
   r.rank.path = header["path"].get<std::string>();
   r.rank.facts = std::move(header["facts"]);
+  cluster::rows_from_json(header["communication_rows"], r.rank.comm_ops, r.rank.links);
   r.input_files = header["input_files"].get<std::vector<std::pair<uint64_t, uint64_t>>>();
   r.rank.steps.resize(rows);
   std::memcpy(r.rank.steps.data(), bytes.data() + at, rows * sizeof(StepRow));

@@ -39,6 +39,8 @@ std::string step_split_text(const nlohmann::json& a) {
 std::string step_split_title(const nlohmann::json& a) {
   const int64_t steps = a.value("steps", int64_t{0});
   const std::string step = format_ms(a.value("step_ns", 0.0));
+  if (const std::string over = a.value("over", ""); !over.empty())
+    return fmt::format("Where the time of a step goes ({}, {})", over, step);
   return steps > 1 ? fmt::format("Where the time of a step goes (the mean of {} steps, {})", steps, step)
                    : fmt::format("Where the {} step goes", step);
 }

@@ -15,6 +15,7 @@ constexpr double kFloorNs = 1000;  // 1 us per step: a saving that prints as 0.0
 struct Pools {
   bool available = false;
   std::string source, why;
+  std::string over;  // a cluster's: over which ranks the step is a mean
   double step = 0;  // per step: the mean over `steps`
   int64_t steps = 0;
   std::map<std::string, double> budget;
@@ -25,6 +26,20 @@ struct Pools {
 double per_step(const json& o, const char* key, double steps) {
   const auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<double>() / steps : 0.0;
+}
+
+// The idle cause pools ("idle.<cause>", per step) and the causes listed largest first;
+// `per_step` reads a cause's time per step from its entry.
+template <class PerStep>
+void add_causes(Pools& p, const json& causes_of, PerStep per_step) {
+  std::vector<std::pair<double, std::string>> causes;
+  for (const auto& [name, c] : causes_of.items()) {
+    const double ns = per_step(c);
+    p.budget["idle." + name] = ns;
+    if (ns > 0) causes.push_back({ns, name});
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (const auto& [ns, name] : causes) p.idle_causes.push_back({{"cause", name}, {"ns", static_cast<int64_t>(ns)}});
 }
 
 // From facts.idle_attribution: every part of the step, and idle by cause.
@@ -43,15 +58,7 @@ Pools pools_from_split(const json& a) {
              {"communication_ns", static_cast<int64_t>(communication)},
              {"bubble_ns", static_cast<int64_t>(bubble)},
              {"idle_ns", static_cast<int64_t>(idle)}};
-  std::vector<std::pair<double, std::string>> causes;
-  const json causes_of = a.value("causes", json::object());  // named: items() of a temporary would dangle
-  for (const auto& [name, c] : causes_of.items()) {
-    const double ns = c.value("ns", 0.0) / steps;
-    p.budget["idle." + name] = ns;
-    if (ns > 0) causes.push_back({ns, name});
-  }
-  std::stable_sort(causes.begin(), causes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (const auto& [ns, name] : causes) p.idle_causes.push_back({{"cause", name}, {"ns", static_cast<int64_t>(ns)}});
+  add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
   return p;
 }
 
@@ -75,7 +82,32 @@ Pools pools_from_overall(const json& o) {
   return p;
 }
 
+// From a cluster's split (facts.cluster.step_split): already per step, the mean over its ranks.
+Pools pools_from_cluster(const json& c) {
+  Pools p;
+  const double step = c.value("per_step_ns", 0.0);
+  if (step <= 0) return p;
+  p.available = true;
+  p.steps = 0;
+  p.over = c.value("over", "");
+  p.source = "cluster.step_split";
+  const double computing = c.value("computing_ns", 0.0), communication = c.value("communication_ns", 0.0),
+               bubble = c.value("bubble_ns", 0.0), idle = c.value("idle_ns", 0.0);
+  p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
+  p.step = step;
+  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
+             {"communication_ns", static_cast<int64_t>(communication)},
+             {"bubble_ns", static_cast<int64_t>(bubble)},
+             {"idle_ns", static_cast<int64_t>(idle)}};
+  add_causes(p, c.value("causes", json::object()), [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; });
+  return p;
+}
+
 Pools pools_of(const json& facts) {
+  if (const auto c = facts.find("cluster"); c != facts.end() && c->is_object()) {
+    const auto s = c->find("step_split");
+    return s != c->end() && s->is_object() ? pools_from_cluster(*s) : Pools{};
+  }
   if (const auto a = facts.find("idle_attribution"); a != facts.end() && a->is_object()) {
     Pools p = pools_from_split(*a);
     if (p.available) return p;
@@ -153,7 +185,7 @@ json attribute_savings(json& findings, const json& facts) {
     out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
   // The cause pools are parts of "idle": counted there once.
   const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"];
-  return {{"available", true},
+  json out = {{"available", true},
           {"source", pools.source},
           {"step_ns", static_cast<int64_t>(pools.step)},
           {"steps", pools.steps},
@@ -161,6 +193,8 @@ json attribute_savings(json& findings, const json& facts) {
           {"parts", pools.parts},
           {"idle_causes", pools.idle_causes},
           {"pools", out_pools}};
+  if (!pools.over.empty()) out["over"] = pools.over;
+  return out;
 }
 
 }  // namespace npu

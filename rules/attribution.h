@@ -8,7 +8,8 @@
 // Pools: "compute", "communication" (with the bubble), "idle", and one per idle cause,
 // "idle.<cause>" (compile, gc, sync, dataloader, communication_wait, host_launch, unexplained),
 // which draws on "idle" too. Without the split (no device timeline) the pools come from the
-// step breakdown and the cause pools fall back to "idle".
+// step breakdown and the cause pools fall back to "idle". A cluster's pools are its ranks' split
+// (facts.cluster.step_split: the mean over the ranks of each rank's mean step).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,8 @@ namespace npu {
 // savings in place (the rule's own estimate kept as saving_estimate_ns), drops a finding whose
 // estimate prints as 0.000 ms and a residual one left with under 1 % of the step, re-ranks, and
 // returns the summary:
-//   {available, source, step_ns (the mean step), steps, explained_ns,
+//   {available, source, step_ns (the mean step), steps, over (a cluster's: "the mean over N
+//    ranks of each rank's mean step"), explained_ns,
 //    parts: {computing_ns, communication_ns, bubble_ns, idle_ns},
 //    idle_causes: [{cause, ns}] (largest first, per step),
 //    pools: {name: {budget_ns, claimed_ns}}}

@@ -287,8 +287,17 @@ std::string emit_finding(EmitContext& ctx) {
   out["confidence"] = confidence;
   out["score_ns"] = static_cast<int64_t>(saving * confidence);
   out["rule_file"] = meta.file;
+  // A finding may name its own pool and be a residual: cluster.rank_causes passes on the pool of
+  // the rank rule whose cause it reports (an online compile is idle time on the cluster as on the
+  // rank), and a rank's communication finding is what that rank sees of the time the cluster's
+  // own findings (slow rank, slow link, bubble) explain, so it is served after them.
   out["pool"] = meta.pool;
-  if (meta.residual) out["residual"] = true;
+  if (f.contains("pool")) {
+    if (f["pool"].is_string() && !f["pool"].get<std::string>().empty()) out["pool"] = printable(f["pool"].get<std::string>());
+    else if (err.empty()) err = "emit{}: 'pool' must be a non-empty string";
+  }
+  if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))
+    out["residual"] = true;
   if (f.contains("data")) out["data"] = f["data"];
   if (!err.empty()) return err;
   o.findings.push_back(std::move(out));

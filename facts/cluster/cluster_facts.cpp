@@ -72,7 +72,8 @@ json merge_rank_findings(const std::vector<RankFacts>& ranks) {
                    {"confidence", median(a.confidence)},
                    {"observed", t.value("observed", "")},
                    {"action", t.value("action", "")},
-                   {"commands", t.value("commands", json::array())}});
+                   {"commands", t.value("commands", json::array())},
+                   {"pool", t.value("pool", "")}});
   }
   std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
     return dbl(a, "saving_median_ns") * dbl(a, "confidence") > dbl(b, "saving_median_ns") * dbl(b, "confidence");
@@ -111,8 +112,25 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
   out.rank = rank;
   out.path = std::move(path);
   json s = json::object();
-  for (const char* k : {"schema", "schema_version", "overall", "communication", "unavailable", "input", "findings"})
+  for (const char* k : {"schema", "schema_version", "overall", "unavailable", "input", "findings"})
     if (facts.contains(k)) s[k] = facts[k];
+  // Communication: its records as rows (communication_rows.h), the rest as it is.
+  if (auto c = facts.find("communication"); c != facts.end()) {
+    json& slim = s["communication"] = json::object();
+    if (c->is_object())
+      for (const auto& [k, v] : c->items()) {
+        if (k == "ops") out.comm_ops = comm_op_rows(v, rank);
+        else if (k == "links") out.links = link_rows(v);
+        else slim[k] = v;
+      }
+    else slim = *c;
+  }
+  // The split's totals, not its per-step rows (cluster.step_split reads the totals).
+  if (auto a = facts.find("idle_attribution"); a != facts.end() && a->is_object()) {
+    json& slim = s["idle_attribution"] = json::object();
+    for (const auto& [k, v] : a->items())
+      if (k != "by_step") slim[k] = v;
+  }
   if (facts.contains("run")) {
     s["run"] = json::object();
     for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform",
@@ -247,7 +265,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;
 
-  json ops = communication_ops(ranks, ref, ops_source);
+  const std::vector<CommOpRow> ops = communication_ops(ranks, ref, ops_source);
   std::map<int, int> votes;
   int judged = 0;
   json groups = json::array();
@@ -282,6 +300,8 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     f.unavailable("cluster.links",
                   "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
   }
+  if (json split = step_split(ranks, rows, rows_source); !split.is_null()) c["step_split"] = std::move(split);
+  else f.unavailable("cluster.step_split", "no rank has a step split (facts.idle_attribution) or step rows");
   json merged = merge_rank_findings(ranks);
   if (!merged.empty()) c["rank_findings"] = merged;
   if (!rank_rows.empty() && (rank_rows.size() >= 3 || judged > 0)) {

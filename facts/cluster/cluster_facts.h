@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "facts/cluster/communication_rows.h"
 #include "facts/facts.h"
 #include "model/cluster_reference.h"
 
@@ -30,14 +31,17 @@ struct StepRow {
 
 struct RankFacts {
   int rank = -1;
-  std::string path;            // the rank folder / trace / facts file it came from
-  nlohmann::json facts;        // the rank's facts, slimmed (see rank_facts_from)
-  std::vector<StepRow> steps;  // the rank's steps[] (rank set by build_cluster_facts)
+  std::string path;                // the rank folder / trace / facts file it came from
+  nlohmann::json facts;            // the rank's facts, slimmed (see rank_facts_from)
+  std::vector<StepRow> steps;      // the rank's steps[] (rank set by build_cluster_facts)
+  std::vector<CommOpRow> comm_ops;  // its communication.ops[]
+  std::vector<LinkRow> links;       // its communication.links[]
 };
 
 // What the cluster analysis keeps of a rank's facts: run (without env/config), overall,
-// communication, unavailable, and the steps as StepRows. Everything else (operators,
-// dispatch, step evidence, ...) is dropped so memory stays small however many ranks there are.
+// communication (its operator and link records as rows), the step split's totals, unavailable,
+// and the steps as StepRows. Everything else (operators, dispatch, step evidence, ...) is
+// dropped so memory stays small however many ranks there are.
 RankFacts rank_facts_from(int rank, std::string path, const nlohmann::json& facts);
 
 using npu::ClusterReference;  // model/cluster_reference.h

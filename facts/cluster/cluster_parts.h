@@ -1,8 +1,8 @@
 // What the parts of the cluster analysis (build_cluster_facts, cluster_facts.cpp) share, and
 // the parts themselves: rank x step rows and their alignment across ranks (rank_steps.cpp),
 // pipeline stages (pipeline_stages.cpp), the communication reduced over ranks
-// (communication_reduction.cpp), the groups' names (group_names.cpp) and the slow-rank verdict
-// (slow_rank.cpp). Only facts/cluster/ includes it.
+// (communication_reduction.cpp), the groups' names (group_names.cpp), the step split
+// (step_split.cpp) and the slow-rank verdict (slow_rank.cpp). Only facts/cluster/ includes it.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -83,14 +83,15 @@ json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReferenc
 // ---- communication over ranks (communication_reduction.cpp) ----
 
 // Every rank's communication op records (rank id set), else the reference's.
-json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source);
+std::vector<CommOpRow> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                         std::string& source);
 // Dixon votes per collective (votes: rank -> ops it was slow in; judged: ops tested) and the
 // per-op table.
-json judge_ops(const json& ops, std::map<int, int>& votes, int& judged);
-json groups_table(const json& ops);
-json bandwidth_table(const json& ops);
-json small_packets(const json& ops);
-json retransmission(const json& ops);
+json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int& judged);
+json groups_table(const std::vector<CommOpRow>& ops);
+json bandwidth_table(const std::vector<CommOpRow>& ops);
+json small_packets(const std::vector<CommOpRow>& ops);
+json retransmission(const std::vector<CommOpRow>& ops);
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref);
 
 // ---- the groups' names (group_names.cpp) ----
@@ -102,6 +103,15 @@ json parallel_groups_section(const std::vector<RankFacts>& ranks, const ClusterR
 // communication.groups[].name, communication.top_ops[].group_name, retransmission[].group_name,
 // slow_rank.groups[].name.
 void name_groups(json& cluster);
+
+// ---- the step split (step_split.cpp) ----
+
+// cluster.step_split: where the step's time goes on the ranks, from each rank's own split
+// (facts.idle_attribution): computing, communication, bubble, idle and idle by cause, each the
+// mean over the ranks of the rank's mean per step, so the parts add up to the mean step as in
+// one rank's report. Without any rank's split, from the rank x step `rows` (the profiler's
+// cluster_step_trace_time.csv): the same parts, no idle causes. Null when neither exists.
+json step_split(const std::vector<RankFacts>& ranks, const std::vector<StepRow>& rows, const std::string& rows_source);
 
 // ---- slow rank (slow_rank.cpp) ----
 

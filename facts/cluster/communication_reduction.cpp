@@ -13,9 +13,8 @@
 namespace npu::cluster {
 namespace {
 
-bool is_p2p(const json& op) {
-  const std::string n = op.value("name", "");
-  return op.value("kind", "") == "p2p" || n.find("send") != std::string::npos || n.find("receive") != std::string::npos;
+bool is_p2p(const CommOpRow& op) {
+  return op.kind == "p2p" || op.name.find("send") != std::string::npos || op.name.find("receive") != std::string::npos;
 }
 
 struct OpKey {
@@ -25,66 +24,65 @@ struct OpKey {
 
 }  // namespace
 
-json communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref, std::string& source) {
-  json ops = json::array();
-  for (const auto& r : ranks) {
-    const json c = r.facts.value("communication", json::object());
-    for (const auto& op : c.value("ops", json::array())) {
-      json o = op;
-      o["rank"] = r.rank;  // the discovered rank id wins over what the rank's facts said
-      ops.push_back(std::move(o));
+std::vector<CommOpRow> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                         std::string& source) {
+  std::vector<CommOpRow> ops;
+  for (const auto& r : ranks)
+    for (CommOpRow op : r.comm_ops) {
+      op.rank = r.rank;  // the discovered rank id wins over what the rank's facts said
+      ops.push_back(std::move(op));
     }
-  }
   // A db export's ranks carry the same records from analysis.db (CommAnalyzer* tables).
   bool from_db = false;
   for (const auto& r : ranks)
-    from_db = from_db || r.facts.value("communication", json::object()).value("ops_source", "").find("CommAnalyzer") !=
-                             std::string::npos;
+    if (auto c = r.facts.find("communication"); c != r.facts.end() && c->is_object())
+      from_db = from_db || c->value("ops_source", "").find("CommAnalyzer") != std::string::npos;
   source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
                    : "communication.json of each rank";
   if (ops.empty() && !ref.ops.empty()) {
-    ops = ref.ops;
+    ops = comm_op_rows(ref.ops, -1);
     source = "cluster_communication.json";
   }
   return ops;
 }
 
 // Dixon votes per collective (excluding send/receive, like the recipe) and the per-op table.
-json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
-  std::map<OpKey, std::vector<const json*>> by_op;
+json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int& judged) {
+  std::map<OpKey, std::vector<const CommOpRow*>> by_op;
   for (const auto& op : ops)
-    if (!is_p2p(op)) by_op[{step_text(op["step"]), op.value("group", ""), op.value("name", "")}].push_back(&op);
+    if (!is_p2p(op)) by_op[{step_text(op.step), op.group, op.name}].push_back(&op);
   json table = json::array();
   judged = 0;
   for (const auto& [key, recs] : by_op) {
     std::vector<double> elapse;
-    for (const json* r : recs) elapse.push_back(dbl(*r, "elapse_ns"));
+    for (const CommOpRow* r : recs) elapse.push_back(static_cast<double>(r->elapse_ns));
     OutlierResult t = low_outliers(elapse);
     if (t.tested) ++judged;
     json slow = json::array();
     for (size_t i : t.low) {
-      int rk = (*recs[i])["rank"];
+      int rk = recs[i]->rank;
       votes[rk]++;
       slow.push_back(rk);
     }
     auto [mn, mx] = std::minmax_element(elapse.begin(), elapse.end());
     int64_t wait_max = 0, wait_min = INT64_MAX, wait_sum = 0, transit_sum = 0, sync_sum = 0, transit_max = 0;
     int wait_max_rank = -1, wait_min_rank = -1;
-    for (const json* r : recs) {
-      int64_t w = i64(*r, "wait_ns");
-      wait_sum += w, transit_sum += i64(*r, "transit_ns"), sync_sum += i64(*r, "sync_ns");
-      transit_max = std::max(transit_max, i64(*r, "transit_ns"));
-      if (w > wait_max || wait_max_rank < 0) wait_max = w, wait_max_rank = (*r)["rank"];
-      if (w < wait_min) wait_min = w, wait_min_rank = (*r)["rank"];
+    for (const CommOpRow* r : recs) {
+      int64_t w = r->wait_ns;
+      wait_sum += w, transit_sum += r->transit_ns, sync_sum += r->sync_ns;
+      transit_max = std::max(transit_max, r->transit_ns);
+      if (w > wait_max || wait_max_rank < 0) wait_max = w, wait_max_rank = r->rank;
+      if (w < wait_min) wait_min = w, wait_min_rank = r->rank;
     }
-    json row = {{"step", recs[0]->at("step")},
+    const CommOpRow& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
+    json row = {{"step", recs[0]->step},
                 {"group", key.group},
                 {"name", key.name},
                 {"ranks", recs.size()},
                 {"elapse_max_ns", static_cast<int64_t>(*mx)},
                 {"elapse_min_ns", static_cast<int64_t>(*mn)},
                 {"elapse_median_ns", static_cast<int64_t>(median(elapse))},
-                {"fastest_rank", (*recs[static_cast<size_t>(mn - elapse.begin())])["rank"]},
+                {"fastest_rank", fastest.rank},
                 {"wait_max_ns", wait_max},
                 {"wait_max_rank", wait_max_rank},
                 {"wait_min_ns", wait_min == INT64_MAX ? 0 : wait_min},
@@ -98,9 +96,7 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
                                    : 0.0},
                 {"slow_ranks", slow}};
     if (t.tested) row["test"] = {{"method", t.method}, {"statistic", t.statistic}, {"critical", t.critical}};
-    const json& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
-    if (fastest.contains("evidence") && fastest["evidence"].is_array() && !fastest["evidence"].empty())
-      row["evidence"] = json::array({fastest["evidence"][0]});
+    if (!fastest.evidence.empty()) row["evidence"] = json::array({json::parse(fastest.evidence)});
     table.push_back(std::move(row));
   }
   std::sort(table.begin(), table.end(),
@@ -108,7 +104,7 @@ json judge_ops(const json& ops, std::map<int, int>& votes, int& judged) {
   return table;
 }
 
-json groups_table(const json& ops) {
+json groups_table(const std::vector<CommOpRow>& ops) {
   struct Acc {
     std::set<int> ranks;
     std::set<std::string> names;
@@ -118,15 +114,14 @@ json groups_table(const json& ops) {
   };
   std::map<std::string, Acc> by_group;
   for (const auto& op : ops) {
-    Acc& a = by_group[op.value("group", "")];
-    int rk = op["rank"];
+    Acc& a = by_group[op.group];
+    int rk = op.rank;
     a.ranks.insert(rk);
-    a.names.insert(op.value("name", ""));
+    a.names.insert(op.name);
     a.p2p = a.p2p || is_p2p(op);
-    a.elapse += i64(op, "elapse_ns"), a.transit += i64(op, "transit_ns"), a.wait += i64(op, "wait_ns"),
-        a.sync += i64(op, "sync_ns");
+    a.elapse += op.elapse_ns, a.transit += op.transit_ns, a.wait += op.wait_ns, a.sync += op.sync_ns;
     auto& pr = a.per_rank[rk];
-    pr[0] += i64(op, "wait_ns"), pr[1] += i64(op, "transit_ns"), pr[2] += i64(op, "sync_ns");
+    pr[0] += op.wait_ns, pr[1] += op.transit_ns, pr[2] += op.sync_ns;
   }
   auto ratio = [](int64_t a, int64_t b) {
     return a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.0;
@@ -169,7 +164,7 @@ json groups_table(const json& ops) {
   return out;
 }
 
-json bandwidth_table(const json& ops) {
+json bandwidth_table(const std::vector<CommOpRow>& ops) {
   const json standard = standard_bandwidth();
   struct Acc {
     double size = 0, large_weighted = 0;
@@ -179,16 +174,13 @@ json bandwidth_table(const json& ops) {
   };
   std::map<std::string, Acc> by_tr;
   for (const auto& op : ops) {
-    const json bw = op.value("bandwidth", json::object());  // a named copy: items() must not outlive it
-    for (const auto& [tr, b] : bw.items()) {
-      if (tr == "LOCAL") continue;
-      Acc& a = by_tr[tr];
-      double size = dbl(b, "size_mb");
-      int64_t time = i64(b, "time_ns");
-      a.size += size, a.time += time, a.ops++, a.packets += b.value("packets", uint64_t{0});
-      a.large_weighted += size * dbl(b, "large_packet_ratio");
-      auto& pr = a.per_rank[op["rank"].get<int>()];
-      pr.first += size, pr.second += time;
+    for (const TransportUse& b : op.bandwidth) {
+      if (b.transport == "LOCAL") continue;
+      Acc& a = by_tr[b.transport];
+      a.size += b.size_mb, a.time += b.time_ns, a.ops++, a.packets += b.packets;
+      a.large_weighted += b.size_mb * b.large_packet_ratio;
+      auto& pr = a.per_rank[op.rank];
+      pr.first += b.size_mb, pr.second += b.time_ns;
     }
   }
   json out = json::array();
@@ -220,18 +212,17 @@ json bandwidth_table(const json& ops) {
 
 // Small packets as the reference advisor counts them: ops whose SDMA transfer is < 16 MB or
 // RDMA transfer < 1 MB, among the ops that used the transport.
-json small_packets(const json& ops) {
+json small_packets(const std::vector<CommOpRow>& ops) {
   json out = json::array();
   for (auto [tr, threshold] : {std::pair<const char*, double>{"SDMA", 16.0}, {"RDMA", 1.0}}) {
     uint64_t n = 0, small = 0;
     int64_t small_time = 0;
     std::map<std::string, uint64_t> names;
     for (const auto& op : ops) {
-      auto b = op.value("bandwidth", json::object());
-      if (!b.contains(tr) || dbl(b[tr], "size_mb") <= 0) continue;
+      const TransportUse* b = op.use(tr);
+      if (!b || b->size_mb <= 0) continue;
       ++n;
-      if (dbl(b[tr], "size_mb") < threshold)
-        ++small, small_time += i64(b[tr], "time_ns"), names[op.value("name", "")]++;
+      if (b->size_mb < threshold) ++small, small_time += b->time_ns, names[op.name]++;
     }
     if (n == 0) continue;
     json top = json::array();
@@ -252,24 +243,23 @@ json small_packets(const json& ops) {
 
 // RDMA retransmission (reference advisor): every rank spent >= 4 s in the op (not a desync)
 // and some rank's RDMA transit took > 4 s.
-json retransmission(const json& ops) {
-  std::map<OpKey, std::vector<const json*>> by_op;
-  for (const auto& op : ops) by_op[{step_text(op["step"]), op.value("group", ""), op.value("name", "")}].push_back(&op);
+json retransmission(const std::vector<CommOpRow>& ops) {
+  std::map<OpKey, std::vector<const CommOpRow*>> by_op;
+  for (const auto& op : ops) by_op[{step_text(op.step), op.group, op.name}].push_back(&op);
   constexpr int64_t kLimit = 4'000'000'000;
   json out = json::array();
   for (const auto& [key, recs] : by_op) {
     int64_t min_elapse = INT64_MAX, max_rdma = 0;
     json slow = json::array();
-    for (const json* r : recs) {
-      min_elapse = std::min(min_elapse, i64(*r, "elapse_ns"));
-      int64_t t = r->contains("bandwidth") && (*r)["bandwidth"].contains("RDMA")
-                      ? i64((*r)["bandwidth"]["RDMA"], "time_ns")
-                      : 0;
+    for (const CommOpRow* r : recs) {
+      min_elapse = std::min(min_elapse, r->elapse_ns);
+      const TransportUse* rdma = r->use("RDMA");
+      int64_t t = rdma ? rdma->time_ns : 0;
       max_rdma = std::max(max_rdma, t);
-      if (t > kLimit) slow.push_back((*r)["rank"]);
+      if (t > kLimit) slow.push_back(r->rank);
     }
     if (min_elapse >= kLimit && max_rdma > kLimit)
-      out.push_back({{"step", recs[0]->at("step")},
+      out.push_back({{"step", recs[0]->step},
                      {"group", key.group},
                      {"name", key.name},
                      {"min_elapse_ns", min_elapse},
@@ -280,15 +270,20 @@ json retransmission(const json& ops) {
 }
 
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
-  json raw = json::array();
+  std::vector<const LinkRow*> raw;
   std::string source = "communication_matrix.json of each rank";
   for (const auto& r : ranks) {
-    const json c = r.facts.value("communication", json::object());
-    for (const auto& l : c.value("links", json::array())) raw.push_back(l);
-    if (c.value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
+    for (const auto& l : r.links) raw.push_back(&l);
+    if (auto c = r.facts.find("communication"); c != r.facts.end() && c->is_object() &&
+                                                 c->value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
       source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
   }
-  if (raw.empty() && !ref.links.empty()) raw = ref.links, source = "cluster_communication_matrix.json";
+  std::vector<LinkRow> from_ref;
+  if (raw.empty() && !ref.links.empty()) {
+    from_ref = link_rows(ref.links);
+    for (const auto& l : from_ref) raw.push_back(&l);
+    source = "cluster_communication_matrix.json";
+  }
   // One record per (step, group, op, src, dst): both ends of a link may report it.
   std::set<std::tuple<std::string, std::string, std::string, int, int>> seen;
   struct Acc {
@@ -296,17 +291,17 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
     double size = 0;
     int64_t time = 0;
     uint64_t ops = 0;
-    json evidence;
+    const std::string* evidence = nullptr;  // of the first record
   };
   std::map<std::tuple<int, int, std::string>, Acc> by_link;
-  for (const auto& l : raw) {
-    int src = l["src"], dst = l["dst"];
-    std::string tr = l.value("transport", "");
+  for (const LinkRow* l : raw) {
+    const int src = l->src, dst = l->dst;
+    const std::string& tr = l->transport;
     if (src == dst || tr == "LOCAL") continue;
-    if (!seen.insert({step_text(l["step"]), l.value("group", ""), l.value("op", ""), src, dst}).second) continue;
+    if (!seen.insert({step_text(l->step), l->group, l->op, src, dst}).second) continue;
     Acc& a = by_link[{src, dst, tr}];
-    a.transport = tr, a.size += dbl(l, "size_mb"), a.time += i64(l, "time_ns"), a.ops++;
-    if (a.evidence.is_null()) a.evidence = l.value("evidence", json::array());
+    a.transport = tr, a.size += l->size_mb, a.time += l->time_ns, a.ops++;
+    if (!a.evidence) a.evidence = &l->evidence;
   }
   json list = json::array();
   std::map<std::string, std::vector<double>> by_tr;
@@ -319,7 +314,7 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
                     {"time_ns", a.time},
                     {"gbps", gbps},
                     {"ops", a.ops},
-                    {"evidence", a.evidence}});
+                    {"evidence", json::parse(*a.evidence)}});
     by_tr[a.transport].push_back(gbps);
   }
   json medians = json::object();

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_object.h"
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/line_fit.h"
@@ -160,9 +161,9 @@ class Dispatch {
     json steps = json::array();
     std::map<std::string, int> by_class;
     for (size_t i = 0; i < steps_.size(); ++i) {
-      json j = group_json(groups_[i], steps_[i], kTopGapsPerStep);
-      by_class[j["classification"].get<std::string>()]++;
-      steps.push_back(std::move(j));
+      const char* cls = nullptr;
+      steps.push_back(group_json(groups_[i], steps_[i], kTopGapsPerStep, &cls));
+      by_class[cls]++;
     }
     out["steps"] = std::move(steps);
     out["overall"] = overall_json(by_class);
@@ -472,15 +473,16 @@ class Dispatch {
     return v;
   }
 
-  // Lag statistics and fit over the launches `idx`; x = ms since `x0`.
-  void lag_json(json& j, const std::vector<uint32_t>& idx, Ns x0) const {
+  // Lag statistics and fit over the launches `idx`; x = ms since `x0`. Returns the share of
+  // vertical launches (0 without launches).
+  double add_lags(JsonObject& j, const std::vector<uint32_t>& idx, Ns x0) const {
     static const char* kStatKeys[] = {"lag_min_ns",  "lag_p10_ns",     "lag_p50_ns",      "lag_p90_ns",   "lag_max_ns",
                                       "lag_mean_ns", "vertical_share", "slope_ns_per_ms", "intercept_ns", "r2"};
-    j["count"] = idx.size();
+    j.add("count", idx.size());
     if (idx.empty()) {
-      for (const char* k : kStatKeys) j[k] = nullptr;
-      j["negative_lags"] = 0;
-      return;
+      for (const char* k : kStatKeys) j.add(k, nullptr);
+      j.add("negative_lags", 0);
+      return 0.0;
     }
     std::vector<Ns> lags;
     std::vector<double> x, y;
@@ -499,58 +501,59 @@ class Dispatch {
       negative += l.lag < 0;
     }
     std::sort(lags.begin(), lags.end());
-    j["lag_min_ns"] = lags.front();
-    j["lag_p10_ns"] = stats::nearest_rank(lags, 0.1);
-    j["lag_p50_ns"] = stats::nearest_rank(lags, 0.5);
-    j["lag_p90_ns"] = stats::nearest_rank(lags, 0.9);
-    j["lag_max_ns"] = lags.back();
-    j["lag_mean_ns"] = floor_div(sum, static_cast<Ns>(lags.size()));
-    j["vertical_share"] = stats::ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
-    j["negative_lags"] = negative;
+    const double vertical_share = stats::ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
+    j.add("lag_min_ns", lags.front())
+        .add("lag_p10_ns", stats::nearest_rank(lags, 0.1))
+        .add("lag_p50_ns", stats::nearest_rank(lags, 0.5))
+        .add("lag_p90_ns", stats::nearest_rank(lags, 0.9))
+        .add("lag_max_ns", lags.back())
+        .add("lag_mean_ns", floor_div(sum, static_cast<Ns>(lags.size())))
+        .add("vertical_share", vertical_share)
+        .add("negative_lags", negative);
     auto fit = fit_line(x, y);
-    j["slope_ns_per_ms"] = fit ? json(fit->slope) : json(nullptr);
-    j["intercept_ns"] = fit ? json(fit->intercept) : json(nullptr);
-    j["r2"] = fit && fit->r2 ? json(*fit->r2) : json(nullptr);
+    j.add("slope_ns_per_ms", fit ? json(fit->slope) : json(nullptr))
+        .add("intercept_ns", fit ? json(fit->intercept) : json(nullptr))
+        .add("r2", fit && fit->r2 ? json(*fit->r2) : json(nullptr));
+    return vertical_share;
   }
 
   // Fields shared by a step and the run: host-bound idle, rates, syncs, verdict, evidence.
-  void common_json(json& j, const Group& g, const std::vector<uint32_t>& launches, uint64_t host_ops, Ns span_ns,
-                   size_t top_gaps) const {
+  // `launches_per_ms`: launches over the span, as the caller counts them. Returns the verdict.
+  const char* add_common(JsonObject& j, const Group& g, const std::vector<uint32_t>& launches, double vertical_share,
+                         uint64_t host_ops, Ns span_ns, double launches_per_ms, size_t top_gaps) const {
     Ns device_time = g.busy_ns + g.free_ns;
-    j["free_ns"] = g.free_ns;
-    j["device_time_ns"] = device_time;
-    j["host_bound_free_ns"] = g.host_bound_free_ns;
-    j["host_bound_free_ratio"] = stats::ratio(g.host_bound_free_ns, device_time);
-    j["host_bound_of_free_ratio"] = stats::ratio(g.host_bound_free_ns, g.free_ns);
-    j["host_bound_gaps"] = g.host_bound_gaps.size();
     double ms = static_cast<double>(span_ns) / 1e6;
-    j["host_ops"] = host_ops;
-    j["host_ops_per_ms"] = ms > 0 ? static_cast<double>(host_ops) / ms : 0.0;
-    j["launches_per_ms"] = ms > 0 ? static_cast<double>(j["count"].get<size_t>()) / ms : 0.0;
-    j["sync_calls"] = g.sync_calls;
-    j["device_sync_calls"] = g.device_sync_calls;
-    j["sync_ns"] = g.sync_ns;
-    j["interruptions"] = g.interruptions;
+    j.add("free_ns", g.free_ns)
+        .add("device_time_ns", device_time)
+        .add("host_bound_free_ns", g.host_bound_free_ns)
+        .add("host_bound_free_ratio", stats::ratio(g.host_bound_free_ns, device_time))
+        .add("host_bound_of_free_ratio", stats::ratio(g.host_bound_free_ns, g.free_ns))
+        .add("host_bound_gaps", g.host_bound_gaps.size())
+        .add("host_ops", host_ops)
+        .add("host_ops_per_ms", ms > 0 ? static_cast<double>(host_ops) / ms : 0.0)
+        .add("launches_per_ms", launches_per_ms)
+        .add("sync_calls", g.sync_calls)
+        .add("device_sync_calls", g.device_sync_calls)
+        .add("sync_ns", g.sync_ns)
+        .add("interruptions", g.interruptions);
 
-    size_t n = j["count"].get<size_t>();
-    double vshare = n ? j["vertical_share"].get<double>() : 0.0;
-    Verdict v = classify(n, vshare, stats::ratio(g.host_bound_free_ns, device_time), d_.has_device);
-    j["classification"] = v.cls;
-    j["why"] = v.why;
+    const size_t n = launches.size();
+    Verdict v = classify(n, vertical_share, stats::ratio(g.host_bound_free_ns, device_time), d_.has_device);
+    j.add("classification", v.cls).add("why", std::move(v.why));
 
     std::vector<Gap> top = longest(g.host_bound_gaps, top_gaps);
     json gaps = json::array();
-    for (const Gap& gp : top)
-      gaps.push_back({{"start_ns", gp.start},
-                      {"dur_ns", gp.length()},
-                      {"lag_ns", gp.lag},
-                      {"task", task_name(launches_[gp.launch])}});
-    j["top_host_bound_gaps"] = std::move(gaps);
+    for (const Gap& gp : top) {
+      JsonObject o;
+      o.add("start_ns", gp.start).add("dur_ns", gp.length()).add("lag_ns", gp.lag).add("task", task_name(launches_[gp.launch]));
+      gaps.push_back(o.take());
+    }
+    j.add("top_host_bound_gaps", std::move(gaps));
 
     // Evidence that explains the verdict: host-caused gaps for host-bound (and mixed) steps,
     // the longest-waiting launch for device-bound (and mixed) steps.
     json ev = json::array();
-    std::string cls = v.cls;
+    std::string_view cls = v.cls;
     if (cls == "host-bound" || cls == "mixed")
       for (const Gap& gp : top) gap_evidence(ev, gp);
     if ((cls == "device-bound" || cls == "mixed") && n > 0) {
@@ -560,35 +563,37 @@ class Dispatch {
       launch_evidence(ev, *worst, "device task that started " + after_launch(worst->lag) + " (largest lag)",
                       "host launch of that task");
     }
-    j["evidence"] = std::move(ev);
+    j.add("evidence", std::move(ev));
+    return v.cls;
   }
 
-  json group_json(const Group& g, const Step& s, size_t top_gaps) const {
-    json j = json::object();
-    j["id"] = step_id(s);
-    j["start_ns"] = s.start;
-    j["end_ns"] = s.end;
-    lag_json(j, g.launches, s.start);
-    j["median_task_ns"] = g.median_task_ns;
-    common_json(j, g, g.launches, g.host_ops, s.end - s.start, top_gaps);
-    return j;
+  json group_json(const Group& g, const Step& s, size_t top_gaps, const char** cls) const {
+    JsonObject j;
+    j.add("id", step_id(s)).add("start_ns", s.start).add("end_ns", s.end);
+    double vertical_share = add_lags(j, g.launches, s.start);
+    j.add("median_task_ns", g.median_task_ns);
+    const Ns span = s.end - s.start;
+    const double launches_per_ms =
+        span > 0 ? static_cast<double>(g.launches.size()) / (static_cast<double>(span) / 1e6) : 0.0;
+    *cls = add_common(j, g, g.launches, vertical_share, g.host_ops, span, launches_per_ms, top_gaps);
+    return j.take();
   }
 
   json overall_json(const std::map<std::string, int>& by_class) const {
-    json j = json::object();
+    JsonObject j;
     std::vector<uint32_t> all(launches_.size());
     for (uint32_t i = 0; i < launches_.size(); ++i) all[i] = i;
     // x for the run-level fit: ms since the first launch.
     Ns x0 = launches_.empty() ? 0 : std::min_element(launches_.begin(), launches_.end(), [](auto& a, auto& b) {
                                       return a.launch < b.launch;
                                     })->launch;
-    lag_json(j, all, x0);
-    j["flows_used"] = launches_.size();
-    j["flow_kind"] = flow_kind_json();
-    j["flows_outside_steps"] = outside_steps_;
-    j["unpaired_flow_points"] = m_.stats.dangling_flow_points;
-    j["median_task_ns"] = run_median_task_ns_;
-    j["steps"] = pseudo_ ? 0 : steps_.size();
+    double vertical_share = add_lags(j, all, x0);
+    j.add("flows_used", launches_.size())
+        .add("flow_kind", flow_kind_json())
+        .add("flows_outside_steps", outside_steps_)
+        .add("unpaired_flow_points", m_.stats.dangling_flow_points)
+        .add("median_task_ns", run_median_task_ns_)
+        .add("steps", pseudo_ ? 0 : steps_.size());
     // Rates over the steps (host ops inside steps / total step time); the whole span without steps.
     Ns span = 0;
     uint64_t ops_in_steps = 0;
@@ -596,14 +601,14 @@ class Dispatch {
       span += steps_[i].end - steps_[i].start;
       ops_in_steps += groups_[i].host_ops;
     }
-    common_json(j, overall_, all, ops_in_steps, span, kTopGapsOverall);
-    j["launches_per_ms"] =
+    const double launches_per_ms =
         span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
-    j["host_ops_total"] = overall_.host_ops;
+    add_common(j, overall_, all, vertical_share, ops_in_steps, span, launches_per_ms, kTopGapsOverall);
+    j.add("host_ops_total", overall_.host_ops);
     json bc = json::object();
     for (const auto& [k, v] : by_class) bc[k] = v;
-    j["steps_by_class"] = std::move(bc);
-    return j;
+    j.add("steps_by_class", std::move(bc));
+    return j.take();
   }
 
   json task_queue_json() const {

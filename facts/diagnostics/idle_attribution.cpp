@@ -21,6 +21,7 @@
 #include <array>
 #include <limits>
 
+#include "base/json_object.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/host_causes.h"
 
@@ -242,13 +243,13 @@ class Attribution {
     out["causes"] = std::move(causes);
     json by_step = json::array();
     for (size_t i = 0; i < per_step_.size(); ++i) {
-      json c = json::object();
+      JsonObject c;
       Ns sum = 0;
       for (int k = 0; k < kCauseCount; ++k)
-        if (per_step_[i][k] > 0) c[kCauses[k].name] = per_step_[i][k], sum += per_step_[i][k];
-      by_step.push_back({{"id", idle_.steps[i].id == kNoId ? json(nullptr) : json(idle_.steps[i].id)},
-                         {"idle_ns", sum},
-                         {"causes", std::move(c)}});
+        if (per_step_[i][k] > 0) c.add(kCauses[k].name, per_step_[i][k]), sum += per_step_[i][k];
+      JsonObject o;
+      o.add_or_null("id", idle_.steps[i].id, kNoId).add("idle_ns", sum).add("causes", c.take());
+      by_step.push_back(o.take());
     }
     out["by_step"] = std::move(by_step);
     facts_.doc["idle_attribution"] = std::move(out);

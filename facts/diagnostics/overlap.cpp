@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "base/json_object.h"
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/step_windows.h"
@@ -30,19 +31,26 @@ struct Breakdown {
   }
 };
 
-nlohmann::json to_json(const Breakdown& b) {
+// The breakdown's members, added to `o` (the caller may add more before taking it).
+void add_breakdown(JsonObject& o, const Breakdown& b) {
   Ns total = b.device_time();
-  return {{"computing_ns", b.computing},
-          {"communication_ns", b.communication},
-          {"comm_not_overlapped_ns", b.comm_not_overlapped},
-          {"overlapped_ns", b.overlapped},
-          {"free_ns", b.free},
-          {"device_time_ns", total},
-          {"bubble_ns", b.bubble},
-          {"stage_ns", total - b.bubble},
-          {"comm_not_overlapped_excl_receive_ns", b.comm_not_overlapped - b.bubble},
-          {"preparing_ns", b.preparing == kNoId ? nlohmann::json(nullptr) : nlohmann::json(b.preparing)},
-          {"free_ratio", total > 0 ? static_cast<double>(b.free) / static_cast<double>(total) : 0.0}};
+  o.add("computing_ns", b.computing)
+      .add("communication_ns", b.communication)
+      .add("comm_not_overlapped_ns", b.comm_not_overlapped)
+      .add("overlapped_ns", b.overlapped)
+      .add("free_ns", b.free)
+      .add("device_time_ns", total)
+      .add("bubble_ns", b.bubble)
+      .add("stage_ns", total - b.bubble)
+      .add("comm_not_overlapped_excl_receive_ns", b.comm_not_overlapped - b.bubble)
+      .add_or_null("preparing_ns", b.preparing, kNoId)
+      .add("free_ratio", total > 0 ? static_cast<double>(b.free) / static_cast<double>(total) : 0.0);
+}
+
+nlohmann::json to_json(const Breakdown& b) {
+  JsonObject o;
+  add_breakdown(o, b);
+  return o.take();
 }
 
 // Tolerance for agreement with the profiler: 0.1% of the step or 1 us, whichever is larger.
@@ -63,11 +71,13 @@ nlohmann::json agreement(const Breakdown& ours, const Breakdown& theirs) {
   if (ours.preparing != kNoId && theirs.preparing != kNoId) check(ours.preparing, theirs.preparing, "preparing");
   Ns scale = std::max(ours.device_time(), theirs.device_time());
   Ns tolerance = std::max<Ns>(1000, scale / 1000);
-  return {{"max_abs_diff_ns", worst},
-          {"max_rel_diff", scale > 0 ? static_cast<double>(worst) / static_cast<double>(scale) : 0.0},
-          {"worst", worst_name},
-          {"tolerance_ns", tolerance},
-          {"ok", worst <= tolerance}};
+  JsonObject o;
+  o.add("max_abs_diff_ns", worst)
+      .add("max_rel_diff", scale > 0 ? static_cast<double>(worst) / static_cast<double>(scale) : 0.0)
+      .add("worst", worst_name)
+      .add("tolerance_ns", tolerance)
+      .add("ok", worst <= tolerance);
+  return o.take();
 }
 
 bool is_receive(std::string_view op) { return op.rfind("hcom_receive", 0) == 0; }
@@ -385,10 +395,11 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     Breakdown shown = per[i];
     nlohmann::json profiler, agree;
     if (const StepTraceRow* row = profiler_row(rows, s.id, i, steps.size())) {
-      profiler = to_json(from_row(*row));
-      profiler["source"] = row_source;
-      profiler["evidence"] =
-          nlohmann::json::array({evidence_row(m, "step_trace_time.csv", row->line, "profiler's row")});
+      JsonObject p;
+      add_breakdown(p, from_row(*row));
+      p.add("source", row_source);
+      p.add("evidence", nlohmann::json::array({evidence_row(m, "step_trace_time.csv", row->line, "profiler's row")}));
+      profiler = p.take();
       agree = agreement(per[i], from_row(*row));
       if (!agree["ok"].get<bool>()) shown = from_row(*row);
     } else if (have_track) {
@@ -397,37 +408,38 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
       agree = agreement(per[i], track[i]);
       if (!agree["ok"].get<bool>()) shown = track[i];
     }
-    nlohmann::json j = to_json(shown);
-    j["id"] = s.id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(s.id);
-    j["start_ns"] = s.start;
-    j["end_ns"] = s.end;
-    j["host_dur_ns"] = pseudo || m.meta.step_semantics == StepSemantics::MsprofTasks ? nlohmann::json(nullptr)
-                                                                                     : nlohmann::json(s.end - s.start);
-    j["device_window"] = {{"start_ns", windows[i].start},
-                          {"end_ns", pseudo ? nlohmann::json(nullptr) : nlohmann::json(windows[i].end)},
-                          {"launched_tasks", windows[i].launched_tasks}};
-    j["source"] = "recomputed from device tasks";
-    j["evidence"] = nlohmann::json::array();
-    if (!pseudo) j["evidence"].push_back(evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id)));
+    const bool from_profiler = !profiler.is_null() && !agree["ok"].get<bool>();
+    const bool host_dur = !pseudo && m.meta.step_semantics != StepSemantics::MsprofTasks;
+    JsonObject o;
+    add_breakdown(o, shown);
+    o.add_or_null("id", s.id, kNoId).add("start_ns", s.start).add("end_ns", s.end);
+    o.add("host_dur_ns", host_dur ? nlohmann::json(s.end - s.start) : nlohmann::json(nullptr));
+    JsonObject window;
+    window.add("start_ns", windows[i].start)
+        .add("end_ns", pseudo ? nlohmann::json(nullptr) : nlohmann::json(windows[i].end))
+        .add("launched_tasks", windows[i].launched_tasks);
+    o.add("device_window", window.take());
+    // Rules and reports read the numbers shown: the profiler's own where ours differ, with ours beside them.
+    o.add("source", from_profiler ? profiler["source"] : nlohmann::json("recomputed from device tasks"));
+    nlohmann::json evidence = nlohmann::json::array();
+    if (!pseudo) evidence.push_back(evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id)));
+    o.add("evidence", std::move(evidence));
     if (!profiler.is_null()) {
-      j["profiler"] = profiler;
-      j["agreement"] = agree;
-      if (!agree["ok"].get<bool>()) {
-        // Rules and reports read the numbers shown: the profiler's own, with ours beside them.
-        j["source"] = profiler["source"];
-        j["recomputed"] = to_json(per[i]);
+      if (from_profiler) {
+        o.add("recomputed", to_json(per[i]));
         ++shown_from_profiler;
       }
       if (agree["max_rel_diff"].get<double>() > worst_rel) {
         worst_rel = agree["max_rel_diff"].get<double>();
         worst = agree;
-        worst["step"] = j["id"];
+        worst["step"] = s.id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(s.id);
       }
+      o.add("profiler", std::move(profiler)).add("agreement", std::move(agree));
     }
     total.add(shown);
     device_times.push_back(shown.device_time());
-    if (j["host_dur_ns"].is_number()) host_times.push_back(s.end - s.start);
-    steps_json.push_back(std::move(j));  // a long capture has tens of thousands of steps: no copies
+    if (host_dur) host_times.push_back(s.end - s.start);
+    steps_json.push_back(o.take());  // a long capture has tens of thousands of steps: no copies
   }
 
   nlohmann::json extra;

@@ -139,8 +139,13 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->at("observed").get<std::string>().find("Slow rank 5"), std::string::npos);
   // Rank 5 computes 1.6x: 6 layers x ~2.01 ms x 0.6 = ~7.2 ms more per step.
+  // The ranks' own communication findings (exposed communication on them) are what the slow
+  // rank and the slow link cause: they are served after the cluster's findings, which keep
+  // their whole saving, and the savings add up to at most the ranks' mean step.
   EXPECT_GT(f->at("saving_ns").get<int64_t>(), 7000000);
   EXPECT_LT(f->at("saving_ns").get<int64_t>(), 7400000);
+  EXPECT_EQ(r["attribution"]["source"], "cluster.step_split");
+  EXPECT_LE(r["attribution"]["explained_ns"].get<int64_t>(), r["attribution"]["step_ns"].get<int64_t>());
   // Its commands name the real folders: the slow rank's, and a normal rank's to compare with.
   std::string slow_dir = c + "/node0_10005_20261122093000005_ascend_pt";
   ASSERT_EQ(f->at("commands").size(), 2u);

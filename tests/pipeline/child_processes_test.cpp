@@ -41,6 +41,24 @@ TEST(ChildProcesses, AChildThatDiesIsSaidAndTheOthersStillCount) {
   EXPECT_EQ(r[2].bytes, std::string(100000, 'c'));
 }
 
+// The parent takes each result as its child ends (and may drop it): every job once, no more
+// than `workers` results outstanding at a time is the caller's business.
+TEST(ChildProcesses, EachResultIsHandedOverWhenItsChildEnds) {
+  std::vector<int> seen(5, 0);
+  std::vector<std::string> bytes(5);
+  run_in_child_processes(
+      5, 2, [](size_t i, bool) { return "job " + std::to_string(i); },
+      [&](size_t i, ChildResult&& r) {
+        ++seen[i];
+        EXPECT_EQ(r.error, "");
+        bytes[i] = std::move(r.bytes);
+      });
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(seen[i], 1) << i;
+    EXPECT_EQ(bytes[i], "job " + std::to_string(i));
+  }
+}
+
 TEST(ChildProcesses, NoJobsNoChildren) { EXPECT_TRUE(run_in_child_processes(0, 2, nullptr).empty()); }
 
 TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
@@ -60,6 +78,16 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   in.full = npu::pipeline::RunOfList{"/x/rank5", {{"schema", "npu-advisor.run-summary"}}, {}};
   in.full->facts.doc = {{"steps", json::array({{{"id", 1}, {"free_ns", 2.5}}})}};
   in.input_files = {{2049, 18446744073709551615ull}, {64768, 1}};
+  npu::cluster::CommOpRow op;
+  op.rank = 5, op.step = 3, op.group = "g", op.name = "hcom_allReduce__1", op.kind = "collective";
+  op.elapse_ns = 10, op.transit_ns = 4, op.wait_ns = 5, op.sync_ns = 1;
+  op.bandwidth = {{"HCCS", 64.5, 0.25, 7, 3}, {"RDMA", 0.1, 1.0, 9, 18446744073709551615ull}};
+  op.evidence = R"({"file":"/x/communication.json","what":"step3/g/hcom_allReduce__1"})";
+  in.rank.comm_ops = {op};
+  npu::cluster::LinkRow link;
+  link.step = nullptr, link.group = "g", link.op = "hcom_allReduce__1", link.transport = "HCCS";
+  link.src = 5, link.dst = 6, link.size_mb = 64.5, link.time_ns = 7, link.evidence = "[]";
+  in.rank.links = {link};
 
   npu::pipeline::RankOutcome out = npu::pipeline::decode_rank_outcome(npu::pipeline::encode_rank_outcome(in));
   EXPECT_EQ(out.error, "");
@@ -74,6 +102,19 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
     EXPECT_EQ(out.rank.steps[i].bubble, in.rank.steps[i].bubble);
   }
   EXPECT_EQ(out.input_files, in.input_files);
+  ASSERT_EQ(out.rank.comm_ops.size(), 1u);
+  const npu::cluster::CommOpRow& o = out.rank.comm_ops[0];
+  EXPECT_EQ(o.step, 3);
+  EXPECT_EQ(o.name, "hcom_allReduce__1");
+  EXPECT_EQ(o.wait_ns, 5);
+  ASSERT_EQ(o.bandwidth.size(), 2u);
+  EXPECT_EQ(o.bandwidth[0].size_mb, 64.5);
+  EXPECT_EQ(o.bandwidth[1].packets, 18446744073709551615ull);
+  EXPECT_EQ(o.evidence, op.evidence);
+  ASSERT_EQ(out.rank.links.size(), 1u);
+  EXPECT_TRUE(out.rank.links[0].step.is_null());
+  EXPECT_EQ(out.rank.links[0].dst, 6);
+  EXPECT_EQ(out.rank.links[0].evidence, "[]");
   ASSERT_TRUE(out.full.has_value());
   EXPECT_EQ(out.full->summary.dump(), in.full->summary.dump());
   EXPECT_EQ(out.full->facts.doc.dump(), in.full->facts.doc.dump());

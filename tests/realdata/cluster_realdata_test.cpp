@@ -358,3 +358,28 @@ TEST(ClusterRealData, SixteenRankPipelineRendersInEveryFormat) {
     EXPECT_NE(text.find("ranks 8-15"), std::string::npos) << format;
   }
 }
+
+namespace {
+
+// The 16-rank pipeline job known only from cluster_analysis_output: the cluster's step split
+// comes from cluster_step_trace_time.csv's rank rows (Python csv: the mean over the 16 rows of
+// Computing 77.699800 ms, Communication(Not Overlapped) - Bubble 92.546159 ms, Bubble
+// 90.791263 ms, Free 76.700403 ms), and the bubble finding's saving is drawn from the bubble.
+TEST(ClusterRealData, SixteenRankSplitComesFromTheProfilersRows) {
+  json r = analyze("msinsight_cluster_8rank");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& s = r["facts"]["cluster"]["step_split"];
+  EXPECT_EQ(s["source"], "cluster_step_trace_time.csv");
+  EXPECT_NEAR(s["computing_ns"].get<double>(), 77699800, 1000);
+  EXPECT_NEAR(s["communication_ns"].get<double>(), 92546159, 1000);
+  EXPECT_NEAR(s["bubble_ns"].get<double>(), 90791263, 1000);
+  EXPECT_NEAR(s["idle_ns"].get<double>(), 76700403, 1000);
+  EXPECT_TRUE(s["causes"].empty());
+  const json* bubble = finding_in(r, "cluster.pipeline_bubble");
+  ASSERT_NE(bubble, nullptr);
+  EXPECT_LE((*bubble)["saving_ns"].get<int64_t>(),
+            s["bubble_ns"].get<int64_t>() + s["communication_ns"].get<int64_t>());
+  EXPECT_LE(r["attribution"]["explained_ns"].get<int64_t>(), r["attribution"]["step_ns"].get<int64_t>());
+}
+
+}  // namespace

@@ -69,3 +69,40 @@ TEST(IdleAttributionRealdata, IdleIsTheBreakdownsFreeUnderEveryStepSemantics) {
     EXPECT_EQ(f["idle_attribution"]["computing_ns"], o["computing_ns"]) << rel;
   }
 }
+
+// The cluster of the same two ranks: its split is the mean of the two ranks' (one step each), so
+// against the two CSVs: idle = mean(Free + Preparing), computing = mean(Computing), communication
+// = mean(Communication(Not Overlapped)); the parts add up to the step the findings' savings are
+// shares of, and the savings never exceed it.
+TEST(IdleAttributionRealdata, TwoRankClusterSplitIsTheMeanOfTheRanks) {
+  const std::string rel = "ascend_torch_npu/msinsight_pytorch_2rank/text";
+  REQUIRE_REALDATA(rel);
+  const std::string dir = npu::test::real(rel);
+  double idle = 0, computing = 0, comm = 0;
+  for (const char* rank : {"rank0_ascend_pt", "rank1_ascend_pt"}) {
+    auto csv = step_trace_row(dir + "/" + rank + "/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+    idle += (csv["Free"] + csv["Preparing"]) * 1000 / 2;
+    computing += csv["Computing"] * 1000 / 2;
+    comm += csv["Communication(Not Overlapped)"] * 1000 / 2;
+  }
+  const nlohmann::json r = npu::test::analyze_json(dir);
+  const nlohmann::json& s = r["facts"]["cluster"]["step_split"];
+  EXPECT_NEAR(s["idle_ns"].get<double>(), idle, 1000);  // 45.377537 ms
+  EXPECT_NEAR(s["computing_ns"].get<double>(), computing, 1000);
+  EXPECT_NEAR(s["communication_ns"].get<double>() + s["bubble_ns"].get<double>(), comm, 1000);
+  EXPECT_EQ(s["per_step_ns"].get<int64_t>(), s["computing_ns"].get<int64_t>() + s["communication_ns"].get<int64_t>() +
+                                                 s["bubble_ns"].get<int64_t>() + s["idle_ns"].get<int64_t>());
+  EXPECT_EQ(s["over"], "the mean over 2 ranks of each rank's mean step");
+  const nlohmann::json& a = r["attribution"];
+  ASSERT_TRUE(a["available"].get<bool>());
+  EXPECT_EQ(a["step_ns"], s["per_step_ns"]);
+  EXPECT_LE(a["explained_ns"].get<int64_t>(), a["step_ns"].get<int64_t>());
+  // The merged online-compile cause draws on the compile idle time, as on each rank.
+  bool compile = false;
+  for (const auto& f : r["findings"])
+    if (f["rule"] == "cluster.rank_causes" && f["data"]["rule"] == "dispatch.op_compile") {
+      compile = true;
+      EXPECT_EQ(f["pool"], "idle.compile");
+    }
+  EXPECT_TRUE(compile);
+}

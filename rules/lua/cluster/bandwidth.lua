@@ -17,6 +17,8 @@ time over all operators and ranks (MB/ms = GB/s), against the standard bandwidth
 PCIe 20, RDMA 12.5 GB/s (msProf's v2.1.0 constants; set `standard_hccs_gbps=28`,
 `standard_rdma_gbps=25` for newer hardware, msProf v4.1.0), SDMA held to the HCCS value.
 Reported when utilisation < `utilization` (0.8) and the transport moved at least `min_size_mb`.
+SDMA is the sum of the intra-node links (HCCS, PCIe, SIO): where it is listed, it is judged and
+its links are not, so one slow transfer is never reported twice (as msProf judges SDMA and RDMA).
 As msProf does, the large-packet ratio decides the cause: below `large_packet_ratio` (0.8) the
 transfers are small (see cluster.small_packets); otherwise blame the link (HCCS configuration,
 PCIe contention, the RDMA switch).
@@ -31,8 +33,14 @@ local run = require "lib.run"
 function check(facts, p, emit)
   local standard = { HCCS = p.standard_hccs_gbps, SDMA = p.standard_sdma_gbps, PCIE = p.standard_pcie_gbps, RDMA = p.standard_rdma_gbps }
   local steps = steplib.cluster_count(facts)
+  local has_sdma = false
+  for _, b in ipairs(facts.cluster.bandwidth) do
+    if b.transport == "SDMA" then has_sdma = true end
+  end
+  local in_sdma = { HCCS = true, PCIE = true, SIO = true }
   for _, b in ipairs(facts.cluster.bandwidth) do
     local std = standard[b.transport]
+    if has_sdma and in_sdma[b.transport] then std = nil end
     if std and b.size_mb >= p.min_size_mb and b.gbps < p.utilization * std then
       local cause
       if b.large_packet_ratio < p.large_packet_ratio then

@@ -20,6 +20,13 @@ below `min_saving_ratio` (1 %) of the cluster's median step.
 
 Saving per step = the median over the ranks that show the cause of each rank's own estimated
 saving (what a typical affected rank gains). Confidence = the median of the ranks' confidences.
+Each finding draws its saving from the pool of the rank rule it reports (idle.compile for an
+online compile, compute for an operator, ...), out of the cluster's step split (the mean over
+the ranks of each rank's mean step: facts.cluster.step_split), so no two findings count the
+same time. A rank's communication finding (pool communication) is a residual: the waiting and
+transfer time it describes is where the cluster's own causes (slow rank, slow link, pipeline
+bubble, imbalance) show on that rank, so it is served after them, and dropped when they leave
+less than 1 % of the step for it.
 ]],
 }
 
@@ -57,6 +64,11 @@ function check(facts, p, emit)
         action = m.action,
         commands = cmds,
         saving_ns = m.saving_median_ns,
+        -- The rank rule's pool: its saving is drawn from the same part of the step as on the rank.
+        pool = (m.pool ~= nil and m.pool ~= "") and m.pool or nil,
+        -- A rank's exposed communication is where the cluster's own causes (a slow rank, a slow
+        -- link, pipeline bubbles) show on it: served after them, dropped when they explain it.
+        residual = m.pool == "communication",
         saving_formula = "median over the affected ranks of each rank's own saving (rule " .. m.rule .. ")",
         confidence = m.confidence,
         evidence = { { fact = "cluster.rank_findings", value = m.rule } },
