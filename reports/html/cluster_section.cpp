@@ -61,6 +61,7 @@ std::string section_cluster(const json& r) {
   std::string out = "<section id=\"cluster\" class=\"card\">\n<h2>Cluster</h2>\n";
   out += "<p class=\"verdict\"><strong>" + esc(cluster_verdict_line(c)) + "</strong></p>\n";
   for (const auto& w : list(c, "warnings")) out += "<p class=\"warning\">warning: " + esc(text(w)) + "</p>\n";
+  out += step_split_html(at(r, "attribution"));
   out += "<p class=\"hint\">" +
          esc(fmt::format("{} ranks; rank x step breakdown from {}.", count_str(num(c, "rank_count").value_or(0)),
                          str(c, "rank_steps_source"))) +

@@ -13,6 +13,9 @@ namespace npu::html {
 // top findings, checks count).
 std::string section_header(const nlohmann::json& report);
 std::string section_summary(const nlohmann::json& report);
+// Where the step goes (the report's `attribution`): a bar, its legend and how much the findings
+// explain; "" without a split. In the Summary card, and in the Cluster card for a cluster.
+std::string step_split_html(const nlohmann::json& attribution);
 
 // step_sections.cpp: the per-step device breakdown and the host dispatch (launch lag) per step.
 std::string section_steps(const nlohmann::json& report);
