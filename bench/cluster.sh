@@ -99,16 +99,27 @@ measure() {  # label, command...: prints "wall peak_pss_kb largest_rss_kb" (the 
   echo "$wall $peak $rss"
 }
 
+# The wall time of a run nothing samples: reading every process's smaps_rollup every 50 ms costs
+# CPU the analysis would otherwise have (on 2 cores it added several seconds to a 17 s run).
+timed() {  # label, command...: prints "wall user+sys"
+  local log="$OUT/time-$1.log"
+  shift
+  /usr/bin/time -f "%e %U %S" "$@" >/dev/null 2>"$log" || { cat "$log" >&2; die "$* failed"; }
+  tail -1 "$log" | awk '{printf "%ss %.1f\n", $1, $2 + $3}'
+}
+
 FIRST=$(ls -d "$CL"/*_ascend_pt | head -1)
 read -r one_wall _ one_rss < <(measure one "$BIN" analyze "$FIRST" -q --format json -o "$OUT/one.json")
-read -r cl_wall cl_rss cl_largest < <(measure cluster "$BIN" analyze "$CL" -q --workers "$WORKERS" --format json -o "$OUT/cluster.json")
+read -r cl_wall cl_cpu < <(timed cluster-time "$BIN" analyze "$CL" -q --workers "$WORKERS" --format json -o "$OUT/cluster.json")
+read -r _ cl_rss cl_largest < <(measure cluster "$BIN" analyze "$CL" -q --workers "$WORKERS" --format json -o "$OUT/cluster.json")
 SLOW=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["facts"]["cluster"]["slow_rank"]["rank"])' "$OUT/cluster.json")
 
 STEPS=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["facts"]["overall"]["steps"])' "$OUT/one.json")
 printf '\n%-44s %s\n' "cluster" "$RANKS ranks x $SIZE trace ($((TRACE_BYTES / 1000000)) MB in all), $WORKERS workers"
 printf '%-44s %s\n' "steps per rank" "$STEPS ($OPS operators per step)"
 printf '%-44s %s\n' "one rank: wall, peak RSS" "$one_wall, $((one_rss / 1024)) MiB"
-printf '%-44s %s\n' "cluster analyze: wall, peak PSS (all processes)" "$cl_wall, $((cl_rss / 1024)) MiB"
+printf '%-44s %s\n' "cluster analyze: wall, CPU (user + sys)" "$cl_wall, ${cl_cpu} s"
+printf '%-44s %s\n' "cluster analyze: peak PSS (all processes)" "$((cl_rss / 1024)) MiB (a second run, sampled every 50 ms)"
 printf '%-44s %s\n' "largest process's peak RSS" "$((cl_largest / 1024)) MiB (a child's counts the pages it shares with the parent)"
 printf '%-44s %.2f (goal: about the worker count, not the rank count)\n' "cluster peak PSS / one rank's RSS" "$(echo "$cl_rss / $one_rss" | bc -l)"
 printf '%-44s %s (planted: %s)\n' "slow rank found" "$SLOW" "$((RANKS / 2))"
