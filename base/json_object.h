@@ -5,9 +5,9 @@
 // the tree per member; the initializer-list form `{{"key", v}, ...}` also builds a temporary
 // [key, value] array per member. JsonObject gathers the members in a flat list, sorts it once
 // (the map's own order) and hands each to the map with end() as the hint: one comparison and
-// one node per member. 53,604 steps of a 100 MB rank were written 2.5x faster so.
+// one node per member, no temporaries.
 #pragma once
-#include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -34,8 +34,10 @@ class JsonObject {
   }
 
   nlohmann::json take() {
-    std::stable_sort(members_.begin(), members_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Insertion sort, stable: a few dozen members, mostly added in order already (std::stable_sort
+    // allocated a buffer per object).
+    for (size_t i = 1; i < members_.size(); ++i)
+      for (size_t j = i; j > 0 && members_[j].first < members_[j - 1].first; --j) std::swap(members_[j], members_[j - 1]);
     nlohmann::json j(nlohmann::json::value_t::object);
     auto& m = j.get_ref<nlohmann::json::object_t&>();
     for (auto& [k, v] : members_) m.emplace_hint(m.end(), k, std::move(v));
