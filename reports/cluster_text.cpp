@@ -129,6 +129,13 @@ std::string render_cluster_terminal(const json& c) {
     }
     if (!parts.empty()) out += "  bandwidth: " + parts + "\n";
   }
+  // The groups by the framework's names (tp, dp, pp, ...), when some input names them.
+  if (c.contains("parallel_groups") && c["parallel_groups"].is_array() && !c["parallel_groups"].empty()) {
+    std::string parts;
+    for (const auto& g : c["parallel_groups"])
+      parts += (parts.empty() ? "" : ", ") + group_label(c, g.value("group", ""));
+    out += "  groups: " + parts + "\n";
+  }
   // The slowest link that carried enough data to mean something (tiny transfers never reach line rate).
   const json* slowest = nullptr;
   if (c.contains("links"))

@@ -183,6 +183,12 @@ TEST(ParallelGroups, ANamedClusterSaysTheNameInItsFindings) {
   }
   EXPECT_NE(slow.find("groups that wait for it: dp (ranks 0-3) with wait ratio"), std::string::npos) << slow;
   EXPECT_EQ(wait.rfind("Group dp (ranks 0-3), 18 operators: wait", 0), 0u) << wait;
+  // The terminal lists the groups by name under the cluster's header.
+  const std::string out = (dir.path() / "r.txt").string();
+  ASSERT_EQ(std::system((std::string(NPU_ADVISOR_BIN) + " analyze '" + c + "' -q -o '" + out + "'").c_str()), 0);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\n  groups: dp (ranks 0-3)\n"), std::string::npos) << text;
 }
 
 }  // namespace
