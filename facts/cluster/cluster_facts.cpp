@@ -265,7 +265,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
   json robust = robust_stats(rank_rows);
   c["robust"] = robust;
 
-  const std::vector<CommOpRow> ops = communication_ops(ranks, ref, ops_source);
+  std::vector<CommOpRow> ops = communication_ops(ranks, ref, ops_source);
   std::map<int, int> votes;
   int judged = 0;
   json groups = json::array();
@@ -284,6 +284,7 @@ Facts build_cluster_facts(const std::vector<RankFacts>& ranks, const ClusterRefe
     c["bandwidth"] = bandwidth_table(ops);
     c["small_packets"] = small_packets(ops);
     c["retransmission"] = retransmission(ops);
+    std::vector<CommOpRow>().swap(ops);  // every rank's records, copied with the rank ids: not kept for the links
   } else {
     f.unavailable(
         "cluster.communication",

@@ -20,6 +20,11 @@ json step_of(const json& o) {
   auto it = o.find("step");
   return it != o.end() ? *it : json(nullptr);
 }
+uint64_t count_of(const json& o, const char* key) {
+  if (!o.is_object()) return 0;
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() && it->get<double>() >= 0 ? it->get<uint64_t>() : 0;
+}
 std::string text_of(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -41,7 +46,7 @@ std::vector<CommOpRow> comm_op_rows(const json& ops, int rank) {
     if (auto bw = op.find("bandwidth"); bw != op.end() && bw->is_object())
       for (const auto& [tr, b] : bw->items())
         r.bandwidth.push_back({tr, dbl(b, "size_mb"), dbl(b, "large_packet_ratio"), i64(b, "time_ns"),
-                               b.is_object() ? b.value("packets", uint64_t{0}) : 0});
+                               count_of(b, "packets")});
     if (auto ev = op.find("evidence"); ev != op.end() && ev->is_array() && !ev->empty()) r.evidence = (*ev)[0].dump();
     out.push_back(std::move(r));
   }
