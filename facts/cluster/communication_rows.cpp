@@ -59,9 +59,11 @@ std::vector<LinkRow> link_rows(const json& links) {
   out.reserve(links.size());
   for (const auto& l : links) {
     LinkRow r;
-    r.step = step_of(l);
-    r.group = text_of(l, "group"), r.op = text_of(l, "op"), r.transport = text_of(l, "transport");
+    r.transport = text_of(l, "transport");
     r.src = int_of(l, "src", -1), r.dst = int_of(l, "dst", -1);
+    if (r.src == r.dst || r.transport == "LOCAL") continue;  // a rank's copy to itself: no link
+    r.step = step_of(l);
+    r.group = text_of(l, "group"), r.op = text_of(l, "op");
     r.size_mb = dbl(l, "size_mb"), r.time_ns = i64(l, "time_ns");
     auto ev = l.find("evidence");
     r.evidence = ev != l.end() ? ev->dump() : "[]";

@@ -33,7 +33,9 @@ struct CommOpRow {
   const TransportUse* use(const std::string& transport) const;
 };
 
-// One link record (facts communication.links[], or cluster_communication_matrix.json).
+// One link record (facts communication.links[], or cluster_communication_matrix.json) between two
+// ranks: link_rows() leaves out a rank's copies to itself (src = dst, or transport LOCAL), which
+// the link reduction skips.
 struct LinkRow {
   nlohmann::json step;
   std::string group, op, transport;
