@@ -109,8 +109,9 @@ void name_groups(json& cluster);
 // cluster.step_split: where the step's time goes on the ranks, from each rank's own split
 // (facts.idle_attribution): computing, communication, bubble, idle and idle by cause, each the
 // mean over the ranks of the rank's mean per step, so the parts add up to the mean step as in
-// one rank's report. Without any rank's split, from the rank x step `rows` (the profiler's
-// cluster_step_trace_time.csv): the same parts, no idle causes. Null when neither exists.
+// one rank's report. A rank without a split gives its step breakdown (facts.overall, no idle
+// causes); without rank folders, the rank x step `rows` (the profiler's
+// cluster_step_trace_time.csv) do. Null when there is none of these.
 json step_split(const std::vector<RankFacts>& ranks, const std::vector<StepRow>& rows, const std::string& rows_source);
 
 // ---- slow rank (slow_rank.cpp) ----

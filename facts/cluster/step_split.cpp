@@ -1,7 +1,9 @@
-// cluster.step_split: one rank's "where the step goes" (facts.idle_attribution), for the job.
+// cluster.step_split: one rank's "where the step goes" (facts.idle_attribution, else its step
+// breakdown), for the job.
 // Means add up where medians do not: the mean over ranks of each part is a part of the mean
 // over ranks of the step, so the cluster's savings can be drawn from it without counting any
 // time twice (rules/attribution.cpp), as on one rank.
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -13,20 +15,37 @@ json step_split(const std::vector<RankFacts>& ranks, const std::vector<StepRow>&
   static const char* const kParts[] = {"computing_ns", "communication_ns", "bubble_ns", "idle_ns"};
   std::map<std::string, int64_t> sum;  // part or "idle.<cause>" -> sum over ranks of its mean per step
   std::vector<int> used;
+  size_t with_causes = 0;
   for (const auto& r : ranks) {
-    const auto a = r.facts.find("idle_attribution");
-    if (a == r.facts.end() || !a->is_object()) continue;
-    const int64_t steps = i64(*a, "steps");
-    if (steps <= 0) continue;
+    if (const auto a = r.facts.find("idle_attribution"); a != r.facts.end() && a->is_object() && i64(*a, "steps") > 0) {
+      const int64_t steps = i64(*a, "steps");
+      used.push_back(r.rank);
+      ++with_causes;
+      for (const char* k : kParts) sum[k] += i64(*a, k) / steps;
+      if (const auto c = a->find("causes"); c != a->end() && c->is_object())
+        for (const auto& [name, v] : c->items()) sum["idle." + name] += i64(v, "ns") / steps;
+      continue;
+    }
+    // No split (no device timeline: the breakdown is the profiler's own table): the breakdown's
+    // parts, as one rank's report takes them (rules/attribution.cpp): idle = Free + Preparing.
+    const auto o = r.facts.find("overall");
+    if (o == r.facts.end() || !o->is_object() || i64(*o, "steps") <= 0 || !o->contains("device_time_ns")) continue;
+    const int64_t steps = i64(*o, "steps"), bubble = std::min(i64(*o, "bubble_ns"), i64(*o, "comm_not_overlapped_ns"));
     used.push_back(r.rank);
-    for (const char* k : kParts) sum[k] += i64(*a, k) / steps;
-    if (const auto c = a->find("causes"); c != a->end() && c->is_object())
-      for (const auto& [name, v] : c->items()) sum["idle." + name] += i64(v, "ns") / steps;
+    sum["computing_ns"] += i64(*o, "computing_ns") / steps;
+    sum["communication_ns"] += (i64(*o, "comm_not_overlapped_ns") - bubble) / steps;
+    sum["bubble_ns"] += bubble / steps;
+    sum["idle_ns"] += (i64(*o, "free_ns") + i64(*o, "preparing_ns")) / steps;
   }
-  std::string from = "each rank's split (facts.idle_attribution)";
+  std::string from = with_causes == used.size() ? "each rank's split (facts.idle_attribution)"
+                     : with_causes == 0
+                         ? "each rank's step breakdown (facts.overall: no device timeline, so no idle causes)"
+                         : std::to_string(with_causes) + " ranks' splits (facts.idle_attribution), " +
+                               std::to_string(used.size() - with_causes) +
+                               " ranks' step breakdowns (facts.overall: no idle causes)";
   size_t rank_count = ranks.size();
   if (used.empty()) {
-    // No rank has a split (the ranks are known only from the profiler's cluster_step_trace_time.csv):
+    // No rank folders (the ranks are known only from the profiler's cluster_step_trace_time.csv):
     // its rows, without idle causes. Idle is Free; communication is not-overlapped less Bubble.
     std::map<int, std::array<int64_t, 5>> per;  // rank -> computing, communication, bubble, idle, steps
     for (const StepRow& r : rows) {

@@ -386,3 +386,23 @@ TEST(ClusterRealData, SixteenRankSplitComesFromTheProfilersRows) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two rank folders without a trace (msinsight_2rank: the breakdown is each rank's
+// step_trace_time.csv): the cluster's split is the mean of the two ranks' breakdowns (Python csv,
+// one step each: Computing 75.298397 ms, Communication(Not Overlapped) 148.958780 ms, Free
+// 68.885152 ms; no Preparing column), with no idle causes.
+TEST(ClusterRealData, RanksWithoutATimelineSplitTheirBreakdown) {
+  json r = analyze("msinsight_2rank");
+  if (r.is_null()) GTEST_SKIP() << "realdata not available";
+  const json& s = r["facts"]["cluster"]["step_split"];
+  EXPECT_NE(s["source"].get<std::string>().find("facts.overall"), std::string::npos) << s["source"];
+  EXPECT_NEAR(s["computing_ns"].get<double>(), 75298397, 1000);
+  EXPECT_NEAR(s["communication_ns"].get<double>() + s["bubble_ns"].get<double>(), 148958780, 1000);
+  EXPECT_NEAR(s["idle_ns"].get<double>(), 68885152, 1000);
+  EXPECT_TRUE(s["causes"].empty());
+  EXPECT_EQ(r["attribution"]["step_ns"], s["per_step_ns"]);
+}
+
+}  // namespace
