@@ -45,6 +45,25 @@ end)");
   EXPECT_EQ(o.findings[0]["commands"][0], "export TASK_QUEUE_ENABLE=2");
 }
 
+// A finding may name its own savings pool and be a residual (cluster.rank_causes passes on the
+// pool of the rank rule it reports); a pool that is not a non-empty string fails the rule.
+TEST(RuleEngine, AFindingNamesItsPoolAndResidual) {
+  auto o = run_one(std::string(kHeader) + R"(
+function check(facts, p, emit)
+  emit { observed = "a", saving_ns = 1000, pool = "idle.compile", residual = true }
+  emit { observed = "b", saving_ns = 1000 }
+end)");
+  ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+  ASSERT_EQ(o.findings.size(), 2u);
+  EXPECT_EQ(o.findings[0]["pool"], "idle.compile");
+  EXPECT_EQ(o.findings[0]["residual"], true);
+  EXPECT_EQ(o.findings[1]["pool"], "idle");  // the rule's own (its category's)
+  EXPECT_FALSE(o.findings[1].contains("residual"));
+  auto bad = run_one(std::string(kHeader) + "function check(f, p, emit) emit{observed='x', pool=5} end");
+  EXPECT_EQ(bad.status, RuleOutcome::Status::Failed);
+  EXPECT_NE(bad.reason.find("'pool' must be a non-empty string"), std::string::npos) << bad.reason;
+}
+
 TEST(RuleEngine, ParameterOverrideAndBadOverride) {
   std::string code = std::string(kHeader) +
                      "function check(f, p, emit) if f.overall.free_ratio > p.limit then emit{observed='x'} end end";
