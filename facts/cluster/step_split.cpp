@@ -11,6 +11,12 @@
 
 namespace npu::cluster {
 
+namespace {
+std::string ranks_of(size_t n, const std::string& what) {
+  return n == 1 ? "1 rank's " + what : std::to_string(n) + " ranks' " + what + "s";
+}
+}  // namespace
+
 json step_split(const std::vector<RankFacts>& ranks, const std::vector<StepRow>& rows, const std::string& rows_source) {
   static const char* const kParts[] = {"computing_ns", "communication_ns", "bubble_ns", "idle_ns"};
   std::map<std::string, int64_t> sum;  // part or "idle.<cause>" -> sum over ranks of its mean per step
@@ -40,9 +46,8 @@ json step_split(const std::vector<RankFacts>& ranks, const std::vector<StepRow>&
   std::string from = with_causes == used.size() ? "each rank's split (facts.idle_attribution)"
                      : with_causes == 0
                          ? "each rank's step breakdown (facts.overall: no device timeline, so no idle causes)"
-                         : std::to_string(with_causes) + " ranks' splits (facts.idle_attribution), " +
-                               std::to_string(used.size() - with_causes) +
-                               " ranks' step breakdowns (facts.overall: no idle causes)";
+                         : ranks_of(with_causes, "split") + " (facts.idle_attribution), " +
+                               ranks_of(used.size() - with_causes, "step breakdown") + " (facts.overall: no idle causes)";
   size_t rank_count = ranks.size();
   if (used.empty()) {
     // No rank folders (the ranks are known only from the profiler's cluster_step_trace_time.csv):
