@@ -644,3 +644,45 @@ TEST(AnalysisDbComm, MatrixGivesTheCommunicationMatrixJsonLinks) {
 }
 
 }  // namespace
+
+namespace {
+
+// cluster.step_split by hand: rank 0 has a split over 2 steps (per step: computing 100,
+// communication 50, idle 30 of which compile 20 and unexplained 10); rank 1 only its breakdown
+// over 1 step (computing 120, not overlapped 40, Free 30 + Preparing 10 = idle 40). The split is
+// the mean of the two ranks' per-step parts: computing 110, communication 45, idle 35, step 190;
+// the causes are means over both ranks (compile 10, unexplained 5), rank 1 having none.
+TEST(ClusterFacts, StepSplitIsTheMeanOfEachRanksMeanStep) {
+  json a = {{"run", {{"rank", 0}}},
+            {"idle_attribution",
+             {{"steps", 2},
+              {"computing_ns", 200},
+              {"communication_ns", 100},
+              {"bubble_ns", 0},
+              {"idle_ns", 60},
+              {"causes", {{"compile", {{"ns", 40}}}, {"unexplained", {{"ns", 20}}}}},
+              {"by_step", json::array({{{"id", 1}}, {{"id", 2}}})}}}};
+  json b = {{"run", {{"rank", 1}}},
+            {"overall",
+             {{"steps", 1},
+              {"computing_ns", 120},
+              {"comm_not_overlapped_ns", 40},
+              {"free_ns", 30},
+              {"preparing_ns", 10},
+              {"bubble_ns", 0},
+              {"device_time_ns", 190}}}};
+  std::vector<npu::cluster::RankFacts> ranks = {npu::cluster::rank_facts_from(0, "r0", a),
+                                                npu::cluster::rank_facts_from(1, "r1", b)};
+  EXPECT_FALSE(ranks[0].facts["idle_attribution"].contains("by_step"));  // the totals only
+  const json s = npu::cluster::build_cluster_facts(ranks, {}, {}, "in").doc["cluster"]["step_split"];
+  EXPECT_EQ(s["computing_ns"], 110);
+  EXPECT_EQ(s["communication_ns"], 45);
+  EXPECT_EQ(s["bubble_ns"], 0);
+  EXPECT_EQ(s["idle_ns"], 35);
+  EXPECT_EQ(s["per_step_ns"], 190);
+  EXPECT_EQ(s["causes"], (json{{"compile", 10}, {"unexplained", 5}}));
+  EXPECT_EQ(s["ranks"], json({0, 1}));
+  EXPECT_EQ(s["source"], "1 rank's split (facts.idle_attribution), 1 rank's step breakdown (facts.overall: no idle causes)");
+}
+
+}  // namespace
