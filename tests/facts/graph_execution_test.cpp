@@ -7,6 +7,7 @@
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/graph_calls.h"
 #include "test_support.h"
+#include "trace_builder.h"
 
 using nlohmann::json;
 
@@ -28,43 +29,27 @@ TEST(GraphCalls, NamesTheGraphExecutionApis) {
   EXPECT_FALSE(npu::graph_call_is_async("Model@ModelExecute"));
 }
 
-std::string x(int pid, int tid, const std::string& name, double us, double dur, const std::string& args = "{}") {
-  return "{\"ph\": \"X\", \"name\": \"" + name + "\", \"pid\": " + std::to_string(pid) +
-         ", \"tid\": " + std::to_string(tid) + ", \"ts\": \"" + std::to_string(1'000'000 + us) +
-         "\", \"dur\": " + std::to_string(dur) + ", \"args\": " + args + "},\n";
-}
-std::string flow(char ph, int id, int pid, int tid, double us) {
-  return "{\"ph\": \"" + std::string(1, ph) +
-         "\", \"bp\": \"e\", \"name\": \"HostToDevice\", \"cat\": \"HostToDevice\", " + "\"id\": \"" +
-         std::to_string(id) + "\", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) +
-         ", \"ts\": \"" + std::to_string(1'000'000 + us) + "\"},\n";
-}
-std::string task(const std::string& name, double us, double dur) {
-  return x(3, 3, name, us, dur, R"({"Task Type": "AI_CORE", "Stream Id": 3})");
-}
-
 // One capture, two ACL graph replays (the second with a Model@ModelExecute nested in it and
 // launch arrows drawn from inside it to its two tasks), one operator launched by Node@launch
 // between them, while the first replay's tasks may still run, and a model execution that launches
 // its node by Node@launch (as GE runs a dynamic-shape graph): a per-operator launch.
 std::string acl_graph_trace() {
-  std::string t = "[\n";
-  t += x(1, 1, "ProfilerStep#1", 0, 1000, R"({})").insert(1, "\"cat\": \"cpu_op\", ");
-  t += x(2, 2, "AscendCL@aclmdlRICaptureBegin", 1, 2);
-  t += x(2, 2, "AscendCL@aclmdlRIExecuteAsync", 10, 5);
-  t += task("graph_a1", 20, 8) + task("graph_a2", 30, 8) + task("graph_a3", 40, 8);
-  t += x(2, 2, "Node@launch", 299, 2) + flow('s', 1, 2, 2, 300) + task("eager", 305, 10) + flow('f', 1, 3, 3, 305);
-  t += x(2, 2, "AscendCL@aclmdlRIExecuteAsync", 500, 5) + x(2, 2, "Model@ModelExecute", 501, 3);
-  t += flow('s', 2, 2, 2, 502) + task("graph_b1", 510, 6) + flow('f', 2, 3, 3, 510);
-  t += flow('s', 3, 2, 2, 503) + task("graph_b2", 520, 6) + flow('f', 3, 3, 3, 520);
-  t += x(2, 2, "Model@ModelExecute", 700, 50) + x(2, 2, "Node@launch", 709, 2);
-  t += flow('s', 4, 2, 2, 710) + task("dynamic_node", 715, 4) + flow('f', 4, 3, 3, 715);
-  t += R"({"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "Python"}},
-{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "CANN"}},
-{"ph": "M", "name": "process_name", "pid": 3, "tid": 0, "args": {"name": "Ascend Hardware"}},
-{"ph": "M", "name": "process_labels", "pid": 3, "tid": 0, "args": {"labels": "NPU 0"}}
-])";
-  return t;
+  npu::test::TraceBuilder t;
+  auto arrow = [&](int id, double from, double to) {
+    t.flow_point("HostToDevice", std::to_string(id), 's', 2, 2, from);
+    t.flow_point("HostToDevice", std::to_string(id), 'f', 3, 3, to);
+  };
+  t.step(1, 0, 1000);
+  t.cann("AscendCL@aclmdlRICaptureBegin", 1, 2);
+  t.cann("AscendCL@aclmdlRIExecuteAsync", 10, 5);
+  t.task("graph_a1", 20, 8), t.task("graph_a2", 30, 8), t.task("graph_a3", 40, 8);
+  t.cann("Node@launch", 299, 2), t.task("eager", 305, 10), arrow(1, 300, 305);
+  t.cann("AscendCL@aclmdlRIExecuteAsync", 500, 5), t.cann("Model@ModelExecute", 501, 3);
+  t.task("graph_b1", 510, 6), arrow(2, 502, 510);
+  t.task("graph_b2", 520, 6), arrow(3, 503, 520);
+  t.cann("Model@ModelExecute", 700, 50), t.cann("Node@launch", 709, 2);
+  t.task("dynamic_node", 715, 4), arrow(4, 710, 715);
+  return t.json();
 }
 
 TEST(GraphExecution, CountsExecutionsAndTheTasksTheyLaunched) {
