@@ -42,22 +42,27 @@ void add_causes(Pools& p, const json& causes_of, PerStep per_step) {
   for (const auto& [ns, name] : causes) p.idle_causes.push_back({{"cause", name}, {"ns", static_cast<int64_t>(ns)}});
 }
 
+// The parts of the step (per step) and the pools they fund: communication with the bubble.
+void set_parts(Pools& p, double computing, double communication, double bubble, double idle, double step) {
+  p.available = true;
+  p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
+  p.step = step;
+  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
+             {"communication_ns", static_cast<int64_t>(communication)},
+             {"bubble_ns", static_cast<int64_t>(bubble)},
+             {"idle_ns", static_cast<int64_t>(idle)}};
+}
+
 // From facts.idle_attribution: every part of the step, and idle by cause.
 Pools pools_from_split(const json& a) {
   Pools p;
   const double steps = a.value("steps", 0.0);
   if (steps <= 0) return p;
-  p.available = true;
   p.steps = static_cast<int64_t>(steps);
   p.source = "idle_attribution";
   const double computing = per_step(a, "computing_ns", steps), communication = per_step(a, "communication_ns", steps),
                bubble = per_step(a, "bubble_ns", steps), idle = per_step(a, "idle_ns", steps);
-  p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
-  p.step = computing + communication + bubble + idle;
-  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
-             {"communication_ns", static_cast<int64_t>(communication)},
-             {"bubble_ns", static_cast<int64_t>(bubble)},
-             {"idle_ns", static_cast<int64_t>(idle)}};
+  set_parts(p, computing, communication, bubble, idle, computing + communication + bubble + idle);
   add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
   return p;
 }
@@ -67,18 +72,12 @@ Pools pools_from_overall(const json& o) {
   Pools p;
   const double steps = o.value("steps", 0.0);
   if (steps <= 0 || !o.contains("device_time_ns")) return p;
-  p.available = true;
   p.steps = static_cast<int64_t>(steps);
   p.source = "overall";
   const double idle = per_step(o, "free_ns", steps) + per_step(o, "preparing_ns", steps);
   const double communication = per_step(o, "comm_not_overlapped_ns", steps);
   const double computing = per_step(o, "computing_ns", steps);
-  p.budget = {{"idle", idle}, {"communication", communication}, {"compute", computing}};
-  p.step = idle + communication + computing;
-  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
-             {"communication_ns", static_cast<int64_t>(communication)},
-             {"bubble_ns", 0},
-             {"idle_ns", static_cast<int64_t>(idle)}};
+  set_parts(p, computing, communication, 0, idle, idle + communication + computing);
   return p;
 }
 
@@ -87,18 +86,11 @@ Pools pools_from_cluster(const json& c) {
   Pools p;
   const double step = c.value("per_step_ns", 0.0);
   if (step <= 0) return p;
-  p.available = true;
   p.steps = 0;
   p.over = c.value("over", "");
   p.source = "cluster.step_split";
-  const double computing = c.value("computing_ns", 0.0), communication = c.value("communication_ns", 0.0),
-               bubble = c.value("bubble_ns", 0.0), idle = c.value("idle_ns", 0.0);
-  p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
-  p.step = step;
-  p.parts = {{"computing_ns", static_cast<int64_t>(computing)},
-             {"communication_ns", static_cast<int64_t>(communication)},
-             {"bubble_ns", static_cast<int64_t>(bubble)},
-             {"idle_ns", static_cast<int64_t>(idle)}};
+  set_parts(p, c.value("computing_ns", 0.0), c.value("communication_ns", 0.0), c.value("bubble_ns", 0.0),
+            c.value("idle_ns", 0.0), step);
   add_causes(p, c.value("causes", json::object()), [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; });
   return p;
 }

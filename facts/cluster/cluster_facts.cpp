@@ -107,6 +107,17 @@ json agreement_with_reference(const std::vector<StepRow>& ours, const ClusterRef
 
 json standard_bandwidth() { return {{"HCCS", 18.0}, {"SDMA", 18.0}, {"PCIE", 20.0}, {"RDMA", 12.5}}; }
 
+namespace {
+// `o` without the members `keys` (copied member by member: the dropped ones are never copied).
+json without(const json& o, std::initializer_list<const char*> keys) {
+  if (!o.is_object()) return o;
+  json out = json::object();
+  for (const auto& [k, v] : o.items())
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; })) out[k] = v;
+  return out;
+}
+}  // namespace
+
 RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
   RankFacts out;
   out.rank = rank;
@@ -116,21 +127,15 @@ RankFacts rank_facts_from(int rank, std::string path, const json& facts) {
     if (facts.contains(k)) s[k] = facts[k];
   // Communication: its records as rows (communication_rows.h), the rest as it is.
   if (auto c = facts.find("communication"); c != facts.end()) {
-    json& slim = s["communication"] = json::object();
-    if (c->is_object())
-      for (const auto& [k, v] : c->items()) {
-        if (k == "ops") out.comm_ops = comm_op_rows(v, rank);
-        else if (k == "links") out.links = link_rows(v);
-        else slim[k] = v;
-      }
-    else slim = *c;
+    if (c->is_object()) {
+      if (auto ops = c->find("ops"); ops != c->end()) out.comm_ops = comm_op_rows(*ops, rank);
+      if (auto links = c->find("links"); links != c->end()) out.links = link_rows(*links);
+    }
+    s["communication"] = without(*c, {"ops", "links"});
   }
   // The split's totals, not its per-step rows (cluster.step_split reads the totals).
-  if (auto a = facts.find("idle_attribution"); a != facts.end() && a->is_object()) {
-    json& slim = s["idle_attribution"] = json::object();
-    for (const auto& [k, v] : a->items())
-      if (k != "by_step") slim[k] = v;
-  }
+  if (auto a = facts.find("idle_attribution"); a != facts.end() && a->is_object())
+    s["idle_attribution"] = without(*a, {"by_step"});
   if (facts.contains("run")) {
     s["run"] = json::object();
     for (const char* k : {"framework", "source_format", "rank", "device", "profiler_level", "worker_name", "platform",

@@ -296,8 +296,7 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
   std::map<std::tuple<int, int, std::string>, Acc> by_link;
   for (const LinkRow* l : raw) {
     const int src = l->src, dst = l->dst;
-    const std::string& tr = l->transport;
-    if (src == dst || tr == "LOCAL") continue;
+    const std::string& tr = l->transport;  // never LOCAL, never src = dst: link_rows() leaves those out
     if (!seen.insert({step_text(l->step), l->group, l->op, src, dst}).second) continue;
     Acc& a = by_link[{src, dst, tr}];
     a.transport = tr, a.size += l->size_mb, a.time += l->time_ns, a.ops++;
