@@ -72,8 +72,10 @@ Ns total_length(const Intervals& v) {
 
 Intervals clip(const Intervals& v, Ns lo, Ns hi) {
   Intervals out;
-  for (const auto& iv : v) {
-    Ns s = std::max(iv.start, lo), e = std::min(iv.end, hi);
+  // Normalised: ends are sorted too, so the first interval reaching past lo is found by search.
+  auto it = std::lower_bound(v.begin(), v.end(), lo, [](const Interval& iv, Ns t) { return iv.end <= t; });
+  for (; it != v.end() && it->start < hi; ++it) {
+    Ns s = std::max(it->start, lo), e = std::min(it->end, hi);
     if (s < e) out.push_back({s, e});
   }
   return out;

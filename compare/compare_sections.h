@@ -31,9 +31,13 @@ json metric_row(const char* key, const char* label, const char* unit, std::optio
 // ---- the per-step series of both sides (compare_steps.cpp)
 struct Series {
   std::vector<json> ids;
-  std::vector<double> computing, cno, free, device, free_ratio, host, step_time;
+  std::vector<double> computing, cno, copies, free, device, free_ratio, host, step_time;
   std::vector<json> evidence;
   bool host_complete = true;  // every used step has host_dur_ns > 0
+  bool has_copies = false;    // GPU runs: copies_ns is a part of the device step
+  // overall.step_time_rule is "launched_work" (GPU): the step is the device step, never the
+  // host span (the host runs ahead of a GPU-bound step).
+  bool launched_work = false;
   size_t total_steps = 0;
   bool dropped_warmup = false;
   json dropped_id = nullptr;
@@ -43,7 +47,9 @@ struct Series {
 
 struct StepSeries {
   Series base, next;
-  bool use_host = false;  // step time is the host step span (every step of both sides has one)
+  // Step time is the host step span: every step of both sides has one and neither side is a
+  // GPU run (whose step is the device step, until the work it launched ends).
+  bool use_host = false;
   bool paired = false;    // the same step ids in the same order on both sides
   bool skip_warmup = true;
   bool have_steps() const { return base.size() > 0 && next.size() > 0; }

@@ -25,10 +25,13 @@ Series read_series(const Facts& f, bool skip_warmup) {
     const json& st = steps[i];
     double c = num(st, "computing_ns").value_or(0), n = num(st, "comm_not_overlapped_ns").value_or(0),
            fr = num(st, "free_ns").value_or(0);
-    double dev = c + n + fr;
+    const std::optional<double> cp = num(st, "copies_ns");
+    if (cp) s.has_copies = true;
+    double dev = c + n + cp.value_or(0) + fr;
     s.ids.push_back(st.value("id", json(nullptr)));
     s.computing.push_back(c);
     s.cno.push_back(n);
+    s.copies.push_back(cp.value_or(0));
     s.free.push_back(fr);
     s.device.push_back(dev);
     s.free_ratio.push_back(dev > 0 ? fr / dev : 0.0);
@@ -39,6 +42,8 @@ Series read_series(const Facts& f, bool skip_warmup) {
     if (s.source.empty()) s.source = st.value("source", "");
   }
   if (s.size() == 0) s.host_complete = false;
+  const json& overall = section(f, "overall");
+  s.launched_work = overall.is_object() && overall.value("step_time_rule", "") == "launched_work";
   return s;
 }
 
@@ -73,6 +78,7 @@ size_t median_index(const std::vector<double>& v) {
 const char* part_label(const std::string& p) {
   if (p == "computing") return "computing";
   if (p == "comm_not_overlapped") return "communication not overlapped";
+  if (p == "copies") return "copies (memcpy/memset)";
   if (p == "free") return "free (device idle)";
   return "?";
 }
@@ -96,8 +102,9 @@ void add_decomposition(json& device, const StepSeries& s, const CompareOptions& 
     const std::vector<double>& b;
     const std::vector<double>& n;
   };
-  P ps[3] = {
-      {"computing", sb.computing, sn.computing}, {"comm_not_overlapped", sb.cno, sn.cno}, {"free", sb.free, sn.free}};
+  std::vector<P> ps = {{"computing", sb.computing, sn.computing}, {"comm_not_overlapped", sb.cno, sn.cno}};
+  if (sb.has_copies || sn.has_copies) ps.push_back({"copies", sb.copies, sn.copies});
+  ps.push_back({"free", sb.free, sn.free});
   json mean_parts = json::array();
   double mean_sum = 0;
   for (const auto& p : ps) {
@@ -143,7 +150,7 @@ StepSeries read_step_series(const Facts& base, const Facts& next, const CompareO
   s.skip_warmup = opt.skip_warmup;
   s.base = read_series(base, opt.skip_warmup);
   s.next = read_series(next, opt.skip_warmup);
-  s.use_host = s.base.host_complete && s.next.host_complete;
+  s.use_host = s.base.host_complete && s.next.host_complete && !s.base.launched_work && !s.next.launched_work;
   s.base.step_time = s.use_host ? s.base.host : s.base.device;
   s.next.step_time = s.use_host ? s.next.host : s.next.device;
   const bool b = s.base.dropped_warmup, n = s.next.dropped_warmup;
@@ -171,6 +178,10 @@ json series_section(const StepSeries& s) {
                                                 {"comm_not_overlapped_ns", to_int_array(side->cno)},
                                                 {"free_ns", to_int_array(side->free)},
                                                 {"free_ratio", side->free_ratio}};
+  if (s.base.has_copies || s.next.has_copies) {
+    series["base"]["copies_ns"] = to_int_array(s.base.copies);
+    series["new"]["copies_ns"] = to_int_array(s.next.copies);
+  }
   series["step_time_basis"] = s.use_host ? "host" : "device";
   series["paired"] = s.paired;
   return series;
@@ -192,9 +203,16 @@ json step_time_section(const StepSeries& s, const CompareSide& base, const Compa
   }
   const Series& sb = s.base;
   const Series& sn = s.next;
-  step_time["basis"] =
-      s.use_host ? "host step span, ProfilerStep#N" : "device time per step = computing + comm not overlapped + free";
-  if (!s.use_host)
+  const bool gpu = sb.launched_work || sn.launched_work;
+  step_time["basis"] = s.use_host ? "host step span, ProfilerStep#N"
+                       : gpu      ? "device step: until the device work the step launched ends (GPU; "
+                                    "computing + comm not overlapped + copies + free)"
+                                  : "device time per step = computing + comm not overlapped + free";
+  if (sb.launched_work != sn.launched_work)
+    notes.push_back(
+        "one side is a GPU run and the other is not: their steps are measured by different profilers' rules, "
+        "so the step times compare different things");
+  if (!s.use_host && !gpu)
     notes.push_back(
         "step time is the per-step device time: at least one side has no host step spans "
         "(no ProfilerStep#N in a trace)");
@@ -216,7 +234,8 @@ json device_time_section(const StepSeries& s, const CompareOptions& opt) {
   const Series& sb = s.base;
   const Series& sn = s.next;
   const double device_delta = s.device_delta();
-  device["definition"] = "computing + comm_not_overlapped + free of each step";
+  device["definition"] = sb.has_copies || sn.has_copies ? "computing + comm_not_overlapped + copies + free of each step"
+                                                        : "computing + comm_not_overlapped + free of each step";
   device["base"] = ns_stats(sb.device, sb.ids);
   device["new"] = ns_stats(sn.device, sn.ids);
   device["delta_ns"] = ns(device_delta);

@@ -89,7 +89,7 @@ std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunMode
 
 DeviceTimeline extract_device_timeline(const RunModel& m) {
   DeviceTimeline d;
-  Intervals compute, comm_ops, comm_tasks, all;
+  Intervals compute, comm_ops, comm_tasks, all, copies;
   std::vector<uint32_t> comm_op_idx, comm_task_idx;
   const bool gpu = m.meta.platform == "gpu";
   if (gpu) d.device = m.meta.device;
@@ -118,6 +118,11 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
             comm_task_idx.push_back(i);
             break;
           case TaskClass::Other:
+            if (gpu) {
+              copies.push_back({s.ts, s.end()});
+              d.copy_slices.push_back(i);
+            }
+            break;
           case TaskClass::Marker: break;
         }
       }
@@ -132,9 +137,12 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
   d.compute = union_of(compute);
   // Where the profiler merges each step's own operators (database exports, msprof), its
   // communication is the communication operators alone (COMMUNICATION_OP): none, none.
-  d.comm_from_ops = !comm_ops.empty() || m.meta.step_semantics != StepSemantics::CaptureSegments;
+  d.comm_from_ops = !comm_ops.empty() || m.meta.step_semantics == StepSemantics::StepTasks ||
+                    m.meta.step_semantics == StepSemantics::MsprofTasks;
   d.comm = union_of(d.comm_from_ops ? comm_ops : comm_tasks);
   d.busy = union_of(d.compute, d.comm);
+  d.copies = difference(union_of(copies), d.busy);
+  d.busy = union_of(d.busy, d.copies);  // GPU: a copy keeps the device busy (empty on Ascend)
   d.comm_slices = d.comm_from_ops ? comm_op_idx : comm_task_idx;
   if (!all.empty()) {
     d.window.start =

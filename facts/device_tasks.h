@@ -28,7 +28,12 @@ struct DeviceTimeline {
   std::vector<uint32_t> comm_slices;     // communication operator spans
   Intervals compute;                     // union
   Intervals comm;                        // union
-  Intervals busy;                        // compute ∪ comm: where the device is not idle
+  Intervals busy;                        // compute ∪ comm (∪ copies on GPUs): where the device is not idle
+  // GPU runs: memcpy/memset (the copy engines, memsets), and their union less compute ∪ comm:
+  // device work of its own, in the step's split as copies, never idle (docs/facts-gpu.md).
+  // Empty on Ascend, whose profilers count runtime tasks (MEMCPY_ASYNC) as Free.
+  std::vector<uint32_t> copy_slices;
+  Intervals copies;
   Interval window;                       // first device task start .. last end (incl. comm)
   bool has_device = false;
   bool comm_from_ops = false;  // comm spans from the HCCL/Communication op threads (else device HCCL tasks)

@@ -1,6 +1,7 @@
 #include "facts/host_causes.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "base/text.h"
 #include "facts/device_tasks.h"
@@ -23,6 +24,31 @@ HostCause cause_of_name(TrackKind kind, std::string_view n) {
 
 bool host_track(TrackKind k) {
   return k == TrackKind::HostCANN || k == TrackKind::HostGC || k == TrackKind::HostPython || k == TrackKind::HostOther;
+}
+
+// Host clocks and GPU timestamps differ by microseconds: a call that returns this close to its
+// copy's end waited for it.
+constexpr Ns kBlockingSlackNs = 50'000;
+
+// GPU runs: a copy call the host sat in until its copy ended (a pageable cudaMemcpyAsync, a
+// synchronous cudaMemcpy) blocks the host like a synchronize call: it held the host at least as
+// long as the copy ran and returned when the copy was done.
+void add_blocking_copy_calls(const RunModel& m, std::vector<uint32_t>& sync) {
+  if (m.meta.platform != "gpu") return;
+  std::unordered_map<int64_t, uint32_t> host;
+  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+    if (m.tracks[t].kind != TrackKind::Device) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& c = m.slices[i];
+      if (c.corr == kNoId || kineto_category(m.str(c.cat)) != KinetoCat::GpuMemcpy) continue;
+      if (host.empty()) host = runtime_calls_by_correlation(m);
+      auto h = host.find(c.corr);
+      if (h == host.end()) continue;
+      const Slice& call = m.slices[h->second];
+      if (call.dur >= c.dur && call.end() >= c.end() - kBlockingSlackNs && gpu_sync_kind(m.str(call.name)) == GpuSync::None)
+        sync.push_back(h->second);
+    }
+  }
 }
 
 }  // namespace
@@ -52,6 +78,7 @@ HostCauseSlices collect_host_cause_slices(const RunModel& m) {
       if (c != HostCause::None) out.by_cause[static_cast<int>(c)].push_back(i);
     }
   }
+  add_blocking_copy_calls(m, out.by_cause[static_cast<int>(HostCause::Sync)]);
   for (auto& v : out.by_cause)
     std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return m.slices[a].ts < m.slices[b].ts; });
   return out;

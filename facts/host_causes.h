@@ -17,7 +17,8 @@ constexpr int kHostCauseCount = 6;  // None included
 // What a host slice is, from its track and name:
 //   Compile    AscendCL@aclopCompileAndExecute (an aclop operator compiled online; CANN thread)
 //   GC         the "Python GC" track, or a slice of category "GC"
-//   Sync       AscendCL@aclrtSynchronize* (CANN thread), or a CUDA/HIP synchronize call
+//   Sync       AscendCL@aclrtSynchronize* (CANN thread), or a CUDA/HIP synchronize call, or a
+//              GPU copy call the host sat in until its copy ended (pageable or synchronous)
 //   Dataloader a Python/host slice whose name holds "dataloader" (any case); Kineto with_stack
 //              python_function frames are left out (they nest inside the fetch they belong to)
 //   CommWait   a host slice whose name holds "barrier" (c10d::barrier, HcclBarrier, ...)

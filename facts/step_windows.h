@@ -19,9 +19,14 @@ struct StepWindow {
   Ns host_start = 0, host_end = 0;
   // How many device tasks the step launched (0: the window is the step's own span).
   uint64_t launched_tasks = 0;
+  // GPU (LaunchedWork): the end of the last device op the step launched (kNoId: none).
+  Ns launched_end = kNoId;
 };
 
-// One window per step, in the order of `steps` (sorted by start). Launches are read from the
+// One window per step, in the order of `steps` (sorted by start). GPU (Kineto) traces follow
+// the TensorBoard plugin's rule (StepSemantics::LaunchedWork, step_windows.cpp): launches are
+// joined to device ops by correlation id, and windows follow each other without overlap.
+// Ascend: launches are read from the
 // HostToDevice arrows; with torch_npu's task queue (async_task_queue arrows, text export only)
 // a launch inside a Dequeue belongs to the step of its Enqueue, and a launch outside every
 // Dequeue is not counted, as torch_npu does. Steps with no launched task keep their own span.

@@ -42,6 +42,8 @@ const char* to_string(StepSemantics s) {
     case StepSemantics::CaptureSegments: return "capture segments by start (torch_npu text export)";
     case StepSemantics::StepTasks: return "each step's own tasks (torch_npu SQLite export)";
     case StepSemantics::MsprofTasks: return "each iteration's own tasks (msprof Overlap Analysis)";
+    case StepSemantics::LaunchedWork:
+      return "until the device work the step launched ends (TensorBoard profiler plugin, Kineto)";
   }
   return "";
 }
@@ -302,6 +304,8 @@ void RunModel::classify_kineto_tracks() {
   // accelerator writes its own categories (mtia_ccp_events, mtia_runtime), read as no device.
   if (meta.platform.empty() && (ascend || gpu || runtime || mtia))
     meta.platform = ascend ? "ascend" : (gpu || runtime) ? "gpu" : "mtia";
+  // A GPU trace's steps last until the work they launched ends (docs/overlap.md).
+  if (gpu && !ascend) meta.step_semantics = StepSemantics::LaunchedWork;
   if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 

@@ -209,6 +209,12 @@ enum class StepSemantics : uint8_t {
   // StepTasks, with each "Iteration N" span as the window, and Free spanning every device task
   // of the window (runtime tasks such as MEMCPY_ASYNC keep it open) minus compute/communication.
   MsprofTasks,
+  // GPU (Kineto) traces, the rule of PyTorch's TensorBoard profiler plugin (and HTA's launch
+  // correlation): a step lasts from max(previous step's end, its host start) until the later
+  // of its host end and the end of the last device op (kernel, memcpy, memset) that a runtime
+  // call inside its host span launched (joined by correlation id). Windows do not overlap; each
+  // step's parts are the device unions clipped to its window.
+  LaunchedWork,
 };
 const char* to_string(StepSemantics s);
 

@@ -26,6 +26,8 @@ std::string step_split_text(const nlohmann::json& a) {
   const double comm = parts.value("communication_ns", 0.0), bubble = parts.value("bubble_ns", 0.0);
   if (comm > 0) out += fmt::format(", communication {}{}", format_ms(comm), share(comm, step));
   if (bubble > 0) out += fmt::format(", pipeline bubble {}{}", format_ms(bubble), share(bubble, step));
+  if (const double copies = parts.value("copies_ns", 0.0); copies > 0)
+    out += fmt::format(", copies {}{}", format_ms(copies), share(copies, step));
   const double idle = parts.value("idle_ns", 0.0);
   out += fmt::format(", idle {}{}", format_ms(idle), share(idle, step));
   std::string causes;

@@ -75,10 +75,12 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
     std::string median = o.contains("step_time") && o["step_time"].contains("median_ns")
                              ? format_ms(o["step_time"]["median_ns"].get<double>())
                              : "?";
+    const std::string copies =
+        o.contains("copies_ns") ? ", copies " + format_ms(o.value("copies_ns", 0.0) * per) : std::string();
     out += fmt::format(
-        "{} step{}, device step median {}: computing {}, comm not overlapped {}, free {} per step ({} free)\n",
+        "{} step{}, device step median {}: computing {}, comm not overlapped {}{}, free {} per step ({} free)\n",
         o.value("steps", 0), o.value("steps", 0) == 1 ? "" : "s", median, format_ms(o.value("computing_ns", 0.0) * per),
-        format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), format_ms(o.value("free_ns", 0.0) * per),
+        format_ms(o.value("comm_not_overlapped_ns", 0.0) * per), copies, format_ms(o.value("free_ns", 0.0) * per),
         paint("1", format_percent(o.value("free_ratio", 0.0))));
     // The host side of the step: its span, and the time before its first device task.
     std::string host;
@@ -96,6 +98,18 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
           "  the profiler's table holds {} devices: shown is device {}; every device is in facts "
           "overall.devices\n",
           o["devices"].size(), o.value("device", 0));
+    if (o.contains("self_check") && o["self_check"].is_object()) {
+      // GPU traces carry no profiler breakdown to agree with: what cannot be true of a step is checked.
+      const auto& c = o["self_check"];
+      if (c.value("ok", false)) {
+        out += fmt::format("  {}: every step's parts add up; {} of {} device ops were launched inside a step\n",
+                           paint("32", "self-check passed"), c.value("launched_in_steps", 0), c.value("device_ops", 0));
+      } else {
+        for (const auto& p : c.value("problems", nlohmann::json::array()))
+          if (p.is_string()) out += "  " + paint("31", "SELF-CHECK FAILED") + ": " + p.get<std::string>() + "\n";
+        out += "  the step numbers above and the savings below may be wrong (facts overall.self_check)\n";
+      }
+    }
     if (o.contains("worst_agreement")) {
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);

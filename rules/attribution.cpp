@@ -43,7 +43,10 @@ void add_causes(Pools& p, const json& causes_of, PerStep per_step) {
 }
 
 // The parts of the step (per step) and the pools they fund: communication with the bubble.
-void set_parts(Pools& p, double computing, double communication, double bubble, double idle, double step) {
+// copies: GPU runs' memcpy/memset time no kernel overlaps (its own part and pool); negative
+// where the run has no such part (Ascend).
+void set_parts(Pools& p, double computing, double communication, double bubble, double idle, double step,
+               double copies = -1) {
   p.available = true;
   p.budget = {{"compute", computing}, {"communication", communication + bubble}, {"idle", idle}};
   p.step = step;
@@ -51,6 +54,15 @@ void set_parts(Pools& p, double computing, double communication, double bubble, 
              {"communication_ns", static_cast<int64_t>(communication)},
              {"bubble_ns", static_cast<int64_t>(bubble)},
              {"idle_ns", static_cast<int64_t>(idle)}};
+  if (copies >= 0) {
+    p.budget["copies"] = copies;
+    p.parts["copies_ns"] = static_cast<int64_t>(copies);
+  }
+}
+
+// A part only GPU runs have: its time per step, or -1 where the section does not write it.
+double optional_per_step(const json& o, const char* key, double steps) {
+  return o.contains(key) ? per_step(o, key, steps) : -1.0;
 }
 
 // From facts.idle_attribution: every part of the step, and idle by cause.
@@ -61,8 +73,10 @@ Pools pools_from_split(const json& a) {
   p.steps = static_cast<int64_t>(steps);
   p.source = "idle_attribution";
   const double computing = per_step(a, "computing_ns", steps), communication = per_step(a, "communication_ns", steps),
-               bubble = per_step(a, "bubble_ns", steps), idle = per_step(a, "idle_ns", steps);
-  set_parts(p, computing, communication, bubble, idle, computing + communication + bubble + idle);
+               bubble = per_step(a, "bubble_ns", steps), idle = per_step(a, "idle_ns", steps),
+               copies = optional_per_step(a, "copies_ns", steps);
+  set_parts(p, computing, communication, bubble, idle, computing + communication + bubble + idle + std::max(0.0, copies),
+            copies);
   add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
   return p;
 }
@@ -77,7 +91,8 @@ Pools pools_from_overall(const json& o) {
   const double idle = per_step(o, "free_ns", steps) + per_step(o, "preparing_ns", steps);
   const double communication = per_step(o, "comm_not_overlapped_ns", steps);
   const double computing = per_step(o, "computing_ns", steps);
-  set_parts(p, computing, communication, 0, idle, idle + communication + computing);
+  const double copies = optional_per_step(o, "copies_ns", steps);
+  set_parts(p, computing, communication, 0, idle, idle + communication + computing + std::max(0.0, copies), copies);
   return p;
 }
 
@@ -176,7 +191,7 @@ json attribute_savings(json& findings, const json& facts) {
   for (const auto& [name, b] : pools.budget)
     out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
   // The cause pools are parts of "idle": counted there once.
-  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"];
+  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"];
   json out = {{"available", true},
           {"source", pools.source},
           {"step_ns", static_cast<int64_t>(pools.step)},

@@ -5,7 +5,8 @@
 // (RuleMeta::pool) in rank order and capped at what is left, so the savings add up to at most the
 // step and no two findings claim the same time. The report says how much of the step they explain.
 //
-// Pools: "compute", "communication" (with the bubble), "idle", and one per idle cause,
+// Pools: "compute", "communication" (with the bubble), "copies" (GPU runs: memcpy/memset time no
+// kernel overlaps), "idle", and one per idle cause,
 // "idle.<cause>" (compile, gc, sync, dataloader, communication_wait, host_launch, unexplained),
 // which draws on "idle" too. Without the split (no device timeline) the pools come from the
 // step breakdown and the cause pools fall back to "idle". A cluster's pools are its ranks' split
@@ -21,7 +22,7 @@ namespace npu {
 // returns the summary:
 //   {available, source, step_ns (the mean step), steps, over (a cluster's: "the mean over N
 //    ranks of each rank's mean step"), explained_ns,
-//    parts: {computing_ns, communication_ns, bubble_ns, idle_ns},
+//    parts: {computing_ns, communication_ns, bubble_ns, idle_ns, copies_ns (GPU runs)},
 //    idle_causes: [{cause, ns}] (largest first, per step),
 //    pools: {name: {budget_ns, claimed_ns}}}
 nlohmann::json attribute_savings(nlohmann::json& findings, const nlohmann::json& facts);

@@ -126,7 +126,8 @@ Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, 
 
 class Dispatch {
  public:
-  Dispatch(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
+  Dispatch(const DiagnosticContext& ctx, Facts& facts)
+      : m_(ctx.model), d_(ctx.device), ctx_windows_(ctx.step_windows), facts_(facts) {}
 
   void hand_off(HostBoundGaps& out) const {
     out.judged = !launches_.empty() && d_.has_device;
@@ -274,6 +275,9 @@ class Dispatch {
   // ProfilerStep#N, or one pseudo step over everything seen (no schedule).
   void make_steps() {
     steps_ = m_.steps;
+    if (m_.meta.step_semantics == StepSemantics::LaunchedWork && ctx_windows_.size() == steps_.size())
+      for (size_t i = 0; i < steps_.size(); ++i)
+        device_steps_.push_back(Step{steps_[i].id, ctx_windows_[i].start, ctx_windows_[i].end, steps_[i].src});
     if (!steps_.empty()) return;
     Ns lo = std::numeric_limits<Ns>::max(), hi = std::numeric_limits<Ns>::min();
     auto take = [&](Ns a, Ns b) {
@@ -293,11 +297,14 @@ class Dispatch {
     pseudo_ = true;
   }
 
+  // Host events: the step whose host span holds them; device events (a launch's device start, a
+  // task, a gap): the step on the device (GPUs: its window, until the work it launched ends).
   int group_of(Ns ts) const { return step_index_at(steps_, ts); }
+  int device_group_of(Ns ts) const { return step_index_at(device_steps_.empty() ? steps_ : device_steps_, ts); }
 
   void assign_launches() {
     for (uint32_t i = 0; i < launches_.size(); ++i) {
-      int g = group_of(launches_[i].start);
+      int g = device_group_of(launches_[i].start);
       if (g >= 0) groups_[static_cast<size_t>(g)].launches.push_back(i);
       else ++outside_steps_;
     }
@@ -310,7 +317,7 @@ class Dispatch {
     for (uint32_t i : d_.compute_slices) {
       const Slice& s = m_.slices[i];
       all_compute_durs_.push_back(s.dur);
-      int g = group_of(s.ts);
+      int g = device_group_of(s.ts);
       if (g >= 0) groups_[static_cast<size_t>(g)].compute_durs.push_back(s.dur);
     }
     auto median = [](std::vector<Ns>& v) -> Ns {
@@ -325,7 +332,7 @@ class Dispatch {
     const Intervals& busy = d_.busy;
     size_t cursor = 0;
     for (size_t k = 0; k < busy.size(); ++k) {
-      int g = group_of(busy[k].start);
+      int g = device_group_of(busy[k].start);
       overall_.busy_ns += busy[k].length();
       if (g >= 0) groups_[static_cast<size_t>(g)].busy_ns += busy[k].length();
       if (k + 1 == busy.size()) break;
@@ -414,7 +421,7 @@ class Dispatch {
     auto consider = [&](uint32_t idx, const char* what) {
       const Slice& s = m_.slices[idx];
       if (s.dur <= kInterruptMinNs) return;
-      int g = group_of(s.ts);
+      int g = device_group_of(s.ts);
       Ns median = g >= 0 ? groups_[static_cast<size_t>(g)].median_task_ns : run_median_task_ns_;
       if (s.dur <= kInterruptMedianFactor * median) return;
       auto it = std::lower_bound(launches_.begin(), launches_.end(), s.end(), Cmp{});
@@ -664,12 +671,14 @@ class Dispatch {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
+  const std::vector<StepWindow>& ctx_windows_;
   Facts& facts_;
   std::optional<FlowKind> kind_used_;
   bool by_correlation_ = false;
   std::vector<Flow> corr_flows_;  // GPU: launches joined by correlation id
   std::vector<Launch> launches_;  // sorted by device start
   std::vector<Step> steps_;
+  std::vector<Step> device_steps_;  // GPU: each step's device window (empty: the host spans)
   bool pseudo_ = false;
   std::vector<Group> groups_;
   Group overall_;

@@ -34,6 +34,11 @@ bool contains(std::string_view s, std::string_view what) { return s.find(what) !
 struct StepCounts {
   uint64_t kernels = 0, small_kernels = 0, sync_calls = 0, blocking_d2h = 0, pageable_copies = 0;
   Ns kernel_ns = 0, small_kernel_ns = 0, sync_ns = 0, blocking_d2h_wait_ns = 0, pageable_ns = 0;
+  // Sync points: each blocking wait of the host once (a synchronize call, or a synchronous copy
+  // call that itself waited; an `.item()` is a copy and the sync it waits in: one point), and
+  // the time the host spent inside those calls.
+  uint64_t sync_points = 0;
+  Ns sync_wait_ns = 0;
 };
 
 struct Copy {
@@ -44,7 +49,8 @@ struct Copy {
 
 class GpuFacts {
  public:
-  GpuFacts(const DiagnosticContext& ctx, Facts& facts) : m_(ctx.model), d_(ctx.device), facts_(facts) {}
+  GpuFacts(const DiagnosticContext& ctx, Facts& facts)
+      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), facts_(facts) {}
 
   void run() {
     // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
@@ -76,6 +82,8 @@ class GpuFacts {
                        {"small_kernel_ns", c.small_kernel_ns},
                        {"sync_calls", c.sync_calls},
                        {"sync_ns", c.sync_ns},
+                       {"sync_points", c.sync_points},
+                       {"sync_wait_ns", c.sync_wait_ns},
                        {"blocking_d2h", c.blocking_d2h},
                        {"blocking_d2h_wait_ns", c.blocking_d2h_wait_ns},
                        {"pageable_copies", c.pageable_copies},
@@ -95,10 +103,22 @@ class GpuFacts {
     return static_cast<KinetoCat>(v);
   }
 
+  // A host event's step: the host span that holds it.
   StepCounts* step_at(Ns ts) {
     if (pseudo_) return &per_step_[0];
     int i = step_index_at(m_.steps, ts);
     return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
+  }
+  // A device event's step: the window that holds it (the step on the device, which lasts until
+  // the work it launched ends: docs/overlap.md), else the host span.
+  StepCounts* device_step_at(Ns ts) {
+    if (pseudo_ || windows_.size() != m_.steps.size() || m_.meta.step_semantics != StepSemantics::LaunchedWork)
+      return step_at(ts);
+    auto it = std::upper_bound(windows_.begin(), windows_.end(), ts,
+                               [](Ns v, const StepWindow& w) { return v < w.start; });
+    if (it == windows_.begin()) return nullptr;
+    --it;
+    return ts < it->end ? &per_step_[static_cast<size_t>(it - windows_.begin())] : nullptr;
   }
 
   // The first runtime call on the launching thread after `launch`, when it is a sync that
@@ -124,7 +144,7 @@ class GpuFacts {
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
         KinetoCat k = cat(s.cat);
-        StepCounts* st = step_at(s.ts);
+        StepCounts* st = device_step_at(s.ts);
         if (k == KinetoCat::GpuKernel) {
           kernel_durs_.push_back(s.dur);
           kernel_ns_ += s.dur;
@@ -192,6 +212,17 @@ class GpuFacts {
         if (hs) {
           ++hs->blocking_d2h;
           hs->blocking_d2h_wait_ns += wait_ns(c);
+          // One sync point each: the sync call the copy waited in (counted with the syncs,
+          // which add its duration), or the copy call itself when it waited and no sync call
+          // follows it at once (a `.cpu()` of pageable memory blocks in the copy and then syncs:
+          // one point). The point's host time starts at the copy's launch.
+          const uint32_t sync = c.wait != c.host ? c.wait : blocking_sync_after(c.host, s.end());
+          if (sync != kNone32) {
+            hs->sync_wait_ns += m_.slices[sync].ts - launch.ts;
+          } else {
+            ++hs->sync_points;
+            hs->sync_wait_ns += launch.dur;
+          }
         }
       }
     }
@@ -252,6 +283,8 @@ class GpuFacts {
         if (StepCounts* st = step_at(s.ts)) {
           ++st->sync_calls;
           st->sync_ns += s.dur;
+          ++st->sync_points;
+          st->sync_wait_ns += s.dur;
         }
       }
     }
@@ -422,6 +455,7 @@ class GpuFacts {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
+  const std::vector<StepWindow>& windows_;
   Facts& facts_;
   std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;

@@ -214,12 +214,15 @@ class Attribution {
     const Ns computing = overall.value("computing_ns", Ns{0});
     const Ns exposed = overall.value("comm_not_overlapped_ns", Ns{0});
     const Ns bubble = std::min(exposed, overall.value("bubble_ns", Ns{0}));
-    const Ns step = computing + exposed + idle;
+    const bool gpu = overall.contains("copies_ns");  // GPU runs: copies are a part of the step
+    const Ns copies = overall.value("copies_ns", Ns{0});
+    const Ns step = computing + exposed + copies + idle;
     json out;
     out["steps"] = n;
     out["step_ns"] = step;
     out["per_step_ns"] = step / n;
     out["computing_ns"] = computing;
+    if (gpu) out["copies_ns"] = copies;
     out["communication_ns"] = exposed - bubble;
     out["bubble_ns"] = bubble;
     out["idle_ns"] = idle;

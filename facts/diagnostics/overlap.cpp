@@ -13,6 +13,7 @@
 #include "base/json_object.h"
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/step_check.h"
 #include "facts/step_windows.h"
 
 namespace npu {
@@ -22,12 +23,17 @@ struct Breakdown {
   Ns computing = 0, communication = 0, comm_not_overlapped = 0, overlapped = 0, free = 0;
   Ns bubble = 0;         // hcom_receive time (pipeline parallelism); Stage leaves it out
   Ns preparing = kNoId;  // host step start -> the step's first device task; kNoId: unknown
+  // GPU runs: memcpy/memset time that no kernel overlaps (device work, not idle); kNoId on
+  // Ascend, whose profilers count runtime tasks as Free (the key is then not written).
+  Ns copies = kNoId;
+  Ns copy_time() const { return copies == kNoId ? 0 : copies; }
   // The device step: its parts are disjoint and add up to it exactly.
-  Ns device_time() const { return computing + comm_not_overlapped + free; }
+  Ns device_time() const { return computing + comm_not_overlapped + copy_time() + free; }
   void add(const Breakdown& o) {
     computing += o.computing, communication += o.communication, comm_not_overlapped += o.comm_not_overlapped;
     overlapped += o.overlapped, free += o.free, bubble += o.bubble;
     if (o.preparing != kNoId) preparing = (preparing == kNoId ? 0 : preparing) + o.preparing;
+    if (o.copies != kNoId) copies = copy_time() + o.copies;
   }
 };
 
@@ -38,8 +44,9 @@ void add_breakdown(JsonObject& o, const Breakdown& b) {
       .add("communication_ns", b.communication)
       .add("comm_not_overlapped_ns", b.comm_not_overlapped)
       .add("overlapped_ns", b.overlapped)
-      .add("free_ns", b.free)
-      .add("device_time_ns", total)
+      .add("free_ns", b.free);
+  if (b.copies != kNoId) o.add("copies_ns", b.copies);
+  o.add("device_time_ns", total)
       .add("bubble_ns", b.bubble)
       .add("stage_ns", total - b.bubble)
       .add("comm_not_overlapped_excl_receive_ns", b.comm_not_overlapped - b.bubble)
@@ -124,6 +131,23 @@ void capture_segments(const RunModel& m, const DeviceTimeline& d, const std::vec
     const Slice& s = m.slices[k];
     int i = is_receive(m.str(s.name)) ? index.at(s.ts) : -1;
     if (i >= 0) acc.per[static_cast<size_t>(i)].bubble += s.dur;
+  }
+}
+
+// GPU (Kineto, LaunchedWork): windows follow each other without overlap, and each step's
+// parts are the device unions clipped to its window, so every instant is in one step at most.
+// Free is the window less every kind of device work (copies included); no Preparing (the
+// window starts where the previous step's device work ended, or at its host start).
+void launched_work(const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc) {
+  const Intervals cno = difference(d.comm, d.compute);
+  for (size_t i = 0; i < w.size(); ++i) {
+    const Ns lo = w[i].start, hi = w[i].end;
+    for (const Interval& s : clip(d.compute, lo, hi)) acc.add(i, s, &Breakdown::computing, true);
+    for (const Interval& s : clip(d.comm, lo, hi)) acc.add(i, s, &Breakdown::communication, true);
+    for (const Interval& s : clip(cno, lo, hi)) acc.add(i, s, &Breakdown::comm_not_overlapped, false);
+    acc.per[i].copies = total_length(clip(d.copies, lo, hi));
+    for (const Interval& s : difference(Intervals{{lo, hi}}, clip(d.busy, lo, hi)))
+      acc.add(i, s, &Breakdown::free, false);
   }
 }
 
@@ -360,15 +384,19 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
   if (pseudo) steps.push_back(Step{kNoId, d.window.start, d.window.end, {}});
   std::vector<StepWindow> windows = pseudo ? device_step_windows(m, steps) : ctx.step_windows;
   if (pseudo) windows[0].end = std::numeric_limits<Ns>::max();
+  // No steps on a GPU: the one pseudo-step is the device window (clipped windows need an end).
+  if (pseudo && m.meta.step_semantics == StepSemantics::LaunchedWork) windows[0] = {d.window.start, d.window.end};
 
   Accumulator acc(steps.size());
-  if (m.meta.step_semantics == StepSemantics::CaptureSegments) capture_segments(m, d, windows, acc);
+  const bool launched = m.meta.step_semantics == StepSemantics::LaunchedWork;
+  if (launched) launched_work(d, windows, acc);
+  else if (m.meta.step_semantics == StepSemantics::CaptureSegments) capture_segments(m, d, windows, acc);
   else step_tasks(m, d, windows, acc);
   std::vector<Breakdown>& per = acc.per;
   for (size_t i = 0; i < per.size(); ++i) {
     per[i].overlapped = per[i].communication - per[i].comm_not_overlapped;
-    // Preparing needs a host step and the device work it launched.
-    if (!pseudo && windows[i].launched_tasks > 0 && acc.first_busy[i] != std::numeric_limits<Ns>::max())
+    // Preparing needs a host step and the device work it launched (GPU windows have none).
+    if (!pseudo && !launched && windows[i].launched_tasks > 0 && acc.first_busy[i] != std::numeric_limits<Ns>::max())
       per[i].preparing = acc.first_busy[i] - windows[i].host_start;
   }
   if (idle) {
@@ -418,6 +446,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     window.add("start_ns", windows[i].start)
         .add("end_ns", pseudo ? nlohmann::json(nullptr) : nlohmann::json(windows[i].end))
         .add("launched_tasks", windows[i].launched_tasks);
+    if (launched) window.add_or_null("launched_end_ns", windows[i].launched_end, kNoId);
     o.add("device_window", window.take());
     // Rules and reports read the numbers shown: the profiler's own where ours differ, with ours beside them.
     o.add("source", from_profiler ? profiler["source"] : nlohmann::json("recomputed from device tasks"));
@@ -449,6 +478,9 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
                         : "recomputed from device tasks, the profiler's own numbers on " +
                               std::to_string(shown_from_profiler) + " steps where they differ";
   extra["step_semantics"] = to_string(m.meta.step_semantics);
+  // What a step's time is, for compare and gate: the device step (GPU: until the work the step
+  // launched ends), or the host ProfilerStep span where every step has one (Ascend).
+  if (launched) extra["step_time_rule"] = "launched_work";
   extra["compute_tasks"] = d.compute_slices.size();
   extra["communication_ops"] = d.comm_slices.size();
   const bool gpu = m.meta.platform == "gpu";
@@ -464,6 +496,11 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
                                                      " (the busiest), the others are listed in overall.other_devices");
   }
   extra["device_window_ns"] = d.window.length();
+  if (launched && !pseudo) {
+    std::vector<StepParts> parts;
+    for (const Breakdown& b : per) parts.push_back({b.device_time()});
+    extra["self_check"] = launched_work_self_check(m, d, windows, parts);
+  }
   if (!worst.is_null()) extra["worst_agreement"] = worst;
   if (!have_track && m.step_trace.empty())
     facts.unavailable("steps.profiler",

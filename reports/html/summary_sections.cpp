@@ -60,6 +60,7 @@ std::string step_split_html(const json& a) {
   part(num(parts, "computing_ns").value_or(0), "computing", "computing");
   part(num(parts, "communication_ns").value_or(0), "communication", "communication");
   part(num(parts, "bubble_ns").value_or(0), "bubble", "pipeline bubble");
+  part(num(parts, "copies_ns").value_or(0), "copies", "copies (memcpy/memset)");
   double causes = 0;
   for (const auto& c : list(a, "idle_causes")) {
     std::string name = str(c, "cause");

@@ -50,18 +50,27 @@ TEST(Kineto, TracksAreClassifiedByCategoryNotPid) {
 TEST(Kineto, PerStepBreakdownUsesTheOverlapRules) {
   Facts f = npu::compute_facts(npu::test::load_path(fixture()));
   EXPECT_EQ(f.doc["run"]["platform"], "gpu");
-  // compute = kernels [1020,1050] [1110,1112] [1150.5,1170.75]; NCCL [1040,1080];
-  // window 1020 .. 1170.75 (the memcpys are inside it; the annotation is not device work).
+  // compute = kernels [1020,1050] [1110,1112] [1150.5,1170.75]; NCCL [1040,1080]; copies
+  // [1060,1065] (under the NCCL kernel) and [1130,1134]; the annotation is not device work.
+  // Step windows (launched work): step 1 = [1000, max(1100, 1080)], step 2 = [1100, max(1200,
+  // 1170.75)]: each host span, since the work each step launched ends before its host end.
   const auto& s1 = step(f, "steps", 0);
+  EXPECT_EQ(s1["device_time_ns"], 100'000);
   EXPECT_EQ(s1["computing_ns"], 30'000);
   EXPECT_EQ(s1["communication_ns"], 40'000);
   EXPECT_EQ(s1["comm_not_overlapped_ns"], 30'000);  // [1050,1080]
   EXPECT_EQ(s1["overlapped_ns"], 10'000);
-  EXPECT_EQ(s1["free_ns"], 30'000);  // [1080,1110] starts in step 1
+  EXPECT_EQ(s1["copies_ns"], 0);     // the HtoD copy runs under the NCCL kernel
+  EXPECT_EQ(s1["free_ns"], 40'000);  // 100 - [1020,1080]
+  EXPECT_EQ(s1["device_window"]["launched_tasks"], 3);
+  EXPECT_EQ(s1["device_window"]["launched_end_ns"], 1'080'000);
   const auto& s2 = step(f, "steps", 1);
   EXPECT_EQ(s2["computing_ns"], 22'250);
   EXPECT_EQ(s2["communication_ns"], 0);
-  EXPECT_EQ(s2["free_ns"], 38'500);  // [1112,1150.5]
+  EXPECT_EQ(s2["copies_ns"], 4'000);   // the .item() copy [1130,1134]
+  EXPECT_EQ(s2["free_ns"], 73'750);    // 100 - 22.25 - 4
+  EXPECT_EQ(f.doc["overall"]["step_time_rule"], "launched_work");
+  EXPECT_EQ(f.doc["overall"]["self_check"]["ok"], true);
   EXPECT_EQ(f.doc["overall"]["communication_source"], "NCCL kernels");
   EXPECT_EQ(f.doc["overall"]["communication_ops"], 1);
   EXPECT_EQ(f.doc["overall"]["device"], 0);
@@ -100,6 +109,11 @@ TEST(Kineto, GpuFactsFindSyncsBlockingCopiesAndPageableMemory) {
   EXPECT_EQ(g["memcpy"]["htod"]["count"], 1);
   EXPECT_EQ(g["memcpy"]["dtoh"]["total_ns"], 4'000);
   EXPECT_EQ(g["steps"][1]["blocking_d2h"], 1);
+  // Sync points: the .item() (its copy and the stream sync it waits in: one, 1120 -> 1135) and
+  // the device sync at 1180 (2 us): 15 + 2 us of the host's time.
+  EXPECT_EQ(g["steps"][1]["sync_calls"], 2);
+  EXPECT_EQ(g["steps"][1]["sync_points"], 2);
+  EXPECT_EQ(g["steps"][1]["sync_wait_ns"], 17'000);
   EXPECT_EQ(g["steps"][0]["pageable_copies"], 1);
   // record_param_comms names its collective; this NCCL kernel does not (older PyTorch).
   ASSERT_EQ(g["collectives"].size(), 2u);

@@ -5,20 +5,24 @@ rather than with our C++ loaders.
 
   /usr/bin/python3 tests/realdata/verify_kineto.py TRACE [TRACE...]
 
-For each trace it prints, per ProfilerStep#N: kernel busy time (union of the non-NCCL kernel
-intervals of the trace's GPU that starts in the step), NCCL time (union of the NCCL kernel
-intervals), not-overlapped NCCL time, idle (Free: the device window minus compute and NCCL,
-in pieces that start in the step), and the median launch lag (device start - start of the
-runtime call with the same correlation id), all in integer ns. The rules it applies are the
-ones docs/overlap.md and docs/facts-dispatch.md describe:
+For each trace it prints, per ProfilerStep#N: the step time, kernel busy time (union of the
+non-NCCL kernel intervals of the trace's GPU), NCCL time, not-overlapped NCCL time, copies
+(memcpy/memset not under a kernel), idle (Free), each clipped to the step's window, and the
+launches and median launch lag (device start - start of the runtime call with the same
+correlation id) of the device ops starting in the window, all in integer ns. The rules it
+applies are the ones docs/overlap.md and docs/facts-dispatch.md describe:
   - device tracks: (pid, tid) with a kernel / gpu_memcpy / gpu_memset event (2021 names:
     Kernel / Memcpy / Memset); the GPU id is the pid's "GPU N" label, else the pid; the
     breakdown covers the GPU with the most events;
   - NCCL kernel: name (minus a leading "void ") starts with "nccl" or contains
     ncclKernel / ncclDevKernel;
-  - device window: first start .. last end of the GPU's kernels, copies and memsets;
-  - a piece belongs to the step whose [start, end) holds its start; steps are ProfilerStep#N
-    slices on host tracks, merged by id;
+  - the step window (the TensorBoard profiler plugin's rule): a runtime call wholly inside a
+    host ProfilerStep#N span owns the device ops with its correlation id; the first step starts
+    after any unowned op that ends before its first own op; each step starts at max(previous
+    step's end, its host start) and ends at max(its host end, its last own op's end); without
+    any owned op the windows are the host spans;
+  - Free: the window less every device op (kernels, copies); a cudaGraphLaunch is one launch
+    (its first device op);
   - median: sorted lags, index floor(0.5 * (n - 1) + 0.5).
 Timestamps are read as decimals (no float): microseconds with up to 3 decimals -> ns,
 further digits rounded half away from zero.
@@ -80,8 +84,16 @@ def difference(a, b):
     return out
 
 
-def step_of(steps, t):
-    for i, (_, s, e) in enumerate(steps):
+def clip(ivs, lo, hi):
+    return [[max(s, lo), min(e, hi)] for s, e in ivs if min(e, hi) > max(s, lo)]
+
+
+def total(ivs):
+    return sum(e - s for s, e in ivs)
+
+
+def step_of(windows, t):
+    for i, (s, e) in enumerate(windows):
         if s <= t < e:
             return i
     return -1
@@ -120,7 +132,7 @@ def analyse(path):
                 steps[i] = (s, t)
     steps = sorted(((i, s, t) for i, (s, t) in steps.items()), key=lambda x: x[1])
 
-    compute, comm, window, dev_events = [], [], [], []
+    compute, comm, copies, dev_events = [], [], [], []
     for e in slices:
         if e.get("ph") != "X" or (e["pid"], e["tid"]) not in device_tracks or dev_id(e["pid"]) != device:
             continue
@@ -128,23 +140,16 @@ def analyse(path):
             continue
         s = ns(e["ts"])
         t = s + ns(e.get("dur", 0))
-        dev_events.append(e)
-        window.append((s, t))
+        dev_events.append((e, s, t))
         if e["cat"] in KERNEL_CATS:
             (comm if is_nccl(e["name"]) else compute).append((s, t))
+        else:
+            copies.append((s, t))
     compute, comm = union(compute), union(comm)
     busy = union([tuple(x) for x in compute + comm])
     cno = difference(comm, compute)
-    lo = min(s for s, _ in window) if window else 0
-    hi = max(t for _, t in window) if window else 0
-    free = difference([[lo, hi]], busy)
-
-    per = [{"id": i, "computing": 0, "communication": 0, "comm_not_overlapped": 0, "free": 0, "lags": []} for i, _, _ in steps]
-    for key, ivs in (("computing", compute), ("communication", comm), ("comm_not_overlapped", cno), ("free", free)):
-        for s, t in ivs:
-            k = step_of(steps, s)
-            if k >= 0:
-                per[k][key] += t - s
+    copies = difference(union(copies), busy)
+    work = union([tuple(x) for x in busy + copies])
 
     host = {}
     for e in slices:
@@ -156,15 +161,59 @@ def analyse(path):
         c = int(c)
         if c not in host or ns(e["ts"]) < ns(host[c]["ts"]):
             host[c] = e
+
+    # The step windows (TensorBoard plugin rule): a runtime call wholly inside a host step span
+    # owns the device events with its correlation id.
+    first = [None] * len(steps)
+    last = [None] * len(steps)
+    unowned_ends = []
+    for e, s, t in dev_events:
+        c = (e.get("args") or {}).get("correlation")
+        k = -1
+        if c is not None and int(c) in host:
+            h = host[int(c)]
+            hs, he = ns(h["ts"]), ns(h["ts"]) + ns(h.get("dur", 0))
+            for j, (_, a, b) in enumerate(steps):
+                if a <= hs <= b:
+                    k = j if he <= b else -1
+                    break
+        if k < 0:
+            unowned_ends.append(t)
+            continue
+        first[k] = s if first[k] is None else min(first[k], s)
+        last[k] = t if last[k] is None else max(last[k], t)
+    windows = [(a, b) for _, a, b in steps]
+    if any(x is not None for x in first):
+        prev = steps[0][1]
+        if first[0] is not None:
+            prev = max([prev] + [t for t in unowned_ends if t < first[0]])
+        windows = []
+        for j, (_, a, b) in enumerate(steps):
+            start = max(prev, a)
+            end = b if last[j] is None else max(b, last[j])
+            end = max(end, start)
+            windows.append((start, end))
+            prev = end
+
+    per = []
+    for (i, _, _), (lo, hi) in zip(steps, windows):
+        per.append({"id": i, "step": hi - lo, "computing": total(clip(compute, lo, hi)),
+                    "communication": total(clip(comm, lo, hi)), "comm_not_overlapped": total(clip(cno, lo, hi)),
+                    "copies": total(clip(copies, lo, hi)),
+                    "free": total(difference([[lo, hi]], clip(work, lo, hi))), "lags": []})
     lags = []
-    for e in dev_events:
+    graph_seen = set()  # a graph launch is one launch: its first device op (in start order)
+    for e, d, _ in sorted(dev_events, key=lambda x: x[1]):
         c = (e.get("args") or {}).get("correlation")
         if c is None or int(c) not in host:
             continue
-        d = ns(e["ts"])
+        if "GraphLaunch" in host[int(c)]["name"]:
+            if int(c) in graph_seen:
+                continue
+            graph_seen.add(int(c))
         lag = d - ns(host[int(c)]["ts"])
         lags.append(lag)
-        k = step_of(steps, d)
+        k = step_of(windows, d)
         if k >= 0:
             per[k]["lags"].append(lag)
 
@@ -175,8 +224,8 @@ def analyse(path):
     return {"device": device, "steps": [
         {k: (median(v) if k == "lags" else v) for k, v in p.items()} | {"launches": len(p["lags"])} for p in per],
         "launches": len(lags), "lag_p50": median(lags),
-        "kernels": sum(1 for e in dev_events if e["cat"] in KERNEL_CATS),
-        "nccl_kernels": sum(1 for e in dev_events if e["cat"] in KERNEL_CATS and is_nccl(e["name"]))}
+        "kernels": sum(1 for e, _, _ in dev_events if e["cat"] in KERNEL_CATS),
+        "nccl_kernels": sum(1 for e, _, _ in dev_events if e["cat"] in KERNEL_CATS and is_nccl(e["name"]))}
 
 
 def memory_peaks(path, device):
@@ -201,6 +250,6 @@ if __name__ == "__main__":
         print("  device", r["device"], "kernels", r["kernels"], "nccl", r["nccl_kernels"], "launches", r["launches"],
               "lag_p50_ns", r["lag_p50"])
         for s in r["steps"]:
-            print("  step {id}: computing {computing} communication {communication} not_overlapped "
-                  "{comm_not_overlapped} free {free} launches {launches} lag_p50 {lags}".format(**s))
+            print("  step {id}: step {step} computing {computing} communication {communication} not_overlapped "
+                  "{comm_not_overlapped} copies {copies} free {free} launches {launches} lag_p50 {lags}".format(**s))
 

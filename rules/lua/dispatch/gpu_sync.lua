@@ -22,9 +22,15 @@ How it is measured (facts.gpu): host runtime calls cudaDeviceSynchronize / cuCtx
 their HIP twins (gpu.syncs, per step in gpu.steps[].sync_calls); device-to-host memcpy
 whose launching call (joined by correlation id) ended after the copy, or was directly
 followed on the same thread by a sync that did (gpu.blocking_d2h: the `.item()` pattern).
-Reported when a step holds at least `min_per_step` (2) such syncs or blocking copies on
-average (one sync at the end of a step, for logging or a benchmark harness, is normal), the host waits in them at least `min_wait_ns` (100 us) per step, and the GPU sat idle
-waiting on the host (dispatch.overall.host_bound_free_ns) at least `min_wait_ns` per step. A
+Each blocking wait counts once (gpu.steps[].sync_points): an `.item()` is a copy and the
+sync call it waits in, one point; a copy call that waits by itself (a synchronous
+cudaMemcpy) is one too. Host wait = the host's time in those points, each once: from the
+copy's launch to the end of the call it waited in, or a sync call alone
+(gpu.steps[].sync_wait_ns).
+Reported when a step holds at least `min_per_step` (2) sync points on average (one sync at
+the end of a step, for logging or a benchmark harness, is normal), the host waits in them at
+least `min_wait_ns` (100 us) per step, and the GPU sat idle waiting on the host
+(dispatch.overall.host_bound_free_ns) at least `min_wait_ns` per step. A
 few microseconds of waiting at the end of a step is how every step ends; and in a device-bound
 step the host waiting for a busy GPU costs nothing (the real trace
 hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
@@ -46,17 +52,20 @@ function check(facts, p, emit)
   local steps = g.steps
   local n = #steps
   if n == 0 then return end
-  local calls, copies, wait = 0, 0, 0
+  -- A sync point is one blocking wait of the host, counted once: an .item() is a copy and the
+  -- sync call it waits in (facts.gpu.steps[].sync_points, sync_wait_ns).
+  local points, calls, copies, wait = 0, 0, 0, 0
   local worst, worst_n = nil, -1
   for _, s in ipairs(steps) do
-    local k = (s.sync_calls or 0) + (s.blocking_d2h or 0)
+    local k = s.sync_points or ((s.sync_calls or 0) + (s.blocking_d2h or 0))
+    points = points + k
     calls = calls + (s.sync_calls or 0)
     copies = copies + (s.blocking_d2h or 0)
-    wait = wait + (s.sync_ns or 0) + (s.blocking_d2h_wait_ns or 0)
+    wait = wait + (s.sync_wait_ns or ((s.sync_ns or 0) + (s.blocking_d2h_wait_ns or 0)))
     if k > worst_n then worst, worst_n = s, k end
   end
   local host_bound = facts.dispatch.overall.host_bound_free_ns / n
-  if (calls + copies) / n < p.min_per_step or wait / n < p.min_wait_ns or host_bound < p.min_wait_ns then return end
+  if points / n < p.min_per_step or wait / n < p.min_wait_ns or host_bound < p.min_wait_ns then return end
   local ev, names = {}, {}
   for i, x in ipairs(g.syncs.by_name or {}) do
     if i > 3 then break end
@@ -75,8 +84,8 @@ function check(facts, p, emit)
     cost = host_bound
     formula = formula .. ", capped at host-caused GPU idle per step"
   end
-  local observed = string.format("%.1f synchronisations per step (%d sync calls, %d device-to-host copies the host "
-    .. "waited for), %.3f ms of host wait per step; worst step %s with %d", (calls + copies) / n, calls, copies,
+  local observed = string.format("%.1f sync points per step (%d sync calls; %d of the host's waits were for a "
+    .. "device-to-host copy), %.3f ms of host wait in them per step; worst step %s with %d", points / n, calls, copies,
     per_wait / 1e6, steplib.label(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
   emit {

@@ -4,6 +4,7 @@ rule {
   title = "Copies between host and GPU use pageable memory (no pin_memory)",
   category = "memory",
   severity = "medium",
+  pool = "copies",  -- copies are device work of their own on a GPU, not idle (rules/attribution.h)
   needs = { "gpu.pageable_copies", "gpu.steps" },
   platforms = { "gpu" },
   params = { min_ns_per_step = 50000, factor = 0.5 },

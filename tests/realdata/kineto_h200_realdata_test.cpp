@@ -1,0 +1,125 @@
+// Real Kineto traces from an NVIDIA H200 (../shared/realdata/kineto_h200, MANIFEST.md): one
+// planted cause per workload, where the host runs ahead of the GPU (healthy, compiled, pageable)
+// or the GPU waits on the host (launch, sync, dataloader, decode). A step lasts until the device
+// work it launched ends (the TensorBoard plugin's rule, docs/overlap.md); every number below is
+// checked against tests/realdata/verify_kineto.py, which computes the rule on its own.
+#include <algorithm>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "compare/compare.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "kineto_verifier.h"
+#include "pipeline/compare_side.h"
+#include "test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string h200(const std::string& workload) { return npu::test::real("kineto_h200/" + workload); }
+
+// The one trace of a workload folder.
+std::string trace_of(const std::string& workload) {
+  for (const auto& e : fs::directory_iterator(h200(workload)))
+    if (e.path().extension() == ".gz") return e.path().string();
+  return "";
+}
+
+#define REQUIRE_H200() REQUIRE_REALDATA("kineto_h200/healthy")
+
+TEST(KinetoH200, EveryTraceFollowsTheLaunchedWorkStepRule) {
+  REQUIRE_H200();
+  int traces = 0;
+  for (const auto& e : fs::directory_iterator(h200(""))) {
+    if (!e.is_directory() || e.path().filename() == "workloads") continue;
+    const std::string trace = trace_of(e.path().filename().string());
+    SCOPED_TRACE(trace);
+    expect_matches_verifier(trace);
+    npu::Facts f = npu::compute_facts(npu::test::load_path(trace));
+    EXPECT_EQ(f.doc["overall"]["step_time_rule"], "launched_work");
+    EXPECT_EQ(f.doc["overall"]["self_check"]["ok"], true) << f.doc["overall"]["self_check"].dump();
+    // The split and the step statistics describe the same steps: the split's step is the mean.
+    EXPECT_NEAR(f.doc["idle_attribution"]["per_step_ns"].get<double>(),
+                f.doc["overall"]["step_time"]["mean_ns"].get<double>(), 1.0);
+    ++traces;
+  }
+  EXPECT_GE(traces, 9);
+}
+
+// A GPU-bound step is the GPU's time, not the host's: the host of `healthy` runs ~35 ms ahead and
+// spends 3-4 ms per step; the kernels it launched take ~40 ms (39.8 ms per step unprofiled).
+TEST(KinetoH200, AGpuBoundStepLastsUntilItsKernelsEnd) {
+  REQUIRE_H200();
+  npu::Facts f = npu::compute_facts(npu::test::load_path(trace_of("healthy")));
+  for (const json& s : f.doc["steps"]) {
+    EXPECT_GT(s["device_time_ns"].get<int64_t>(), 38'000'000);
+    EXPECT_LT(s["host_dur_ns"].get<int64_t>(), 4'000'000);
+    EXPECT_EQ(s["device_window"]["launched_tasks"], 115);
+  }
+  // Every launch of the steps is inside a step (dispatch groups device starts by the windows).
+  EXPECT_EQ(f.doc["dispatch"]["overall"]["flows_outside_steps"], 0);
+}
+
+// compare judges the device step: the ratio of the medians of the steps the rule gives.
+void expect_ratio(const std::string& base, const std::string& next) {
+  SCOPED_TRACE(base + " -> " + next);
+  const auto b = verifier_step_times(trace_of(base)), n = verifier_step_times(trace_of(next));
+  ASSERT_EQ(b.size(), 3u);
+  ASSERT_EQ(n.size(), 3u);
+  auto median = [](std::vector<long long> v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<double>(v[1]);
+  };
+  npu::compare::CompareSide sb = npu::pipeline::load_compare_side(h200(base), {}, {});
+  npu::compare::CompareSide sn = npu::pipeline::load_compare_side(h200(next), {}, {});
+  const json doc = npu::compare::build_compare(sb, sn);
+  const json& st = doc["step_time"];
+  EXPECT_NE(st["basis"].get<std::string>().find("device step"), std::string::npos) << st["basis"];
+  EXPECT_EQ(st["base"]["median_ns"].get<double>(), median(b));
+  EXPECT_EQ(st["new"]["median_ns"].get<double>(), median(n));
+  EXPECT_NEAR(st["delta_ratio"].get<double>(), median(n) / median(b) - 1.0, 1e-9);
+}
+
+TEST(KinetoH200, CompareGivesTheRatioOfTheSteps) {
+  REQUIRE_H200();
+  expect_ratio("launch", "compiled");            // 52.8 ms -> 3.09 ms: a 17x speed-up, not a slowdown
+  expect_ratio("dataloader", "dataloader_fixed");  // 68.8 ms -> 2.2 ms
+  expect_ratio("compiled", "launch");            // and the regression the other way
+}
+
+// w_sync.py: six .item() checks in the forward, loss.item() and a .cpu(): 8 blocking waits per
+// step, each an .item()'s copy plus the sync call it waits in (or the .cpu()'s blocking copy and
+// its sync), counted once. The same script under `npu-advisor capture` (collector_sync) too.
+TEST(KinetoH200, EachSyncPointIsCountedOnce) {
+  REQUIRE_H200();
+  for (const char* w : {"sync", "collector_sync"}) {
+    npu::Facts f = npu::compute_facts(npu::test::load_path(trace_of(w)));
+    ASSERT_EQ(f.doc["gpu"]["steps"].size(), 3u) << w;
+    for (const json& s : f.doc["gpu"]["steps"]) {
+      EXPECT_EQ(s["sync_points"], 8) << w;
+      EXPECT_EQ(s["sync_calls"], 8) << w;
+      EXPECT_LE(s["sync_wait_ns"].get<int64_t>(), s["sync_ns"].get<int64_t>() + s["blocking_d2h_wait_ns"].get<int64_t>());
+    }
+  }
+}
+
+// w_pageable.py: a 256 MB pageable tensor copied to the GPU each step (~33 ms). The copy is device
+// work (the copy engine), not idle; the idle after it began while the host sat in the blocking
+// copy call, so no idle is the host's launching and no launch-bound finding appears.
+TEST(KinetoH200, APageableCopyIsDeviceWorkNotHostLaunchIdle) {
+  REQUIRE_H200();
+  npu::Facts f = npu::compute_facts(npu::test::load_path(trace_of("pageable")));
+  for (const json& s : f.doc["steps"]) EXPECT_GT(s["copies_ns"].get<int64_t>(), 29'000'000);
+  EXPECT_EQ(f.doc["idle_attribution"]["causes"]["host_launch"]["ns"], 0);
+  EXPECT_GT(f.doc["idle_attribution"]["copies_ns"].get<int64_t>(), 90'000'000);
+  const json report = npu::test::analyze_json(h200("pageable"));
+  ASSERT_TRUE(report.is_object());
+  for (const json& finding : report["findings"]) EXPECT_NE(finding["rule"], "dispatch.launch_bound");
+  ASSERT_FALSE(report["findings"].empty());
+  EXPECT_EQ(report["findings"][0]["rule"], "memory.pageable_copy");
+}
+
+}  // namespace
