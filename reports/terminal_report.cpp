@@ -110,6 +110,13 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
         out += "  the step numbers above and the savings below may be wrong (facts overall.self_check)\n";
       }
     }
+    // torch.profiler's own host cost, where it lengthens a host-bound step (an estimate).
+    if (const auto p = facts.find("profiler_overhead"); p != facts.end() && p->value("share_of_step", 0.0) >= 0.1)
+      out += fmt::format(
+          "  the profiler's own recording may be ~{} of each step ({}): unprofiled the step may take ~{} "
+          "(estimate: facts profiler_overhead)\n",
+          format_ms(p->value("estimate_ns", 0.0)), format_percent(p->value("share_of_step", 0.0)),
+          format_ms(p->value("step_without_profiler_ns", 0.0)));
     if (o.contains("worst_agreement")) {
       const auto& a = o["worst_agreement"];
       bool ok = a.value("ok", false);

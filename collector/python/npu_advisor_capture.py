@@ -178,8 +178,11 @@ def step():
             try:
                 _state.prof, _state.profiler = _make_profiler()
                 first = _state.steps + _config["wait"] + _config["warmup"] + 1
-                _say("profiling steps %d-%d with %s (wait %d, warmup %d, active %d)"
-                     % (first, first + _config["active"] - 1,
+                # The profiler numbers the steps it records from 0 at start(), and the first step
+                # it sees is this one's end: iteration `first` (counted from 1) is ProfilerStep#first-1.
+                _say("profiling iterations %d-%d (recorded as ProfilerStep#%d-#%d) with %s (wait %d, warmup %d, "
+                     "active %d)"
+                     % (first, first + _config["active"] - 1, first - 1, first + _config["active"] - 2,
                         "torch_npu.profiler" if _state.profiler == "torch_npu" else "torch.profiler",
                         _config["wait"], _config["warmup"], _config["active"]))
                 _state.prof.start()

@@ -33,6 +33,7 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
+  diagnose_profiler_overhead(ctx, f);
   diagnose_graph_execution(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);

@@ -46,6 +46,8 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);  // operato
 void diagnose_operator_health(const DiagnosticContext& ctx,
                               Facts& facts);                    // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu" (Kineto GPU runs)
+// profiler_overhead.cpp: "profiler_overhead" (Kineto runs; reads "steps": runs after the breakdown)
+void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts);
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
