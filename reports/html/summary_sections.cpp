@@ -91,7 +91,9 @@ std::string section_summary(const json& r) {
       std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
       if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
       if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
-      kpis += kpi("Median step time", format_ms(*med), sub + " (device step, as the profiler's Stage)");
+      const bool gpu = str(o, "step_time_rule") == "launched_work";
+      kpis += kpi("Median step time", format_ms(*med),
+                  sub + (gpu ? " (until the GPU work the step launched ends)" : " (device step, as the profiler's Stage)"));
     }
     if (auto host = num(at(o, "host_step_time"), "median_ns")) {
       std::string sub = "ProfilerStep span";
@@ -107,6 +109,8 @@ std::string section_summary(const json& r) {
     if (num(o, "comm_not_overlapped_ns"))
       kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
                   "per step, " + share("comm_not_overlapped_ns"));
+    if (auto copies = num(o, "copies_ns"); copies && *copies > 0)
+      kpis += kpi("Copies", format_ms(*copies * per), "per step (memcpy/memset), " + share("copies_ns"));
     std::string source = str(o, "source");
     std::string agree;
     const json& a = at(o, "worst_agreement");
@@ -116,6 +120,17 @@ std::string section_summary(const json& r) {
           fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
                       ok ? "ok" : "bad", ok ? "agrees" : "differs", esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
                       str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
+    }
+    // GPU runs: no profiler breakdown to agree with; what cannot be true of a step is checked.
+    const json& check = at(o, "self_check");
+    if (check.is_object()) {
+      const bool ok = at(check, "ok").is_boolean() && at(check, "ok").get<bool>();
+      std::string problems;
+      for (const auto& p : list(check, "problems"))
+        if (p.is_string()) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+      agree += ok ? " <span class=\"badge ok\">self-check passed</span> every step's parts add up"
+                  : " <span class=\"badge bad\">self-check failed</span> " + esc(problems) +
+                        ": the step numbers and savings of this report may be wrong";
     }
     source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
                   agree + "</p>\n";

@@ -240,3 +240,61 @@ TEST(Kineto, TwoGpusInOneTraceAreNotUnioned) {
 }
 
 }  // namespace
+
+namespace {
+
+// A GPU step that trusts nothing it cannot show: without correlation ids no device op is joined
+// to a launch, the steps fall back to the host spans, and the self-check says so; a kernel longer
+// than its step is named with its evidence.
+TEST(Kineto, SelfCheckSaysWhenTheStepRuleCannotBeApplied) {
+  std::string text;
+  {
+    std::ifstream in(fixture());
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // Drop every correlation id (", \"correlation\": N" in the args).
+  for (size_t at = text.find(", \"correlation\": "); at != std::string::npos; at = text.find(", \"correlation\": ")) {
+    size_t end = text.find_first_of("}", at);
+    text.erase(at, end - at);
+  }
+  Facts f = npu::compute_facts(npu::test::load_trace_text(text));
+  const auto& check = f.doc["overall"]["self_check"];
+  EXPECT_EQ(check["ok"], false);
+  EXPECT_EQ(check["launched_in_steps"], 0);
+  ASSERT_FALSE(check["problems"].empty());
+  EXPECT_NE(check["problems"][0].get<std::string>().find("no device op is joined"), std::string::npos);
+  // The windows are the host spans: [1000, 1100] and [1100, 1200].
+  EXPECT_EQ(f.doc["steps"][0]["device_time_ns"], 100'000);
+
+  // A kernel no step launched (no correlation) that runs 150 us from inside step 2's 100 us
+  // window is longer than the step that holds it.
+  std::string late = text;
+  const std::string extra =
+      "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"long_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1101, "
+      "\"dur\": 150, \"args\": {\"device\": 0, \"stream\": 7}},\n";
+  const size_t at = late.find("  {\"ph\": \"i\"");
+  ASSERT_NE(at, std::string::npos);
+  late.insert(at, extra);
+  Facts g = npu::compute_facts(npu::test::load_trace_text(late));
+  const auto& c2 = g.doc["overall"]["self_check"];
+  EXPECT_EQ(c2["ok"], false);
+  EXPECT_EQ(c2["longer_than_step"], 1);
+  EXPECT_EQ(c2["evidence"].size(), 1u);
+}
+
+// With the correlation ids the same trace passes: every op is launched in a step, the parts of
+// every step add up to its window.
+TEST(Kineto, SelfCheckPassesOnTheFixture) {
+  Facts f = npu::compute_facts(npu::test::load_path(fixture()));
+  const auto& check = f.doc["overall"]["self_check"];
+  EXPECT_EQ(check["ok"], true) << check.dump();
+  EXPECT_EQ(check["device_ops"], 6);  // 4 kernels, 2 copies (the annotation is a marker)
+  EXPECT_EQ(check["launched_in_steps"], 6);
+  EXPECT_EQ(check["steps_not_adding_up"], 0);
+  for (const auto& s : f.doc["steps"])
+    EXPECT_EQ(s["device_time_ns"].get<int64_t>(),
+              s["computing_ns"].get<int64_t>() + s["comm_not_overlapped_ns"].get<int64_t>() +
+                  s["copies_ns"].get<int64_t>() + s["free_ns"].get<int64_t>());
+}
+
+}  // namespace

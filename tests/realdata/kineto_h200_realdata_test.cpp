@@ -3,8 +3,13 @@
 // or the GPU waits on the host (launch, sync, dataloader, decode). A step lasts until the device
 // work it launched ends (the TensorBoard plugin's rule, docs/overlap.md); every number below is
 // checked against tests/realdata/verify_kineto.py, which computes the rule on its own.
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +93,51 @@ TEST(KinetoH200, CompareGivesTheRatioOfTheSteps) {
   expect_ratio("launch", "compiled");            // 52.8 ms -> 3.09 ms: a 17x speed-up, not a slowdown
   expect_ratio("dataloader", "dataloader_fixed");  // 68.8 ms -> 2.2 ms
   expect_ratio("compiled", "launch");            // and the regression the other way
+}
+
+// gate judges the same step: the CUDA-graph fix of `launch` passes a 5% budget, and going back
+// from it fails (exit 1); before, the host span made the speed-up fail and the regression pass.
+int gate_exit(const std::string& base, const std::string& next) {
+  const std::string cmd = std::string(NPU_ADVISOR_BIN) + " gate --baseline '" + h200(base) + "' '" + h200(next) +
+                          "' --max-regression step_time=5% > /dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(KinetoH200, GateJudgesTheDeviceStep) {
+  REQUIRE_H200();
+  EXPECT_EQ(gate_exit("launch", "compiled"), 0);
+  EXPECT_EQ(gate_exit("compiled", "launch"), 1);
+  EXPECT_EQ(gate_exit("dataloader_fixed", "dataloader"), 1);
+}
+
+// The profiler's own host cost (profiler_overhead) against the same workloads' step times
+// measured without the profiler (workloads/wall_times.txt, median of 10 steps): the estimated
+// unprofiled step is within 10% on the host-bound workloads. (dataloader_fixed, whose profiled
+// step loses ~1 ms that its few recorded operators do not explain, is the known miss: docs.)
+double wall_ms(const std::string& script) {
+  std::ifstream in(h200("workloads/wall_times.txt"));
+  std::string word, name, line;
+  while (std::getline(in, line)) {
+    std::istringstream l(line);
+    double ms = 0;
+    if (l >> word >> name >> word >> ms && name == script) return ms;
+  }
+  return 0;
+}
+
+TEST(KinetoH200, ProfilerOverheadEstimateMatchesTheUnprofiledSteps) {
+  REQUIRE_H200();
+  const std::pair<const char*, const char*> cases[] = {{"launch", "w_launch.py"},         {"sync", "w_sync.py"},
+                                                       {"collector_sync", "w_sync.py"},   {"decode", "w_decode.py"},
+                                                       {"dataloader", "w_dataloader.py"}, {"healthy", "w_healthy.py"}};
+  for (const auto& [workload, script] : cases) {
+    npu::Facts f = npu::compute_facts(npu::test::load_path(trace_of(workload)));
+    const double estimated = f.doc["profiler_overhead"]["step_without_profiler_ns"].get<double>() / 1e6;
+    const double wall = wall_ms(script);
+    ASSERT_GT(wall, 0) << script;
+    EXPECT_NEAR(estimated, wall, 0.1 * wall) << workload;
+  }
 }
 
 // w_sync.py: six .item() checks in the forward, loss.item() and a .cpu(): 8 blocking waits per
