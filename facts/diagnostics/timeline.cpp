@@ -329,9 +329,11 @@ class Timeline {
     Intervals comp = clip(d_.compute, a, b);
     Intervals cno = clip(difference(d_.comm, d_.compute), a, b);
     Intervals fr = difference(Intervals{{a, b}}, clip(d_.busy, a, b));
+    const bool copies = !d_.copies.empty();  // GPU runs: memcpy/memset no kernel overlaps, kind 4
     std::vector<Seg> segs;
     for (const auto& iv : comp) segs.push_back({iv, 0});
     for (const auto& iv : cno) segs.push_back({iv, 1});
+    for (const auto& iv : clip(d_.copies, a, b)) segs.push_back({iv, 4});
     for (const auto& iv : fr) split_by_cause(iv, segs);
     std::sort(segs.begin(), segs.end(), [](const Seg& x, const Seg& y) { return x.iv.start < y.iv.start; });
     for (size_t i = 0; i < segs.size();) {
@@ -343,7 +345,7 @@ class Timeline {
         ++i;
         continue;
       }
-      Ns tot[3] = {0, 0, 0};
+      Ns tot[5] = {0, 0, 0, 0, 0};  // by kind (3, mixed, never counted)
       Ns end = s.iv.end;
       size_t j = i;
       while (j < segs.size() && segs[j].iv.length() < w && segs[j].iv.start < s.iv.start + w) {
@@ -352,6 +354,7 @@ class Timeline {
         ++j;
       }
       if (j - i == 1) out.push_back({s.iv.start - lo, s.iv.length(), s.kind});
+      else if (copies) out.push_back({s.iv.start - lo, end - s.iv.start, 3, tot[0], tot[1], tot[2], tot[4]});
       else out.push_back({s.iv.start - lo, end - s.iv.start, 3, tot[0], tot[1], tot[2]});
       i = j;
     }

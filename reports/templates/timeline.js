@@ -32,8 +32,10 @@
     dataloader: { color: '#5d6d7e', label: 'data loading', glyph: 'D', rules: ['schedule.dataloader'] }
   };
   var DEVICE_KINDS = { interruption: true, host_bound_gap: true, long_collective: true };
+  // Band kinds 0-2 and 4 (GPU copies); 3 is a mixed run, drawn as its shares.
   var BAND = [{ name: 'Computing', color: '#3b6fb6' }, { name: 'Communication (not overlapped)', color: '#e08a1e' },
-              { name: 'Free (device idle)', color: '#f2b8b5' }];
+              { name: 'Free (device idle)', color: '#f2b8b5' }, null, { name: 'Copies (memcpy/memset)', color: '#c9a227' }];
+  var MIXED_KINDS = [0, 1, 2, 4];  // the totals of a mixed run [t, dur, 3, ...], in this order
   // Free by the cause the idle attribution gave it (band entries [t, dur, 2, cause]; docs/facts-idle.md).
   var IDLE_CAUSE = {
     compile: { name: 'idle: online compile', color: '#c0392b' },
@@ -261,16 +263,16 @@
         var x0 = xOf(b[0]), x1 = xOf(b[0] + b[1]);
         if (x1 < L || x0 > R) return;
         var w = Math.max(1, x1 - x0);
-        if (b[2] < 3) {
+        if (b[2] !== 3) {
           ctx.fillStyle = bandStyle(b).color;
           ctx.fillRect(x0, y, w, BAND_H);
           return;
         }
-        // A run of segments below a pixel: the three shares stacked.
-        var tot = (b[3] || 0) + (b[4] || 0) + (b[5] || 0) || 1, yy = y;
-        for (var k = 0; k < 3; k++) {
+        // A run of segments below a pixel: the shares stacked.
+        var tot = (b[3] || 0) + (b[4] || 0) + (b[5] || 0) + (b[6] || 0) || 1, yy = y;
+        for (var k = 0; k < MIXED_KINDS.length; k++) {
           var h = BAND_H * (b[3 + k] || 0) / tot;
-          ctx.fillStyle = BAND[k].color;
+          ctx.fillStyle = BAND[MIXED_KINDS[k]].color;
           ctx.fillRect(x0, yy, w, h);
           yy += h;
         }
@@ -503,13 +505,14 @@
         line(card, 'device: ' + evidenceText(f[7], f[8]), 'tl-ev');
       } else if (h.band) {
         var s = h.band, bt = document.createElement('b');
-        if (s[2] < 3) {
+        if (s[2] !== 3) {
           bt.textContent = bandStyle(s).name + ' ' + fmtDur(s[1]);
           card.appendChild(bt);
         } else {
           bt.textContent = 'segments below a pixel, over ' + fmtDur(s[1]);
           card.appendChild(bt);
-          line(card, 'computing ' + fmtDur(s[3]) + ', communication ' + fmtDur(s[4]) + ', free ' + fmtDur(s[5]));
+          line(card, 'computing ' + fmtDur(s[3]) + ', communication ' + fmtDur(s[4]) + ', free ' + fmtDur(s[5]) +
+               (s.length > 6 ? ', copies ' + fmtDur(s[6]) : ''));
         }
         line(card, 'starts ' + fmtDur(s[0] - origin) + ' into the step');
       } else if (h.mark) {
@@ -640,7 +643,9 @@
       }
       key(null, 'launch lag: red \u2264 ' + fmtDur(verticalNs) + ' (device waited), orange to blue: host ahead by up to ' +
           fmtDur(20 * verticalNs) + '+', 'tl-grad');
-      BAND.forEach(function (b) { key(b.color, b.name); });
+      BAND.forEach(function (b, k) {
+        if (b && (k !== 4 || (step.band || []).some(function (x) { return x[2] === 4 || x[6] > 0; }))) key(b.color, b.name);
+      });
       var causes = {};
       (Array.isArray(step.band) ? step.band : []).forEach(function (b) {
         if (b[2] === 2 && typeof b[3] === 'string' && IDLE_CAUSE[b[3]]) causes[b[3]] = true;
