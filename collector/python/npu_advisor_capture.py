@@ -178,11 +178,12 @@ def step():
             try:
                 _state.prof, _state.profiler = _make_profiler()
                 first = _state.steps + _config["wait"] + _config["warmup"] + 1
-                # The profiler numbers the steps it records from 0 at start(), and the first step
-                # it sees is this one's end: iteration `first` (counted from 1) is ProfilerStep#first-1.
-                _say("profiling iterations %d-%d (recorded as ProfilerStep#%d-#%d) with %s (wait %d, warmup %d, "
-                     "active %d)"
-                     % (first, first + _config["active"] - 1, first - 1, first + _config["active"] - 2,
+                # Iterations of the script, counted from 1. The trace labels them ProfilerStep#N by
+                # the profiler's own count, which starts when the profiler does (here, after the
+                # first iteration) and differs between torch versions: no N is promised here.
+                _say("profiling iterations %d-%d of the script with %s (wait %d, warmup %d, active %d; "
+                     "the trace numbers them by the profiler's own count)"
+                     % (first, first + _config["active"] - 1,
                         "torch_npu.profiler" if _state.profiler == "torch_npu" else "torch.profiler",
                         _config["wait"], _config["warmup"], _config["active"]))
                 _state.prof.start()

@@ -132,6 +132,14 @@ std::string section_summary(const json& r) {
                   : " <span class=\"badge bad\">self-check failed</span> " + esc(problems) +
                         ": the step numbers and savings of this report may be wrong";
     }
+    // torch.profiler's own host cost, where it lengthens a host-bound step (an estimate).
+    const json& overhead = at(facts, "profiler_overhead");
+    if (num(overhead, "share_of_step").value_or(0) >= 0.1)
+      agree += fmt::format(". The profiler's own recording may be ~{} of each step ({}): unprofiled the step may "
+                           "take ~{} (an estimate, facts <code>profiler_overhead</code>)",
+                           esc(format_ms(num(overhead, "estimate_ns").value_or(0))),
+                           esc(format_percent(num(overhead, "share_of_step").value_or(0))),
+                           esc(format_ms(num(overhead, "step_without_profiler_ns").value_or(0))));
     source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
                   agree + "</p>\n";
   } else {

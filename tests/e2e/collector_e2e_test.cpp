@@ -103,14 +103,13 @@ TEST(CollectorE2E, SaysWhichProfilerAndWhy) {
                        " can import torch but not torch_npu)"),
             std::string::npos)
       << r.err;
-  // Iteration 1 skipped, warm-up iteration 2; the profiler numbers its steps from 0 at start().
-  EXPECT_NE(r.err.find("profiling iterations 3-4 (recorded as ProfilerStep#2-#3)"), std::string::npos) << r.err;
+  // Iteration 1 skipped, warm-up iteration 2; the trace's ProfilerStep#N are the profiler's own
+  // count (torch 1.13 writes #1-#2 here, torch 2.11 #2-#3), so the message promises no N.
+  EXPECT_NE(r.err.find("profiling iterations 3-4 of the script"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("captured 2 steps into"), std::string::npos) << r.err;
   auto traces = traces_in(out);
   ASSERT_EQ(traces.size(), 1u);
   EXPECT_EQ(count_profiler_steps(traces[0]), 2u);
-  EXPECT_NE(slurp(traces[0]).find("\"ProfilerStep#2\""), std::string::npos);
-  EXPECT_NE(slurp(traces[0]).find("\"ProfilerStep#3\""), std::string::npos);
   EXPECT_EQ(r.out.rfind("trained 8 steps, loss ", 0), 0u) << "capture prints no report: " << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
 }
