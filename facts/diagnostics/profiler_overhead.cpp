@@ -24,8 +24,8 @@
 namespace npu {
 namespace {
 
-constexpr Ns kOpCostNs = 2'800;          // per recorded cpu_op / user_annotation
-constexpr Ns kPythonCallCostNs = 360;    // per recorded python_function (with_stack)
+constexpr Ns kOpCostNs = 2'800;        // per recorded cpu_op / user_annotation
+constexpr Ns kPythonCallCostNs = 360;  // per recorded python_function (with_stack)
 
 }  // namespace
 
@@ -72,6 +72,7 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts) {
       e = std::min(e, steps[i].value("free_ns", e));  // the GPU waited on the host at most this long
       step = steps[i].value("device_time_ns", step);
     }
+    e = std::min(e, step);  // CPU-only runs: at most the step itself
     estimate.push_back(e);
     step_ns.push_back(step);
     per.push_back({{"id", m.steps[i].id}, {"ops", ops[i]}, {"python_calls", calls[i]}, {"estimate_ns", e}});
@@ -83,11 +84,12 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts) {
   const Ns e = median(estimate), step = median(step_ns);
   const double share = step > 0 ? static_cast<double>(e) / static_cast<double>(step) : 0.0;
   facts.doc["profiler_overhead"] = {
-      {"method", fmt::format("recorded operators x {:.2f} us + recorded Python calls x {:.2f} us per step, at most "
-                             "the GPU's idle time in the step, operators inside a dataloader fetch left out; costs measured "
-                             "on one x86 host with record_shapes and profile_memory (they vary with the CPU): an "
-                             "estimate",
-                             kOpCostNs / 1e3, kPythonCallCostNs / 1e3)},
+      {"method",
+       fmt::format("recorded operators x {:.2f} us + recorded Python calls x {:.2f} us per step, at most "
+                   "the GPU's idle time in the step, operators inside a dataloader fetch left out; costs measured "
+                   "on one x86 host with record_shapes and profile_memory (they vary with the CPU): an "
+                   "estimate",
+                   kOpCostNs / 1e3, kPythonCallCostNs / 1e3)},
       {"op_cost_ns", kOpCostNs},
       {"python_call_cost_ns", kPythonCallCostNs},
       {"estimate_ns", e},

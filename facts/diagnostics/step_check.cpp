@@ -4,12 +4,12 @@
 // no device op joined to a launch inside a step (the windows fall back to the host spans, which a
 // GPU that lags the host makes too short), a device op longer than the step that holds it, parts
 // that do not add up to the step, or steps whose device time is mostly work no step launched.
+#include "facts/diagnostics/step_check.h"
+
 #include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
-
-#include "facts/diagnostics/step_check.h"
 
 namespace npu {
 namespace {
@@ -51,7 +51,8 @@ nlohmann::json launched_work_self_check(const RunModel& m, const DeviceTimeline&
       bool launched_in_a_step = false;
       if (h != host_by_corr.end()) {
         const Slice& call = m.slices[h->second];
-        auto it = std::upper_bound(w.begin(), w.end(), call.ts, [](Ns v, const StepWindow& x) { return v < x.host_start; });
+        auto it =
+            std::upper_bound(w.begin(), w.end(), call.ts, [](Ns v, const StepWindow& x) { return v < x.host_start; });
         launched_in_a_step = it != w.begin() && call.end() <= std::prev(it)->host_end;
       }
       if (!launched_in_a_step) ++unowned_in, unowned_in_ns += s.dur;
@@ -70,24 +71,20 @@ nlohmann::json launched_work_self_check(const RunModel& m, const DeviceTimeline&
     problems.push_back(fmt::format("{} device op{} longer than the step that holds {} (the worst by {})", longer,
                                    longer == 1 ? " is" : "s are", longer == 1 ? "it" : "them", ms(longest_over)));
   if (mismatched > 0)
-    problems.push_back(fmt::format("the parts of {} step{} do not add up to the step", mismatched,
-                                   mismatched == 1 ? "" : "s"));
+    problems.push_back(
+        fmt::format("the parts of {} step{} do not add up to the step", mismatched, mismatched == 1 ? "" : "s"));
   const double unowned_share =
       in_windows_ns > 0 ? static_cast<double>(unowned_in_ns) / static_cast<double>(in_windows_ns) : 0.0;
   if (unowned_share > kMaxUnownedShare)
     problems.push_back(fmt::format("{:.0f}% of the device time inside the steps is work no step launched ({} ops)",
                                    100 * unowned_share, unowned_in));
-  nlohmann::json out = {{"ok", problems.empty()},
-                        {"rule", "launched_work"},
-                        {"device_ops", ops},
-                        {"launched_in_steps", owned},
-                        {"unowned_in_steps", unowned_in},
-                        {"unowned_in_steps_ns", unowned_in_ns},
-                        {"longer_than_step", longer},
-                        {"steps_not_adding_up", mismatched},
-                        {"max_unowned_share", kMaxUnownedShare},
-                        {"problems", problems}};
-  if (longer > 0) out["evidence"] = nlohmann::json::array({evidence_event(m, longest_loc, "device op longer than its step")});
+  nlohmann::json out = {
+      {"ok", problems.empty()},     {"rule", "launched_work"},           {"device_ops", ops},
+      {"launched_in_steps", owned}, {"unowned_in_steps", unowned_in},    {"unowned_in_steps_ns", unowned_in_ns},
+      {"longer_than_step", longer}, {"steps_not_adding_up", mismatched}, {"max_unowned_share", kMaxUnownedShare},
+      {"problems", problems}};
+  if (longer > 0)
+    out["evidence"] = nlohmann::json::array({evidence_event(m, longest_loc, "device op longer than its step")});
   return out;
 }
 

@@ -3,8 +3,6 @@
 // or the GPU waits on the host (launch, sync, dataloader, decode). A step lasts until the device
 // work it launched ends (the TensorBoard plugin's rule, docs/overlap.md); every number below is
 // checked against tests/realdata/verify_kineto.py, which computes the rule on its own.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +10,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "compare/compare.h"
 #include "facts/diagnostics/diagnostics.h"
@@ -90,9 +89,9 @@ void expect_ratio(const std::string& base, const std::string& next) {
 
 TEST(KinetoH200, CompareGivesTheRatioOfTheSteps) {
   REQUIRE_H200();
-  expect_ratio("launch", "compiled");            // 52.8 ms -> 3.09 ms: a 17x speed-up, not a slowdown
+  expect_ratio("launch", "compiled");              // 52.8 ms -> 3.09 ms: a 17x speed-up, not a slowdown
   expect_ratio("dataloader", "dataloader_fixed");  // 68.8 ms -> 2.2 ms
-  expect_ratio("compiled", "launch");            // and the regression the other way
+  expect_ratio("compiled", "launch");              // and the regression the other way
 }
 
 // gate judges the same step: the CUDA-graph fix of `launch` passes a 5% budget, and going back
@@ -151,7 +150,8 @@ TEST(KinetoH200, EachSyncPointIsCountedOnce) {
     for (const json& s : f.doc["gpu"]["steps"]) {
       EXPECT_EQ(s["sync_points"], 8) << w;
       EXPECT_EQ(s["sync_calls"], 8) << w;
-      EXPECT_LE(s["sync_wait_ns"].get<int64_t>(), s["sync_ns"].get<int64_t>() + s["blocking_d2h_wait_ns"].get<int64_t>());
+      EXPECT_LE(s["sync_wait_ns"].get<int64_t>(),
+                s["sync_ns"].get<int64_t>() + s["blocking_d2h_wait_ns"].get<int64_t>());
     }
   }
 }

@@ -69,4 +69,3 @@ inline void expect_matches_verifier(const std::string& path) {
   }
   EXPECT_EQ(i, f.doc["steps"].size()) << out;
 }
-
