@@ -170,6 +170,10 @@ TEST(KinetoH200, APageableCopyIsDeviceWorkNotHostLaunchIdle) {
   for (const json& finding : report["findings"]) EXPECT_NE(finding["rule"], "dispatch.launch_bound");
   ASSERT_FALSE(report["findings"].empty());
   EXPECT_EQ(report["findings"][0]["rule"], "memory.pageable_copy");
+  // w_pageable.py has no DataLoader: it is told to pin the tensor it copies.
+  const std::string commands = report["findings"][0]["commands"].dump();
+  EXPECT_NE(commands.find("src.pin_memory()"), std::string::npos) << commands;
+  EXPECT_EQ(commands.find("DataLoader"), std::string::npos) << commands;
 }
 
 }  // namespace

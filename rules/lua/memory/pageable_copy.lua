@@ -18,10 +18,13 @@ How it is measured (facts.gpu.pageable_copies): gpu_memcpy events whose name say
 "Pageable" (Kineto: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pageable)").
 Reported when they take at least `min_ns_per_step` (50 us) of GPU time per step.
 
-Fix: `DataLoader(..., pin_memory=True)` and `batch.to(device, non_blocking=True)`; for tensors
-you build yourself, `tensor.pin_memory()` once and reuse the buffer; for device-to-host
-results copy into a pinned tensor (`out = torch.empty(..., pin_memory=True);
-out.copy_(x, non_blocking=True)`).
+Fix, chosen from what the trace shows: with a DataLoader in the trace
+(operator_health.dataloader.count > 0), `DataLoader(..., pin_memory=True)` and
+`batch.to(device, non_blocking=True)`; without one the job copies a tensor it built itself, so
+it is told to pin that tensor once and reuse it (`src = src.pin_memory()`, then
+`src.to(device, non_blocking=True)`), never to configure a DataLoader it does not have; for
+device-to-host results (the longest copy is DtoH), copy into a pinned tensor
+(`out = torch.empty(..., pin_memory=True); out.copy_(x, non_blocking=True)`).
 
 Saving per step = factor (0.5) x pageable copy time per step: pinned copies run about twice
 as fast and overlap with compute. Confidence 0.5.
@@ -43,16 +46,38 @@ function check(facts, p, emit)
     evidence.add(ev, x.evidence)
   end
   ev[#ev + 1] = { fact = "gpu.pageable_copies.device_ns", value = pc.device_ns }
+  -- The command fits the job: a DataLoader only where the trace has one, the copy's direction.
+  local oh = facts.operator_health
+  local loader = oh and oh.dataloader and (oh.dataloader.count or 0) > 0
+  local longest = (pc.longest or {})[1]
+  local to_host = longest and string.find(longest.name or "", "DtoH", 1, true) ~= nil
+  local commands, action
+  if to_host then
+    action = "Copy device results into a pinned host tensor, allocated once and reused."
+    commands = {
+      "out = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)   # once, outside the loop",
+      "out.copy_(x, non_blocking=True)   # then synchronize once before reading out",
+    }
+  elseif loader then
+    action = "Pin the host buffers: pin_memory=True in the DataLoader and non_blocking=True on .to(device)."
+    commands = {
+      "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)",
+      "x = x.to(device, non_blocking=True)",
+    }
+  else
+    action = "Pin the host tensor you copy (once, outside the loop) and copy it with non_blocking=True; "
+      .. "reuse the pinned buffer if you refill it each step."
+    commands = {
+      "src = src.pin_memory()   # once, outside the training loop",
+      "x = src.to(device, non_blocking=True)",
+    }
+  end
   emit {
     observed = string.format("%d copies use pageable host memory, %.3f ms of GPU time (%.3f ms per step); longest: %s.",
       pc.count, pc.device_ns / 1e6, per_step / 1e6, table.concat(names, ", ")),
     why = "Pageable copies are staged by the driver: slower, and synchronous with the host even with non_blocking=True.",
-    action = "Pin the host buffers: pin_memory=True in the DataLoader and non_blocking=True on .to(device); "
-      .. "pin and reuse buffers you fill yourself.",
-    commands = {
-      "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)",
-      "x = x.to(device, non_blocking=True)",
-    },
+    action = action,
+    commands = commands,
     saving_ns = p.factor * per_step,
     saving_formula = string.format("%.2f x pageable copy time per step", p.factor),
     confidence = 0.5,
