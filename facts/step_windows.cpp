@@ -49,44 +49,29 @@ struct TaskQueue {
   }
 };
 
-// GPU (Kineto): the TensorBoard profiler plugin's rule (StepSemantics::LaunchedWork). A runtime
-// call wholly inside a host step span owns the device ops with its correlation id (a
-// cudaGraphLaunch owns every kernel of the graph). The first step starts after any device op
-// that no step owns and that ends before the step's first own op (the warm-up's queue
-// draining); each step starts at max(previous step's end, its host start) and ends at
-// max(its host end, its last own op's end). Without any owned op the host spans stay.
-void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, std::vector<StepWindow>& w) {
-  const auto host_by_corr = runtime_calls_by_correlation(m);
-  const int32_t device = m.meta.device;
+// GPU (Kineto): the TensorBoard profiler plugin's rule (StepSemantics::LaunchedWork). A step
+// owns the device ops it launched (launched_ops; a cudaGraphLaunch owns every kernel of the
+// graph). The first step starts after any device op that no step owns and that ends before the
+// step's first own op (the warm-up's queue draining); each step starts at max(previous step's
+// end, its host start) and ends at max(its host end, its last own op's end). Without any owned
+// op the host spans stay.
+void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, const std::vector<LaunchedOp>& ops,
+                           std::vector<StepWindow>& w) {
   std::vector<Ns> first(steps.size(), std::numeric_limits<Ns>::max());
   std::vector<Ns> last(steps.size(), std::numeric_limits<Ns>::min());
   std::vector<Ns> unowned_ends;
   uint64_t owned = 0;
-  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
-    const Track& tr = m.tracks[t];
-    if (tr.kind != TrackKind::Device || tr.device != device) continue;
-    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
-      const Slice& s = m.slices[i];
-      if (classify_device_task(m, s) == TaskClass::Marker) continue;
-      int k = -1;
-      if (s.corr != kNoId) {
-        auto h = host_by_corr.find(s.corr);
-        if (h != host_by_corr.end()) {
-          const Slice& call = m.slices[h->second];
-          k = step_holding(steps, call.ts);
-          if (k >= 0 && call.end() > steps[static_cast<size_t>(k)].end) k = -1;  // crosses the step's end
-        }
-      }
-      if (k < 0) {
-        unowned_ends.push_back(s.end());
-        continue;
-      }
-      const size_t u = static_cast<size_t>(k);
-      first[u] = std::min(first[u], s.ts);
-      last[u] = std::max(last[u], s.end());
-      ++w[u].launched_tasks;
-      ++owned;
+  for (const LaunchedOp& op : ops) {
+    const Slice& s = m.slices[op.slice];
+    if (op.step < 0) {
+      unowned_ends.push_back(s.end());
+      continue;
     }
+    const size_t u = static_cast<size_t>(op.step);
+    first[u] = std::min(first[u], s.ts);
+    last[u] = std::max(last[u], s.end());
+    ++w[u].launched_tasks;
+    ++owned;
   }
   if (owned == 0) return;
   Ns prev = steps[0].start;
@@ -109,12 +94,37 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, st
 
 }  // namespace
 
-std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps) {
+std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps) {
+  std::vector<LaunchedOp> out;
+  const auto host_by_corr = runtime_calls_by_correlation(m);
+  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+    const Track& tr = m.tracks[t];
+    if (tr.kind != TrackKind::Device || tr.device != m.meta.device) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& s = m.slices[i];
+      if (classify_device_task(m, s) == TaskClass::Marker) continue;
+      int k = -1;
+      if (s.corr != kNoId) {
+        auto h = host_by_corr.find(s.corr);
+        if (h != host_by_corr.end()) {
+          const Slice& call = m.slices[h->second];
+          k = step_holding(steps, call.ts);
+          if (k >= 0 && call.end() > steps[static_cast<size_t>(k)].end) k = -1;  // crosses the step's end
+        }
+      }
+      out.push_back({i, k});
+    }
+  }
+  return out;
+}
+
+std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,
+                                            const std::vector<LaunchedOp>* launched) {
   std::vector<StepWindow> w(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) w[i] = {steps[i].start, steps[i].end, steps[i].start, steps[i].end, 0};
   if (steps.empty() || m.meta.step_semantics == StepSemantics::MsprofTasks) return w;
   if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
-    launched_work_windows(m, steps, w);
+    launched_work_windows(m, steps, launched ? *launched : launched_ops(m, steps), w);
     return w;
   }
 

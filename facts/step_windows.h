@@ -30,7 +30,18 @@ struct StepWindow {
 // HostToDevice arrows; with torch_npu's task queue (async_task_queue arrows, text export only)
 // a launch inside a Dequeue belongs to the step of its Enqueue, and a launch outside every
 // Dequeue is not counted, as torch_npu does. Steps with no launched task keep their own span.
-std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps);
+// GPU (LaunchedWork): each device op of the run's GPU (markers aside) with the step whose host
+// span wholly holds the runtime call that launched it (joined by correlation id), -1 for none.
+// The one place that decides which step launched what; the windows and the self-check read it.
+struct LaunchedOp {
+  uint32_t slice = 0;
+  int32_t step = -1;
+};
+std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps);
+
+// `launched`: GPU runs' launched_ops(m, steps), when the caller has them (else computed here).
+std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,
+                                            const std::vector<LaunchedOp>* launched = nullptr);
 
 // Index of the first window (in step order) whose [start, end) holds ts, or -1. Windows may
 // overlap (a window ends at the host step's end or later); the profiler takes the first match.

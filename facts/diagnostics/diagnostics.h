@@ -2,8 +2,11 @@
 // writes its own section of the facts document (docs/facts.md) and records what it could
 // not compute with Facts::unavailable().
 #pragma once
+#include <mutex>
+
 #include "facts/device_tasks.h"
 #include "facts/facts.h"
+#include "facts/host_causes.h"
 #include "facts/step_windows.h"
 #include "model/model.h"
 
@@ -13,9 +16,25 @@ namespace npu {
 struct DiagnosticContext {
   const RunModel& model;
   DeviceTimeline device;
+  // GPU runs (LaunchedWork): which step launched each device op (empty elsewhere).
+  std::vector<LaunchedOp> launched;
   std::vector<StepWindow> step_windows;  // where each of model.steps lies on the device
   explicit DiagnosticContext(const RunModel& m)
-      : model(m), device(extract_device_timeline(m)), step_windows(device_step_windows(m, m.steps)) {}
+      : model(m),
+        device(extract_device_timeline(m)),
+        launched(m.meta.step_semantics == StepSemantics::LaunchedWork && !m.steps.empty() ? launched_ops(m, m.steps)
+                                                                                          : std::vector<LaunchedOp>{}),
+        step_windows(device_step_windows(m, m.steps, &launched)) {}
+  // Host events that can explain idle time, collected once for every diagnostic that asks (the
+  // idle attribution, the profiler-overhead estimate), on first use.
+  const HostCauseSlices& host_causes() const {
+    std::call_once(host_causes_once_, [this] { host_causes_ = collect_host_cause_slices(model); });
+    return host_causes_;
+  }
+
+ private:
+  mutable std::once_flag host_causes_once_;
+  mutable HostCauseSlices host_causes_;
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"

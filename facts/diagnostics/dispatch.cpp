@@ -127,7 +127,7 @@ Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, 
 class Dispatch {
  public:
   Dispatch(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), ctx_windows_(ctx.step_windows), facts_(facts) {}
+      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), facts_(facts) {}
 
   void hand_off(HostBoundGaps& out) const {
     out.judged = !launches_.empty() && d_.has_device;
@@ -275,9 +275,6 @@ class Dispatch {
   // ProfilerStep#N, or one pseudo step over everything seen (no schedule).
   void make_steps() {
     steps_ = m_.steps;
-    if (m_.meta.step_semantics == StepSemantics::LaunchedWork && ctx_windows_.size() == steps_.size())
-      for (size_t i = 0; i < steps_.size(); ++i)
-        device_steps_.push_back(Step{steps_[i].id, ctx_windows_[i].start, ctx_windows_[i].end, steps_[i].src});
     if (!steps_.empty()) return;
     Ns lo = std::numeric_limits<Ns>::max(), hi = std::numeric_limits<Ns>::min();
     auto take = [&](Ns a, Ns b) {
@@ -300,7 +297,9 @@ class Dispatch {
   // Host events: the step whose host span holds them; device events (a launch's device start, a
   // task, a gap): the step on the device (GPUs: its window, until the work it launched ends).
   int group_of(Ns ts) const { return step_index_at(steps_, ts); }
-  int device_group_of(Ns ts) const { return step_index_at(device_steps_.empty() ? steps_ : device_steps_, ts); }
+  int device_group_of(Ns ts) const {
+    return m_.meta.step_semantics == StepSemantics::LaunchedWork && !pseudo_ ? windows_.at(ts) : group_of(ts);
+  }
 
   void assign_launches() {
     for (uint32_t i = 0; i < launches_.size(); ++i) {
@@ -671,14 +670,13 @@ class Dispatch {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
-  const std::vector<StepWindow>& ctx_windows_;
+  const StepWindowIndex windows_;  // the steps on the device (GPUs: until the work they launched ends)
   Facts& facts_;
   std::optional<FlowKind> kind_used_;
   bool by_correlation_ = false;
   std::vector<Flow> corr_flows_;  // GPU: launches joined by correlation id
   std::vector<Launch> launches_;  // sorted by device start
   std::vector<Step> steps_;
-  std::vector<Step> device_steps_;  // GPU: each step's device window (empty: the host spans)
   bool pseudo_ = false;
   std::vector<Group> groups_;
   Group overall_;

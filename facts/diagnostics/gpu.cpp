@@ -112,13 +112,9 @@ class GpuFacts {
   // A device event's step: the window that holds it (the step on the device, which lasts until
   // the work it launched ends: docs/overlap.md), else the host span.
   StepCounts* device_step_at(Ns ts) {
-    if (pseudo_ || windows_.size() != m_.steps.size() || m_.meta.step_semantics != StepSemantics::LaunchedWork)
-      return step_at(ts);
-    auto it = std::upper_bound(windows_.begin(), windows_.end(), ts,
-                               [](Ns v, const StepWindow& w) { return v < w.start; });
-    if (it == windows_.begin()) return nullptr;
-    --it;
-    return ts < it->end ? &per_step_[static_cast<size_t>(it - windows_.begin())] : nullptr;
+    if (pseudo_ || m_.meta.step_semantics != StepSemantics::LaunchedWork) return step_at(ts);
+    const int i = windows_.at(ts);
+    return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
   }
 
   // The first runtime call on the launching thread after `launch`, when it is a sync that
@@ -455,7 +451,7 @@ class GpuFacts {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
-  const std::vector<StepWindow>& windows_;
+  const StepWindowIndex windows_;  // the steps on the device
   Facts& facts_;
   std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;

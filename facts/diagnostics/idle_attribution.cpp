@@ -109,7 +109,7 @@ class Attribution {
  public:
   Attribution(const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& hb, Facts& facts,
               std::vector<IdleStretch>* stretches)
-      : m_(ctx.model), d_(ctx.device), idle_(idle), hb_(hb), facts_(facts), stretches_(stretches) {}
+      : ctx_(ctx), m_(ctx.model), d_(ctx.device), idle_(idle), hb_(hb), facts_(facts), stretches_(stretches) {}
 
   void run() {
     const auto overall = facts_.doc.find("overall");
@@ -120,7 +120,7 @@ class Attribution {
       return;
     }
     collect_pieces();
-    const HostCauseSlices host = collect_host_cause_slices(m_);
+    const HostCauseSlices& host = ctx_.host_causes();
     for (const auto& [hc, cause] : kClaimOrder) covers_[cause] = cover_of(m_, host.by_cause[static_cast<int>(hc)]);
     per_step_.assign(idle_.steps.size(), {});
     for (const Piece& p : pieces_) attribute(p);
@@ -262,6 +262,7 @@ class Attribution {
                          "event covers stays unexplained");
   }
 
+  const DiagnosticContext& ctx_;
   const RunModel& m_;
   const DeviceTimeline& d_;
   const StepIdle& idle_;

@@ -382,13 +382,17 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
   std::vector<Step> steps = m.steps;
   const bool pseudo = steps.empty();
   if (pseudo) steps.push_back(Step{kNoId, d.window.start, d.window.end, {}});
-  std::vector<StepWindow> windows = pseudo ? device_step_windows(m, steps) : ctx.step_windows;
-  if (pseudo) windows[0].end = std::numeric_limits<Ns>::max();
+  const bool launched = m.meta.step_semantics == StepSemantics::LaunchedWork;
+  std::vector<StepWindow> windows;
+  if (!pseudo) windows = ctx.step_windows;
   // No steps on a GPU: the one pseudo-step is the device window (clipped windows need an end).
-  if (pseudo && m.meta.step_semantics == StepSemantics::LaunchedWork) windows[0] = {d.window.start, d.window.end};
+  else if (launched) windows = {StepWindow{d.window.start, d.window.end}};
+  else {
+    windows = device_step_windows(m, steps);
+    windows[0].end = std::numeric_limits<Ns>::max();
+  }
 
   Accumulator acc(steps.size());
-  const bool launched = m.meta.step_semantics == StepSemantics::LaunchedWork;
   if (launched) launched_work(d, windows, acc);
   else if (m.meta.step_semantics == StepSemantics::CaptureSegments) capture_segments(m, d, windows, acc);
   else step_tasks(m, d, windows, acc);
@@ -499,7 +503,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
   if (launched && !pseudo) {
     std::vector<StepParts> parts;
     for (const Breakdown& b : per) parts.push_back({b.device_time()});
-    extra["self_check"] = launched_work_self_check(m, d, windows, parts);
+    extra["self_check"] = launched_work_self_check(m, ctx.launched, windows, parts);
   }
   if (!worst.is_null()) extra["worst_agreement"] = worst;
   if (!have_track && m.step_trace.empty())

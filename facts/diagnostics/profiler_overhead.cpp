@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 
 #include "facts/diagnostics/diagnostics.h"
-#include "facts/host_causes.h"
 
 namespace npu {
 namespace {
@@ -40,7 +39,7 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts) {
               python = m.strings.find("python_function");
   std::vector<uint64_t> ops(m.steps.size(), 0), calls(m.steps.size(), 0);
   Intervals fetches;
-  for (uint32_t i : collect_host_cause_slices(m).by_cause[static_cast<int>(HostCause::Dataloader)])
+  for (uint32_t i : ctx.host_causes().by_cause[static_cast<int>(HostCause::Dataloader)])
     fetches.push_back({m.slices[i].ts, m.slices[i].end()});
   fetches = union_of(std::move(fetches));
   auto in_fetch = [&](Ns ts) {

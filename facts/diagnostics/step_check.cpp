@@ -6,9 +6,6 @@
 // that do not add up to the step, or steps whose device time is mostly work no step launched.
 #include "facts/diagnostics/step_check.h"
 
-#include <algorithm>
-#include <iterator>
-
 #include <fmt/format.h>
 
 namespace npu {
@@ -22,42 +19,28 @@ std::string ms(Ns v) { return fmt::format("{:.3f} ms", static_cast<double>(v) / 
 
 }  // namespace
 
-nlohmann::json launched_work_self_check(const RunModel& m, const DeviceTimeline& d, const std::vector<StepWindow>& w,
-                                        const std::vector<StepParts>& parts) {
-  const auto host_by_corr = runtime_calls_by_correlation(m);
-  uint64_t owned = 0, ops = 0, unowned_in = 0, longer = 0;
+nlohmann::json launched_work_self_check(const RunModel& m, const std::vector<LaunchedOp>& launched,
+                                        const std::vector<StepWindow>& w, const std::vector<StepParts>& parts) {
+  uint64_t owned = 0, unowned_in = 0, longer = 0;
   Ns unowned_in_ns = 0, in_windows_ns = 0;
-  for (const StepWindow& x : w) owned += x.launched_tasks;
   const StepWindowIndex index(w);
   uint64_t longest_loc = 0;
   Ns longest_over = 0;
-  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].kind != TrackKind::Device || m.tracks[t].device != d.device) continue;
-    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
-      const Slice& s = m.slices[i];
-      if (classify_device_task(m, s) == TaskClass::Marker) continue;
-      ++ops;
-      const int k = index.at(s.ts);
-      if (k < 0) continue;
-      const StepWindow& win = w[static_cast<size_t>(k)];
-      in_windows_ns += s.dur;
-      const Ns len = win.end - win.start;
-      if (s.dur > len) {
-        ++longer;
-        if (s.dur - len > longest_over) longest_over = s.dur - len, longest_loc = s.loc;
-      }
-      // Owned ops are those whose launch lies in a step (step_windows.cpp); count the others.
-      const auto h = s.corr == kNoId ? host_by_corr.end() : host_by_corr.find(s.corr);
-      bool launched_in_a_step = false;
-      if (h != host_by_corr.end()) {
-        const Slice& call = m.slices[h->second];
-        auto it =
-            std::upper_bound(w.begin(), w.end(), call.ts, [](Ns v, const StepWindow& x) { return v < x.host_start; });
-        launched_in_a_step = it != w.begin() && call.end() <= std::prev(it)->host_end;
-      }
-      if (!launched_in_a_step) ++unowned_in, unowned_in_ns += s.dur;
+  for (const LaunchedOp& op : launched) {
+    const Slice& s = m.slices[op.slice];
+    owned += op.step >= 0;
+    const int k = index.at(s.ts);
+    if (k < 0) continue;
+    const StepWindow& win = w[static_cast<size_t>(k)];
+    in_windows_ns += s.dur;
+    const Ns len = win.end - win.start;
+    if (s.dur > len) {
+      ++longer;
+      if (s.dur - len > longest_over) longest_over = s.dur - len, longest_loc = s.loc;
     }
+    if (op.step < 0) ++unowned_in, unowned_in_ns += s.dur;
   }
+  const uint64_t ops = launched.size();
   uint64_t mismatched = 0;
   for (size_t i = 0; i < parts.size() && i < w.size(); ++i)
     if (parts[i].sum != w[i].end - w[i].start) ++mismatched;

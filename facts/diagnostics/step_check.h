@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "facts/device_tasks.h"
 #include "facts/facts.h"
 #include "facts/step_windows.h"
 #include "model/model.h"
@@ -21,7 +20,7 @@ struct StepParts {
 // overall.self_check: {ok, rule, device_ops, launched_in_steps, unowned_in_steps,
 // unowned_in_steps_ns, longer_than_step, steps_not_adding_up, max_unowned_share, problems[],
 // evidence (the op that overruns its step most)}.
-nlohmann::json launched_work_self_check(const RunModel& m, const DeviceTimeline& d, const std::vector<StepWindow>& w,
-                                        const std::vector<StepParts>& parts);
+nlohmann::json launched_work_self_check(const RunModel& m, const std::vector<LaunchedOp>& launched,
+                                        const std::vector<StepWindow>& w, const std::vector<StepParts>& parts);
 
 }  // namespace npu
