@@ -2,6 +2,7 @@
 // (pipeline/) and prints: no loading or analysis logic here.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,9 @@ using pipeline::RunOfList;
 
 int cmd_inspect(const std::string& path, const CommonOptions& common, bool json);
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file);
+// `whatif PATH [--apply a,b]` (docs/whatif.md): exit 2 when a name in `apply` cannot be applied.
+int cmd_whatif(const std::string& path, const std::vector<std::string>& apply, const CommonOptions& common,
+               const OutputOptions& out);
 int cmd_analyze(const std::string& path, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, const ClusterOptions& cluster = {});
 // `capture -o OUT -- CMD` and `analyze OUT -- CMD` (docs/collector.md). Exit codes:

@@ -156,6 +156,19 @@ int run_cli(int argc, char** argv) {
   facts->add_option("-o,--output", facts_out, "Write to FILE instead of stdout");
   add_common(facts);
 
+  std::string whatif_path;
+  std::vector<std::string> whatif_apply;
+  OutputOptions whatif_out;
+  auto* whatif = app.add_subcommand("whatif",
+                                    "Replay a run's steps with fixes applied and print what each saves "
+                                    "(dataloader, graphs, syncs, pinned, gc, compile)");
+  whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
+  whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
+      ->delimiter(',');
+  whatif->add_option("-o,--output", whatif_out.out_file, "Write to FILE (JSON when it ends in .json)");
+  whatif->add_option("--format", whatif_out.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  add_common(whatif);
+
   std::string cmp_base, cmp_new;
   bool cmp_keep_warmup = false;
   OutputOptions cmp_out;
@@ -219,6 +232,7 @@ int run_cli(int argc, char** argv) {
     outputs_ok = outputs_leave_inputs_alone({{"-o", out.out_file}}, with_rules({analyze_path, cluster_opts.facts_dir}),
                                             cluster_opts.facts_dir);
   if (*facts) outputs_ok = outputs_leave_inputs_alone({{"-o", facts_out}}, {facts_path});
+  if (*whatif) outputs_ok = outputs_leave_inputs_alone({{"-o", whatif_out.out_file}}, {whatif_path});
   if (*compare) outputs_ok = outputs_leave_inputs_alone({{"-o", cmp_out.out_file}}, with_rules({cmp_base, cmp_new}));
   if (*gate)
     outputs_ok = outputs_leave_inputs_alone(
@@ -253,6 +267,7 @@ int run_cli(int argc, char** argv) {
     if (*rules_show) return cmd_rules_show(show_id, rule_opts);
     if (*rules_test) return cmd_rules_test(test_dir);
     if (*facts) return cmd_facts(facts_path, common, facts_out);
+    if (*whatif) return cmd_whatif(whatif_path, whatif_apply, common, whatif_out);
     if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
     if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
   } catch (const npu::LoadError& e) {

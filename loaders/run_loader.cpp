@@ -55,6 +55,13 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
       }
       for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
+    // The GPU's name (Kineto deviceProperties): the what-if replay's default copy bandwidth.
+    if (const auto dp = top.find("deviceProperties"); dp != top.end() && dp->is_array())
+      for (const auto& d : *dp)
+        if (d.is_object() && d.contains("name") && d["name"].is_string()) {
+          model.meta.config["gpu_name"] = d["name"].get<std::string>();
+          break;
+        }
     for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})
       if (top.contains(k)) model.meta.config[k] = top[k].is_string() ? top[k].get<std::string>() : top[k].dump();
   }

@@ -101,6 +101,7 @@ struct EventFields {
   Ns ts = 0, dur = 0;
   int64_t id = 0;
   int64_t corr = kNoId;
+  int64_t bytes = -1;  // Kineto gpu_memcpy / gpu_memset "bytes"
   TrackKey key;
   StrId name = 0, cat = 0, task_type = 0, arg_name = 0, arg_labels = 0;
   bool bp_enclosing = false;
@@ -250,6 +251,11 @@ class ChunkParser {
         bool s = false;
         if (auto e = read_id_value(av, &n, &s)) return e;
         if (!s) ev.corr = n;
+      } else if (*k0 == 'b' && rk.unsafe_is_equal("bytes")) {
+        int64_t n = 0;
+        bool s = false;
+        if (auto e = read_id_value(av, &n, &s)) return e;
+        if (!s && n >= 0) ev.bytes = n;
       } else if (*k0 == 'C' && rk.unsafe_is_equal("Collective name")) {
         // Kineto record_param_comms ops and NCCL kernels: "allreduce", "broadcast", ... Kept in
         // the task type slot, which Kineto events do not otherwise use.
@@ -313,6 +319,7 @@ class ChunkParser {
         s.task_type = ev.task_type;
         s.track = track_of(ev.key);
         out_.slices.push_back(s);
+        if (ev.bytes >= 0 && ev.ph == 'X') out_.copy_bytes.push_back({loc, ev.bytes});
         if (!ev.mem_allocated.empty() || !ev.mem_reserved.empty()) memory_counters(ev, loc, s.track);
         return;
       }

@@ -57,6 +57,7 @@ struct ChunkResult {
   std::vector<RawFlowPoint> flows;
   std::vector<RawBeginEnd> begin_end;
   std::vector<CounterSample> counters;
+  std::vector<CopyBytes> copy_bytes;  // complete events with a numeric "bytes" arg
   std::vector<RawMeta> meta;
   uint64_t events = 0;
   uint64_t by_phase[128] = {};  // counts by the ph character
@@ -78,6 +79,7 @@ struct ChunkResult {
     flows.clear();
     begin_end.clear();
     counters.clear();
+    copy_bytes.clear();
     meta.clear();
     events = 0;
     std::fill(std::begin(by_phase), std::end(by_phase), 0);

@@ -430,6 +430,7 @@ class TraceLoader {
       g.cat = smap[b.cat];
       begin_end_.push_back(g);
     }
+    model_.copy_bytes.insert(model_.copy_bytes.end(), r.copy_bytes.begin(), r.copy_bytes.end());
     for (CounterSample c : r.counters) {
       c.name = smap[c.name];
       c.track = tmap[c.track];

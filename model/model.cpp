@@ -167,6 +167,12 @@ void LoadStats::add_phase(std::string name, double seconds) {
   phases.push_back(std::move(p));
 }
 
+int64_t RunModel::copy_bytes_of(const Slice& s) const {
+  auto it = std::lower_bound(copy_bytes.begin(), copy_bytes.end(), s.loc,
+                             [](const CopyBytes& c, uint64_t loc) { return c.loc < loc; });
+  return it != copy_bytes.end() && it->loc == s.loc ? it->bytes : -1;
+}
+
 void RunModel::finalize() {
   auto t0 = std::chrono::steady_clock::now();
   auto phase_done = [&](const char* name) {
@@ -184,6 +190,7 @@ void RunModel::finalize() {
   }
 
   sort_slices();
+  std::sort(copy_bytes.begin(), copy_bytes.end(), [](const CopyBytes& a, const CopyBytes& b) { return a.loc < b.loc; });
   phase_done("finalize: sort slices");
   track_slices.assign(tracks.size(), Range{});
   for (uint32_t i = 0; i < slices.size();) {

@@ -170,6 +170,13 @@ struct CommTaskArgs {
   StrId link = kEmptyStr;       // HCCS, PCIE, ON_CHIP, ...
 };
 
+// The size of a GPU copy or memset (Kineto gpu_memcpy / gpu_memset "bytes" arg), found by the
+// event's loc: what the what-if replay prices a copy at another bandwidth by.
+struct CopyBytes {
+  uint64_t loc = 0;
+  int64_t bytes = 0;
+};
+
 struct MemoryRecord {  // memory_record.csv
   Ns ts = 0;
   double allocated_mb = 0, reserved_mb = 0, active_mb = -1;
@@ -317,6 +324,8 @@ struct RunModel {
   std::vector<OpStatistic> op_statistics;
   std::vector<StepTraceRow> step_trace;
   std::vector<CommTaskArgs> comm_task_args;  // sorted by slice
+  std::vector<CopyBytes> copy_bytes;          // sorted by loc after finalize()
+  int64_t copy_bytes_of(const Slice& s) const;  // -1: not written
   std::vector<MemoryRecord> memory_records;
   std::vector<OperatorMemory> operator_memory;
   std::vector<ModuleMemory> module_memory;

@@ -54,4 +54,15 @@ std::string explained_text(const nlohmann::json& a) {
                      share(explained, step));
 }
 
+std::string replay_text(const nlohmann::json& a) {
+  if (!a.is_object() || !a.value("available", false)) return "";
+  const auto r = a.find("replay");
+  if (r == a.end() || !r->is_object() || r->value("saving_ns", 0.0) <= 0) return "";
+  std::string names;
+  for (const auto& n : r->value("transforms", nlohmann::json::array()))
+    if (n.is_string()) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+  return fmt::format("Replayed with every fix the trace supports ({}), the step takes {}", names,
+                     format_ms(r->value("step_ns", 0.0)));
+}
+
 }  // namespace npu

@@ -74,7 +74,8 @@ std::string render_markdown(const nlohmann::json& r) {
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
   if (const std::string text = explained_text(split); !text.empty())
-    out += "Ranked by saving per step x confidence; percentages are of the step. " + text::md_prose(text) + ".\n\n";
+    out += "Ranked by saving per step x confidence; percentages are of the step. " + text::md_prose(text) + "." +
+           (replay_text(split).empty() ? "" : " " + text::md_prose(replay_text(split)) + ".") + "\n\n";
   if (findings.empty()) out += "No findings.\n";
   for (const auto& f : findings) {
     out += fmt::format("### {}. {}\n\n", f.value("rank", 0), text::md_prose(f.value("title", "")));

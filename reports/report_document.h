@@ -55,6 +55,8 @@ std::string step_split_text(const nlohmann::json& attribution);
 // of 5 steps, 9.150 ms)".
 std::string step_split_title(const nlohmann::json& attribution);
 std::string explained_text(const nlohmann::json& attribution);
+// The step replayed with every fix the trace supports (attribution.replay, docs/whatif.md), or "".
+std::string replay_text(const nlohmann::json& attribution);
 
 // Small formatting helpers shared by the renderers.
 std::string format_ms(double ns);

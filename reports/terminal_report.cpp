@@ -181,6 +181,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   }
   // How much of the step the findings' savings explain (they never add up past it).
   if (const std::string text = explained_text(split); !text.empty()) out += "  " + text + "\n";
+  if (const std::string text = replay_text(split); !text.empty()) out += "  " + text + "\n";
 
   int skipped = 0, failed = 0;
   std::string first_skip;

@@ -154,6 +154,15 @@ json attribute_savings(json& findings, const json& facts) {
     return !findings[a].value("residual", false) && findings[b].value("residual", false);
   });
   std::vector<bool> drop(findings.size(), false);
+  // The replay of every fix the trace supports together (facts.whatif.combined): the replayed
+  // savings add up to at most this.
+  double replay_left = 0;
+  const json* combined = nullptr;
+  if (const auto w = facts.find("whatif"); w != facts.end() && w->is_object() && w->contains("combined") &&
+                                            (*w)["combined"].is_object()) {
+    combined = &(*w)["combined"];
+    replay_left = std::max(0.0, combined->value("saving_ns", 0.0));
+  }
   for (size_t i : order) {
     json& f = findings[i];
     const std::string pool = f.value("pool", std::string("idle"));
@@ -161,13 +170,23 @@ json attribute_savings(json& findings, const json& facts) {
     if (from.empty()) continue;  // a pool this run has no budget for (a user rule's own)
     const double want = f.value("saving_ns", 0.0);
     double got = want;
-    for (const auto& p : from) got = std::min(got, std::max(0.0, left[p]));
+    // A replayed saving is the simulated step less the fix (docs/whatif.md), not a share of one
+    // part: it is not capped by its pool, only by what the replay of all the fixes together
+    // gives; it still claims its pool's time, so a formula finding on the same time gets less.
+    const bool replayed = f.value("saving_method", std::string()) == "replay";
+    if (replayed) got = std::min(got, std::max(0.0, replay_left));
+    else
+      for (const auto& p : from) got = std::min(got, std::max(0.0, left[p]));
+    if (replayed) replay_left -= got;
     for (const auto& p : from) left[p] -= got, claimed[p] += got;
     if (got < want) {
       f["saving_estimate_ns"] = static_cast<int64_t>(want);
       f["saving_ns"] = static_cast<int64_t>(got);
-      f["saving_capped"] = "the rest of its estimate is " + pool + " time already claimed by the findings above it" +
-                           (pool.rfind("idle.", 0) == 0 ? " or not attributed to this cause" : "");
+      f["saving_capped"] = replayed ? std::string("the rest is what the findings above it save: the replay of all "
+                                                  "the fixes together saves no more")
+                                    : "the rest of its estimate is " + pool +
+                                          " time already claimed by the findings above it" +
+                                          (pool.rfind("idle.", 0) == 0 ? " or not attributed to this cause" : "");
       f["score_ns"] = static_cast<int64_t>(got * f.value("confidence", 0.5));
     }
     f["saving_ratio"] = pools.step > 0 ? json(f.value("saving_ns", 0.0) / pools.step) : json(nullptr);
@@ -201,6 +220,7 @@ json attribute_savings(json& findings, const json& facts) {
           {"idle_causes", pools.idle_causes},
           {"pools", out_pools}};
   if (!pools.over.empty()) out["over"] = pools.over;
+  if (combined) out["replay"] = *combined;
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "facts/facts_schema.h"
 #include "rules/attribution.h"
 #include "rules/builtin_rules.h"
+#include "rules/replay_saving.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -96,6 +97,11 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
                 : meta.category == "compute"                                   ? "compute"
                                                                                : "idle";
   meta.residual = d.value("residual", false);
+  meta.whatif = string_field(d, "whatif", "", "rule declaration", err);
+  if (!err.empty()) return src.path + ": " + err;
+  if (!meta.whatif.empty() && !is_whatif_transform(meta.whatif))
+    return src.path + ": rule declaration: whatif '" + meta.whatif + "' is no transformation of the replay (" +
+           whatif_transform_list() + ")";
   if (meta.id.empty()) return src.path + ": rule declaration has no id";
   if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
   lua_getglobal(L, "check");
@@ -299,7 +305,21 @@ std::string emit_finding(EmitContext& ctx) {
   if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))
     out["residual"] = true;
   if (f.contains("data")) out["data"] = f["data"];
+  // The saving from the replay when the rule or this finding names its transformation
+  // (emit{ whatif = false } opts one finding out: its fix is not the rule's usual one).
+  std::string whatif = meta.whatif;
+  if (f.contains("whatif")) {
+    const auto& w = f["whatif"];
+    if (w.is_boolean() && !w.get<bool>()) whatif.clear();
+    else if (w.is_string() && is_whatif_transform(w.get<std::string>())) whatif = w.get<std::string>();
+    else if (err.empty()) err = "emit{}: 'whatif' must be false or one of " + whatif_transform_list();
+  }
   if (!err.empty()) return err;
+  if (!whatif.empty()) {
+    apply_replay_saving(out, *ctx.facts, whatif);
+    out["saving_ratio"] =
+        ctx.step_ns > 0 ? nlohmann::json(out["saving_ns"].get<double>() / ctx.step_ns) : nlohmann::json(nullptr);
+  }
   o.findings.push_back(std::move(out));
   return "";
 }

@@ -31,6 +31,9 @@ struct RuleMeta {
   // "compute"; from the category unless the rule says. A residual rule (the idle-time symptom)
   // gets what the causes before it left.
   std::string pool;
+  // The what-if replay's transformation the rule's fix is (rules/replay_saving.h): its saving
+  // replaces the rule's own estimate when the replay can be used. Empty: none.
+  std::string whatif;
   bool residual = false;
   bool builtin = false;
 };

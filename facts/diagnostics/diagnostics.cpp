@@ -1,5 +1,7 @@
 #include "facts/diagnostics/diagnostics.h"
 
+#include "facts/whatif/whatif.h"
+
 #include <thread>
 
 namespace npu {
@@ -17,7 +19,12 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
   HostBoundGaps host_bound;
   std::thread side;
   const bool parallel = std::thread::hardware_concurrency() > 1;
-  if (parallel) side = std::thread([&] { diagnose_dispatch(ctx, dispatch, &host_bound); });
+  // The what-if replay reads only the model and the context too: it follows dispatch there.
+  if (parallel)
+    side = std::thread([&] {
+      diagnose_dispatch(ctx, dispatch, &host_bound);
+      diagnose_whatif(ctx, dispatch);
+    });
   diagnose_run_context(ctx, f);
   StepIdle idle;
   diagnose_overlap(ctx, f, &idle);
@@ -29,6 +36,7 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
       f.unavailable(u["fact"].get<std::string>(), u["why"].get<std::string>());
   } else {
     diagnose_dispatch(ctx, f, &host_bound);
+    diagnose_whatif(ctx, f);
   }
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);

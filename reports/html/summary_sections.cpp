@@ -70,8 +70,16 @@ std::string step_split_html(const json& a) {
     causes += num(c, "ns").value_or(0);
   }
   part(num(parts, "idle_ns").value_or(0) - causes, "idle", "idle");
-  return fmt::format("<h3>{}</h3>\n<div class=\"split-bar\">{}</div>\n<p class=\"split-text\">{}<br>{}.</p>\n",
-                     esc(step_split_title(a)), bar, legend, esc(explained_text(a)));
+  // After: the step replayed with the fixes the trace supports (docs/whatif.md), to scale.
+  std::string after;
+  const json& replay = at(a, "replay");
+  if (const double replayed = num(replay, "step_ns").value_or(-1); step > 0 && replayed >= 0 && !replay_text(a).empty())
+    after = fmt::format("<div class=\"split-bar replayed\" title=\"{}\"><span class=\"split-replayed\" "
+                        "style=\"width:{:.2f}%\"></span></div>\n",
+                        esc(replay_text(a)), std::min(100.0, 100.0 * replayed / step));
+  return fmt::format("<h3>{}</h3>\n<div class=\"split-bar\">{}</div>\n{}<p class=\"split-text\">{}<br>{}.{}</p>\n",
+                     esc(step_split_title(a)), bar, after, legend, esc(explained_text(a)),
+                     replay_text(a).empty() ? "" : " " + esc(replay_text(a)) + " (the dashed bar).");
 }
 
 std::string section_summary(const json& r) {

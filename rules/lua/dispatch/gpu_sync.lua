@@ -5,6 +5,7 @@ rule {
   category = "dispatch",
   severity = "medium",
   pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "syncs",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "gpu.syncs", "gpu.blocking_d2h", "gpu.steps", "dispatch.overall.host_bound_free_ns" },
   platforms = { "gpu" },
   params = { min_per_step = 2, min_wait_ns = 100000, factor = 0.5 },
@@ -36,7 +37,9 @@ step the host waiting for a busy GPU costs nothing (the real trace
 hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
 GPU runs 160 ms ahead of the host).
 
-Saving per step = factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
+Saving per step: replayed (docs/whatif.md, transformation `syncs`): every wait for the
+device in a step but the last removed, so the host runs ahead. Without a usable replay, the
+formula: factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
 caused by the host (dispatch.overall.host_bound_free_ns) per step): after a sync the GPU idles
 until the host has launched again; removing the sync lets the host run ahead and refill the
 queue, but part of the wait is real work the host must still wait for somewhere.

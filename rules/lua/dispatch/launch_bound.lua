@@ -5,6 +5,7 @@ rule {
   category = "dispatch",
   severity = "high",
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "graphs",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
   params = { factor = 0.5, graph_share = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
@@ -33,7 +34,9 @@ time: gpu.graph_replay), graphs and reduce-overhead are not advised again: what 
 work between the graph launches and the kernels still launched one by one (confidence 0.3). The
 launch analysis counts each graph launch once (docs/facts-dispatch.md).
 
-Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps:
+Saving per step: replayed (docs/whatif.md, transformation `graphs`): each run of launches
+between host waits made one graph launch, its kernels back to back. Without a usable replay
+(or when graphs are already used), the formula: factor (0.5) x host-bound idle of the host-bound steps / number of steps:
 graphs and fusion remove most launch overhead, but not the Python time between launches.
 Confidence 0.5. Shares idle time with dispatch.gpu_sync and compute.small_kernels: do not add
 their savings.
@@ -66,7 +69,9 @@ function check(facts, p, emit)
     "torch.optim.AdamW(params, fused=True)",
   }
   local confidence = 0.5
+  local whatif = nil  -- the rule's own: graphs
   if graphs.share(facts) >= p.graph_share then
+    whatif = false  -- graphs are the fix already: the formula says what the host work between them costs
     kernels = kernels .. "; " .. graphs.describe(facts)
     action = "The kernels already replay from CUDA graphs, so more graphs will not help: cut the host work between the "
       .. "graph launches (input copies, sampling, scheduling; overlap it with the GPU) and capture the kernels still "
@@ -85,6 +90,7 @@ function check(facts, p, emit)
     saving_ns = p.factor * idle / n,
     saving_formula = string.format("%.2f x host-bound idle of %d host-bound steps / %d steps", p.factor, hb, n),
     confidence = confidence,
+    whatif = whatif,
     evidence = ev,
   }
 end

@@ -5,6 +5,7 @@ rule {
   category = "dispatch",
   severity = "high",
   pool = "idle.compile",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "compile",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "operator_health" },
   platforms = { "ascend" },
   frameworks = { "torch_npu", "pytorch" },  -- the reference skips operator-dispatch checks on MindSpore
@@ -26,7 +27,8 @@ either one suffices; with neither the rule is quiet):
     (11 compilations taking 6.6 ms of a 14.1 ms step);
   - or no static operator at all in kernel_details (all_dynamic, the reference's row 6).
 
-Saving per step = sum over the listed steps (top 10 by compile time) of min(compile time, the
+Saving per step: replayed (docs/whatif.md, transformation `compile`: the compile calls' host
+time removed). Without a usable replay: the sum over the listed steps (top 10 by compile time) of min(compile time, the
 step's host-bound idle), scaled by (steps with calls / listed steps) when more steps compile than
 are listed, / number of steps: compile time only costs step time when the device
 waited for the host meanwhile (dispatch.steps[].host_bound_free_ns). Without dispatch facts it

@@ -5,6 +5,7 @@ rule {
   category = "memory",
   severity = "medium",
   pool = "copies",  -- copies are device work of their own on a GPU, not idle (rules/attribution.h)
+  whatif = "pinned",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "gpu.pageable_copies", "gpu.steps" },
   platforms = { "gpu" },
   params = { min_ns_per_step = 50000, factor = 0.5 },
@@ -26,7 +27,9 @@ it is told to pin that tensor once and reuse it (`src = src.pin_memory()`, then
 device-to-host results (the longest copy is DtoH), copy into a pinned tensor
 (`out = torch.empty(..., pin_memory=True); out.copy_(x, non_blocking=True)`).
 
-Saving per step = factor (0.5) x pageable copy time per step: pinned copies run about twice
+Saving per step: replayed (docs/whatif.md, transformation `pinned`): the pageable copies at
+pinned bandwidth (measured from the trace's pinned copies, else a per-link default), their
+calls no longer blocking the host. Without a usable replay, the formula: factor (0.5) x pageable copy time per step: pinned copies run about twice
 as fast and overlap with compute. Confidence 0.5.
 ]],
 }

@@ -6,6 +6,7 @@ rule {
   frameworks = { "torch_npu", "pytorch" },  -- torch DataLoader
   severity = "high",
   pool = "idle.dataloader",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "dataloader",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "operator_health.dataloader" },
   params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },
   doc = [[
@@ -24,7 +25,9 @@ Fix: DataLoader(num_workers=N (4-8 per device, up to the cores of its NUMA node)
 persistent_workers=True, prefetch_factor=2-4); keep data on local disk (not a network mount; on
 ModelArts copy it to /cache) and avoid per-sample decompression of tar/zip archives; keep the
 workers off the launch cores (CPU_AFFINITY_CONF=2 does this).
-Saving per step = factor (0.8) x dataloader time per step (total / overall.steps, else the
+Saving per step: replayed (docs/whatif.md, transformation `dataloader`): the trace's steps
+simulated with the fetches moved to 8 workers (a single-process loader still waits fetch / 8
+less the rest of its step). Without a usable replay, the formula: factor (0.8) x dataloader time per step (total / overall.steps, else the
 slow calls): workers prefetch in parallel with the step, the main thread still dequeues.
 Capped at the device idle (Free) per step when known. Confidence 0.5 (0.6 for a
 single-process loader, whose fix is certain to help).

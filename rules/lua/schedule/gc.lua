@@ -6,6 +6,7 @@ rule {
   frameworks = { "torch_npu", "pytorch" },  -- Python GC of the PyTorch loop
   severity = "medium",
   pool = "idle.gc",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "gc",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   platforms = { "ascend" },
   needs = { "operator_health.gc" },
   params = { min_events = 1, conjectured_factor = 0.5 },
@@ -18,13 +19,14 @@ it frequent and long.
 How it is measured (operator_health.gc, docs/facts-operators.md):
   - detected: GC events (Python GC track, cat "GC"; torch_npu's gc_detect_threshold option)
     lasting at least 1 ms (the reference's threshold), count_ge_min / total_ge_min_ns. Saving
-    per step = their total time / number of steps (an upper bound: the pause is lost step time
-    when the device has drained meanwhile). Confidence 0.5.
+    per step: replayed (docs/whatif.md, transformation `gc`: the recorded GC removed from the
+    host); without a usable replay, their total time / number of steps (an upper bound: the
+    pause is lost step time when the device has drained meanwhile). Confidence 0.5.
   - conjectured (no GC events recorded): device idle gaps longer than 200 ms in which the CANN
     layer made almost no call (< 1 % of the gap, < 1 call per 10 ms): the reference's
     conjectured-GC test (reference_like). Saving per step = conjectured_factor (0.5) x the
-    listed gaps' time / number of steps. Confidence 0.3 (it is a guess; a long host
-    computation or I/O looks the same).
+    listed gaps' time / number of steps (the replay has no recorded GC to remove).
+    Confidence 0.3 (it is a guess; a long host computation or I/O looks the same).
 
 Fix: collect garbage at a moment of your choosing: gc.freeze() after model setup (moves the
 long-lived objects out of the collector's reach), gc.disable() in the training loop and

@@ -1,0 +1,153 @@
+// "whatif": the steps replayed unchanged and with each fix applied (docs/whatif.md).
+#include "facts/whatif/whatif.h"
+
+#include <cmath>
+
+#include "facts/diagnostics/diagnostics.h"
+
+namespace npu {
+namespace whatif {
+
+using nlohmann::json;
+
+WhatIf prepare(const DiagnosticContext& ctx) {
+  WhatIf w;
+  const RunModel& m = ctx.model;
+  if (!ctx.device.has_device) {
+    w.why_not = "no device tasks";
+    return w;
+  }
+  // Without a schedule the breakdown's one pseudo-step is the device window (overlap.cpp).
+  const bool pseudo = m.steps.empty();
+  const std::vector<Step> steps =
+      pseudo ? std::vector<Step>{Step{kNoId, ctx.device.window.start, ctx.device.window.end, {}}} : m.steps;
+  const std::vector<StepWindow> windows =
+      pseudo ? std::vector<StepWindow>{StepWindow{ctx.device.window.start, ctx.device.window.end,
+                                                  ctx.device.window.start, ctx.device.window.end}}
+             : ctx.step_windows;
+  const HostCauseSlices& causes = ctx.host_causes();
+  w.graph = build_graph(m, steps, windows, ctx.launched, causes.by_cause[static_cast<int>(HostCause::Sync)],
+                        !pseudo && m.meta.step_semantics == StepSemantics::LaunchedWork);
+  if (!w.graph.why_not.empty()) {
+    w.why_not = w.graph.why_not;
+    return w;
+  }
+  w.steps = steps;
+  w.base = simulate(w.graph);
+  for (const StepWindow& s : windows) {
+    w.measured.push_back(s.end - s.start);
+    w.measured_total += s.end - s.start;
+  }
+  const double dev = w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
+                                                static_cast<double>(w.measured_total)
+                                          : 1.0;
+  w.usable = std::fabs(dev) <= kReproduceTolerance;
+  if (!w.usable)
+    w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(dev * 100) + "%";
+  w.transforms = make_transforms(m, w.graph, causes);
+  return w;
+}
+
+Edit combine(const WhatIf& w, const std::vector<std::string>& names, std::vector<std::string>* unknown) {
+  Edit e;
+  for (const std::string& n : names) {
+    bool found = false;
+    for (const Transform& t : w.transforms)
+      if (t.name == n && t.applicable) {
+        e.add(t.edit);
+        found = true;
+      }
+    if (!found && unknown) unknown->push_back(n);
+  }
+  return e;
+}
+
+json apply(const WhatIf& w, const std::vector<std::string>& names) {
+  std::vector<std::string> unknown;
+  const Edit e = combine(w, names, &unknown);
+  const Replay r = simulate(w.graph, &e, true);
+  const Replay b = simulate(w.graph, nullptr, true);
+  const double n = static_cast<double>(std::max<size_t>(1, r.step_ns.size()));
+  auto split = [&](const Replay& x) {
+    Ns c = 0, m = 0, p = 0;
+    for (size_t i = 0; i < x.step_ns.size(); ++i) c += x.computing_ns[i], m += x.communication_ns[i], p += x.copies_ns[i];
+    return json{{"computing_ns", static_cast<Ns>(c / n)},
+                {"communication_ns", static_cast<Ns>(m / n)},
+                {"copies_ns", static_cast<Ns>(p / n)},
+                {"idle_ns", static_cast<Ns>((x.total_ns - c - m - p) / n)}};
+  };
+  json per = json::array();
+  for (size_t i = 0; i < r.step_ns.size(); ++i)
+    per.push_back({{"id", w.steps[i].id == kNoId ? json(nullptr) : json(w.steps[i].id)}, {"measured_ns", w.measured[i]}, {"replayed_ns", b.step_ns[i]},
+                   {"after_ns", r.step_ns[i]}});
+  json out = {{"transforms", names},
+              {"not_applied", unknown},
+              {"steps", r.step_ns.size()},
+              {"measured_step_ns", static_cast<Ns>(static_cast<double>(w.measured_total) / n)},
+              {"replayed_step_ns", static_cast<Ns>(static_cast<double>(b.total_ns) / n)},
+              {"step_ns", static_cast<Ns>(static_cast<double>(r.total_ns) / n)},
+              {"saving_ns", static_cast<Ns>(static_cast<double>(b.total_ns - r.total_ns) / n)},
+              {"before", split(b)},
+              {"after", split(r)},
+              {"per_step", std::move(per)}};
+  json formulas = json::object();
+  for (const Transform& t : w.transforms)
+    for (const std::string& name : names)
+      if (t.name == name && t.applicable) formulas[name] = t.formula;
+  out["formulas"] = std::move(formulas);
+  return out;
+}
+
+}  // namespace whatif
+
+void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts) {
+  using nlohmann::json;
+  const whatif::WhatIf w = whatif::prepare(ctx);
+  json& out = facts.doc["whatif"];
+  const whatif::Graph& g = w.graph;
+  if (w.base.step_ns.empty()) {
+    out = {{"available", false}, {"why", w.why_not}};
+    facts.unavailable("whatif", w.why_not);
+    return;
+  }
+  const double n = static_cast<double>(w.base.step_ns.size());
+  auto per_step = [&](Ns total) { return static_cast<Ns>(static_cast<double>(total) / n); };
+  out = {{"available", true},
+         {"steps", w.base.step_ns.size()},
+         {"measured_step_ns", per_step(w.measured_total)},
+         {"replayed_step_ns", per_step(w.base.total_ns)},
+         {"deviation", w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
+                                                   static_cast<double>(w.measured_total)
+                                             : 0.0},
+         {"reproduces", w.usable},
+         {"tasks", g.tasks.size()},
+         {"joined", g.joined},
+         {"host_items", g.items.size()},
+         {"typical", {{"launch_latency_ns", g.launch_latency}, {"stream_gap_ns", g.stream_gap},
+                      {"launch_cost_ns", g.launch_cost}}}};
+  if (!w.usable) out["why"] = w.why_not;
+  json ts = json::object();
+  std::vector<std::string> applicable;
+  for (const whatif::Transform& t : w.transforms) {
+    json j = {{"applicable", t.applicable}};
+    if (!t.applicable) {
+      j["why"] = t.why;
+    } else {
+      const whatif::Replay r = whatif::simulate(g, &t.edit);
+      j["formula"] = t.formula;
+      j["step_ns"] = per_step(r.total_ns);
+      j["saving_ns"] = per_step(w.base.total_ns - r.total_ns);
+      // A fix the replay says would not help is left out of the combined one.
+      if (r.total_ns < w.base.total_ns) applicable.push_back(t.name);
+    }
+    ts[t.name] = std::move(j);
+  }
+  out["transforms"] = std::move(ts);
+  const whatif::Edit all = whatif::combine(w, applicable);
+  const whatif::Replay r = whatif::simulate(g, &all);
+  out["combined"] = {{"transforms", applicable},
+                     {"step_ns", per_step(r.total_ns)},
+                     {"saving_ns", per_step(w.base.total_ns - r.total_ns)}};
+}
+
+}  // namespace npu

@@ -1,0 +1,430 @@
+#include "facts/whatif/replay.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace npu::whatif {
+namespace {
+
+constexpr Ns kStreamGated = 2000;        // a task starting within 2 us of its predecessor's end waited for it
+constexpr Ns kDefaultLatency = 5000;     // launch -> start when the trace has no launch-gated task
+constexpr Ns kMaxLatency = 50'000;
+constexpr Ns kDefaultStreamGap = 1000;   // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
+// A copy call that returns this close to its copy's end waited for it (host and GPU clocks differ
+// by microseconds; the idle attribution's rule, facts/host_causes.cpp).
+constexpr Ns kBlockingSlack = 50'000;
+constexpr Ns kNever = std::numeric_limits<Ns>::min();
+
+Ns median(std::vector<Ns> v, Ns fallback) {
+  if (v.empty()) return fallback;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// The host step that holds ts (start inclusive, end inclusive), or -1.
+int step_holding(const std::vector<Step>& steps, Ns ts) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
+}
+
+// Host time removed by an edit: merged intervals and the removed time before each one's start.
+class Removed {
+ public:
+  explicit Removed(const Intervals* in) {
+    if (!in || in->empty()) return;
+    iv_ = union_of(*in);
+    before_.resize(iv_.size());
+    Ns acc = 0;
+    for (size_t i = 0; i < iv_.size(); ++i) before_[i] = acc, acc += iv_[i].length();
+  }
+  // Removed time in [a, b), a <= b.
+  Ns in(Ns a, Ns b) const { return iv_.empty() || b <= a ? 0 : upto(b) - upto(a); }
+
+ private:
+  Ns upto(Ns t) const {
+    auto it = std::upper_bound(iv_.begin(), iv_.end(), t, [](Ns v, const Interval& x) { return v < x.start; });
+    if (it == iv_.begin()) return 0;
+    const size_t i = static_cast<size_t>(it - iv_.begin()) - 1;
+    return before_[i] + std::min(t, iv_[i].end) - iv_[i].start;
+  }
+  Intervals iv_;
+  std::vector<Ns> before_;
+};
+
+// The last task of stream k among its first `done` whose measured running-max end is at most
+// `until`: what a blocking call ending at `until` can have waited for (kNone32: none).
+uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until) {
+  const uint32_t b = g.stream_begin[k], e = b + done;
+  auto it = std::upper_bound(prefix_end.begin() + b, prefix_end.begin() + e, until);
+  if (it == prefix_end.begin() + b) return kNone32;
+  return static_cast<uint32_t>(it - prefix_end.begin()) - 1;
+}
+
+std::vector<Ns> prefix_max_end(const Graph& g) {
+  std::vector<Ns> out(g.tasks.size());
+  for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k) {
+    Ns m = kNever;
+    for (uint32_t i = g.stream_begin[k]; i < g.stream_begin[k + 1]; ++i) out[i] = m = std::max(m, g.tasks[i].end());
+  }
+  return out;
+}
+
+}  // namespace
+
+void Edit::add(const Edit& o) {
+  removed.insert(removed.end(), o.removed.begin(), o.removed.end());
+  unblock.insert(unblock.end(), o.unblock.begin(), o.unblock.end());
+  durations.insert(durations.end(), o.durations.begin(), o.durations.end());
+  relaunch.insert(relaunch.end(), o.relaunch.begin(), o.relaunch.end());
+}
+
+Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
+                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained) {
+  Graph g;
+  g.chained = chained;
+  if (steps.empty()) {
+    g.why_not = "no steps";
+    return g;
+  }
+  // Device tasks, per stream in measured order, with the step that owns each.
+  // `launched` and the tasks are both in slice order (tracks in order, each track by time): the
+  // lookups below are binary searches, not hash maps (a big run holds millions of tasks).
+  const StepWindowIndex windex(windows);
+  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+    const Track& tr = m.tracks[t];
+    if (tr.kind != TrackKind::Device || tr.device != m.meta.device) continue;
+    const auto stream = static_cast<uint32_t>(g.stream_begin.size());
+    g.stream_begin.push_back(static_cast<uint32_t>(g.tasks.size()));
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& s = m.slices[i];
+      const TaskClass c = classify_device_task(m, s);
+      if (c == TaskClass::Marker) continue;
+      DeviceTask d;
+      d.s = s.ts;
+      d.dur = s.dur;
+      d.slice = i;
+      d.stream = stream;
+      d.cls = c;
+      if (g.chained) {
+        auto o = std::lower_bound(launched.begin(), launched.end(), i,
+                                  [](const LaunchedOp& x, uint32_t v) { return x.slice < v; });
+        d.step = o != launched.end() && o->slice == i ? o->step : -1;
+      } else {
+        d.step = windex.at(s.ts);
+      }
+      g.tasks.push_back(d);
+    }
+  }
+  g.stream_begin.push_back(static_cast<uint32_t>(g.tasks.size()));
+  if (g.tasks.empty()) {
+    g.why_not = "no device tasks";
+    return g;
+  }
+
+  // The host call that launched each task: Kineto by correlation id, Ascend by its arrow.
+  std::vector<uint32_t> launch_slice(g.tasks.size(), kNone32);
+  if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
+    const auto by_corr = runtime_calls_by_correlation(m);
+    for (size_t k = 0; k < g.tasks.size(); ++k) {
+      const Slice& s = m.slices[g.tasks[k].slice];
+      if (s.corr == kNoId) continue;
+      if (auto h = by_corr.find(s.corr); h != by_corr.end()) launch_slice[k] = h->second;
+    }
+  } else {
+    for (const Flow& f : m.flows) {
+      if (f.kind != FlowKind::HostToDevice || f.end_slice == kNone32 || f.start_slice == kNone32) continue;
+      auto t = std::lower_bound(g.tasks.begin(), g.tasks.end(), f.end_slice,
+                                [](const DeviceTask& x, uint32_t v) { return x.slice < v; });
+      if (t == g.tasks.end() || t->slice != f.end_slice) continue;
+      uint32_t& l = launch_slice[static_cast<size_t>(t - g.tasks.begin())];
+      if (l == kNone32) l = f.start_slice;
+    }
+  }
+
+  // Host items: launches, blocking calls and the step spans' ends, in host order.
+  std::vector<uint32_t> host_slices;
+  for (uint32_t s : launch_slice)
+    if (s != kNone32) host_slices.push_back(s);
+  std::vector<uint32_t> sync_slices = syncs;
+  std::sort(sync_slices.begin(), sync_slices.end());
+  host_slices.insert(host_slices.end(), syncs.begin(), syncs.end());
+  std::sort(host_slices.begin(), host_slices.end());
+  host_slices.erase(std::unique(host_slices.begin(), host_slices.end()), host_slices.end());
+  for (uint32_t s : host_slices) {
+    HostItem it;
+    it.s = m.slices[s].ts;
+    it.e = m.slices[s].end();
+    it.slice = s;
+    it.kind = std::binary_search(sync_slices.begin(), sync_slices.end(), s) ? ItemKind::Sync : ItemKind::Launch;
+    it.step = step_holding(steps, it.s);
+    g.items.push_back(it);
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (const bool end : {false, true}) {
+      HostItem it;
+      it.s = it.e = end ? steps[i].end : steps[i].start;
+      it.kind = ItemKind::Mark;
+      it.step = static_cast<int32_t>(i);
+      it.end_mark = end;
+      g.items.push_back(it);
+    }
+  }
+  std::stable_sort(g.items.begin(), g.items.end(), [](const HostItem& a, const HostItem& b) {
+    return a.s != b.s ? a.s < b.s : a.e > b.e;
+  });
+  std::vector<std::pair<uint32_t, uint32_t>> item_of_slice;  // (slice, item), sorted by slice
+  item_of_slice.reserve(host_slices.size());
+  g.steps.assign(steps.size(), StepRef{});
+  for (uint32_t j = 0; j < g.items.size(); ++j) {
+    const HostItem& it = g.items[j];
+    if (it.kind != ItemKind::Mark) item_of_slice.push_back({it.slice, j});
+    else (it.end_mark ? g.steps[static_cast<size_t>(it.step)].end_mark : g.steps[static_cast<size_t>(it.step)].start_mark) = j;
+  }
+  std::sort(item_of_slice.begin(), item_of_slice.end());
+  auto item_of = [&](uint32_t slice) {
+    return std::lower_bound(item_of_slice.begin(), item_of_slice.end(), std::make_pair(slice, 0u))->second;
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    g.steps[i].measured_start = windows[i].start;
+    g.steps[i].measured_end = windows[i].end;
+  }
+
+  // Each task's launcher (or the host item running when it started), its order and its gates.
+  std::vector<Ns> item_starts(g.items.size());
+  for (size_t j = 0; j < g.items.size(); ++j) item_starts[j] = g.items[j].s;
+  std::vector<Ns> lat, gaps;
+  for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k) {
+    uint32_t prev_order = 0;
+    for (uint32_t i = g.stream_begin[k]; i < g.stream_begin[k + 1]; ++i) {
+      DeviceTask& d = g.tasks[i];
+      uint32_t L = kNone32;
+      if (launch_slice[i] != kNone32) {
+        L = item_of(launch_slice[i]);
+        d.launched = true;
+        ++g.joined;
+        ++g.items[L].tasks;
+      } else {
+        auto it = std::upper_bound(item_starts.begin(), item_starts.end(), d.s);
+        L = it == item_starts.begin() ? 0 : static_cast<uint32_t>(it - item_starts.begin()) - 1;
+      }
+      d.launcher = L;
+      d.order = std::max(L, prev_order);
+      prev_order = d.order;
+      const bool first = i == g.stream_begin[k];
+      const Ns pred_end = first ? kNever : g.tasks[i - 1].end();
+      if (!first && d.s <= pred_end + kStreamGated) {
+        gaps.push_back(std::max<Ns>(0, d.s - pred_end));
+      } else if (d.launched) {
+        lat.push_back(d.s - g.items[L].s);
+      }
+    }
+  }
+  g.stream_gap = median(gaps, kDefaultStreamGap);
+  // The launch latency of a task nothing else held up: the lower quartile of the launch-gated
+  // lags (a GPU-bound trace has few such tasks, some held by another stream's work), at most 50 us.
+  if (!lat.empty()) {
+    std::nth_element(lat.begin(), lat.begin() + static_cast<std::ptrdiff_t>(lat.size() / 4), lat.end());
+    g.launch_latency = std::clamp<Ns>(lat[lat.size() / 4], 0, kMaxLatency);
+  } else {
+    g.launch_latency = kDefaultLatency;
+  }
+  for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k) {
+    for (uint32_t i = g.stream_begin[k]; i < g.stream_begin[k + 1]; ++i) {
+      DeviceTask& d = g.tasks[i];
+      const bool first = i == g.stream_begin[k];
+      const Ns pred_end = first ? kNever : g.tasks[i - 1].end();
+      const Ns since_launch = d.s - g.items[d.launcher].s;
+      if (!first && d.s <= pred_end + kStreamGated) {
+        d.gap = d.s - pred_end;
+        d.lambda = d.launched ? std::min(since_launch, g.launch_latency) : since_launch;
+      } else {
+        d.gap = first ? 0 : std::min(d.s - pred_end, g.stream_gap);
+        d.lambda = since_launch;
+      }
+    }
+  }
+  g.by_order.resize(g.tasks.size());
+  for (uint32_t i = 0; i < g.by_order.size(); ++i) g.by_order[i] = i;
+  std::stable_sort(g.by_order.begin(), g.by_order.end(), [&](uint32_t a, uint32_t b) {
+    const DeviceTask &x = g.tasks[a], &y = g.tasks[b];
+    return x.order != y.order ? x.order < y.order : x.s < y.s;
+  });
+
+  // Blocking calls: what each waited for, its tail after that work ended and its own cost.
+  for (uint32_t i = 0; i < g.tasks.size(); ++i) {
+    const DeviceTask& d = g.tasks[i];
+    HostItem& it = g.items[d.launcher];
+    if (!d.launched || d.cls != TaskClass::Other || d.order != d.launcher) continue;
+    if (m.str(m.slices[d.slice].name).find("Memcpy") == std::string_view::npos || d.end() > it.e + kBlockingSlack)
+      continue;
+    if (it.own_task == kNone32 || d.end() > g.tasks[it.own_task].end()) it.own_task = i;
+    it.kind = ItemKind::BlockingCopy;
+  }
+  std::vector<Ns> durs;
+  for (const HostItem& it : g.items)
+    if (it.kind == ItemKind::Launch && it.tasks > 0) durs.push_back(it.e - it.s);
+  g.launch_cost = median(durs, 0);
+  g.prefix_end = prefix_max_end(g);
+  const std::vector<Ns>& prefix_end = g.prefix_end;
+  std::vector<uint32_t> done(g.stream_begin.size() - 1, 0);
+  size_t bo = 0;
+  for (uint32_t j = 0; j < g.items.size(); ++j) {
+    while (bo < g.by_order.size() && g.tasks[g.by_order[bo]].order == j) ++done[g.tasks[g.by_order[bo++]].stream];
+    HostItem& it = g.items[j];
+    const Ns d = it.e - it.s;
+    Ns w = kNever;
+    if (it.kind == ItemKind::BlockingCopy) {
+      w = g.tasks[it.own_task].end();
+    } else if (it.kind == ItemKind::Sync) {
+      for (size_t k = 0; k < done.size(); ++k)
+        if (uint32_t a = awaited(g, prefix_end, k, done[k], it.e); a != kNone32) w = std::max(w, prefix_end[a]);
+    } else {
+      continue;
+    }
+    if (w == kNever) {
+      it.kind = ItemKind::Launch;  // nothing to wait for
+    } else if (w > it.s) {
+      it.tail = std::max(-d, it.e - w);
+      it.cost = std::min(d, g.launch_cost);
+    } else {
+      it.tail = std::clamp<Ns>(it.e - w, 0, d);
+      it.cost = d;
+    }
+  }
+  if (g.chained) {
+    Ns first_own = std::numeric_limits<Ns>::max();
+    for (const DeviceTask& d : g.tasks)
+      if (d.step == 0) first_own = std::min(first_own, d.s);
+    for (uint32_t i = 0; i < g.tasks.size(); ++i)
+      if (g.tasks[i].step < 0 && g.tasks[i].end() < first_own) g.warmup_tasks.push_back(i);
+  } else {
+    std::vector<Ns> owned_end(g.steps.size(), kNever);
+    for (uint32_t i = 0; i < g.tasks.size(); ++i) {
+      const DeviceTask& d = g.tasks[i];
+      if (d.step < 0) continue;
+      StepRef& r = g.steps[static_cast<size_t>(d.step)];
+      if (d.end() == r.measured_end) r.end_task = i;
+      owned_end[static_cast<size_t>(d.step)] = std::max(owned_end[static_cast<size_t>(d.step)], d.end());
+    }
+    for (size_t i = 0; i < g.steps.size(); ++i)
+      g.steps[i].overhang = std::max<Ns>(0, owned_end[i] - g.steps[i].measured_end);
+  }
+  if (g.joined == 0)
+    g.why_not = "none of the " + std::to_string(g.tasks.size()) +
+                " device tasks is joined to the host call that launched it (no flows or correlation ids)";
+  return g;
+}
+
+Replay simulate(const Graph& g, const Edit* edit, bool split) {
+  const Removed removed(edit ? &edit->removed : nullptr);
+  std::vector<Ns> unblock(edit && !edit->unblock.empty() ? g.items.size() : 0, -1);
+  std::vector<Ns> dur_of(edit && !edit->durations.empty() ? g.tasks.size() : 0, -1);
+  std::vector<const Edit::Relaunch*> relaunch(edit && !edit->relaunch.empty() ? g.tasks.size() : 0, nullptr);
+  if (edit) {
+    for (const auto& u : edit->unblock) unblock[u.item] = u.cost;
+    for (const auto& d : edit->durations) dur_of[d.task] = d.dur;
+    for (const auto& r : edit->relaunch) relaunch[r.task] = &r;
+  }
+  const size_t n = g.items.size();
+  std::vector<Ns> S(n), E(n), TS(g.tasks.size()), TE(g.tasks.size()), PM(g.tasks.size());
+  const std::vector<Ns>& prefix_end = g.prefix_end;
+  std::vector<uint32_t> done(g.stream_begin.size() - 1, 0);
+  std::vector<Ns> owned_end(g.steps.size(), kNever);
+  size_t bo = 0;
+  uint32_t pm = kNone32;  // the processed item with the latest measured end
+  for (uint32_t j = 0; j < n; ++j) {
+    const HostItem& it = g.items[j];
+    Ns s = it.s;
+    if (j > 0) {
+      const HostItem& p = g.items[j - 1];
+      s = it.s >= p.e ? E[j - 1] + (it.s - p.e) - removed.in(p.e, it.s) : S[j - 1] + (it.s - p.s) - removed.in(p.s, it.s);
+      if (pm != kNone32 && pm != j - 1 && g.items[pm].e <= it.s)
+        s = std::max(s, E[pm] + (it.s - g.items[pm].e) - removed.in(g.items[pm].e, it.s));
+    }
+    S[j] = s;
+    for (; bo < g.by_order.size() && g.tasks[g.by_order[bo]].order == j; ++bo) {
+      const uint32_t k = g.by_order[bo];
+      const DeviceTask& d = g.tasks[k];
+      uint32_t L = d.launcher;
+      Ns lambda = d.lambda, gap = d.gap;
+      // A graph's task follows its predecessor at the graph's gap, or as it did when they overlap
+      // (tracks that hold an operator's span and its tasks, or several queues).
+      if (!relaunch.empty() && relaunch[k])
+        L = relaunch[k]->item, lambda = g.launch_latency, gap = std::min(gap, relaunch[k]->gap);
+      Ns st = S[L] + lambda;
+      const bool first = k == g.stream_begin[d.stream];
+      if (!first) st = std::max(st, TE[k - 1] + gap);
+      TS[k] = st;
+      TE[k] = st + (!dur_of.empty() && dur_of[k] >= 0 ? dur_of[k] : d.dur);
+      PM[k] = first ? TE[k] : std::max(PM[k - 1], TE[k]);
+      ++done[d.stream];
+      if (d.step >= 0) owned_end[static_cast<size_t>(d.step)] = std::max(owned_end[static_cast<size_t>(d.step)], TE[k]);
+    }
+    const Ns own = std::max<Ns>(0, (it.e - it.s) - removed.in(it.s, it.e));
+    if (!unblock.empty() && unblock[j] >= 0) {
+      E[j] = s + std::min(own, unblock[j]);
+    } else if (it.kind == ItemKind::BlockingCopy || it.kind == ItemKind::Sync) {
+      Ns w = kNever;
+      if (it.kind == ItemKind::BlockingCopy) {
+        w = TE[it.own_task];
+      } else {
+        for (size_t k = 0; k < done.size(); ++k)
+          if (uint32_t a = awaited(g, prefix_end, k, done[k], it.e); a != kNone32) w = std::max(w, PM[a]);
+      }
+      E[j] = w == kNever ? s + own : std::max(s + std::min(it.cost, own), w + it.tail);
+    } else {
+      E[j] = s + own;
+    }
+    if (pm == kNone32 || it.e > g.items[pm].e) pm = j;
+  }
+
+  Replay r;
+  r.step_ns.resize(g.steps.size());
+  std::vector<Interval> win(g.steps.size());
+  Ns prev = kNever;
+  for (uint32_t w : g.warmup_tasks) prev = std::max(prev, TE[w]);
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    const StepRef& ref = g.steps[i];
+    const HostItem &hs = g.items[ref.start_mark], &he = g.items[ref.end_mark];
+    Ns a = 0, b = 0;
+    if (g.chained) {
+      a = std::max(prev, S[ref.start_mark]);
+      b = std::max(S[ref.end_mark], owned_end[i]);
+    } else {
+      // The window keeps its place after the host step's start: work that starts earlier does
+      // not lengthen the step; the step ends when its last task or its host span does.
+      a = S[ref.start_mark] + (ref.measured_start - hs.s);
+      b = ref.end_task != kNone32 ? std::max(TE[ref.end_task], S[ref.end_mark])
+                                  : S[ref.end_mark] + (ref.measured_end - he.s);
+      if (owned_end[i] != kNever) b = std::max(b, owned_end[i] - ref.overhang);
+    }
+    b = std::max(a, b);
+    prev = b;
+    win[i] = {a, b};
+    r.step_ns[i] = b - a;
+    r.total_ns += b - a;
+  }
+  if (split) {
+    Intervals by[3];
+    for (size_t k = 0; k < g.tasks.size(); ++k) {
+      const TaskClass c = g.tasks[k].cls;
+      by[c == TaskClass::Compute ? 0 : c == TaskClass::Communication ? 1 : 2].push_back({TS[k], TE[k]});
+    }
+    for (auto& v : by) v = union_of(std::move(v));
+    // Computing first, then communication not under computing, then copies under neither: the
+    // breakdown's order (docs/overlap.md).
+    const Intervals comm = difference(by[1], by[0]);
+    const Intervals copies = difference(difference(by[2], by[0]), comm);
+    for (std::vector<Ns>* v : {&r.computing_ns, &r.communication_ns, &r.copies_ns}) v->resize(g.steps.size());
+    for (size_t i = 0; i < g.steps.size(); ++i) {
+      r.computing_ns[i] = total_length(clip(by[0], win[i].start, win[i].end));
+      r.communication_ns[i] = total_length(clip(comm, win[i].start, win[i].end));
+      r.copies_ns[i] = g.chained ? total_length(clip(copies, win[i].start, win[i].end)) : 0;
+    }
+  }
+  return r;
+}
+
+}  // namespace npu::whatif

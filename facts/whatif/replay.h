@@ -1,0 +1,123 @@
+// The what-if replay (docs/whatif.md): a run's steps as a dependency graph that can be
+// re-simulated after a fix is applied to it, in the manner of Daydream (Zhu et al., USENIX ATC
+// 2020). The graph holds
+//   - host items in host order: every call that launched device work (Kineto runtime calls
+//     joined by correlation id, Ascend HostToDevice arrows), every call that blocked until the
+//     device finished (synchronize calls, copy calls that returned after their copy), and the
+//     host step spans' ends (marks);
+//   - device tasks per stream in stream order, each gated by its stream predecessor and by the
+//     host item that launched it (or, unlaunched, the host item running when it started).
+// Durations come from the trace. Simulating the graph unchanged reproduces the measured steps
+// (the facts check it: whatif.reproduces); a transformation (transforms.h) edits the graph
+// and the simulation says what the step would become.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/intervals.h"
+#include "facts/device_tasks.h"
+#include "facts/step_windows.h"
+#include "model/model.h"
+
+namespace npu::whatif {
+
+enum class ItemKind : uint8_t {
+  Launch,        // launched device work and returned
+  Sync,          // waited for the device (synchronize)
+  BlockingCopy,  // launched a copy and returned only after it ended (pageable, synchronous)
+  Mark,          // a host step span's start or end
+};
+
+struct HostItem {
+  Ns s = 0, e = 0;
+  uint32_t slice = kNone32;  // the host slice (kNone32 for marks)
+  ItemKind kind = ItemKind::Launch;
+  int32_t step = -1;         // the step whose host span holds it
+  // Blocking items: the measured time after the awaited work ended (tail) and the call's own
+  // cost when there is nothing to wait for.
+  Ns tail = 0, cost = 0;
+  uint32_t own_task = kNone32;  // a blocking copy: its copy
+  uint32_t tasks = 0;           // device tasks it launched
+  bool end_mark = false;        // a mark: the span's end (else its start)
+};
+
+struct DeviceTask {
+  Ns s = 0, dur = 0;
+  uint32_t slice = 0;
+  uint32_t stream = 0;
+  uint32_t launcher = 0;  // the host item that gates its start
+  uint32_t order = 0;     // the item after which it can be computed: max(launcher, stream predecessor's)
+  int32_t step = -1;      // the step that owns it (GPU: launched it; Ascend: its window holds its start)
+  Ns lambda = 0;          // start - launcher's start when launch-gated, else the typical latency
+  Ns gap = 0;             // minimal gap after its stream predecessor
+  bool launched = false;  // joined to its launch (else anchored to the host item running when it started)
+  TaskClass cls = TaskClass::Compute;
+  Ns end() const { return s + dur; }
+};
+
+struct StepRef {
+  uint32_t start_mark = 0, end_mark = 0;  // host items
+  Ns measured_start = 0, measured_end = 0;  // the breakdown's window
+  uint32_t end_task = kNone32;              // Ascend: the task the window ends at (else the mark)
+  Ns overhang = 0;  // Ascend: how far the tasks its window holds end past the window's end
+};
+
+struct Graph {
+  std::vector<HostItem> items;
+  std::vector<DeviceTask> tasks;       // grouped by stream, each stream in measured order
+  std::vector<uint32_t> stream_begin;  // stream k: tasks [stream_begin[k], stream_begin[k + 1])
+  std::vector<uint32_t> by_order;      // task indexes by (order, start): the computation order
+  std::vector<Ns> prefix_end;          // per task: the latest measured end on its stream up to it
+  std::vector<StepRef> steps;
+  std::vector<uint32_t> warmup_tasks;  // GPU: unowned tasks ending before the first step's first own task
+  bool chained = false;                // GPU (LaunchedWork): windows follow each other
+  // Measured typical values the transformations use.
+  Ns launch_latency = 0;  // launch -> start of launch-gated tasks: lower quartile, at most 50 us
+  Ns stream_gap = 0;      // median gap between stream-gated tasks
+  Ns launch_cost = 0;     // median duration of a launch call
+  uint64_t joined = 0;    // tasks joined to their launch
+  std::string why_not;    // empty: the graph can be replayed
+};
+
+// `windows`: the breakdown's step windows (device_step_windows); `launched`: GPU runs'
+// launched_ops; `syncs`: host slices that wait for the device (HostCause::Sync). `chained`:
+// the windows follow each other and a step owns what it launched (LaunchedWork, with
+// `launched`); else a step owns the tasks its window holds and its ends are anchored to the
+// tasks (or host span ends) the window starts and ends at.
+Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
+                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained);
+
+// What a transformation changes in the graph.
+struct Edit {
+  Intervals removed;  // host time taken out (any order; merged by simulate)
+  struct Unblock {
+    uint32_t item;
+    Ns cost;  // the call's cost once it no longer waits
+  };
+  std::vector<Unblock> unblock;
+  struct Duration {
+    uint32_t task;
+    Ns dur;
+  };
+  std::vector<Duration> durations;
+  // Tasks replayed from one graph launch: launched by `item`, started as soon as their stream
+  // allows (`gap` after the predecessor).
+  struct Relaunch {
+    uint32_t task, item;
+    Ns gap;
+  };
+  std::vector<Relaunch> relaunch;
+  void add(const Edit& o);
+};
+
+struct Replay {
+  std::vector<Ns> step_ns;  // per step of the graph: the replayed window's length
+  Ns total_ns = 0;          // their sum
+  // With `split`: per step the union of computing, communication and copies in the window.
+  std::vector<Ns> computing_ns, communication_ns, copies_ns;
+};
+
+Replay simulate(const Graph& g, const Edit* edit = nullptr, bool split = false);
+
+}  // namespace npu::whatif

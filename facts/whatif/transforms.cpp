@@ -1,0 +1,276 @@
+#include "facts/whatif/transforms.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/text.h"
+
+namespace npu::whatif {
+namespace {
+
+constexpr Ns kGraphNodeHostNs = 1000;     // host cost per graph node without a graph launch in the trace
+constexpr Ns kGraphGapNs = 100;           // kernel after kernel inside a graph without graph replays in the trace
+constexpr int kWorkers = 8;               // the workers schedule.dataloader advises
+constexpr int64_t kMinBandwidthBytes = 1 << 20;  // pinned copies at least this big measure a link
+
+double ms(double ns) { return ns / 1e6; }
+
+Intervals slices_of(const RunModel& m, const std::vector<uint32_t>& v) {
+  Intervals out;
+  for (uint32_t i : v) out.push_back({m.slices[i].ts, m.slices[i].end()});
+  return union_of(std::move(out));
+}
+
+std::string_view item_name(const RunModel& m, const HostItem& it) {
+  return it.slice == kNone32 ? std::string_view() : m.str(m.slices[it.slice].name);
+}
+
+Transform host_time_removed(const char* name, const Intervals& iv, const char* what, const Graph& g) {
+  Transform t;
+  t.name = name;
+  const Ns total = total_length(iv);
+  if (total == 0) {
+    t.why = std::string("no ") + what + " in the trace";
+    return t;
+  }
+  t.applicable = true;
+  t.edit.removed = iv;
+  t.formula = fmt::format("the host's time in {} removed ({:.3f} ms per step)", what,
+                          ms(static_cast<double>(total) / static_cast<double>(std::max<size_t>(1, g.steps.size()))));
+  return t;
+}
+
+// A single-process loader given kWorkers workers still waits fetch / kWorkers less the rest of
+// its step (the workers load while the step runs); a multi-process one waits half as long.
+Transform dataloader(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
+  const auto& v = causes.by_cause[static_cast<int>(HostCause::Dataloader)];
+  Transform t = host_time_removed("dataloader", slices_of(m, v), "DataLoader fetches", g);
+  if (!t.applicable) return t;
+  bool single = false;
+  for (uint32_t i : v) single = single || text::contains_nocase(m.str(m.slices[i].name), "singleprocess");
+  const Replay without = simulate(g, &t.edit);
+  // Per step: the fetch time in its host span, and what is left of it.
+  Intervals kept;
+  Ns waited = 0;
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    const Intervals in_step = clip(t.edit.removed, g.items[g.steps[i].start_mark].s, g.items[g.steps[i].end_mark].s);
+    const Ns fetch = total_length(in_step);
+    if (fetch == 0) continue;
+    const Ns wait = single ? std::max<Ns>(0, fetch / kWorkers - without.step_ns[i]) : fetch / 2;
+    waited += wait;
+    // Keep the end of each fetch, in proportion.
+    for (const Interval& x : in_step) {
+      const Ns keep = static_cast<Ns>(static_cast<double>(wait) * static_cast<double>(x.length()) / static_cast<double>(fetch));
+      if (keep > 0) kept.push_back({x.end - keep, x.end});
+    }
+  }
+  // Fetches outside every step stay removed: no step waits for them.
+  t.edit.removed = difference(t.edit.removed, union_of(std::move(kept)));
+  const double per_step = static_cast<double>(waited) / static_cast<double>(std::max<size_t>(1, g.steps.size()));
+  t.formula += single ? fmt::format("; the single-process loader given {} workers, each step still waits max(0, fetch / {} "
+                                    "- the rest of the step): {:.3f} ms per step",
+                                    kWorkers, kWorkers, ms(per_step))
+                      : fmt::format("; the loader's workers doubled, each step still waits half its fetch: {:.3f} ms "
+                                    "per step",
+                                    ms(per_step));
+  return t;
+}
+
+// The trace's own graph launches: host cost per node and the gap between a graph's kernels.
+void graph_costs(const RunModel& m, const Graph& g, Ns* node_cost, Ns* gap, bool* measured) {
+  std::vector<Ns> costs, gaps;
+  for (const HostItem& it : g.items)
+    if (it.kind == ItemKind::Launch && it.tasks > 1 && item_name(m, it).find("GraphLaunch") != std::string_view::npos)
+      costs.push_back((it.e - it.s) / static_cast<Ns>(it.tasks));
+  for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k)
+    for (uint32_t i = g.stream_begin[k] + 1; i < g.stream_begin[k + 1]; ++i) {
+      const DeviceTask &a = g.tasks[i - 1], &b = g.tasks[i];
+      if (a.launched && b.launched && a.launcher == b.launcher && g.items[a.launcher].tasks > 1 &&
+          item_name(m, g.items[a.launcher]).find("GraphLaunch") != std::string_view::npos)
+        gaps.push_back(std::max<Ns>(0, b.s - a.end()));
+    }
+  *measured = !costs.empty() && !gaps.empty();
+  auto quantile = [](std::vector<Ns>& v, size_t q, Ns d) {
+    if (v.empty()) return d;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / q), v.end());
+    return v[v.size() / q];
+  };
+  // A graph launches no slower per node than an eager launch, and runs kernel after kernel no
+  // slower than an eager queue does (a graph's own gaps include its cross-stream waits: the
+  // lower quartile is its back-to-back gap).
+  *node_cost = quantile(costs, 2, kGraphNodeHostNs);
+  if (g.launch_cost > 0) *node_cost = std::min(*node_cost, g.launch_cost);
+  *gap = quantile(gaps, 4, kGraphGapNs);
+  if (g.stream_gap > 0) *gap = std::min(*gap, g.stream_gap);
+}
+
+Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
+  Transform t;
+  t.name = "graphs";
+  Ns node_cost = 0, gap = 0;
+  bool measured = false;
+  graph_costs(m, g, &node_cost, &gap, &measured);
+  const Intervals fetches = slices_of(m, causes.by_cause[static_cast<int>(HostCause::Dataloader)]);
+  auto in_fetch = [&](const HostItem& it) {
+    auto x = std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
+    return x != fetches.begin() && std::prev(x)->end > it.s;
+  };
+  // Runs of launches inside one step, cut at every host wait, fetch and step boundary.
+  std::vector<std::vector<uint32_t>> runs(1);
+  int32_t step = -1;
+  for (uint32_t j = 0; j < g.items.size(); ++j) {
+    const HostItem& it = g.items[j];
+    const bool launch = it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it);
+    if (!launch || it.step != step) {
+      if (!runs.back().empty()) runs.emplace_back();
+      step = it.step;
+    }
+    if (launch) runs.back().push_back(j);
+  }
+  std::vector<uint32_t> first_of(g.items.size(), kNone32);
+  uint64_t captured = 0, launches = 0;
+  for (const auto& r : runs) {
+    if (r.size() < 2) continue;
+    Ns tasks = 0;
+    for (uint32_t j : r) tasks += g.items[j].tasks, first_of[j] = r.front();
+    const Ns host = node_cost * tasks;
+    const Ns from = g.items[r.front()].s + host, to = g.items[r.back()].e;
+    if (to > from) t.edit.removed.push_back({from, to});
+    ++captured;
+    launches += r.size();
+  }
+  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
+    const DeviceTask& d = g.tasks[k];
+    if (d.launched && first_of[d.launcher] != kNone32) t.edit.relaunch.push_back({k, first_of[d.launcher], gap});
+  }
+  if (captured == 0) {
+    t.why = "no step launches two or more device tasks between host waits";
+    return t;
+  }
+  t.applicable = true;
+  t.formula = fmt::format(
+      "{} runs of launches between host waits ({} launches, {:.1f} per step) each made one graph launch: host cost "
+      "{:.2f} us per graph node, kernels {:.2f} us apart ({})",
+      captured, launches, static_cast<double>(launches) / static_cast<double>(std::max<size_t>(1, g.steps.size())),
+      static_cast<double>(node_cost) / 1e3, static_cast<double>(gap) / 1e3,
+      measured ? "measured in the trace's graph replays" : "defaults: no graph replay in the trace");
+  return t;
+}
+
+Transform syncs(const Graph& g) {
+  Transform t;
+  t.name = "syncs";
+  std::vector<uint32_t> last(g.steps.size(), kNone32);
+  for (uint32_t j = 0; j < g.items.size(); ++j) {
+    const HostItem& it = g.items[j];
+    if (it.step < 0 || (it.kind != ItemKind::Sync && it.kind != ItemKind::BlockingCopy)) continue;
+    if (last[static_cast<size_t>(it.step)] != kNone32) {
+      const HostItem& prev = g.items[last[static_cast<size_t>(it.step)]];
+      t.edit.unblock.push_back({last[static_cast<size_t>(it.step)], prev.kind == ItemKind::Sync ? 0 : g.launch_cost});
+    }
+    last[static_cast<size_t>(it.step)] = j;
+  }
+  if (t.edit.unblock.empty()) {
+    t.why = "no step waits for the device more than once";
+    return t;
+  }
+  t.applicable = true;
+  t.formula = fmt::format("{} host waits for the device removed ({:.1f} per step; each step's last wait kept): the host "
+                          "runs ahead and the device's queue stays full",
+                          t.edit.unblock.size(),
+                          static_cast<double>(t.edit.unblock.size()) / static_cast<double>(std::max<size_t>(1, g.steps.size())));
+  return t;
+}
+
+Transform pinned(const RunModel& m, const Graph& g) {
+  Transform t;
+  t.name = "pinned";
+  // Pinned bandwidth per direction, measured from the trace's pinned copies of 1 MiB or more.
+  double bytes[2] = {0, 0}, ns[2] = {0, 0};
+  std::vector<uint32_t> pageable;
+  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
+    const DeviceTask& d = g.tasks[k];
+    if (d.cls != TaskClass::Other) continue;
+    const std::string_view n = m.str(m.slices[d.slice].name);
+    if (n.find("Memcpy") == std::string_view::npos) continue;
+    if (n.find("Pageable") != std::string_view::npos) {
+      pageable.push_back(k);
+      continue;
+    }
+    const int64_t b = m.copy_bytes_of(m.slices[d.slice]);
+    if (n.find("Pinned") == std::string_view::npos || b < kMinBandwidthBytes || d.dur <= 0) continue;
+    const int dir = n.find("DtoH") != std::string_view::npos ? 1 : 0;
+    bytes[dir] += static_cast<double>(b);
+    ns[dir] += static_cast<double>(d.dur);
+  }
+  if (pageable.empty()) {
+    t.why = "no copy from or to pageable memory";
+    return t;
+  }
+  auto it = m.meta.config.find("gpu_name");
+  const std::string gpu = it != m.meta.config.end() ? it->second : "";
+  bool gen5 = false;
+  for (const char* g5 : {"H100", "H200", "H800", "H20", "GH200", "B100", "B200", "B300", "GB200", "GB300"})
+    gen5 = gen5 || gpu.find(g5) != std::string::npos;
+  const double fallback = gen5 ? 50.0 : 25.0;  // GB/s = bytes per ns
+  double bw[2];
+  std::string source[2];
+  for (int dir = 0; dir < 2; ++dir) {
+    bw[dir] = ns[dir] > 0 ? bytes[dir] / ns[dir] : fallback;
+    source[dir] = ns[dir] > 0 ? "measured from the trace's pinned copies"
+                              : fmt::format("{} default for {}", gen5 ? "PCIe Gen5 x16" : "PCIe Gen4 x16",
+                                            gpu.empty() ? "an unnamed GPU" : gpu);
+  }
+  Ns before = 0, after = 0;
+  bool dirs[2] = {false, false};
+  for (uint32_t k : pageable) {
+    const DeviceTask& d = g.tasks[k];
+    const int64_t b = m.copy_bytes_of(m.slices[d.slice]);
+    if (b < 0) {
+      t.why = "the trace does not give the pageable copies' sizes (no \"bytes\" argument)";
+      t.edit = {};
+      return t;
+    }
+    const int dir = m.str(m.slices[d.slice].name).find("DtoH") != std::string_view::npos ? 1 : 0;
+    dirs[dir] = true;
+    const Ns dur = std::min(d.dur, static_cast<Ns>(static_cast<double>(b) / bw[dir]));
+    before += d.dur;
+    after += dur;
+    t.edit.durations.push_back({k, dur});
+    if (d.launched) t.edit.unblock.push_back({d.launcher, g.launch_cost});
+  }
+  t.applicable = true;
+  std::string rates;
+  for (int dir = 0; dir < 2; ++dir)
+    if (dirs[dir])
+      rates += fmt::format("{}{} at {:.1f} GB/s ({})", rates.empty() ? "" : ", ", dir ? "DtoH" : "HtoD", bw[dir],
+                           source[dir]);
+  const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
+  t.formula = fmt::format("{} pageable copies ({:.3f} ms per step) at pinned bandwidth ({:.3f} ms per step): {}; their "
+                          "calls no longer block the host (non_blocking=True)",
+                          pageable.size(), ms(static_cast<double>(before) / n), ms(static_cast<double>(after) / n), rates);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>& transform_names() {
+  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs", "pinned", "gc", "compile"};
+  return names;
+}
+
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
+  std::vector<Transform> out;
+  out.push_back(dataloader(m, g, causes));
+  out.push_back(graphs(m, g, causes));
+  out.push_back(syncs(g));
+  out.push_back(pinned(m, g));
+  out.push_back(host_time_removed("gc", slices_of(m, causes.by_cause[static_cast<int>(HostCause::GC)]),
+                                  "Python garbage collection", g));
+  out.push_back(host_time_removed("compile", slices_of(m, causes.by_cause[static_cast<int>(HostCause::Compile)]),
+                                  "online operator compilation", g));
+  return out;
+}
+
+}  // namespace npu::whatif

@@ -1,0 +1,42 @@
+// The transformations of the what-if replay: each is what one fix does to the traced steps,
+// written as an edit of the replay graph (replay.h), with its assumptions (docs/whatif.md).
+//   dataloader  the host's time in DataLoader fetches goes to worker processes: removed, except
+//               what the workers cannot supply (a single-process loader given 8 workers, as the
+//               advice says, still waits fetch/8 less the rest of its step; a multi-process one
+//               waits half as long, as with twice the workers)
+//   graphs      each run of launches between two host waits (syncs, blocking copies, fetches,
+//               step ends) becomes one graph launch: its host time is one graph launch (the
+//               trace's own cost per graph node, else 1 us per node) and its kernels follow each
+//               other at the graph's gap (measured in the trace's graph replays, else 0.1 us)
+//   syncs       every host wait for the device inside a step but the step's last stops waiting
+//   pinned      copies from pageable memory run at pinned bandwidth (measured from the trace's
+//               pinned copies of 1 MiB or more in the same direction, else 50 GB/s on PCIe Gen5
+//               GPUs (H100, H200, B200, ...) and 25 GB/s elsewhere) and no longer block the host
+//   gc          Python garbage collection in the step removed (gc.freeze / a manual collect)
+//   compile     online operator compilation removed (compiled once, cached)
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "facts/host_causes.h"
+#include "facts/whatif/replay.h"
+
+namespace npu::whatif {
+
+struct Transform {
+  std::string name;
+  bool applicable = false;
+  std::string why;      // when not applicable: why not
+  std::string formula;  // what the replay changed, in words, with the numbers it used
+  Edit edit;
+};
+
+// The names, in the order they are listed and combined.
+const std::vector<std::string>& transform_names();
+
+// Every transformation for this graph.
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes);
+
+}  // namespace npu::whatif

@@ -1,0 +1,46 @@
+// The what-if replay as facts (section "whatif", docs/whatif.md) and as the `whatif` command's
+// answer: the run's steps replayed unchanged (which must reproduce the measured steps) and with
+// each transformation (transforms.h) applied, alone and all together.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "facts/whatif/transforms.h"
+
+namespace npu {
+struct DiagnosticContext;
+struct Facts;
+
+namespace whatif {
+
+// A replay differing from the measured steps by more than this is not used for savings.
+constexpr double kReproduceTolerance = 0.01;
+
+struct WhatIf {
+  Graph graph;
+  Replay base;
+  std::vector<Transform> transforms;
+  std::vector<Step> steps;   // the breakdown's (one pseudo-step without a schedule)
+  std::vector<Ns> measured;  // per step: the breakdown's window
+  Ns measured_total = 0;
+  bool usable = false;  // replayable and reproducing the measured steps
+  std::string why_not;
+};
+
+WhatIf prepare(const DiagnosticContext& ctx);
+
+// The edits of the named transformations together (unknown or inapplicable names: `unknown`).
+Edit combine(const WhatIf& w, const std::vector<std::string>& names, std::vector<std::string>* unknown = nullptr);
+
+// One replay with the named transformations: {transforms, steps, measured_step_ns,
+// replayed_step_ns, saving_ns, split: {computing_ns, communication_ns, copies_ns, idle_ns} per
+// step on average, per_step: [{id, measured_ns, replayed_ns}]}.
+nlohmann::json apply(const WhatIf& w, const std::vector<std::string>& names);
+
+}  // namespace whatif
+
+void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts);  // facts/diagnostics/whatif.cpp: "whatif"
+
+}  // namespace npu
