@@ -34,6 +34,19 @@ bool is_comm_op_thread(std::string_view thread) {
 
 }  // namespace
 
+GemmPrecision gpu_gemm_precision(std::string_view n) {
+  std::string l(n.substr(0, 160));
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](const char* w) { return l.find(w) != std::string::npos; };
+  const bool matrix = has("gemm") || has("gemv") || l.rfind("nvjet", 0) == 0;
+  if (!matrix) return GemmPrecision::NotGemm;
+  if (has("tf32") || has("bf16") || has("f16") || has("fp8") || has("e4m3") || has("tensorop") || has("hmma") ||
+      has("wmma") || has("s1688") || has("s16816") || l.rfind("nvjet", 0) == 0)
+    return GemmPrecision::TensorCore;
+  if (has("_ffma") || has("simt") || has("sgemm") || has("<float")) return GemmPrecision::Fp32Simt;
+  return GemmPrecision::NotGemm;
+}
+
 bool is_nccl_kernel_name(std::string_view n) {
   if (n.rfind("void ", 0) == 0) n.remove_prefix(5);
   return n.rfind("nccl", 0) == 0 || n.find("ncclDevKernel") != std::string_view::npos ||

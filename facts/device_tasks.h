@@ -19,6 +19,17 @@ enum class TaskClass : uint8_t { Compute, Communication, Other, Marker };
 // An NCCL (or RCCL, which keeps the names) collective or point-to-point kernel.
 bool is_nccl_kernel_name(std::string_view name);
 
+// A GPU matrix kernel's arithmetic, from its name (cuBLAS, cuBLASLt, CUTLASS, cuDNN):
+// Fp32Simt = fp32 on the CUDA cores (FFMA: `*_ffma_*`, `*simt_sgemm*`, `sgemm*`, `gemmSN_*<float`,
+// `gemv*<float`), which TF32 or bf16 would move to the tensor cores; TensorCore = tf32, bf16,
+// fp16 or fp8 on the tensor cores (`tf32`, `bf16`, `f16`, `tensorop`, `hmma`, `wmma`,
+// `nvjet_*_h*`/`_t*`); NotGemm for everything else.
+enum class GemmPrecision : uint8_t { NotGemm, Fp32Simt, TensorCore };
+GemmPrecision gpu_gemm_precision(std::string_view kernel_name);
+// A matrix kernel shorter than this is bound by latency, not arithmetic: the tensor cores would
+// not make it faster (the 64x64 GEMMs of a launch-bound MLP take 2 us either way).
+constexpr Ns kComputeBoundGemmNs = 10'000;
+
 TaskClass classify_device_task(const RunModel& m, const Slice& s);
 
 // The device side of a run, extracted once: compute and communication intervals (raw and

@@ -65,6 +65,7 @@ class GpuFacts {
     out["thresholds"] = {{"small_kernel_ns", kSmallKernelNs}};
     out["kernels"] = kernels_json();
     out["graph_replay"] = graph_replay_json();
+    out["gemm"] = gemm_json();
     out["syncs"] = syncs_json();
     out["blocking_d2h"] = copies_json(blocking_, "device-to-host copy the host waited for", true);
     out["pageable_copies"] = copies_json(pageable_, "copy from/to pageable host memory", false);
@@ -160,6 +161,7 @@ class GpuFacts {
             small_ns_ += s.dur;
           }
           count_graph_kernel(s, small);
+          count_gemm(s, i);
           if (st) {
             ++st->kernels;
             st->kernel_ns += s.dur;
@@ -237,6 +239,43 @@ class GpuFacts {
     ++graph_kernels_;
     graph_kernel_ns_ += s.dur;
     graph_small_ += small;
+  }
+
+  // Matrix kernels by arithmetic (gpu_gemm_precision): fp32 on the CUDA cores, or tensor cores.
+  void count_gemm(const Slice& s, uint32_t i) {
+    const GemmPrecision p = gpu_gemm_precision(m_.str(s.name));
+    if (p == GemmPrecision::TensorCore) {
+      ++tensor_n_;
+      tensor_ns_ += s.dur;
+    } else if (p == GemmPrecision::Fp32Simt && s.dur >= kComputeBoundGemmNs) {
+      auto& g = fp32_[s.name];
+      ++g.count;
+      g.total += s.dur;
+      if (s.dur > g.max) g.max = s.dur, g.longest = i;
+    }
+  }
+
+  json gemm_json() const {
+    uint64_t n = 0;
+    Ns total = 0;
+    std::vector<std::pair<StrId, Sync>> v(fp32_.begin(), fp32_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    json by = json::array();
+    for (const auto& [name, g] : v) {
+      n += g.count;
+      total += g.total;
+      if (by.size() == 3) continue;
+      by.push_back({{"name", m_.str(name)},
+                    {"count", g.count},
+                    {"total_ns", g.total},
+                    {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
+                                                             "longest fp32 matrix kernel (" + us(g.max) + ")")})}});
+    }
+    return {{"fp32_simt_kernels", n},
+            {"fp32_simt_ns", total},
+            {"tensor_core_kernels", tensor_n_},
+            {"tensor_core_ns", tensor_ns_},
+            {"fp32_by_name", std::move(by)}};
   }
 
   json graph_replay_json() const {
@@ -466,6 +505,9 @@ class GpuFacts {
   uint64_t graph_kernels_ = 0, graph_small_ = 0;
   Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
+  std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
+  uint64_t tensor_n_ = 0;
+  Ns tensor_ns_ = 0;
   std::map<StrId, Collective> collectives_;
 };
 

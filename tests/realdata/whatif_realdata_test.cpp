@@ -80,6 +80,15 @@ TEST(WhatIfRealData, ThePlantedCauseRanksFirstWithItsReplayedSaving) {
     EXPECT_EQ(top["saving_method"], "replay") << top.dump();
     EXPECT_EQ(r["attribution"]["replay"]["transforms"].empty(), false);
   }
+  // pageable's fp32 GEMMs: the precision finding comes second, replayed (bf16 autocast); the
+  // launch-bound step's tiny GEMMs get none (the replay says they would save nothing).
+  const json p = npu::test::analyze_json(npu::test::real("kineto_h200/pageable"));
+  ASSERT_GE(p["findings"].size(), 2u);
+  EXPECT_EQ(p["findings"][1]["rule"], "compute.precision");
+  EXPECT_EQ(p["findings"][1]["saving_method"], "replay");
+  for (const char* w : {"launch", "sync"})
+    for (const auto& f : npu::test::analyze_json(npu::test::real(std::string("kineto_h200/") + w))["findings"])
+      EXPECT_NE(f["rule"], "compute.precision") << w;
   // healthy and compiled: nothing the replay can give is worth a finding.
   for (const char* w : {"healthy", "compiled"}) {
     const json r = npu::test::analyze_json(npu::test::real(std::string("kineto_h200/") + w));
