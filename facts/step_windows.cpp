@@ -6,14 +6,6 @@
 namespace npu {
 namespace {
 
-// Host time -> the step whose [start, end] (end inclusive, as torch_npu matches launches) holds it.
-int step_holding(const std::vector<Step>& steps, Ns ts) {
-  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
-  if (it == steps.begin()) return -1;
-  --it;
-  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
-}
-
 // torch_npu's task queue: operators are enqueued on the Python thread inside the step and
 // launched later from a Dequeue on the queue's thread. Each Dequeue knows its Enqueue through
 // the async_task_queue arrow.
@@ -94,6 +86,13 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, co
 
 }  // namespace
 
+int step_holding(const std::vector<Step>& steps, Ns ts) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
+}
+
 std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps) {
   std::vector<LaunchedOp> out;
   const auto host_by_corr = runtime_calls_by_correlation(m);
@@ -104,15 +103,17 @@ std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>&
       const Slice& s = m.slices[i];
       if (classify_device_task(m, s) == TaskClass::Marker) continue;
       int k = -1;
+      uint32_t launch = kNone32;
       if (s.corr != kNoId) {
         auto h = host_by_corr.find(s.corr);
         if (h != host_by_corr.end()) {
-          const Slice& call = m.slices[h->second];
+          launch = h->second;
+          const Slice& call = m.slices[launch];
           k = step_holding(steps, call.ts);
           if (k >= 0 && call.end() > steps[static_cast<size_t>(k)].end) k = -1;  // crosses the step's end
         }
       }
-      out.push_back({i, k});
+      out.push_back({i, k, launch});
     }
   }
   return out;

@@ -36,8 +36,13 @@ struct StepWindow {
 struct LaunchedOp {
   uint32_t slice = 0;
   int32_t step = -1;
+  uint32_t call = kNone32;  // the runtime call that launched it (joined by correlation id), if any
 };
 std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps);
+
+// The step whose host span [start, end] holds ts (end inclusive, as torch_npu matches launches),
+// or -1. `steps` sorted by start.
+int step_holding(const std::vector<Step>& steps, Ns ts);
 
 // `launched`: GPU runs' launched_ops(m, steps), when the caller has them (else computed here).
 std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,

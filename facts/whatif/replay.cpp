@@ -25,14 +25,6 @@ Ns median(std::vector<Ns> v, Ns fallback) {
   return v[v.size() / 2];
 }
 
-// The host step that holds ts (start inclusive, end inclusive), or -1.
-int step_holding(const std::vector<Step>& steps, Ns ts) {
-  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
-  if (it == steps.begin()) return -1;
-  --it;
-  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
-}
-
 // Host time removed by an edit: merged intervals and the removed time before each one's start.
 class Removed {
  public:
@@ -129,7 +121,14 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
 
   // The host call that launched each task: Kineto by correlation id, Ascend by its arrow.
   std::vector<uint32_t> launch_slice(g.tasks.size(), kNone32);
-  if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
+  if (!launched.empty()) {
+    // GPU runs with steps: launched_ops joined them already, in the same slice order.
+    for (size_t k = 0; k < g.tasks.size(); ++k) {
+      auto o = std::lower_bound(launched.begin(), launched.end(), g.tasks[k].slice,
+                                [](const LaunchedOp& x, uint32_t v) { return x.slice < v; });
+      if (o != launched.end() && o->slice == g.tasks[k].slice) launch_slice[k] = o->call;
+    }
+  } else if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
     const auto by_corr = runtime_calls_by_correlation(m);
     for (size_t k = 0; k < g.tasks.size(); ++k) {
       const Slice& s = m.slices[g.tasks[k].slice];

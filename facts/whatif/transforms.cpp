@@ -11,6 +11,7 @@ namespace {
 
 constexpr Ns kGraphNodeHostNs = 1000;     // host cost per graph node without a graph launch in the trace
 constexpr Ns kGraphGapNs = 100;           // kernel after kernel inside a graph without graph replays in the trace
+constexpr Ns kRunPauseNs = 1'000'000;     // a longer pause between two launches is not launch overhead
 constexpr int kWorkers = 8;               // the workers schedule.dataloader advises
 // fp32 GEMMs on the CUDA cores -> tensor cores: 6 x Linear(4096) fp32 on an H200 took 48.7 ms per
 // step, 10.0 ms with TF32 and 6.5 ms under bf16 autocast (GEMM-bound: the whole step scales).
@@ -120,13 +121,17 @@ Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& cause
     auto x = std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
     return x != fetches.begin() && std::prev(x)->end > it.s;
   };
-  // Runs of launches inside one step, cut at every host wait, fetch and step boundary.
+  // Runs of launches inside one step, cut at every host wait, fetch and step boundary, and at a
+  // pause of over 1 ms between two launches or a launch call of over 1 ms (host work of its own,
+  // such as a lazy module load, not an operator's overhead).
   std::vector<std::vector<uint32_t>> runs(1);
   int32_t step = -1;
   for (uint32_t j = 0; j < g.items.size(); ++j) {
     const HostItem& it = g.items[j];
-    const bool launch = it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it);
-    if (!launch || it.step != step) {
+    const bool launch = it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it) &&
+                        it.e - it.s <= kRunPauseNs;
+    const bool pause = !runs.back().empty() && it.s - g.items[runs.back().back()].e > kRunPauseNs;
+    if (!launch || it.step != step || pause) {
       if (!runs.back().empty()) runs.emplace_back();
       step = it.step;
     }

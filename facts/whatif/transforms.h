@@ -5,7 +5,7 @@
 //               advice says, still waits fetch/8 less the rest of its step; a multi-process one
 //               waits half as long, as with twice the workers)
 //   graphs      each run of launches between two host waits (syncs, blocking copies, fetches,
-//               step ends) becomes one graph launch: its host time is one graph launch (the
+//               step ends, pauses over 1 ms) becomes one graph launch: its host time is one graph launch (the
 //               trace's own cost per graph node, else 1 us per node) and its kernels follow each
 //               other at the graph's gap (measured in the trace's graph replays, else 0.1 us)
 //   syncs       every host wait for the device inside a step but the step's last stops waiting
