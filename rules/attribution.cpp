@@ -1,6 +1,7 @@
 #include "rules/attribution.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -156,12 +157,16 @@ json attribute_savings(json& findings, const json& facts) {
   std::vector<bool> drop(findings.size(), false);
   // The replay of every fix the trace supports together (facts.whatif.combined): the replayed
   // savings add up to at most this.
-  double replay_left = 0;
+  double replay_left = 0, replay_total = 0;
   const json* combined = nullptr;
   if (const auto w = facts.find("whatif"); w != facts.end() && w->is_object() && w->contains("combined") &&
                                             (*w)["combined"].is_object()) {
     combined = &(*w)["combined"];
-    replay_left = std::max(0.0, combined->value("saving_ns", 0.0));
+    const auto v = combined->find("saving_ns");
+    replay_left = v != combined->end() && v->is_number() && std::isfinite(v->get<double>())
+                      ? std::clamp(v->get<double>(), 0.0, 9e18)
+                      : 0.0;
+    replay_total = replay_left;
   }
   for (size_t i : order) {
     json& f = findings[i];
@@ -220,7 +225,17 @@ json attribute_savings(json& findings, const json& facts) {
           {"idle_causes", pools.idle_causes},
           {"pools", out_pools}};
   if (!pools.over.empty()) out["over"] = pools.over;
-  if (combined) out["replay"] = *combined;
+  // Only what the reports read, of the types they read (a facts file read back may hold anything).
+  if (combined) {
+    json names = json::array();
+    for (const auto& n : combined->value("transforms", json::array()))
+      if (n.is_string()) names.push_back(n);
+    const auto step = combined->find("step_ns");
+    if (step != combined->end() && step->is_number_integer())
+      out["replay"] = {{"transforms", names},
+                       {"step_ns", step->get<int64_t>()},
+                       {"saving_ns", static_cast<int64_t>(std::max(0.0, std::min(replay_total, 9e18)))}};
+  }
   return out;
 }
 

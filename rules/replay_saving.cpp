@@ -1,5 +1,7 @@
 #include "rules/replay_saving.h"
 
+#include <cmath>
+
 #include "facts/whatif/transforms.h"
 
 namespace npu {
@@ -31,8 +33,14 @@ std::string replay_unusable(const json& facts, const std::string& name, const js
   if (ts == w->end() || !ts->is_object() || !ts->contains(name) || !(*ts)[name].is_object())
     return "the replay has no transformation '" + name + "'";
   *t = &(*ts)[name];
-  if (!(*t)->value("applicable", false)) return "the replay cannot apply '" + name + "': " + (*t)->value("why", std::string());
-  if (!(*t)->contains("saving_ns") || !(**t)["saving_ns"].is_number()) return "the replay gives no saving for '" + name + "'";
+  if (!(*t)->value("applicable", false))
+    return "the replay cannot apply '" + name + "': " + (*t)->value("why", std::string());
+  if (!(*t)->contains("saving_ns") || !(**t)["saving_ns"].is_number())
+    return "the replay gives no saving for '" + name + "'";
+  // A facts file read back (analyze --facts, compare) may hold anything: a saving is a finite
+  // number of nanoseconds below 9e18, or it is not used.
+  const double v = (**t)["saving_ns"].get<double>();
+  if (!std::isfinite(v) || v > 9e18) return "the replay's saving for '" + name + "' is out of range";
   return "";
 }
 

@@ -70,7 +70,8 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   const double n = static_cast<double>(std::max<size_t>(1, r.step_ns.size()));
   auto split = [&](const Replay& x) {
     Ns c = 0, m = 0, p = 0;
-    for (size_t i = 0; i < x.step_ns.size(); ++i) c += x.computing_ns[i], m += x.communication_ns[i], p += x.copies_ns[i];
+    for (size_t i = 0; i < x.step_ns.size(); ++i)
+      c += x.computing_ns[i], m += x.communication_ns[i], p += x.copies_ns[i];
     return json{{"computing_ns", static_cast<Ns>(c / n)},
                 {"communication_ns", static_cast<Ns>(m / n)},
                 {"copies_ns", static_cast<Ns>(p / n)},
@@ -78,7 +79,9 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   };
   json per = json::array();
   for (size_t i = 0; i < r.step_ns.size(); ++i)
-    per.push_back({{"id", w.steps[i].id == kNoId ? json(nullptr) : json(w.steps[i].id)}, {"measured_ns", w.measured[i]}, {"replayed_ns", b.step_ns[i]},
+    per.push_back({{"id", w.steps[i].id == kNoId ? json(nullptr) : json(w.steps[i].id)},
+                   {"measured_ns", w.measured[i]},
+                   {"replayed_ns", b.step_ns[i]},
                    {"after_ns", r.step_ns[i]}});
   json out = {{"transforms", names},
               {"not_applied", unknown},
@@ -112,19 +115,20 @@ void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts) {
   }
   const double n = static_cast<double>(w.base.step_ns.size());
   auto per_step = [&](Ns total) { return static_cast<Ns>(static_cast<double>(total) / n); };
-  out = {{"available", true},
-         {"steps", w.base.step_ns.size()},
-         {"measured_step_ns", per_step(w.measured_total)},
-         {"replayed_step_ns", per_step(w.base.total_ns)},
-         {"deviation", w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
-                                                   static_cast<double>(w.measured_total)
-                                             : 0.0},
-         {"reproduces", w.usable},
-         {"tasks", g.tasks.size()},
-         {"joined", g.joined},
-         {"host_items", g.items.size()},
-         {"typical", {{"launch_latency_ns", g.launch_latency}, {"stream_gap_ns", g.stream_gap},
-                      {"launch_cost_ns", g.launch_cost}}}};
+  out = {
+      {"available", true},
+      {"steps", w.base.step_ns.size()},
+      {"measured_step_ns", per_step(w.measured_total)},
+      {"replayed_step_ns", per_step(w.base.total_ns)},
+      {"deviation", w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
+                                               static_cast<double>(w.measured_total)
+                                         : 0.0},
+      {"reproduces", w.usable},
+      {"tasks", g.tasks.size()},
+      {"joined", g.joined},
+      {"host_items", g.items.size()},
+      {"typical",
+       {{"launch_latency_ns", g.launch_latency}, {"stream_gap_ns", g.stream_gap}, {"launch_cost_ns", g.launch_cost}}}};
   if (!w.usable) out["why"] = w.why_not;
   json ts = json::object();
   std::vector<std::string> applicable;

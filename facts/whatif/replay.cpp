@@ -6,14 +6,14 @@
 namespace npu::whatif {
 namespace {
 
-constexpr Ns kStreamGated = 2000;        // a task starting within 2 us of its predecessor's end waited for it
-constexpr Ns kDefaultLatency = 5000;     // launch -> start when the trace has no launch-gated task
+constexpr Ns kStreamGated = 2000;     // a task starting within 2 us of its predecessor's end waited for it
+constexpr Ns kDefaultLatency = 5000;  // launch -> start when the trace has no launch-gated task
 constexpr Ns kMaxLatency = 50'000;
 // A task starting later than this after its launch's typical latency, and at most kQueuedGap
 // after its stream predecessor, waited in the queue, not for its launch.
 constexpr Ns kLaunchSlack = 100'000;
 constexpr Ns kQueuedGap = 50'000;
-constexpr Ns kDefaultStreamGap = 1000;   // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
+constexpr Ns kDefaultStreamGap = 1000;  // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
 // A copy call that returns this close to its copy's end waited for it (host and GPU clocks differ
 // by microseconds; the idle attribution's rule, facts/host_causes.cpp).
 constexpr Ns kBlockingSlack = 50'000;
@@ -174,16 +174,17 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       g.items.push_back(it);
     }
   }
-  std::stable_sort(g.items.begin(), g.items.end(), [](const HostItem& a, const HostItem& b) {
-    return a.s != b.s ? a.s < b.s : a.e > b.e;
-  });
+  std::stable_sort(g.items.begin(), g.items.end(),
+                   [](const HostItem& a, const HostItem& b) { return a.s != b.s ? a.s < b.s : a.e > b.e; });
   std::vector<std::pair<uint32_t, uint32_t>> item_of_slice;  // (slice, item), sorted by slice
   item_of_slice.reserve(host_slices.size());
   g.steps.assign(steps.size(), StepRef{});
   for (uint32_t j = 0; j < g.items.size(); ++j) {
     const HostItem& it = g.items[j];
     if (it.kind != ItemKind::Mark) item_of_slice.push_back({it.slice, j});
-    else (it.end_mark ? g.steps[static_cast<size_t>(it.step)].end_mark : g.steps[static_cast<size_t>(it.step)].start_mark) = j;
+    else
+      (it.end_mark ? g.steps[static_cast<size_t>(it.step)].end_mark
+                   : g.steps[static_cast<size_t>(it.step)].start_mark) = j;
   }
   std::sort(item_of_slice.begin(), item_of_slice.end());
   auto item_of = [&](uint32_t slice) {
@@ -241,9 +242,8 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       const Ns since_launch = d.s - g.items[d.launcher].s;
       // Held by its stream: it started right after its predecessor, or soon after it when it
       // had been launched long before (a queued kernel the GPU took a few microseconds to start).
-      const bool held = !first && (d.s <= pred_end + kStreamGated ||
-                                   (d.launched && d.s <= pred_end + kQueuedGap &&
-                                    since_launch > g.launch_latency + kLaunchSlack));
+      const bool held = !first && (d.s <= pred_end + kStreamGated || (d.launched && d.s <= pred_end + kQueuedGap &&
+                                                                      since_launch > g.launch_latency + kLaunchSlack));
       if (held) {
         d.gap = d.s - pred_end;
         d.lambda = d.launched ? std::min(since_launch, g.launch_latency) : since_launch;
@@ -347,7 +347,8 @@ Replay simulate(const Graph& g, const Edit* edit, bool split) {
     Ns s = it.s;
     if (j > 0) {
       const HostItem& p = g.items[j - 1];
-      s = it.s >= p.e ? E[j - 1] + (it.s - p.e) - removed.in(p.e, it.s) : S[j - 1] + (it.s - p.s) - removed.in(p.s, it.s);
+      s = it.s >= p.e ? E[j - 1] + (it.s - p.e) - removed.in(p.e, it.s)
+                      : S[j - 1] + (it.s - p.s) - removed.in(p.s, it.s);
       if (pm != kNone32 && pm != j - 1 && g.items[pm].e <= it.s)
         s = std::max(s, E[pm] + (it.s - g.items[pm].e) - removed.in(g.items[pm].e, it.s));
     }

@@ -33,7 +33,7 @@ struct HostItem {
   Ns s = 0, e = 0;
   uint32_t slice = kNone32;  // the host slice (kNone32 for marks)
   ItemKind kind = ItemKind::Launch;
-  int32_t step = -1;         // the step whose host span holds it
+  int32_t step = -1;  // the step whose host span holds it
   // Blocking items: the measured time after the awaited work ended (tail) and the call's own
   // cost when there is nothing to wait for.
   Ns tail = 0, cost = 0;
@@ -57,10 +57,10 @@ struct DeviceTask {
 };
 
 struct StepRef {
-  uint32_t start_mark = 0, end_mark = 0;  // host items
+  uint32_t start_mark = 0, end_mark = 0;    // host items
   Ns measured_start = 0, measured_end = 0;  // the breakdown's window
   uint32_t end_task = kNone32;              // Ascend: the task the window ends at (else the mark)
-  Ns overhang = 0;  // Ascend: how far the tasks its window holds end past the window's end
+  Ns overhang = 0;                          // Ascend: how far the tasks its window holds end past the window's end
 };
 
 struct Graph {

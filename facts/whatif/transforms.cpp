@@ -9,10 +9,10 @@
 namespace npu::whatif {
 namespace {
 
-constexpr Ns kGraphNodeHostNs = 1000;     // host cost per graph node without a graph launch in the trace
-constexpr Ns kGraphGapNs = 100;           // kernel after kernel inside a graph without graph replays in the trace
-constexpr Ns kRunPauseNs = 1'000'000;     // a longer pause between two launches is not launch overhead
-constexpr int kWorkers = 8;               // the workers schedule.dataloader advises
+constexpr Ns kGraphNodeHostNs = 1000;  // host cost per graph node without a graph launch in the trace
+constexpr Ns kGraphGapNs = 100;        // kernel after kernel inside a graph without graph replays in the trace
+constexpr Ns kRunPauseNs = 1'000'000;  // a longer pause between two launches is not launch overhead
+constexpr int kWorkers = 8;            // the workers schedule.dataloader advises
 // fp32 GEMMs on the CUDA cores -> tensor cores: 6 x Linear(4096) fp32 on an H200 took 48.7 ms per
 // step, 10.0 ms with TF32 and 6.5 ms under bf16 autocast (GEMM-bound: the whole step scales).
 constexpr double kTf32Speedup = 48.7 / 10.0;
@@ -66,19 +66,22 @@ Transform dataloader(const RunModel& m, const Graph& g, const HostCauseSlices& c
     waited += wait;
     // Keep the end of each fetch, in proportion.
     for (const Interval& x : in_step) {
-      const Ns keep = static_cast<Ns>(static_cast<double>(wait) * static_cast<double>(x.length()) / static_cast<double>(fetch));
+      const Ns keep =
+          static_cast<Ns>(static_cast<double>(wait) * static_cast<double>(x.length()) / static_cast<double>(fetch));
       if (keep > 0) kept.push_back({x.end - keep, x.end});
     }
   }
   // Fetches outside every step stay removed: no step waits for them.
   t.edit.removed = difference(t.edit.removed, union_of(std::move(kept)));
   const double per_step = static_cast<double>(waited) / static_cast<double>(std::max<size_t>(1, g.steps.size()));
-  t.formula += single ? fmt::format("; the single-process loader given {} workers, each step still waits max(0, fetch / {} "
-                                    "- the rest of the step): {:.3f} ms per step",
-                                    kWorkers, kWorkers, ms(per_step))
-                      : fmt::format("; the loader's workers doubled, each step still waits half its fetch: {:.3f} ms "
-                                    "per step",
-                                    ms(per_step));
+  t.formula += single ? fmt::format(
+                            "; the single-process loader given {} workers, each step still waits max(0, fetch / {} "
+                            "- the rest of the step): {:.3f} ms per step",
+                            kWorkers, kWorkers, ms(per_step))
+                      : fmt::format(
+                            "; the loader's workers doubled, each step still waits half its fetch: {:.3f} ms "
+                            "per step",
+                            ms(per_step));
   return t;
 }
 
@@ -118,7 +121,8 @@ Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& cause
   graph_costs(m, g, &node_cost, &gap, &measured);
   const Intervals fetches = slices_of(m, causes.by_cause[static_cast<int>(HostCause::Dataloader)]);
   auto in_fetch = [&](const HostItem& it) {
-    auto x = std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
+    auto x =
+        std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
     return x != fetches.begin() && std::prev(x)->end > it.s;
   };
   // Runs of launches inside one step, cut at every host wait, fetch and step boundary, and at a
@@ -128,8 +132,8 @@ Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& cause
   int32_t step = -1;
   for (uint32_t j = 0; j < g.items.size(); ++j) {
     const HostItem& it = g.items[j];
-    const bool launch = it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it) &&
-                        it.e - it.s <= kRunPauseNs;
+    const bool launch =
+        it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it) && it.e - it.s <= kRunPauseNs;
     const bool pause = !runs.back().empty() && it.s - g.items[runs.back().back()].e > kRunPauseNs;
     if (!launch || it.step != step || pause) {
       if (!runs.back().empty()) runs.emplace_back();
@@ -185,10 +189,11 @@ Transform syncs(const Graph& g) {
     return t;
   }
   t.applicable = true;
-  t.formula = fmt::format("{} host waits for the device removed ({:.1f} per step; each step's last wait kept): the host "
-                          "runs ahead and the device's queue stays full",
-                          t.edit.unblock.size(),
-                          static_cast<double>(t.edit.unblock.size()) / static_cast<double>(std::max<size_t>(1, g.steps.size())));
+  t.formula = fmt::format(
+      "{} host waits for the device removed ({:.1f} per step; each step's last wait kept): the host "
+      "runs ahead and the device's queue stays full",
+      t.edit.unblock.size(),
+      static_cast<double>(t.edit.unblock.size()) / static_cast<double>(std::max<size_t>(1, g.steps.size())));
   return t;
 }
 
@@ -256,9 +261,10 @@ Transform pinned(const RunModel& m, const Graph& g) {
       rates += fmt::format("{}{} at {:.1f} GB/s ({})", rates.empty() ? "" : ", ", dir ? "DtoH" : "HtoD", bw[dir],
                            source[dir]);
   const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
-  t.formula = fmt::format("{} pageable copies ({:.3f} ms per step) at pinned bandwidth ({:.3f} ms per step): {}; their "
-                          "calls no longer block the host (non_blocking=True)",
-                          pageable.size(), ms(static_cast<double>(before) / n), ms(static_cast<double>(after) / n), rates);
+  t.formula = fmt::format(
+      "{} pageable copies ({:.3f} ms per step) at pinned bandwidth ({:.3f} ms per step): {}; their "
+      "calls no longer block the host (non_blocking=True)",
+      pageable.size(), ms(static_cast<double>(before) / n), ms(static_cast<double>(after) / n), rates);
   return t;
 }
 
@@ -284,18 +290,18 @@ Transform tensor_cores(const RunModel& m, const Graph& g, const char* name, doub
   }
   t.applicable = true;
   const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
-  t.formula = fmt::format("{} fp32 matrix kernels ({:.3f} ms per step) {}: {:.1f}x faster ({:.3f} ms per step; the "
-                          "speed-up of a GEMM-bound fp32 MLP measured on an H200)",
-                          t.edit.durations.size(), ms(static_cast<double>(before) / n), how, speedup,
-                          ms(static_cast<double>(after) / n));
+  t.formula = fmt::format(
+      "{} fp32 matrix kernels ({:.3f} ms per step) {}: {:.1f}x faster ({:.3f} ms per step; the "
+      "speed-up of a GEMM-bound fp32 MLP measured on an H200)",
+      t.edit.durations.size(), ms(static_cast<double>(before) / n), how, speedup, ms(static_cast<double>(after) / n));
   return t;
 }
 
 }  // namespace
 
 const std::vector<std::string>& transform_names() {
-  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs", "pinned", "tf32", "bf16", "gc",
-                                                 "compile"};
+  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs", "pinned",
+                                                 "tf32",       "bf16",   "gc",    "compile"};
   return names;
 }
 

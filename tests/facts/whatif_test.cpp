@@ -1,10 +1,11 @@
 // The what-if replay (docs/whatif.md) on small Kineto traces worked out by hand: the unmodified
 // replay gives the measured step back, and each transformation gives the step the comments
 // compute.
+#include "facts/whatif/whatif.h"
+
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
-#include "facts/whatif/whatif.h"
 #include "rules/rule_engine.h"
 #include "test_support.h"
 
@@ -28,9 +29,9 @@ std::string call(const char* name, double ts, double dur, int corr) {
 }
 
 std::string op(const char* cat, const char* name, double ts, double dur, int corr, const std::string& extra = "") {
-  return R"(  {"ph": "X", "cat": ")" + std::string(cat) + R"(", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
-         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {"correlation": )" +
-         std::to_string(corr) + R"(, "device": 0, "stream": 7)" + extra + "}},\n";
+  return R"(  {"ph": "X", "cat": ")" + std::string(cat) + R"(", "name": ")" + name +
+         R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) +
+         R"(, "args": {"correlation": )" + std::to_string(corr) + R"(, "device": 0, "stream": 7)" + extra + "}},\n";
 }
 
 std::string close(std::string body) {

@@ -24,13 +24,14 @@ TEST(WhatIfRealData, TheUnmodifiedReplayReproducesEveryRunWithLaunchLinks) {
   for (const char* w : {"healthy", "compiled", "launch", "sync", "dataloader", "dataloader_fixed", "pageable", "decode",
                         "collector_sync"})
     runs.push_back(std::string("kineto_h200/") + w);
-  for (const char* r : {"kineto/hta/amd_trace", "kineto/hta/df_index_resolver", "kineto/hta/nccl_parser_config",
-                        "kineto/hta/negative_queue_length_values_check", "kineto/hta/trace_file_list",
-                        "kineto/hta/with_gpu_user_annotation", "kineto/tb_plugin_samples/resnet50_num_workers_4",
-                        "ascend_torch_npu/mstt_timeline_advice", "ascend_torch_npu/msinsight_pytorch_2rank/text/rank0_ascend_pt",
-                        "ascend_torch_npu/msinsight_pytorch_2rank/text/rank1_ascend_pt",
-                        "ascend_torch_npu/msinsight_pytorch_2rank/db/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
-                        "ascend_pytorch_profiler_0.db"})
+  for (const char* r :
+       {"kineto/hta/amd_trace", "kineto/hta/df_index_resolver", "kineto/hta/nccl_parser_config",
+        "kineto/hta/negative_queue_length_values_check", "kineto/hta/trace_file_list",
+        "kineto/hta/with_gpu_user_annotation", "kineto/tb_plugin_samples/resnet50_num_workers_4",
+        "ascend_torch_npu/mstt_timeline_advice", "ascend_torch_npu/msinsight_pytorch_2rank/text/rank0_ascend_pt",
+        "ascend_torch_npu/msinsight_pytorch_2rank/text/rank1_ascend_pt",
+        "ascend_torch_npu/msinsight_pytorch_2rank/db/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+        "ascend_pytorch_profiler_0.db"})
     if (fs::exists(npu::test::real(r))) runs.push_back(r);
   for (const auto& r : runs) {
     SCOPED_TRACE(r);
@@ -70,8 +71,10 @@ TEST(WhatIfRealData, ReplayedSavingsMatchTheRealFixes) {
 
 TEST(WhatIfRealData, ThePlantedCauseRanksFirstWithItsReplayedSaving) {
   REQUIRE_REALDATA("kineto_h200/pageable");
-  for (const auto& [workload, rule] : std::vector<std::pair<std::string, std::string>>{
-           {"dataloader", "schedule.dataloader"}, {"launch", "dispatch.launch_bound"}, {"pageable", "memory.pageable_copy"}}) {
+  for (const auto& [workload, rule] :
+       std::vector<std::pair<std::string, std::string>>{{"dataloader", "schedule.dataloader"},
+                                                        {"launch", "dispatch.launch_bound"},
+                                                        {"pageable", "memory.pageable_copy"}}) {
     SCOPED_TRACE(workload);
     const json r = npu::test::analyze_json(npu::test::real("kineto_h200/" + workload));
     ASSERT_FALSE(r["findings"].empty());
