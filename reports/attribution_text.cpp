@@ -61,7 +61,7 @@ std::string replay_text(const nlohmann::json& a) {
   std::string names;
   for (const auto& n : r->value("transforms", nlohmann::json::array()))
     if (n.is_string()) names += (names.empty() ? "" : ", ") + n.get<std::string>();
-  return fmt::format("Replayed with every fix the trace supports ({}), the step takes {}", names,
+  return fmt::format("Replayed with the findings' fixes together ({}), the step takes {}", names,
                      format_ms(r->value("step_ns", 0.0)));
 }
 

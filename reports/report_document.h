@@ -55,7 +55,7 @@ std::string step_split_text(const nlohmann::json& attribution);
 // of 5 steps, 9.150 ms)".
 std::string step_split_title(const nlohmann::json& attribution);
 std::string explained_text(const nlohmann::json& attribution);
-// The step replayed with every fix the trace supports (attribution.replay, docs/whatif.md), or "".
+// The step replayed with the findings' fixes together (attribution.replay, docs/whatif.md), or "".
 std::string replay_text(const nlohmann::json& attribution);
 
 // Small formatting helpers shared by the renderers.

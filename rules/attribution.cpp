@@ -225,13 +225,22 @@ json attribute_savings(json& findings, const json& facts) {
           {"idle_causes", pools.idle_causes},
           {"pools", out_pools}};
   if (!pools.over.empty()) out["over"] = pools.over;
-  // Only what the reports read, of the types they read (a facts file read back may hold anything).
+  // The step with the findings' fixes together: said only when every fix of the combined replay
+  // is a finding's (a fix no rule asked for is not advice); only what the reports read, of the
+  // types they read (a facts file read back may hold anything).
   if (combined) {
     json names = json::array();
-    for (const auto& n : combined->value("transforms", json::array()))
-      if (n.is_string()) names.push_back(n);
+    bool all_advised = true;
+    for (const auto& n : combined->value("transforms", json::array())) {
+      if (!n.is_string()) continue;
+      names.push_back(n);
+      bool advised = false;
+      for (const auto& f : findings)
+        advised = advised || (f.value("saving_method", std::string()) == "replay" && f.value("whatif", std::string()) == n);
+      all_advised = all_advised && advised;
+    }
     const auto step = combined->find("step_ns");
-    if (step != combined->end() && step->is_number_integer())
+    if (all_advised && !names.empty() && step != combined->end() && step->is_number_integer())
       out["replay"] = {{"transforms", names},
                        {"step_ns", step->get<int64_t>()},
                        {"saving_ns", static_cast<int64_t>(std::max(0.0, std::min(replay_total, 9e18)))}};

@@ -58,6 +58,19 @@ uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, ui
   return static_cast<uint32_t>(it - prefix_end.begin()) - 1;
 }
 
+// The task of another stream than `stream` that ended last within kStreamGated before `ts`, or
+// kNone32. `by_end`: task indexes sorted by end.
+uint32_t task_ending_before(const Graph& g, const std::vector<uint32_t>& by_end, Ns ts, uint32_t stream) {
+  auto it = std::upper_bound(by_end.begin(), by_end.end(), ts, [&](Ns v, uint32_t t) { return v < g.tasks[t].end(); });
+  for (int look = 0; look < 8 && it != by_end.begin(); ++look) {
+    --it;
+    const DeviceTask& t = g.tasks[*it];
+    if (t.end() < ts - kStreamGated) break;
+    if (t.stream != stream) return *it;
+  }
+  return kNone32;
+}
+
 std::vector<Ns> prefix_max_end(const Graph& g) {
   std::vector<Ns> out(g.tasks.size());
   for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k) {
@@ -234,6 +247,10 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
   } else {
     g.launch_latency = kDefaultLatency;
   }
+  // Every task by its end: which one another stream's task may have waited for.
+  std::vector<uint32_t> by_end(g.tasks.size());
+  for (uint32_t i = 0; i < by_end.size(); ++i) by_end[i] = i;
+  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) { return g.tasks[a].end() < g.tasks[b].end(); });
   for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k) {
     for (uint32_t i = g.stream_begin[k]; i < g.stream_begin[k + 1]; ++i) {
       DeviceTask& d = g.tasks[i];
@@ -250,7 +267,29 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       } else {
         d.gap = first ? 0 : std::min(d.s - pred_end, g.stream_gap);
         d.lambda = since_launch;
+        // Launched long before it started: it waited for another stream's task that had just ended.
+        if (d.launched && since_launch > g.launch_latency + kLaunchSlack) {
+          const uint32_t dep = task_ending_before(g, by_end, d.s, d.stream);
+          if (dep != kNone32) {
+            d.dep = dep;
+            d.dep_gap = d.s - g.tasks[dep].end();
+            d.lambda = std::min(since_launch, g.launch_latency);
+          }
+        }
       }
+    }
+  }
+  // Orders once the dependencies are known, in start order (a task's predecessor and the task it
+  // waited for started before it): max(launcher, stream predecessor's order, dependency's order).
+  {
+    std::vector<uint32_t> by_start(g.tasks.size());
+    for (uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+    std::stable_sort(by_start.begin(), by_start.end(),
+                     [&](uint32_t a, uint32_t b) { return g.tasks[a].s < g.tasks[b].s; });
+    for (uint32_t i : by_start) {
+      DeviceTask& d = g.tasks[i];
+      if (i != g.stream_begin[d.stream]) d.order = std::max(d.order, g.tasks[i - 1].order);
+      if (d.dep != kNone32) d.order = std::max(d.order, g.tasks[d.dep].order);
     }
   }
   g.by_order.resize(g.tasks.size());
@@ -365,6 +404,7 @@ Replay simulate(const Graph& g, const Edit* edit, bool split) {
       Ns st = S[L] + lambda;
       const bool first = k == g.stream_begin[d.stream];
       if (!first) st = std::max(st, TE[k - 1] + gap);
+      if (d.dep != kNone32) st = std::max(st, TE[d.dep] + d.dep_gap);
       TS[k] = st;
       TE[k] = st + (!dur_of.empty() && dur_of[k] >= 0 ? dur_of[k] : d.dur);
       PM[k] = first ? TE[k] : std::max(PM[k - 1], TE[k]);

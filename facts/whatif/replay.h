@@ -51,6 +51,10 @@ struct DeviceTask {
   int32_t step = -1;      // the step that owns it (GPU: launched it; Ascend: its window holds its start)
   Ns lambda = 0;          // start - launcher's start when launch-gated, else the typical latency
   Ns gap = 0;             // minimal gap after its stream predecessor
+  // Another stream's task it waited for (an event: it started right after that one ended, long
+  // after its launch and not right after its own predecessor), and how long after; kNone32: none.
+  uint32_t dep = kNone32;
+  Ns dep_gap = 0;
   bool launched = false;  // joined to its launch (else anchored to the host item running when it started)
   TaskClass cls = TaskClass::Compute;
   Ns end() const { return s + dur; }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
+#include "facts/graph_calls.h"
 
 namespace npu::whatif {
 namespace {
@@ -27,8 +28,12 @@ Intervals slices_of(const RunModel& m, const std::vector<uint32_t>& v) {
   return union_of(std::move(out));
 }
 
-std::string_view item_name(const RunModel& m, const HostItem& it) {
-  return it.slice == kNone32 ? std::string_view() : m.str(m.slices[it.slice].name);
+// A host item that replayed a whole graph (facts/graph_calls.h: cudaGraphLaunch, ACL graph
+// replays, model executions) and launched several tasks.
+bool graph_launch(const RunModel& m, const HostItem& it) {
+  if (it.slice == kNone32 || it.kind != ItemKind::Launch || it.tasks < 2) return false;
+  const GraphCallKind k = graph_call_kind(m.str(m.slices[it.slice].name));
+  return k != GraphCallKind::None && k != GraphCallKind::Capture;
 }
 
 Transform host_time_removed(const char* name, const Intervals& iv, const char* what, const Graph& g) {
@@ -89,13 +94,11 @@ Transform dataloader(const RunModel& m, const Graph& g, const HostCauseSlices& c
 void graph_costs(const RunModel& m, const Graph& g, Ns* node_cost, Ns* gap, bool* measured) {
   std::vector<Ns> costs, gaps;
   for (const HostItem& it : g.items)
-    if (it.kind == ItemKind::Launch && it.tasks > 1 && item_name(m, it).find("GraphLaunch") != std::string_view::npos)
-      costs.push_back((it.e - it.s) / static_cast<Ns>(it.tasks));
+    if (graph_launch(m, it)) costs.push_back((it.e - it.s) / static_cast<Ns>(it.tasks));
   for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k)
     for (uint32_t i = g.stream_begin[k] + 1; i < g.stream_begin[k + 1]; ++i) {
       const DeviceTask &a = g.tasks[i - 1], &b = g.tasks[i];
-      if (a.launched && b.launched && a.launcher == b.launcher && g.items[a.launcher].tasks > 1 &&
-          item_name(m, g.items[a.launcher]).find("GraphLaunch") != std::string_view::npos)
+      if (a.launched && b.launched && a.launcher == b.launcher && graph_launch(m, g.items[a.launcher]))
         gaps.push_back(std::max<Ns>(0, b.s - a.end()));
     }
   *measured = !costs.empty() && !gaps.empty();
