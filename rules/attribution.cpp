@@ -202,7 +202,10 @@ json attribute_savings(json& findings, const json& facts) {
   std::vector<json> kept;
   for (size_t i = 0; i < findings.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(findings[i]));
+  // A symptom (a residual finding: idle time no cause explains) never outranks a cause.
   std::stable_sort(kept.begin(), kept.end(), [](const json& a, const json& b) {
+    const bool ra = a.value("residual", false), rb = b.value("residual", false);
+    if (ra != rb) return rb;
     return a["score_ns"].get<int64_t>() > b["score_ns"].get<int64_t>();
   });
   findings = json::array();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/attribution.h"
+
 using npu::Facts;
 using npu::RuleEngine;
 using npu::RuleOutcome;
@@ -186,4 +188,21 @@ TEST(RuleEngine, BuiltinsAreEmbedded) {
     EXPECT_FALSE(m.doc.empty()) << m.id << " has no doc";
     EXPECT_TRUE(m.builtin);
   }
+}
+
+// A symptom never outranks a cause: a residual finding (idle time no cause explains) ranks below
+// every cause however large its saving (rules/attribution.h).
+TEST(RuleEngine, ASymptomRanksBelowEveryCause) {
+  nlohmann::json facts = {{"overall", {{"steps", 1}, {"device_time_ns", 100'000'000}, {"free_ns", 60'000'000},
+                                       {"computing_ns", 10'000'000}, {"comm_not_overlapped_ns", 30'000'000}}}};
+  nlohmann::json findings = nlohmann::json::array(
+      {{{"rule", "schedule.free_time"}, {"pool", "idle"}, {"residual", true}, {"saving_ns", 50'000'000},
+        {"confidence", 0.5}, {"score_ns", 25'000'000}},
+       {{"rule", "communication.not_overlapped"}, {"pool", "communication"}, {"saving_ns", 20'000'000},
+        {"confidence", 0.4}, {"score_ns", 8'000'000}}});
+  npu::attribute_savings(findings, facts);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0]["rule"], "communication.not_overlapped");
+  EXPECT_EQ(findings[1]["rule"], "schedule.free_time");
+  EXPECT_EQ(findings[1]["rank"], 2);
 }

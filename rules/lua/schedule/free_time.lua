@@ -28,7 +28,19 @@ Optional reads: idle_attribution.
 }
 
 local steplib = require "lib.steps"
-local run = require "lib.run"
+
+-- What to record next time so that the trace shows the cause: the host threads' Python stacks
+-- (and, on torch_npu, the CANN layer at Level1). Never a command of npu-advisor itself.
+local function record_more(facts)
+  local fw = facts.run and facts.run.framework or ""
+  if fw == "torch_npu" then
+    return { "torch_npu.profiler.profile(..., with_stack=True, experimental_config=torch_npu.profiler._ExperimentalConfig("
+      .. "profiler_level=torch_npu.profiler.ProfilerLevel.Level1))" }
+  elseif fw == "pytorch" then
+    return { "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True)" }
+  end
+  return nil
+end
 
 local function worst_step(facts)
   local worst, worst_id = -1, nil
@@ -46,7 +58,6 @@ function check(facts, p, emit)
     local u = split.causes.unexplained
     if u.step_ratio < p.free_ratio then return end
     local longest = u.longest[1]
-    local path = facts.input and facts.input.path
     emit {
       observed = string.format("%.3f ms per step (%.1f%% of the %.3f ms step) of idle time has no cause in the trace, "
         .. "in %d stretches%s; all idle time is %.3f ms per step.",
@@ -57,8 +68,8 @@ function check(facts, p, emit)
         .. "accounts for this time.",
       action = "Open the longest unexplained stretches in the report's step timeline: look for device-side waits "
         .. "(events, copies), host work on threads the profiler did not record, or launches the trace does not "
-        .. "tie to device tasks.",
-      commands = path and { "npu-advisor analyze " .. run.quote(path) .. " -o report.html" } or nil,
+        .. "tie to device tasks; record the host's Python stacks next time so the trace shows it.",
+      commands = record_more(facts),
       saving_ns = u.per_step_ns,
       saving_formula = "idle time attributed to no cause, per step (idle_attribution.causes.unexplained.per_step_ns)",
       confidence = 0.5,
