@@ -73,6 +73,7 @@ class GpuFacts {
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
     memory_json(out);
     out["collectives"] = collectives_json();
+    out["job"] = job_json();
     json steps = json::array();
     for (size_t i = 0; i < per_step_.size(); ++i) {
       const StepCounts& c = per_step_[i];
@@ -278,6 +279,40 @@ class GpuFacts {
             {"fp32_by_name", std::move(by)}};
   }
 
+  // Training or inference, from the host ops: an optimizer step (torch.profiler records
+  // "Optimizer.step#AdamW.step") or autograd's backward ("autograd::engine::evaluate_function: ...").
+  // Each distinct name is looked at once.
+  void count_job(const Slice& s, uint32_t i) {
+    if (job_kind_.empty()) job_kind_.assign(m_.strings.size(), -1);
+    int8_t& k = job_kind_[s.name];
+    if (k < 0) {
+      const std::string_view n = m_.str(s.name);
+      k = n.rfind("Optimizer.step#", 0) == 0 ? 1 : n.rfind("autograd::engine::evaluate_function", 0) == 0 ? 2 : 0;
+    }
+    if (k == 1) {
+      if (optimizer_steps_++ == 0) first_step_ = i;
+    } else if (k == 2) {
+      if (backward_ops_++ == 0 && first_step_ == kNone32) first_backward_ = i;
+    }
+  }
+
+  json job_json() const {
+    json j = {{"training", optimizer_steps_ > 0 || backward_ops_ > 0},
+              {"optimizer_steps", optimizer_steps_},
+              {"backward_ops", backward_ops_},
+              {"optimizer", nullptr},
+              {"evidence", json::array()}};
+    if (first_step_ != kNone32) {
+      // "Optimizer.step#AdamW.step" -> "AdamW"
+      std::string_view n = m_.str(m_.slices[first_step_].name).substr(15);
+      j["optimizer"] = std::string(n.substr(0, n.find('.')));
+      j["evidence"].push_back(evidence_event(m_, m_.slices[first_step_].loc, "optimizer step"));
+    } else if (first_backward_ != kNone32) {
+      j["evidence"].push_back(evidence_event(m_, m_.slices[first_backward_].loc, "backward op"));
+    }
+    return j;
+  }
+
   json graph_replay_json() const {
     json j = {
         {"launches", graph_launch_kernels_.size()},
@@ -306,6 +341,7 @@ class GpuFacts {
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
         if (s.task_type != kEmptyStr && m_.str(s.name) == "record_param_comms") ++collectives_[s.task_type].host_calls;
+        count_job(s, i);
         if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
         auto& g = syncs_[s.name];
@@ -506,6 +542,9 @@ class GpuFacts {
   Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
   std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
+  std::vector<int8_t> job_kind_;  // per name: -1 unseen, 0 other, 1 optimizer step, 2 backward op
+  uint64_t optimizer_steps_ = 0, backward_ops_ = 0;
+  uint32_t first_step_ = kNone32, first_backward_ = kNone32;
   uint64_t tensor_n_ = 0;
   Ns tensor_ns_ = 0;
   std::map<StrId, Collective> collectives_;

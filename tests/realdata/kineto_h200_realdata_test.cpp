@@ -177,3 +177,23 @@ TEST(KinetoH200, APageableCopyIsDeviceWorkNotHostLaunchIdle) {
 }
 
 }  // namespace
+
+namespace {
+
+// Commands fit the job (gpu.job): decode (GPT-2 generate(), no optimizer, no backward) is told
+// nothing about losses, optimizers, DataLoaders or Ascend variables; the training jobs get the
+// fused version of the optimizer they step, not another one.
+TEST(KinetoH200, InferenceGetsNoTrainingAdvice) {
+  REQUIRE_H200();
+  const nlohmann::json d = npu::test::analyze_json(trace_of("decode"));
+  EXPECT_EQ(d["facts"]["gpu"]["job"]["training"], false);
+  ASSERT_FALSE(d["findings"].empty());
+  for (const auto& f : d["findings"])
+    for (const char* no : {"loss", "optim.", "DataLoader", "TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF"})
+      EXPECT_EQ(f.dump().find(no), std::string::npos) << f["rule"] << " mentions " << no;
+  const nlohmann::json l = npu::test::analyze_json(trace_of("launch"));
+  EXPECT_EQ(l["facts"]["gpu"]["job"]["optimizer"], "SGD");
+  for (const auto& f : l["findings"]) EXPECT_EQ(f.dump().find("AdamW"), std::string::npos) << f["rule"];
+}
+
+}  // namespace

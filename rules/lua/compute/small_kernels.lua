@@ -23,9 +23,10 @@ per step, and small kernels are at least `min_time_share` (5 %) of kernel time: 
 GPU is busy with large kernels while the small ones are launched, so their launches hide behind
 that work.
 
-Fix: `torch.compile` fuses elementwise chains into single kernels; fused optimizers
-(`foreach=True` / `fused=True`); fused layers (FlashAttention via
-`F.scaled_dot_product_attention`, apex/TE fused LayerNorm); a larger batch; CUDA graphs
+Fix: `torch.compile` fuses elementwise chains into single kernels; a fused optimizer
+(`fused=True`) for the optimizer the job steps (facts.gpu.job: Adam, AdamW, SGD; none for
+inference); fused layers (FlashAttention via `F.scaled_dot_product_attention`, apex/TE fused
+LayerNorm); a larger batch; CUDA graphs
 (`mode="reduce-overhead"`) when shapes are static.
 
 Saving per step = factor (0.5) x min(small kernels per step x launch_ns (5 us), GPU idle per
@@ -67,6 +68,13 @@ function check(facts, p, emit)
     end
   end
   ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }
+  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
+  local commands = { "model = torch.compile(model)" }
+  local job = facts.gpu.job
+  local fusable = { Adam = true, AdamW = true, SGD = true }
+  if job and job.optimizer and fusable[job.optimizer] then
+    commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(model.parameters(), ..., fused=True)"
+  end
   emit {
     observed = string.format("%.0f%% of %d kernels are shorter than 10 us and launched one by one (%.0f per step, "
       .. "%.1f%% of kernel time); median kernel %.1f us.%s", 100 * launched / k.count, k.count, per_step,
@@ -75,10 +83,7 @@ function check(facts, p, emit)
     why = "Each launch costs microseconds of host time; kernels shorter than that leave the GPU waiting on the CPU.",
     action = "Fuse: torch.compile the model (elementwise chains become one kernel), use fused optimizers and fused "
       .. "attention/norm layers, or raise the batch size.",
-    commands = {
-      "model = torch.compile(model)",
-      "torch.optim.AdamW(model.parameters(), lr=lr, fused=True)",
-    },
+    commands = commands,
     saving_ns = p.factor * cost,
     saving_formula = formula,
     confidence = 0.3,

@@ -37,6 +37,8 @@ step the host waiting for a busy GPU costs nothing (the real trace
 hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
 GPU runs 160 ms ahead of the host).
 
+Commands fit the job (facts.gpu.job): loss accumulation only for training; an inference loop
+is told to keep its outputs on the GPU.
 Saving per step: replayed (docs/whatif.md, transformation `syncs`): every wait for the
 device in a step but the last removed, so the host runs ahead. Without a usable replay, the
 formula: factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
@@ -91,17 +93,30 @@ function check(facts, p, emit)
     .. "device-to-host copy), %.3f ms of host wait in them per step; worst step %s with %d", points / n, calls, copies,
     per_wait / 1e6, steplib.label(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
-  emit {
-    observed = observed .. ".",
-    why = "While the host waits for the GPU it launches nothing, so the GPU idles after every sync until the queue refills.",
+  -- Training advice (the loss) only for a training job (facts.gpu.job); inference keeps its
+  -- outputs (tokens) on the GPU instead.
+  local job = facts.gpu.job
+  local action, commands
+  if job and not job.training then
+    action = "Keep the outputs on the GPU inside the loop: no .item() / .tolist() / .cpu() per iteration (collect the "
+      .. "tokens in a GPU tensor and copy once at the end), no torch.cuda.synchronize() or debug prints, no "
+      .. "data-dependent Python branches on tensors."
+    commands = { "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call" }
+  else
     action = "Keep values on the GPU inside the step: accumulate the loss as a tensor and call .item() every N steps, "
       .. "drop torch.cuda.synchronize() and debug prints from the step, avoid data-dependent Python branches on tensors, "
-      .. "copy with non_blocking=True from pinned memory.",
+      .. "copy with non_blocking=True from pinned memory."
     commands = {
       "total_loss += loss.detach()            # instead of total_loss += loss.item()",
       "if step % 50 == 0: print(total_loss.item())",
       "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call",
-    },
+    }
+  end
+  emit {
+    observed = observed .. ".",
+    why = "While the host waits for the GPU it launches nothing, so the GPU idles after every sync until the queue refills.",
+    action = action,
+    commands = commands,
     saving_ns = p.factor * cost,
     saving_formula = formula,
     confidence = 0.4,

@@ -27,7 +27,8 @@ Fix, in order of effect: capture the step in a CUDA graph (`torch.compile(model,
 mode="reduce-overhead")`, or `torch.cuda.graphs` / `torch.cuda.make_graphed_callables` for a
 static-shape part), which replaces hundreds of launches by one; `torch.compile` to fuse small
 elementwise kernels into fewer, larger ones; a larger batch (or micro-batch) so each kernel
-does more work per launch; fused optimizers (`foreach=True` / `fused=True`).
+does more work per launch; a fused optimizer (`fused=True`), only for the optimizer the job
+steps (facts.gpu.job: Adam, AdamW or SGD; none for inference).
 
 When the kernels already replay from CUDA/HIP graphs (at least `graph_share`, half, of the kernel
 time: gpu.graph_replay), graphs and reduce-overhead are not advised again: what is left is the host
@@ -66,8 +67,13 @@ function check(facts, p, emit)
   local commands = {
     "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
     "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
-    "torch.optim.AdamW(params, fused=True)",
   }
+  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
+  local job = facts.gpu.job
+  local fusable = { Adam = true, AdamW = true, SGD = true }
+  if job and job.optimizer and fusable[job.optimizer] then
+    commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(params, ..., fused=True)"
+  end
   local confidence = 0.5
   local whatif = nil  -- the rule's own: graphs
   if graphs.share(facts) >= p.graph_share then
