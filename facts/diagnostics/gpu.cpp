@@ -280,15 +280,22 @@ class GpuFacts {
   }
 
   // Training or inference, from the host ops: an optimizer step (torch.profiler records
-  // "Optimizer.step#AdamW.step") or autograd's backward ("autograd::engine::evaluate_function: ...").
+  // "Optimizer.step#AdamW.step") or autograd's backward ("autograd::engine::evaluate_function: ...");
+  // compiled: torch.compile's regions ("Torch-Compiled Region: 0/0", "CompiledFxGraph", "CompiledFunction").
   // Each distinct name is looked at once.
   void count_job(const Slice& s, uint32_t i) {
     if (job_kind_.empty()) job_kind_.assign(m_.strings.size(), -1);
     int8_t& k = job_kind_[s.name];
     if (k < 0) {
       const std::string_view n = m_.str(s.name);
-      k = n.rfind("Optimizer.step#", 0) == 0 ? 1 : n.rfind("autograd::engine::evaluate_function", 0) == 0 ? 2 : 0;
+      k = n.rfind("Optimizer.step#", 0) == 0                      ? 1
+          : n.rfind("autograd::engine::evaluate_function", 0) == 0 ? 2
+          : n.rfind("Torch-Compiled Region", 0) == 0 || n.find("CompiledFxGraph") != std::string_view::npos ||
+                  n == "CompiledFunction"
+              ? 3
+              : 0;
     }
+    if (k == 3 && compiled_++ == 0) first_compiled_ = i;
     if (k == 1) {
       if (optimizer_steps_++ == 0) first_step_ = i;
     } else if (k == 2) {
@@ -298,6 +305,7 @@ class GpuFacts {
 
   json job_json() const {
     json j = {{"training", optimizer_steps_ > 0 || backward_ops_ > 0},
+              {"compiled", compiled_ > 0},
               {"optimizer_steps", optimizer_steps_},
               {"backward_ops", backward_ops_},
               {"optimizer", nullptr},
@@ -310,6 +318,8 @@ class GpuFacts {
     } else if (first_backward_ != kNone32) {
       j["evidence"].push_back(evidence_event(m_, m_.slices[first_backward_].loc, "backward op"));
     }
+    if (first_compiled_ != kNone32)
+      j["evidence"].push_back(evidence_event(m_, m_.slices[first_compiled_].loc, "torch.compile region"));
     return j;
   }
 
@@ -542,9 +552,9 @@ class GpuFacts {
   Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
   std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
-  std::vector<int8_t> job_kind_;  // per name: -1 unseen, 0 other, 1 optimizer step, 2 backward op
-  uint64_t optimizer_steps_ = 0, backward_ops_ = 0;
-  uint32_t first_step_ = kNone32, first_backward_ = kNone32;
+  std::vector<int8_t> job_kind_;  // per name: -1 unseen, 0 other, 1 optimizer step, 2 backward op, 3 compiled
+  uint64_t optimizer_steps_ = 0, backward_ops_ = 0, compiled_ = 0;
+  uint32_t first_step_ = kNone32, first_backward_ = kNone32, first_compiled_ = kNone32;
   uint64_t tensor_n_ = 0;
   Ns tensor_ns_ = 0;
   std::map<StrId, Collective> collectives_;

@@ -69,8 +69,9 @@ function check(facts, p, emit)
   end
   ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }
   -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
-  local commands = { "model = torch.compile(model)" }
   local job = facts.gpu.job
+  -- A compiled model is not told to compile again (its small kernels are what inductor left).
+  local commands = (job and job.compiled) and {} or { "model = torch.compile(model)" }
   local fusable = { Adam = true, AdamW = true, SGD = true }
   if job and job.optimizer and fusable[job.optimizer] then
     commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(model.parameters(), ..., fused=True)"

@@ -68,8 +68,12 @@ function check(facts, p, emit)
     "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
     "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
   }
-  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
+  -- A compiled model is told the mode that adds CUDA graphs, not to compile again.
   local job = facts.gpu.job
+  if job and job.compiled then
+    commands[1] = "torch.compile(model, mode=\"reduce-overhead\")   # the model is compiled already: add CUDA graphs"
+  end
+  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
   local fusable = { Adam = true, AdamW = true, SGD = true }
   if job and job.optimizer and fusable[job.optimizer] then
     commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(params, ..., fused=True)"
