@@ -37,6 +37,7 @@ cost of GPU idle when the step is launch-bound; never more than the idle there i
 }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local k = facts.gpu.kernels
@@ -68,14 +69,10 @@ function check(facts, p, emit)
     end
   end
   ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }
-  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
-  local job = facts.gpu.job
-  -- A compiled model is not told to compile again (its small kernels are what inductor left).
-  local commands = (job and job.compiled) and {} or { "model = torch.compile(model)" }
-  local fusable = { Adam = true, AdamW = true, SGD = true }
-  if job and job.optimizer and fusable[job.optimizer] then
-    commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(model.parameters(), ..., fused=True)"
-  end
+  -- A compiled model is not told to compile again (its small kernels are what inductor left); a
+  -- fused optimizer only for the optimizer the job steps, none for inference (facts.gpu.job).
+  local commands = run.compiled(facts) and {} or { "model = torch.compile(model)" }
+  commands[#commands + 1] = run.fused_optimizer(facts, "model.parameters()")
   emit {
     observed = string.format("%.0f%% of %d kernels are shorter than 10 us and launched one by one (%.0f per step, "
       .. "%.1f%% of kernel time); median kernel %.1f us.%s", 100 * launched / k.count, k.count, per_step,

@@ -47,6 +47,7 @@ their savings.
 local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
 local graphs = require "lib.graphs"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -68,16 +69,12 @@ function check(facts, p, emit)
     "model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs + fusion",
     "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
   }
-  -- A compiled model is told the mode that adds CUDA graphs, not to compile again.
-  local job = facts.gpu.job
-  if job and job.compiled then
+  -- A compiled model is told the mode that adds CUDA graphs, not to compile again; a fused
+  -- optimizer only for the optimizer the job steps, none for inference (facts.gpu.job).
+  if run.compiled(facts) then
     commands[1] = "torch.compile(model, mode=\"reduce-overhead\")   # the model is compiled already: add CUDA graphs"
   end
-  -- A fused optimizer only for the optimizer the job steps (facts.gpu.job); none for inference.
-  local fusable = { Adam = true, AdamW = true, SGD = true }
-  if job and job.optimizer and fusable[job.optimizer] then
-    commands[#commands + 1] = "torch.optim." .. job.optimizer .. "(params, ..., fused=True)"
-  end
+  commands[#commands + 1] = run.fused_optimizer(facts, "params")
   local confidence = 0.5
   local whatif = nil  -- the rule's own: graphs
   if graphs.share(facts) >= p.graph_share then

@@ -26,4 +26,21 @@ function run.quote(text)
   return "'" .. text:gsub("'", "'\\''") .. "'"
 end
 
+-- The fused version of the optimizer the job steps (facts.gpu.job: Adam, AdamW, SGD), as a
+-- command on `params`, or nil: none for inference, another optimizer or no job facts.
+function run.fused_optimizer(facts, params)
+  local job = facts.gpu and facts.gpu.job
+  local fusable = { Adam = true, AdamW = true, SGD = true }
+  if job and job.optimizer and fusable[job.optimizer] then
+    return "torch.optim." .. job.optimizer .. "(" .. params .. ", ..., fused=True)"
+  end
+  return nil
+end
+
+-- Whether the model runs under torch.compile (facts.gpu.job.compiled).
+function run.compiled(facts)
+  local job = facts.gpu and facts.gpu.job
+  return job ~= nil and job.compiled == true
+end
+
 return run
