@@ -37,8 +37,9 @@ launch analysis counts each graph launch once (docs/facts-dispatch.md).
 
 Saving per step: replayed (docs/whatif.md, transformation `graphs`): each run of launches
 between host waits made one graph launch, its kernels back to back. Without a usable replay
-(or when graphs are already used), the formula: factor (0.5) x host-bound idle of the host-bound steps / number of steps:
-graphs and fusion remove most launch overhead, but not the Python time between launches.
+(or when graphs are already used), the formula: factor (0.5) x host-bound idle of the
+host-bound steps / number of steps: graphs and fusion remove most launch overhead, but not the
+Python time between launches.
 Confidence 0.5. Shares idle time with dispatch.gpu_sync and compute.small_kernels: do not add
 their savings.
 ]],
