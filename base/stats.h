@@ -5,6 +5,7 @@
 //  - midpoint (median_midpoint): the mean of the two middle values for an even count; the robust
 //    statistics of the cluster's outlier tests (median and MAD) and the rules' util.median use it.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -18,6 +19,16 @@ size_t nearest_rank_index(size_t n, double p);
 template <class T>
 T nearest_rank(const std::vector<T>& sorted, double p) {
   return sorted[nearest_rank_index(sorted.size(), p)];
+}
+
+// The p-quantile of an unsorted sample as one of its values, by partial selection (no full
+// sort); `empty` for an empty one.
+template <class T>
+T nearest_rank_of(std::vector<T> v, double p, T empty) {
+  if (v.empty()) return empty;
+  const auto i = static_cast<std::ptrdiff_t>(nearest_rank_index(v.size(), p));
+  std::nth_element(v.begin(), v.begin() + i, v.end());
+  return v[static_cast<size_t>(i)];
 }
 
 // The p-quantile of an unsorted sample (sorts a copy); 0 for an empty one.

@@ -9,9 +9,8 @@
 
 namespace npu::pipeline {
 
-// {available, why, reproduces, deviation, transforms_known: {name: {applicable, why, formula,
-// saving_ns}}, and, with `apply` not empty, result: whatif::apply()}. Unknown names in
-// `apply` are a LoadError-free error: listed in result.not_applied.
+// The facts section "whatif" of the run (whatif::section) and, with `apply` not empty and a
+// replay available, result: whatif::apply() (names it cannot apply in result.not_applied).
 nlohmann::json whatif_run(const RunModel& m, const std::vector<std::string>& apply);
 
 }  // namespace npu::pipeline

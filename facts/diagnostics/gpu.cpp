@@ -244,36 +244,32 @@ class GpuFacts {
 
   // Matrix kernels by arithmetic (gpu_gemm_precision): fp32 on the CUDA cores, or tensor cores.
   void count_gemm(const Slice& s, uint32_t i) {
-    const GemmPrecision p = gpu_gemm_precision(m_.str(s.name));
+    // Kernel names repeat millions of times: each is classified once.
+    if (gemm_cache_.empty()) gemm_cache_.assign(m_.strings.size(), -1);
+    int8_t& c = gemm_cache_[s.name];
+    if (c < 0) c = static_cast<int8_t>(gpu_gemm_precision(m_.str(s.name)));
+    const auto p = static_cast<GemmPrecision>(c);
     if (p == GemmPrecision::TensorCore) {
       ++tensor_n_;
       tensor_ns_ += s.dur;
     } else if (p == GemmPrecision::Fp32Simt && s.dur >= kComputeBoundGemmNs) {
-      auto& g = fp32_[s.name];
-      ++g.count;
-      g.total += s.dur;
-      if (s.dur > g.max) g.max = s.dur, g.longest = i;
+      fp32_[s.name].add(s, i);
     }
   }
 
   json gemm_json() const {
-    uint64_t n = 0;
-    Ns total = 0;
-    std::vector<std::pair<StrId, Sync>> v(fp32_.begin(), fp32_.end());
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    const ByName fp32 = by_time(fp32_);
     json by = json::array();
-    for (const auto& [name, g] : v) {
-      n += g.count;
-      total += g.total;
-      if (by.size() == 3) continue;
+    for (const auto& [name, g] : fp32.names) {
+      if (by.size() == 3) break;
       by.push_back({{"name", m_.str(name)},
                     {"count", g.count},
                     {"total_ns", g.total},
                     {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
                                                              "longest fp32 matrix kernel (" + us(g.max) + ")")})}});
     }
-    return {{"fp32_simt_kernels", n},
-            {"fp32_simt_ns", total},
+    return {{"fp32_simt_kernels", fp32.count},
+            {"fp32_simt_ns", fp32.total},
             {"tensor_core_kernels", tensor_n_},
             {"tensor_core_ns", tensor_ns_},
             {"fp32_by_name", std::move(by)}};
@@ -354,13 +350,7 @@ class GpuFacts {
         count_job(s, i);
         if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
-        auto& g = syncs_[s.name];
-        ++g.count;
-        g.total += s.dur;
-        if (s.dur > g.max) {
-          g.max = s.dur;
-          g.longest = i;
-        }
+        syncs_[s.name].add(s, i);
         if (StepCounts* st = step_at(s.ts)) {
           ++st->sync_calls;
           st->sync_ns += s.dur;
@@ -395,14 +385,9 @@ class GpuFacts {
 
   json syncs_json() const {
     json j = json::object();
-    uint64_t n = 0;
-    Ns total = 0;
-    std::vector<std::pair<StrId, Sync>> v(syncs_.begin(), syncs_.end());
-    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    const ByName syncs = by_time(syncs_);
     json by = json::array();
-    for (const auto& [name, g] : v) {
-      n += g.count;
-      total += g.total;
+    for (const auto& [name, g] : syncs.names) {
       by.push_back({{"name", m_.str(name)},
                     {"count", g.count},
                     {"total_ns", g.total},
@@ -411,8 +396,8 @@ class GpuFacts {
                      json::array({evidence_event(m_, m_.slices[g.longest].loc,
                                                  "longest " + std::string(m_.str(name)) + " (" + us(g.max) + ")")})}});
     }
-    j["count"] = n;
-    j["total_ns"] = total;
+    j["count"] = syncs.count;
+    j["total_ns"] = syncs.total;
     j["by_name"] = std::move(by);
     return j;
   }
@@ -528,11 +513,30 @@ class GpuFacts {
     uint32_t longest = 0;
   };
 
+  // Calls or kernels of one name: how many, their time, the longest.
   struct Sync {
     uint64_t count = 0;
     Ns total = 0, max = -1;
     uint32_t longest = 0;
+    void add(const Slice& s, uint32_t i) {
+      ++count;
+      total += s.dur;
+      if (s.dur > max) max = s.dur, longest = i;
+    }
   };
+  // The names by time, most first, with the count and the time of them all.
+  struct ByName {
+    std::vector<std::pair<StrId, Sync>> names;
+    uint64_t count = 0;
+    Ns total = 0;
+  };
+  static ByName by_time(const std::map<StrId, Sync>& m) {
+    ByName b{{m.begin(), m.end()}};
+    std::sort(b.names.begin(), b.names.end(),
+              [](const auto& x, const auto& y) { return x.second.total > y.second.total; });
+    for (const auto& [name, g] : b.names) b.count += g.count, b.total += g.total;
+    return b;
+  }
 
   const RunModel& m_;
   const DeviceTimeline& d_;
@@ -552,6 +556,7 @@ class GpuFacts {
   Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
   std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
+  std::vector<int8_t> gemm_cache_;  // per name: -1 unseen, else its GemmPrecision
   std::vector<int8_t> job_kind_;  // per name: -1 unseen, 0 other, 1 optimizer step, 2 backward op, 3 compiled
   uint64_t optimizer_steps_ = 0, backward_ops_ = 0, compiled_ = 0;
   uint32_t first_step_ = kNone32, first_backward_ = kNone32, first_compiled_ = kNone32;

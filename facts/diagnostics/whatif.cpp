@@ -40,12 +40,12 @@ WhatIf prepare(const DiagnosticContext& ctx) {
     w.measured.push_back(s.end - s.start);
     w.measured_total += s.end - s.start;
   }
-  const double dev = w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
-                                                static_cast<double>(w.measured_total)
-                                          : 1.0;
-  w.usable = std::fabs(dev) <= kReproduceTolerance;
+  w.deviation = w.measured_total > 0
+                    ? static_cast<double>(w.base.total_ns - w.measured_total) / static_cast<double>(w.measured_total)
+                    : 1.0;
+  w.usable = std::fabs(w.deviation) <= kReproduceTolerance;
   if (!w.usable)
-    w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(dev * 100) + "%";
+    w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(w.deviation * 100) + "%";
   w.transforms = make_transforms(m, w.graph, causes);
   return w;
 }
@@ -103,28 +103,17 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   return out;
 }
 
-}  // namespace whatif
-
-void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts) {
-  using nlohmann::json;
-  const whatif::WhatIf w = whatif::prepare(ctx);
-  json& out = facts.doc["whatif"];
-  const whatif::Graph& g = w.graph;
-  if (w.base.step_ns.empty()) {
-    out = {{"available", false}, {"why", w.why_not}};
-    facts.unavailable("whatif", w.why_not);
-    return;
-  }
+json section(const WhatIf& w) {
+  const Graph& g = w.graph;
+  if (w.base.step_ns.empty()) return {{"available", false}, {"why", w.why_not}};
   const double n = static_cast<double>(w.base.step_ns.size());
   auto per_step = [&](Ns total) { return static_cast<Ns>(static_cast<double>(total) / n); };
-  out = {
+  json out = {
       {"available", true},
       {"steps", w.base.step_ns.size()},
       {"measured_step_ns", per_step(w.measured_total)},
       {"replayed_step_ns", per_step(w.base.total_ns)},
-      {"deviation", w.measured_total > 0 ? static_cast<double>(w.base.total_ns - w.measured_total) /
-                                               static_cast<double>(w.measured_total)
-                                         : 0.0},
+      {"deviation", w.measured_total > 0 ? w.deviation : 0.0},
       {"reproduces", w.usable},
       {"tasks", g.tasks.size()},
       {"joined", g.joined},
@@ -134,29 +123,38 @@ void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts) {
   if (!w.usable) out["why"] = w.why_not;
   json ts = json::object();
   std::vector<std::string> applicable;
-  for (const whatif::Transform& t : w.transforms) {
+  for (const Transform& t : w.transforms) {
     json j = {{"applicable", t.applicable}};
     if (!t.applicable) {
       j["why"] = t.why;
     } else {
-      const whatif::Replay r = whatif::simulate(g, &t.edit);
+      const Replay r = simulate(g, &t.edit);
       j["formula"] = t.formula;
       j["step_ns"] = per_step(r.total_ns);
       j["saving_ns"] = per_step(w.base.total_ns - r.total_ns);
       // A fix the replay says would save under 1 % of the step is left out of the combined one,
       // and so is TF32, the lesser of two alternatives for the same kernels (bf16 is the other).
-      if (t.name != "tf32" && static_cast<double>(w.base.total_ns - r.total_ns) >=
-                                  whatif::kCombineFloor * static_cast<double>(w.base.total_ns))
+      if (t.name != "tf32" &&
+          static_cast<double>(w.base.total_ns - r.total_ns) >= kCombineFloor * static_cast<double>(w.base.total_ns))
         applicable.push_back(t.name);
     }
     ts[t.name] = std::move(j);
   }
   out["transforms"] = std::move(ts);
-  const whatif::Edit all = whatif::combine(w, applicable);
-  const whatif::Replay r = whatif::simulate(g, &all);
+  const Edit all = combine(w, applicable);
+  const Replay r = simulate(g, &all);
   out["combined"] = {{"transforms", applicable},
                      {"step_ns", per_step(r.total_ns)},
                      {"saving_ns", per_step(w.base.total_ns - r.total_ns)}};
+  return out;
+}
+
+}  // namespace whatif
+
+void diagnose_whatif(const DiagnosticContext& ctx, Facts& facts) {
+  const whatif::WhatIf w = whatif::prepare(ctx);
+  facts.doc["whatif"] = whatif::section(w);
+  if (w.base.step_ns.empty()) facts.unavailable("whatif", w.why_not);
 }
 
 }  // namespace npu

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/stats.h"
+
 namespace npu::whatif {
 namespace {
 
@@ -14,16 +16,7 @@ constexpr Ns kMaxLatency = 50'000;
 constexpr Ns kLaunchSlack = 100'000;
 constexpr Ns kQueuedGap = 50'000;
 constexpr Ns kDefaultStreamGap = 1000;  // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
-// A copy call that returns this close to its copy's end waited for it (host and GPU clocks differ
-// by microseconds; the idle attribution's rule, facts/host_causes.cpp).
-constexpr Ns kBlockingSlack = 50'000;
 constexpr Ns kNever = std::numeric_limits<Ns>::min();
-
-Ns median(std::vector<Ns> v, Ns fallback) {
-  if (v.empty()) return fallback;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // Host time removed by an edit: merged intervals and the removed time before each one's start.
 class Removed {
@@ -238,15 +231,11 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       }
     }
   }
-  g.stream_gap = median(gaps, kDefaultStreamGap);
+  g.stream_gap = stats::nearest_rank_of(std::move(gaps), 0.5, kDefaultStreamGap);
   // The launch latency of a task nothing else held up: the lower quartile of the launch-gated
   // lags (a GPU-bound trace has few such tasks, some held by another stream's work), at most 50 us.
-  if (!lat.empty()) {
-    std::nth_element(lat.begin(), lat.begin() + static_cast<std::ptrdiff_t>(lat.size() / 4), lat.end());
-    g.launch_latency = std::clamp<Ns>(lat[lat.size() / 4], 0, kMaxLatency);
-  } else {
-    g.launch_latency = kDefaultLatency;
-  }
+  g.launch_latency = lat.empty() ? kDefaultLatency
+                                 : std::clamp<Ns>(stats::nearest_rank_of(std::move(lat), 0.25, Ns{0}), 0, kMaxLatency);
   // Every task by its end: which one another stream's task may have waited for.
   std::vector<uint32_t> by_end(g.tasks.size());
   for (uint32_t i = 0; i < by_end.size(); ++i) by_end[i] = i;
@@ -299,20 +288,20 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
     return x.order != y.order ? x.order < y.order : x.s < y.s;
   });
 
-  // Blocking calls: what each waited for, its tail after that work ended and its own cost.
+  // Blocking calls: what each waited for, its tail after that work ended and its own cost. A
+  // waiting call (HostCause::Sync, facts/host_causes.h decides) that launched a copy waited for it.
   for (uint32_t i = 0; i < g.tasks.size(); ++i) {
     const DeviceTask& d = g.tasks[i];
     HostItem& it = g.items[d.launcher];
-    if (!d.launched || d.cls != TaskClass::Other || d.order != d.launcher) continue;
-    if (m.str(m.slices[d.slice].name).find("Memcpy") == std::string_view::npos || d.end() > it.e + kBlockingSlack)
-      continue;
+    if (!d.launched || it.kind == ItemKind::Launch || d.cls != TaskClass::Other || d.order != d.launcher) continue;
+    if (m.str(m.slices[d.slice].name).find("Memcpy") == std::string_view::npos) continue;
     if (it.own_task == kNone32 || d.end() > g.tasks[it.own_task].end()) it.own_task = i;
     it.kind = ItemKind::BlockingCopy;
   }
   std::vector<Ns> durs;
   for (const HostItem& it : g.items)
     if (it.kind == ItemKind::Launch && it.tasks > 0) durs.push_back(it.e - it.s);
-  g.launch_cost = median(durs, 0);
+  g.launch_cost = stats::nearest_rank_of(std::move(durs), 0.5, Ns{0});
   g.prefix_end = prefix_max_end(g);
   const std::vector<Ns>& prefix_end = g.prefix_end;
   std::vector<uint32_t> done(g.stream_begin.size() - 1, 0);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "base/text.h"
 #include "facts/graph_calls.h"
 
@@ -21,6 +22,11 @@ constexpr double kBf16Speedup = 48.7 / 6.5;
 constexpr int64_t kMinBandwidthBytes = 1 << 20;  // pinned copies at least this big measure a link
 
 double ms(double ns) { return ns / 1e6; }
+
+// A total over the run, per step of the graph.
+double per_step(const Graph& g, double total) {
+  return total / static_cast<double>(std::max<size_t>(1, g.steps.size()));
+}
 
 Intervals slices_of(const RunModel& m, const std::vector<uint32_t>& v) {
   Intervals out;
@@ -47,15 +53,15 @@ Transform host_time_removed(const char* name, const Intervals& iv, const char* w
   t.applicable = true;
   t.edit.removed = iv;
   t.formula = fmt::format("the host's time in {} removed ({:.3f} ms per step)", what,
-                          ms(static_cast<double>(total) / static_cast<double>(std::max<size_t>(1, g.steps.size()))));
+                          ms(per_step(g, static_cast<double>(total))));
   return t;
 }
 
 // A single-process loader given kWorkers workers still waits fetch / kWorkers less the rest of
 // its step (the workers load while the step runs); a multi-process one waits half as long.
-Transform dataloader(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
-  const auto& v = causes.by_cause[static_cast<int>(HostCause::Dataloader)];
-  Transform t = host_time_removed("dataloader", slices_of(m, v), "DataLoader fetches", g);
+// `v`: the DataLoader fetch slices (HostCause::Dataloader), `fetches` their union.
+Transform dataloader(const RunModel& m, const Graph& g, const std::vector<uint32_t>& v, const Intervals& fetches) {
+  Transform t = host_time_removed("dataloader", fetches, "DataLoader fetches", g);
   if (!t.applicable) return t;
   bool single = false;
   for (uint32_t i : v) single = single || text::contains_nocase(m.str(m.slices[i].name), "singleprocess");
@@ -78,51 +84,48 @@ Transform dataloader(const RunModel& m, const Graph& g, const HostCauseSlices& c
   }
   // Fetches outside every step stay removed: no step waits for them.
   t.edit.removed = difference(t.edit.removed, union_of(std::move(kept)));
-  const double per_step = static_cast<double>(waited) / static_cast<double>(std::max<size_t>(1, g.steps.size()));
+  const double waited_per_step = per_step(g, static_cast<double>(waited));
   t.formula += single ? fmt::format(
                             "; the single-process loader given {} workers, each step still waits max(0, fetch / {} "
                             "- the rest of the step): {:.3f} ms per step",
-                            kWorkers, kWorkers, ms(per_step))
+                            kWorkers, kWorkers, ms(waited_per_step))
                       : fmt::format(
                             "; the loader's workers doubled, each step still waits half its fetch: {:.3f} ms "
                             "per step",
-                            ms(per_step));
+                            ms(waited_per_step));
   return t;
 }
 
 // The trace's own graph launches: host cost per node and the gap between a graph's kernels.
 void graph_costs(const RunModel& m, const Graph& g, Ns* node_cost, Ns* gap, bool* measured) {
   std::vector<Ns> costs, gaps;
-  for (const HostItem& it : g.items)
-    if (graph_launch(m, it)) costs.push_back((it.e - it.s) / static_cast<Ns>(it.tasks));
-  for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k)
-    for (uint32_t i = g.stream_begin[k] + 1; i < g.stream_begin[k + 1]; ++i) {
-      const DeviceTask &a = g.tasks[i - 1], &b = g.tasks[i];
-      if (a.launched && b.launched && a.launcher == b.launcher && graph_launch(m, g.items[a.launcher]))
-        gaps.push_back(std::max<Ns>(0, b.s - a.end()));
-    }
+  std::vector<bool> graph(g.items.size(), false);
+  for (size_t j = 0; j < g.items.size(); ++j)
+    if ((graph[j] = graph_launch(m, g.items[j]))) costs.push_back((g.items[j].e - g.items[j].s) / g.items[j].tasks);
+  if (!costs.empty())
+    for (size_t k = 0; k + 1 < g.stream_begin.size(); ++k)
+      for (uint32_t i = g.stream_begin[k] + 1; i < g.stream_begin[k + 1]; ++i) {
+        const DeviceTask &a = g.tasks[i - 1], &b = g.tasks[i];
+        if (a.launched && b.launched && a.launcher == b.launcher && graph[a.launcher])
+          gaps.push_back(std::max<Ns>(0, b.s - a.end()));
+      }
   *measured = !costs.empty() && !gaps.empty();
-  auto quantile = [](std::vector<Ns>& v, size_t q, Ns d) {
-    if (v.empty()) return d;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / q), v.end());
-    return v[v.size() / q];
-  };
   // A graph launches no slower per node than an eager launch, and runs kernel after kernel no
   // slower than an eager queue does (a graph's own gaps include its cross-stream waits: the
   // lower quartile is its back-to-back gap).
-  *node_cost = quantile(costs, 2, kGraphNodeHostNs);
+  *node_cost = stats::nearest_rank_of(std::move(costs), 0.5, kGraphNodeHostNs);
   if (g.launch_cost > 0) *node_cost = std::min(*node_cost, g.launch_cost);
-  *gap = quantile(gaps, 4, kGraphGapNs);
+  *gap = stats::nearest_rank_of(std::move(gaps), 0.25, kGraphGapNs);
   if (g.stream_gap > 0) *gap = std::min(*gap, g.stream_gap);
 }
 
-Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
+// `fetches`: the union of the DataLoader fetches (a run of launches stops at one).
+Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
   Transform t;
   t.name = "graphs";
   Ns node_cost = 0, gap = 0;
   bool measured = false;
   graph_costs(m, g, &node_cost, &gap, &measured);
-  const Intervals fetches = slices_of(m, causes.by_cause[static_cast<int>(HostCause::Dataloader)]);
   auto in_fetch = [&](const HostItem& it) {
     auto x =
         std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
@@ -168,8 +171,8 @@ Transform graphs(const RunModel& m, const Graph& g, const HostCauseSlices& cause
   t.formula = fmt::format(
       "{} runs of launches between host waits ({} launches, {:.1f} per step) each made one graph launch: host cost "
       "{:.2f} us per graph node, kernels {:.2f} us apart ({})",
-      captured, launches, static_cast<double>(launches) / static_cast<double>(std::max<size_t>(1, g.steps.size())),
-      static_cast<double>(node_cost) / 1e3, static_cast<double>(gap) / 1e3,
+      captured, launches, per_step(g, static_cast<double>(launches)), static_cast<double>(node_cost) / 1e3,
+      static_cast<double>(gap) / 1e3,
       measured ? "measured in the trace's graph replays" : "defaults: no graph replay in the trace");
   return t;
 }
@@ -195,8 +198,7 @@ Transform syncs(const Graph& g) {
   t.formula = fmt::format(
       "{} host waits for the device removed ({:.1f} per step; each step's last wait kept): the host "
       "runs ahead and the device's queue stays full",
-      t.edit.unblock.size(),
-      static_cast<double>(t.edit.unblock.size()) / static_cast<double>(std::max<size_t>(1, g.steps.size())));
+      t.edit.unblock.size(), per_step(g, static_cast<double>(t.edit.unblock.size())));
   return t;
 }
 
@@ -263,25 +265,37 @@ Transform pinned(const RunModel& m, const Graph& g) {
     if (dirs[dir])
       rates += fmt::format("{}{} at {:.1f} GB/s ({})", rates.empty() ? "" : ", ", dir ? "DtoH" : "HtoD", bw[dir],
                            source[dir]);
-  const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
   t.formula = fmt::format(
       "{} pageable copies ({:.3f} ms per step) at pinned bandwidth ({:.3f} ms per step): {}; their "
       "calls no longer block the host (non_blocking=True)",
-      pageable.size(), ms(static_cast<double>(before) / n), ms(static_cast<double>(after) / n), rates);
+      pageable.size(), ms(per_step(g, static_cast<double>(before))), ms(per_step(g, static_cast<double>(after))),
+      rates);
   return t;
 }
 
-// fp32 matrix kernels on the CUDA cores (gpu_gemm_precision) long enough to be bound by their
-// arithmetic run `speedup` times faster on the tensor cores.
-Transform tensor_cores(const RunModel& m, const Graph& g, const char* name, double speedup, const char* how) {
+// The fp32 matrix kernels on the CUDA cores (gpu_gemm_precision) long enough to be bound by
+// their arithmetic (each kernel name classified once).
+std::vector<uint32_t> fp32_gemm_tasks(const RunModel& m, const Graph& g) {
+  std::vector<int8_t> fp32(m.strings.size(), -1);
+  std::vector<uint32_t> out;
+  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
+    const DeviceTask& d = g.tasks[k];
+    if (d.cls != TaskClass::Compute || d.dur < kComputeBoundGemmNs) continue;
+    int8_t& f = fp32[m.slices[d.slice].name];
+    if (f < 0) f = gpu_gemm_precision(m.str(m.slices[d.slice].name)) == GemmPrecision::Fp32Simt;
+    if (f) out.push_back(k);
+  }
+  return out;
+}
+
+// `gemms` (fp32_gemm_tasks) run `speedup` times faster on the tensor cores.
+Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const char* name, double speedup,
+                       const char* how) {
   Transform t;
   t.name = name;
   Ns before = 0, after = 0;
-  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
+  for (uint32_t k : gemms) {
     const DeviceTask& d = g.tasks[k];
-    if (d.cls != TaskClass::Compute || d.dur < kComputeBoundGemmNs ||
-        gpu_gemm_precision(m.str(m.slices[d.slice].name)) != GemmPrecision::Fp32Simt)
-      continue;
     const Ns dur = static_cast<Ns>(static_cast<double>(d.dur) / speedup);
     t.edit.durations.push_back({k, dur});
     before += d.dur;
@@ -292,11 +306,11 @@ Transform tensor_cores(const RunModel& m, const Graph& g, const char* name, doub
     return t;
   }
   t.applicable = true;
-  const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
   t.formula = fmt::format(
       "{} fp32 matrix kernels ({:.3f} ms per step) {}: {:.1f}x faster ({:.3f} ms per step; the "
       "speed-up of a GEMM-bound fp32 MLP measured on an H200)",
-      t.edit.durations.size(), ms(static_cast<double>(before) / n), how, speedup, ms(static_cast<double>(after) / n));
+      t.edit.durations.size(), ms(per_step(g, static_cast<double>(before))), how, speedup,
+      ms(per_step(g, static_cast<double>(after))));
   return t;
 }
 
@@ -310,12 +324,15 @@ const std::vector<std::string>& transform_names() {
 
 std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
   std::vector<Transform> out;
-  out.push_back(dataloader(m, g, causes));
-  out.push_back(graphs(m, g, causes));
+  const auto& loader = causes.by_cause[static_cast<int>(HostCause::Dataloader)];
+  const Intervals fetches = slices_of(m, loader);
+  out.push_back(dataloader(m, g, loader, fetches));
+  out.push_back(graphs(m, g, fetches));
   out.push_back(syncs(g));
   out.push_back(pinned(m, g));
-  out.push_back(tensor_cores(m, g, "tf32", kTf32Speedup, "in TF32 on the tensor cores"));
-  out.push_back(tensor_cores(m, g, "bf16", kBf16Speedup, "in bf16 (autocast) on the tensor cores"));
+  const std::vector<uint32_t> gemms = fp32_gemm_tasks(m, g);
+  out.push_back(tensor_cores(g, gemms, "tf32", kTf32Speedup, "in TF32 on the tensor cores"));
+  out.push_back(tensor_cores(g, gemms, "bf16", kBf16Speedup, "in bf16 (autocast) on the tensor cores"));
   out.push_back(host_time_removed("gc", slices_of(m, causes.by_cause[static_cast<int>(HostCause::GC)]),
                                   "Python garbage collection", g));
   out.push_back(host_time_removed("compile", slices_of(m, causes.by_cause[static_cast<int>(HostCause::Compile)]),

@@ -25,7 +25,8 @@ struct WhatIf {
   std::vector<Step> steps;   // the breakdown's (one pseudo-step without a schedule)
   std::vector<Ns> measured;  // per step: the breakdown's window
   Ns measured_total = 0;
-  bool usable = false;  // replayable and reproducing the measured steps
+  double deviation = 0;  // (replayed - measured) / measured over all steps
+  bool usable = false;   // replayable and reproducing the measured steps
   std::string why_not;
 };
 
@@ -33,6 +34,10 @@ WhatIf prepare(const DiagnosticContext& ctx);
 
 // The edits of the named transformations together (unknown or inapplicable names: `unknown`).
 Edit combine(const WhatIf& w, const std::vector<std::string>& names, std::vector<std::string>* unknown = nullptr);
+
+// The facts section "whatif" (docs/whatif.md): the unmodified replay, each transformation alone
+// and the combined one.
+nlohmann::json section(const WhatIf& w);
 
 // One replay with the named transformations: {transforms, steps, measured_step_ns,
 // replayed_step_ns, saving_ns, split: {computing_ns, communication_ns, copies_ns, idle_ns} per
