@@ -26,21 +26,38 @@ function run.quote(text)
   return "'" .. text:gsub("'", "'\\''") .. "'"
 end
 
--- The fused version of the optimizer the job steps (facts.gpu.job: Adam, AdamW, SGD), as a
--- command on `params`, or nil: none for inference, another optimizer or no job facts.
+-- The job as the host operators tell it (facts.job, docs/facts.md), an empty table when the
+-- run has no job facts.
+function run.job(facts)
+  return facts.job or {}
+end
+
+-- Whether the job trains: true (an optimizer step or a backward op was recorded), false (host
+-- operators were recorded and none of them trains: inference), nil (no host operators to tell).
+function run.training(facts)
+  return run.job(facts).training  -- JSON null arrives as nil
+end
+
+-- Whether the job is known to be inference (host operators recorded, none of them training).
+function run.inference(facts)
+  return run.training(facts) == false
+end
+
+-- The fused version of the optimizer the job steps (facts.job: Adam, AdamW, SGD), as a command
+-- on `params`, or nil: none for inference, another optimizer, one that is fused already, or no
+-- job facts.
 function run.fused_optimizer(facts, params)
-  local job = facts.gpu and facts.gpu.job
+  local job = run.job(facts)
   local fusable = { Adam = true, AdamW = true, SGD = true }
-  if job and job.optimizer and fusable[job.optimizer] then
+  if type(job.optimizer) == "string" and fusable[job.optimizer] and job.optimizer_impl ~= "fused" then
     return "torch.optim." .. job.optimizer .. "(" .. params .. ", ..., fused=True)"
   end
   return nil
 end
 
--- Whether the model runs under torch.compile (facts.gpu.job.compiled).
+-- Whether the model runs under torch.compile (facts.job.compiled).
 function run.compiled(facts)
-  local job = facts.gpu and facts.gpu.job
-  return job ~= nil and job.compiled == true
+  return run.job(facts).compiled == true
 end
 
 return run
