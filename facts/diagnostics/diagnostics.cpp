@@ -26,6 +26,7 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
       diagnose_whatif(ctx, dispatch);
     });
   diagnose_run_context(ctx, f);
+  diagnose_job(ctx, f);
   StepIdle idle;
   diagnose_overlap(ctx, f, &idle);
   if (parallel) {

@@ -7,6 +7,7 @@
 #include "facts/device_tasks.h"
 #include "facts/facts.h"
 #include "facts/host_causes.h"
+#include "facts/python_stacks.h"
 #include "facts/step_windows.h"
 #include "model/model.h"
 
@@ -19,12 +20,14 @@ struct DiagnosticContext {
   // GPU runs (LaunchedWork): which step launched each device op (empty elsewhere).
   std::vector<LaunchedOp> launched;
   std::vector<StepWindow> step_windows;  // where each of model.steps lies on the device
+  PythonStacks python;                   // the user's call sites (with_stack runs), built on first use
   explicit DiagnosticContext(const RunModel& m)
       : model(m),
         device(extract_device_timeline(m)),
         launched(m.meta.step_semantics == StepSemantics::LaunchedWork && !m.steps.empty() ? launched_ops(m, m.steps)
                                                                                           : std::vector<LaunchedOp>{}),
-        step_windows(device_step_windows(m, m.steps, &launched)) {}
+        step_windows(device_step_windows(m, m.steps, &launched)),
+        python(m) {}
   // Host events that can explain idle time, collected once for every diagnostic that asks (the
   // idle attribution, the profiler-overhead estimate), on first use.
   const HostCauseSlices& host_causes() const {
@@ -38,6 +41,7 @@ struct DiagnosticContext {
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"
+void diagnose_job(const DiagnosticContext& ctx, Facts& facts);          // job.cpp: "job"
 // The breakdown's idle intervals per step, handed to the idle attribution so that it splits
 // exactly the Free and Preparing the breakdown counts, by the profiler's step semantics.
 struct StepIdle {

@@ -50,7 +50,7 @@ struct Copy {
 class GpuFacts {
  public:
   GpuFacts(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), facts_(facts) {}
+      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), py_(ctx.python), facts_(facts) {}
 
   void run() {
     // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
@@ -73,7 +73,6 @@ class GpuFacts {
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
     memory_json(out);
     out["collectives"] = collectives_json();
-    out["job"] = job_json();
     json steps = json::array();
     for (size_t i = 0; i < per_step_.size(); ++i) {
       const StepCounts& c = per_step_[i];
@@ -275,50 +274,6 @@ class GpuFacts {
             {"fp32_by_name", std::move(by)}};
   }
 
-  // Training or inference, from the host ops: an optimizer step (torch.profiler records
-  // "Optimizer.step#AdamW.step") or autograd's backward ("autograd::engine::evaluate_function: ...");
-  // compiled: torch.compile's regions ("Torch-Compiled Region: 0/0", "CompiledFxGraph", "CompiledFunction").
-  // Each distinct name is looked at once.
-  void count_job(const Slice& s, uint32_t i) {
-    if (job_kind_.empty()) job_kind_.assign(m_.strings.size(), -1);
-    int8_t& k = job_kind_[s.name];
-    if (k < 0) {
-      const std::string_view n = m_.str(s.name);
-      k = n.rfind("Optimizer.step#", 0) == 0                      ? 1
-          : n.rfind("autograd::engine::evaluate_function", 0) == 0 ? 2
-          : n.rfind("Torch-Compiled Region", 0) == 0 || n.find("CompiledFxGraph") != std::string_view::npos ||
-                  n == "CompiledFunction"
-              ? 3
-              : 0;
-    }
-    if (k == 3 && compiled_++ == 0) first_compiled_ = i;
-    if (k == 1) {
-      if (optimizer_steps_++ == 0) first_step_ = i;
-    } else if (k == 2) {
-      if (backward_ops_++ == 0 && first_step_ == kNone32) first_backward_ = i;
-    }
-  }
-
-  json job_json() const {
-    json j = {{"training", optimizer_steps_ > 0 || backward_ops_ > 0},
-              {"compiled", compiled_ > 0},
-              {"optimizer_steps", optimizer_steps_},
-              {"backward_ops", backward_ops_},
-              {"optimizer", nullptr},
-              {"evidence", json::array()}};
-    if (first_step_ != kNone32) {
-      // "Optimizer.step#AdamW.step" -> "AdamW"
-      std::string_view n = m_.str(m_.slices[first_step_].name).substr(15);
-      j["optimizer"] = std::string(n.substr(0, n.find('.')));
-      j["evidence"].push_back(evidence_event(m_, m_.slices[first_step_].loc, "optimizer step"));
-    } else if (first_backward_ != kNone32) {
-      j["evidence"].push_back(evidence_event(m_, m_.slices[first_backward_].loc, "backward op"));
-    }
-    if (first_compiled_ != kNone32)
-      j["evidence"].push_back(evidence_event(m_, m_.slices[first_compiled_].loc, "torch.compile region"));
-    return j;
-  }
-
   json graph_replay_json() const {
     json j = {
         {"launches", graph_launch_kernels_.size()},
@@ -347,10 +302,10 @@ class GpuFacts {
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
         if (s.task_type != kEmptyStr && m_.str(s.name) == "record_param_comms") ++collectives_[s.task_type].host_calls;
-        count_job(s, i);
         if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
         syncs_[s.name].add(s, i);
+        if (py_.available()) sync_sites_.add(m_, py_.at(i), s.dur);
         if (StepCounts* st = step_at(s.ts)) {
           ++st->sync_calls;
           st->sync_ns += s.dur;
@@ -399,6 +354,7 @@ class GpuFacts {
     j["count"] = syncs.count;
     j["total_ns"] = syncs.total;
     j["by_name"] = std::move(by);
+    j["call_sites"] = sync_sites_.json(m_, py_);
     return j;
   }
 
@@ -440,6 +396,12 @@ class GpuFacts {
       items.push_back(std::move(it));
     }
     j["longest"] = std::move(items);
+    // Where the user's code made them (with_stack runs): by the host call that launched each.
+    CallSiteTally sites;
+    if (py_.available())
+      for (const Copy& c : v)
+        if (c.host != kNone32) sites.add(m_, py_.at(c.host), m_.slices[c.slice].dur);
+    j["call_sites"] = sites.json(m_, py_);
     return j;
   }
 
@@ -541,6 +503,7 @@ class GpuFacts {
   const RunModel& m_;
   const DeviceTimeline& d_;
   const StepWindowIndex windows_;  // the steps on the device
+  const PythonStacks& py_;
   Facts& facts_;
   std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;
@@ -557,9 +520,7 @@ class GpuFacts {
   std::map<StrId, Sync> syncs_;
   std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
   std::vector<int8_t> gemm_cache_;  // per name: -1 unseen, else its GemmPrecision
-  std::vector<int8_t> job_kind_;  // per name: -1 unseen, 0 other, 1 optimizer step, 2 backward op, 3 compiled
-  uint64_t optimizer_steps_ = 0, backward_ops_ = 0, compiled_ = 0;
-  uint32_t first_step_ = kNone32, first_backward_ = kNone32, first_compiled_ = kNone32;
+  CallSiteTally sync_sites_;  // synchronize calls by the user's call site (with_stack runs)
   uint64_t tensor_n_ = 0;
   Ns tensor_ns_ = 0;
   std::map<StrId, Collective> collectives_;

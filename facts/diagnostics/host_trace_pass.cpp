@@ -125,6 +125,7 @@ HostTracePass run_host_trace_pass(const DiagnosticContext& ctx) {
         const uint16_t b = name_bits(s.name);
         if (b & kDataloader) {
           p.dataloader.add(s.dur, i);
+          if (p.dataloader_slices.size() < kMaxListedFetches) p.dataloader_slices.push_back(i);
           if (s.dur >= kSlowDataloaderNs) {
             ++p.dataloader_slow_count;
             p.dataloader_slow_total += s.dur;

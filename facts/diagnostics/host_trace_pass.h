@@ -17,6 +17,8 @@ constexpr Ns kGcMinNs = 1'000'000;
 constexpr Ns kConjecturedGcMinFreeNs = 200'000'000;
 // Row 23: a dataloader event of 10 ms (10000 us) or longer is slow (>=).
 constexpr Ns kSlowDataloaderNs = 10'000'000;
+// Fetches looked at for the user's call sites: enough for any capture a person reads.
+constexpr size_t kMaxListedFetches = 100'000;
 // Row 24: the memory APIs the reference watches (exact names).
 constexpr const char* kMemApis[] = {"AscendCL@aclMallocMemInner", "AscendCL@aclrtFreePhysical", "AscendCL@aclrtFree"};
 
@@ -52,6 +54,7 @@ struct HostTracePass {
   // Python threads
   bool have_python = false;
   Agg dataloader;
+  std::vector<uint32_t> dataloader_slices;  // every fetch (the first kMaxListedFetches), for call sites
   TopK dataloader_slow{kTop};
   uint32_t first_slow_dataloader = kNone32;
   Ns first_slow_dataloader_ts = 0;

@@ -110,7 +110,7 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
   }
   health["gc"] = gc_json(ctx, p);
   if (p.have_python) {
-    health["dataloader"] = dataloader_json(m, p);
+    health["dataloader"] = dataloader_json(ctx, p);
     health["syncbn"] = syncbn_json(m, p);
   } else {
     for (const char* f : {"dataloader", "syncbn"})

@@ -110,7 +110,7 @@ nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);     /
 nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);    // stream_sync.cpp
 nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);     // memory_api.cpp
 nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);  // gc.cpp
-nlohmann::json dataloader_json(const RunModel& m, const HostTracePass& p);     // dataloader.cpp
+nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass& p);     // dataloader.cpp
 nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);         // syncbn.cpp
 
 // The "memory" section (memory.cpp): peaks of memory_record.csv, largest allocations of

@@ -101,6 +101,77 @@ nlohmann::json list(const RunModel& m, const Grouper& g, const char* key_name, N
   return a;
 }
 
+// Matrix operators (Ascend kernel rows) by the precision they ran in: the Cube multiplies fp32
+// inputs in fp32 (or HF32 when allowed: "HF32 Eligible" YES), several times slower than fp16 /
+// bf16. A matrix op is a type naming MatMul, Gemm or Conv, on a Cube-capable core (not AI_CPU,
+// not the vector core alone); fp32 when its "Input Data Types" hold FLOAT and no 16-bit type.
+nlohmann::json matmul_precision(const RunModel& m) {
+  enum : int8_t { kUnseen = -1, kNotMatrix, kMatrix };
+  std::vector<int8_t> matrix(m.strings.size(), kUnseen);
+  std::vector<int8_t> dtype(m.strings.size(), kUnseen);  // 0 unknown, 1 fp32, 2 16-bit, 3 other
+  auto classify_dtypes = [&](std::string_view d) -> int8_t {
+    bool fp32 = false, low = false;
+    size_t b = 0;
+    while (b <= d.size()) {
+      size_t e = d.find(';', b);
+      if (e == std::string_view::npos) e = d.size();
+      std::string_view t = d.substr(b, e - b);
+      if (t.rfind("DT_", 0) == 0) t.remove_prefix(3);
+      if (t == "FLOAT" || t == "FLOAT32") fp32 = true;
+      if (t == "FLOAT16" || t == "BF16" || t == "BFLOAT16" || t == "HALF") low = true;
+      b = e + 1;
+    }
+    return low ? 2 : fp32 ? 1 : (d.empty() || d == "N/A") ? 0 : 3;
+  };
+  Grouper fp32_types;
+  uint64_t n = 0, fp32_n = 0, unknown_n = 0;
+  Ns ns = 0, fp32_ns = 0, hf32_ns = 0, low_ns = 0, unknown_ns = 0;
+  for (uint32_t i = 0; i < m.kernels.size(); ++i) {
+    const Kernel& k = m.kernels[i];
+    int8_t& mk = matrix[k.type];
+    if (mk == kUnseen) {
+      const std::string_view t = m.str(k.type);
+      mk = (t.find("MatMul") != std::string_view::npos || t.find("Matmul") != std::string_view::npos ||
+            t.find("Gemm") != std::string_view::npos || t.find("GEMM") != std::string_view::npos ||
+            t.rfind("Conv", 0) == 0)
+               ? kMatrix
+               : kNotMatrix;
+    }
+    const std::string_view core = m.str(k.accel_core);
+    if (mk != kMatrix || core == "AI_CPU" || core == "AI_VECTOR_CORE" || core == "MIX_AIV") continue;
+    ++n;
+    ns += k.dur;
+    int8_t& dt = dtype[k.input_dtypes];
+    if (dt == kUnseen) dt = classify_dtypes(m.str(k.input_dtypes));
+    if (dt == 0) {
+      ++unknown_n;
+      unknown_ns += k.dur;
+    } else if (dt == 2) {
+      low_ns += k.dur;
+    } else if (dt == 1) {
+      ++fp32_n;
+      fp32_ns += k.dur;
+      if (m.str(k.hf32) == "YES") hf32_ns += k.dur;
+      // Keyed by type and by whether HF32 was allowed (the fix differs).
+      fp32_types.add(k.type, k.hf32, k.dur, i);
+    }
+  }
+  nlohmann::json by = nlohmann::json::array();
+  for (const Group& g : fp32_types.top(5)) {
+    const Kernel& k = m.kernels[g.max_index];
+    std::string what = "longest fp32 " + std::string(m.str(g.key)) + " (" + std::to_string(g.max) + " ns)";
+    by.push_back({{"type", m.str(g.key)},
+                  {"hf32_eligible", m.str(g.core).empty() ? nlohmann::json(nullptr) : nlohmann::json(m.str(g.core))},
+                  {"count", g.count},
+                  {"total_ns", g.total},
+                  {"input_dtypes", m.str(k.input_dtypes)},
+                  {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv", k.line, what)})}});
+  }
+  return {{"matrix_kernels", n},       {"matrix_ns", ns},           {"fp32_kernels", fp32_n},
+          {"fp32_ns", fp32_ns},        {"fp32_hf32_eligible_ns", hf32_ns}, {"low_precision_ns", low_ns},
+          {"unknown_dtype_kernels", unknown_n}, {"unknown_dtype_ns", unknown_ns}, {"fp32_by_type", std::move(by)}};
+}
+
 // Host operators: torch "cpu_op" slices of the Python process (Kineto: of the host threads;
 // "Operator" in 2021 traces), ProfilerStep#N excluded.
 // Inclusive durations: nested ops (aten::linear > aten::matmul > aten::mm) each count their
@@ -223,6 +294,7 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
       src == Source::Kernels ? list(m, by_type, "type", compute_ns, step_ns, src) : nlohmann::json::array();
   out["by_name"] = list(m, by_name, "name", compute_ns, step_ns, src);
   out["communication"] = list(m, comm, "name", compute_ns, step_ns, src);
+  if (src == Source::Kernels) out["matmul_precision"] = matmul_precision(m);
   nlohmann::json cores = nlohmann::json::object();
   for (const auto& [core, v] : by_core)
     cores[core.empty() ? "N/A" : core] = {{"count", v.first}, {"total_ns", v.second}};

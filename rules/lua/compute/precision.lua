@@ -24,7 +24,8 @@ step bound by its host or its copies faster GEMMs save nothing.
 
 Fix, in order of safety: allow TF32 (one line, no code change; `torch.set_float32_matmul_precision
 ("high")` does the same), then run the forward and the loss under bf16 autocast (keep the
-optimizer and its states in fp32; check the loss curve).
+optimizer and its states in fp32; check the loss curve); an inference job (facts.job) autocasts
+its forward, no loss. Ascend's Cube is compute.cube_precision.
 Saving per step: replayed (docs/whatif.md, transformation `bf16`: those kernels 7.5x faster;
 the text gives TF32's replay too). Without a usable replay: fp32 matrix time per step x
 (1 - 1 / speedup (7.5)). Confidence 0.6.
@@ -32,6 +33,7 @@ the text gives TF32's replay too). Without a usable replay: fp32 matrix time per
 }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 
 function check(facts, p, emit)
   local g = facts.gpu.gemm
@@ -69,11 +71,13 @@ function check(facts, p, emit)
   emit {
     observed = observed .. ".",
     why = "Without TF32 or a 16-bit dtype the tensor cores sit idle: fp32 FFMA matrix work runs several times slower.",
-    action = "Allow TF32 first (one line, fp32 storage); for the full speed-up run the forward and the loss under bf16 "
-      .. "autocast, keeping the optimizer in fp32.",
+    action = run.inference(facts) and "Allow TF32 first (one line, fp32 storage); for the full speed-up run the forward "
+      .. "under bf16 autocast (or load the weights in bf16) and check the outputs." or "Allow TF32 first (one line, fp32 "
+      .. "storage); for the full speed-up run the forward and the loss under bf16 autocast, keeping the optimizer in fp32.",
     commands = {
       "torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True",
-      "with torch.autocast(\"cuda\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)",
+      run.inference(facts) and "with torch.autocast(\"cuda\", dtype=torch.bfloat16): out = model(x)"
+        or "with torch.autocast(\"cuda\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)",
     },
     saving_ns = per_step * (1 - 1 / p.speedup),
     saving_formula = string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f)", per_step / 1e6, p.speedup),

@@ -24,7 +24,7 @@ GPU is busy with large kernels while the small ones are launched, so their launc
 that work.
 
 Fix: `torch.compile` fuses elementwise chains into single kernels; a fused optimizer
-(`fused=True`) for the optimizer the job steps (facts.gpu.job: Adam, AdamW, SGD; none for
+(`fused=True`) for the optimizer the job steps (facts.job: Adam, AdamW, SGD, not fused already; none for
 inference); fused layers (FlashAttention via `F.scaled_dot_product_attention`, apex/TE fused
 LayerNorm); a larger batch; CUDA graphs
 (`mode="reduce-overhead"`) when shapes are static.
@@ -70,7 +70,7 @@ function check(facts, p, emit)
   end
   ev[#ev + 1] = { fact = "gpu.kernels.small", value = k.small }
   -- A compiled model is not told to compile again (its small kernels are what inductor left); a
-  -- fused optimizer only for the optimizer the job steps, none for inference (facts.gpu.job).
+  -- fused optimizer only for the optimizer the job steps, none for inference (facts.job).
   local commands = run.compiled(facts) and {} or { "model = torch.compile(model)" }
   commands[#commands + 1] = run.fused_optimizer(facts, "model.parameters()")
   emit {

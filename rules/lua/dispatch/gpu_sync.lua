@@ -37,8 +37,10 @@ step the host waiting for a busy GPU costs nothing (the real trace
 hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
 GPU runs 160 ms ahead of the host).
 
-Commands fit the job (facts.gpu.job): loss accumulation only for training; an inference loop
-is told to keep its outputs on the GPU.
+Commands fit the job (facts.job): loss accumulation only for training; an inference loop
+is told to keep its outputs on the GPU; a job the trace does not tell (no host operators) gets
+neither. With Python stacks (with_stack), the finding names the user's call sites
+(gpu.syncs.call_sites: the function and file that made the `.item()` / `.cpu()`).
 Saving per step: replayed (docs/whatif.md, transformation `syncs`): every wait for the
 device in a step but the last removed, so the host runs ahead. Without a usable replay, the
 formula: factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
@@ -51,6 +53,8 @@ Confidence 0.4. Shares idle time with dispatch.launch_bound: do not add their sa
 
 local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
+local run = require "lib.run"
+local callsites = require "lib.callsites"
 
 function check(facts, p, emit)
   local g = facts.gpu
@@ -93,24 +97,38 @@ function check(facts, p, emit)
     .. "device-to-host copy), %.3f ms of host wait in them per step; worst step %s with %d", points / n, calls, copies,
     per_wait / 1e6, steplib.label(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
-  -- Training advice (the loss) only for a training job (facts.gpu.job); inference keeps its
-  -- outputs (tokens) on the GPU instead.
-  local job = facts.gpu.job
+  -- Where the user's code syncs (with_stack runs): the call sites, in the finding and the command.
+  local sites = callsites.per_step(g.syncs.call_sites, n)
+  if #sites > 0 then
+    observed = observed .. "; called from " .. callsites.describe(sites, 3, n)
+    callsites.evidence(ev, sites, 3)
+  end
+  local debug = "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call"
+  if #sites > 0 then
+    debug = "torch.cuda.set_sync_debug_mode(\"warn\")   # each warning names one (" .. callsites.where(sites) .. ")"
+  end
+  -- Training advice (the loss) only for a training job (facts.job); inference keeps its outputs
+  -- (tokens) on the GPU instead; a job the trace does not tell gets the generic advice.
   local action, commands
-  if job and not job.training then
+  local training = run.training(facts)
+  if training == false then
     action = "Keep the outputs on the GPU inside the loop: no .item() / .tolist() / .cpu() per iteration (collect the "
       .. "tokens in a GPU tensor and copy once at the end), no torch.cuda.synchronize() or debug prints, no "
       .. "data-dependent Python branches on tensors."
-    commands = { "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call" }
-  else
+    commands = { debug }
+  elseif training == true then
     action = "Keep values on the GPU inside the step: accumulate the loss as a tensor and call .item() every N steps, "
-      .. "drop torch.cuda.synchronize() and debug prints from the step, avoid data-dependent Python branches on tensors, "
-      .. "copy with non_blocking=True from pinned memory."
+      .. "drop torch.cuda.synchronize() and debug prints from the step, replace data-dependent Python branches on tensors "
+      .. "by tensor ops (torch.where), copy with non_blocking=True from pinned memory."
     commands = {
       "total_loss += loss.detach()            # instead of total_loss += loss.item()",
       "if step % 50 == 0: print(total_loss.item())",
-      "torch.cuda.set_sync_debug_mode(\"warn\")   # prints a warning at every synchronising call",
+      debug,
     }
+  else
+    action = "Keep values on the GPU inside the step: read them back every N steps instead of every step, drop "
+      .. "torch.cuda.synchronize() and debug prints, replace data-dependent Python branches on tensors by tensor ops."
+    commands = { debug }
   end
   emit {
     observed = observed .. ".",

@@ -8,7 +8,7 @@ rule {
   whatif = "graphs",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
-  params = { factor = 0.5, graph_share = 0.5, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = { factor = 0.5, graph_share = 0.5, min_syncs_first = 2, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
   doc = [[
 Why: PyTorch launches every kernel from the Python thread (cudaLaunchKernel / hipLaunchKernel,
 a few microseconds of host time each, plus the operator's own Python and dispatcher overhead).
@@ -28,7 +28,17 @@ mode="reduce-overhead")`, or `torch.cuda.graphs` / `torch.cuda.make_graphed_call
 static-shape part), which replaces hundreds of launches by one; `torch.compile` to fuse small
 elementwise kernels into fewer, larger ones; a larger batch (or micro-batch) so each kernel
 does more work per launch; a fused optimizer (`fused=True`), only for the optimizer the job
-steps (facts.gpu.job: Adam, AdamW or SGD; none for inference).
+steps (facts.job: Adam, AdamW or SGD, not fused already; none for inference).
+
+The commands fit the job (facts.job): an inference job (host operators recorded, none of them
+training) is told to give its decode loop a static KV cache and graph each forward
+(`model.generation_config.cache_implementation = "static"` for Hugging Face `generate()`, then
+`torch.compile(model.forward, mode="reduce-overhead")`), never about optimizers; a compiled model
+is told the mode that adds graphs, not to compile again. A training step with at least
+`min_syncs_first` (2) reads back to the host per step (gpu.steps[].blocking_d2h: `.item()`,
+`.cpu()`) is told to remove them first (a graph cannot be captured across a sync; with Python
+stacks, their call sites from gpu.syncs.call_sites), then to capture. The syncs of input copies
+(`.to()` of pageable memory) do not count: the copy into a graph's static input stays outside it.
 
 When the kernels already replay from CUDA/HIP graphs (at least `graph_share`, half, of the kernel
 time: gpu.graph_replay), graphs and reduce-overhead are not advised again: what is left is the host
@@ -49,6 +59,7 @@ local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
 local graphs = require "lib.graphs"
 local run = require "lib.run"
+local callsites = require "lib.callsites"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -71,11 +82,41 @@ function check(facts, p, emit)
     "g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = model(static_in)   # static shapes",
   }
   -- A compiled model is told the mode that adds CUDA graphs, not to compile again; a fused
-  -- optimizer only for the optimizer the job steps, none for inference (facts.gpu.job).
+  -- optimizer only for the optimizer the job steps, none for inference (facts.job).
   if run.compiled(facts) then
     commands[1] = "torch.compile(model, mode=\"reduce-overhead\")   # the model is compiled already: add CUDA graphs"
   end
+  if run.inference(facts) then
+    -- A generation loop: its forward is graphed per token once the KV cache has a static shape.
+    action = "Launch less: give the decode loop static shapes (a static KV cache) and replay each forward as a CUDA "
+      .. "graph (torch.compile mode reduce-overhead), or serve larger batches so each kernel does more work per launch."
+    commands = {
+      "model.generation_config.cache_implementation = \"static\"   # Hugging Face generate(): a static KV cache",
+      "model.forward = torch.compile(model.forward, mode=\"reduce-overhead\")   # one CUDA graph per decode step"
+        .. (run.compiled(facts) and "; the model is compiled already: this mode adds the graphs" or ""),
+    }
+  end
   commands[#commands + 1] = run.fused_optimizer(facts, "params")
+  -- A graph cannot be captured across a host sync: in a training step with several, removing
+  -- them comes first (dispatch.gpu_sync names them); the replay's graphs stop at each of them.
+  local per_step_syncs = 0
+  for _, s in ipairs(facts.gpu.steps or {}) do per_step_syncs = per_step_syncs + (s.blocking_d2h or 0) end
+  per_step_syncs = per_step_syncs / math.max(1, #(facts.gpu.steps or {}))
+  if run.training(facts) == true and per_step_syncs >= p.min_syncs_first then
+    -- The reads back (.item(), .cpu(), ...), not the syncs of input copies (.to(): pinning fixes those).
+    local sites = {}
+    for _, c in ipairs(callsites.per_step(facts.gpu.syncs and facts.gpu.syncs.call_sites, n)) do
+      if c.call ~= ".to()" and c.call ~= ".copy_()" then sites[#sites + 1] = c end
+    end
+    local where = callsites.describe(sites, 2, n)
+    action = string.format("First remove the %.1f reads back to the host per step%s: a CUDA graph cannot be captured "
+      .. "across them. Then ", per_step_syncs, where ~= "" and (" (" .. where .. ")") or "") .. string.lower(action:sub(1, 1))
+      .. action:sub(2)
+    local at = callsites.where(sites)
+    table.insert(commands, 1, "torch.cuda.set_sync_debug_mode(\"warn\")   # first: each warning names a read back to remove"
+      .. (at ~= "" and (" (" .. at .. ")") or ""))
+    callsites.evidence(ev, sites, 2)
+  end
   local confidence = 0.5
   local whatif = nil  -- the rule's own: graphs
   if graphs.share(facts) >= p.graph_share then

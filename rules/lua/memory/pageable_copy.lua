@@ -35,6 +35,8 @@ as fast and overlap with compute. Confidence 0.5.
 }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
+local callsites = require "lib.callsites"
 
 function check(facts, p, emit)
   local pc = facts.gpu.pageable_copies
@@ -49,9 +51,15 @@ function check(facts, p, emit)
     evidence.add(ev, x.evidence)
   end
   ev[#ev + 1] = { fact = "gpu.pageable_copies.device_ns", value = pc.device_ns }
-  -- The command fits the job: a DataLoader only where the trace has one, the copy's direction.
+  -- The command fits the job: a DataLoader only where the trace has one (facts.job.dataloader,
+  -- or dataloader events), the copy's direction, the loop's name; with Python stacks, the
+  -- user's call site of the copy (gpu.pageable_copies.call_sites).
   local oh = facts.operator_health
-  local loader = oh and oh.dataloader and (oh.dataloader.count or 0) > 0
+  local loader = run.job(facts).dataloader ~= nil or (oh and oh.dataloader and (oh.dataloader.count or 0) > 0)
+  local loop = run.inference(facts) and "loop" or "training loop"
+  local sites = callsites.per_step(pc.call_sites, n)
+  local at = callsites.comment(sites)
+  if #sites > 0 then callsites.evidence(ev, sites, 2) end
   local longest = (pc.longest or {})[1]
   local to_host = longest and string.find(longest.name or "", "DtoH", 1, true) ~= nil
   local commands, action
@@ -59,25 +67,26 @@ function check(facts, p, emit)
     action = "Copy device results into a pinned host tensor, allocated once and reused."
     commands = {
       "out = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)   # once, outside the loop",
-      "out.copy_(x, non_blocking=True)   # then synchronize once before reading out",
+      "out.copy_(x, non_blocking=True)   # then synchronize once before reading out" .. at,
     }
   elseif loader then
     action = "Pin the host buffers: pin_memory=True in the DataLoader and non_blocking=True on .to(device)."
     commands = {
       "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True)",
-      "x = x.to(device, non_blocking=True)",
+      "x = x.to(device, non_blocking=True)" .. at,
     }
   else
     action = "Pin the host tensor you copy (once, outside the loop) and copy it with non_blocking=True; "
       .. "reuse the pinned buffer if you refill it each step."
     commands = {
-      "src = src.pin_memory()   # once, outside the training loop",
-      "x = src.to(device, non_blocking=True)",
+      "src = src.pin_memory()   # once, outside the " .. loop,
+      "x = src.to(device, non_blocking=True)" .. at,
     }
   end
   emit {
-    observed = string.format("%d copies use pageable host memory, %.3f ms of GPU time (%.3f ms per step); longest: %s.",
-      pc.count, pc.device_ns / 1e6, per_step / 1e6, table.concat(names, ", ")),
+    observed = string.format("%d copies use pageable host memory, %.3f ms of GPU time (%.3f ms per step); longest: %s%s.",
+      pc.count, pc.device_ns / 1e6, per_step / 1e6, table.concat(names, ", "),
+      #sites > 0 and ("; copied from " .. callsites.describe(sites, 2, n)) or ""),
     why = "Pageable copies are staged by the driver: slower, and synchronous with the host even with non_blocking=True.",
     action = action,
     commands = commands,

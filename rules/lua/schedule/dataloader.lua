@@ -37,6 +37,8 @@ Optional reads: overall.steps, overall.step_time.median_ns, overall.free_ns.
 
 local evidence = require "lib.evidence"
 local steplib = require "lib.steps"
+local run = require "lib.run"
+local callsites = require "lib.callsites"
 
 function check(facts, p, emit)
   local d = facts.operator_health.dataloader
@@ -49,7 +51,7 @@ function check(facts, p, emit)
   local heavy = per_step and median and median > 0 and per_step >= p.min_step_share * median
   if not slow and not heavy then return end
 
-  local single = false
+  local single = run.job(facts).dataloader == "single_process"
   local name = (d.first_slow and d.first_slow.name) or ""
   for _, x in ipairs(d.slow or {}) do
     if string.find(string.lower(x.name or ""), "singleprocess", 1, true) then single = true end
@@ -92,6 +94,19 @@ function check(facts, p, emit)
     texts[#texts + 1] = string.format("%d calls of 10 ms or more (%.3f ms)", d.slow_count, (d.slow_total_ns or 0) / 1e6)
   end
   if name ~= "" then texts[#texts + 1] = "loader: " .. name end
+  -- With Python stacks: where the loop fetches, and the user's own code the fetches spend their
+  -- time in (operator_health.dataloader.call_sites, time_in).
+  local sites, inside = d.call_sites or {}, d.time_in or {}
+  if #sites > 0 then texts[#texts + 1] = "fetched in " .. callsites.describe(sites, 1, steps) end
+  local hot = ""
+  if #inside > 0 then
+    local c = inside[1]
+    hot = string.format("%s() at %s:%s", c["function"] or "?", c.file or "?", tostring(c.line or "?"))
+    texts[#texts + 1] = string.format("the fetches spend %.3f ms%s in %s (x%d)", (c.ns or 0) / 1e6,
+      steps and string.format(" (%.3f ms per step)", (c.ns or 0) / steps / 1e6) or "", hot, c.count or 0)
+    callsites.evidence(ev, inside, 1)
+  end
+  callsites.evidence(ev, sites, 1)
   ev[#ev + 1] = { fact = "operator_health.dataloader.total_ns", value = d.total_ns }
 
   local cmds
@@ -101,12 +116,15 @@ function check(facts, p, emit)
     cmds = { "DataLoader(dataset, batch_size=bs, num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4)",
              "iostat -x 5" }
   end
+  local action = single and "The loader runs in the training process (num_workers=0): give it worker processes, pinned memory "
+      .. "and persistent workers." or "Add workers and prefetching, pin memory, and check the storage speed (local disk, "
+      .. "no per-sample archive decompression); keep the workers off the launch cores."
+  if hot ~= "" then action = action .. " The time is in your " .. hot .. ": make it cheaper too (precompute, or move the work to the device)." end
+  cmds[1] = cmds[1] .. callsites.comment(sites)
   emit {
     observed = table.concat(texts, "; ") .. ".",
     why = "The step cannot start before its batch is ready; while the host loads data the device idles.",
-    action = single and "The loader runs in the training process (num_workers=0): give it worker processes, pinned memory "
-      .. "and persistent workers." or "Add workers and prefetching, pin memory, and check the storage speed (local disk, "
-      .. "no per-sample archive decompression); keep the workers off the launch cores.",
+    action = action,
     commands = cmds,
     saving_ns = cost,
     saving_formula = formula,

@@ -1,0 +1,92 @@
+-- Matrix operators in fp32 on Ascend's Cube (kernel_details input data types).
+rule {
+  id = "compute.cube_precision",
+  title = "Matrix operators run in fp32 on the Cube, not in HF32 or a 16-bit dtype",
+  category = "compute",
+  severity = "medium",
+  needs = { "operators.matmul_precision", "operators.totals" },
+  platforms = { "ascend" },
+  params = { min_compute_share = 0.20, min_ns_per_step = 500000, speedup = 2.0 },
+  doc = [[
+Why: the Cube multiplies fp16 / bf16 inputs at its full rate. Given fp32 inputs it runs in fp32,
+or in HF32 (fp32 storage, a shorter mantissa in the products) where HF32 is allowed: torch_npu
+allows it for convolutions by default (`torch.npu.conv.allow_hf32`, True) but not for matrix
+multiplications (`torch.npu.matmul.allow_hf32`, False), so an fp32 model's MatMul runs in full
+fp32. Its Conv / MatMul time is then a large part of the computing time that a dtype change
+shortens.
+
+How it is measured (facts.operators.matmul_precision, docs/facts-operators.md): kernel_details
+rows whose type names MatMul, Gemm or Conv, on a Cube-capable core, whose `Input Data Types`
+hold FLOAT and no 16-bit type; the `HF32 Eligible` column says whether HF32 was allowed.
+Reported when that time is at least `min_compute_share` (20 %) of the computing time and at
+least `min_ns_per_step` (0.5 ms) per step.
+
+Fix, in order of safety: allow HF32 where it is off (one line: `torch.npu.matmul.allow_hf32 =
+True`; `torch.npu.conv.allow_hf32 = True` for convolutions with HF32 Eligible NO), then run the
+forward (and the loss, in training) under bf16 autocast (`torch.autocast("npu",
+dtype=torch.bfloat16)`), keeping the optimizer in fp32. MindSpore: mixed precision
+(`mindspore.amp.auto_mixed_precision(net, amp_level="O2")`).
+
+Saving per step (formula, no replay: the kernel rows are not in the replay's graph): fp32 matrix
+time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; the
+GPU's measured TF32 / bf16 factors are 4.9x / 7.5x): bounded by the fp32 matrix time itself, so
+never more than that share of the step. Confidence 0.4.
+]],
+}
+
+local evidence = require "lib.evidence"
+local run = require "lib.run"
+local steplib = require "lib.steps"
+
+function check(facts, p, emit)
+  local mp = facts.operators.matmul_precision
+  local fp32 = mp.fp32_ns or 0
+  if fp32 == 0 then return end
+  local compute = facts.operators.totals.compute_ns or 0
+  local n = steplib.count(facts) or 1
+  local per_step = fp32 / n
+  if compute <= 0 or fp32 < p.min_compute_share * compute or per_step < p.min_ns_per_step then return end
+  local ev, names, hf32_off_matmul, hf32_off_conv = {}, {}, false, false
+  for i, g in ipairs(mp.fp32_by_type or {}) do
+    local off = g.hf32_eligible == "NO"
+    if off and string.find(g.type, "Conv", 1, true) then hf32_off_conv = true end
+    if off and not string.find(g.type, "Conv", 1, true) then hf32_off_matmul = true end
+    if i <= 4 then
+      names[#names + 1] = string.format("%s x%d (%.3f ms, %s%s)", g.type, g.count, g.total_ns / 1e6, g.input_dtypes,
+        g.hf32_eligible and (", HF32 " .. (off and "off" or "allowed")) or "")
+      evidence.add(ev, g.evidence)
+    end
+  end
+  ev[#ev + 1] = { fact = "operators.matmul_precision.fp32_ns", value = fp32 }
+  local o = facts.overall
+  local step = o and o.step_time and o.step_time.median_ns or nil
+  local commands, action
+  local inference = run.inference(facts)
+  if run.is_mindspore(facts) then
+    action = "Run the network in mixed precision (the Cube's 16-bit rate), keeping the loss scale and the optimizer in fp32."
+    commands = { "net = mindspore.amp.auto_mixed_precision(net, amp_level=\"O2\")" }
+  else
+    commands = {}
+    if hf32_off_matmul then commands[#commands + 1] = "torch.npu.matmul.allow_hf32 = True" end
+    if hf32_off_conv then commands[#commands + 1] = "torch.npu.conv.allow_hf32 = True" end
+    commands[#commands + 1] = inference and "with torch.autocast(\"npu\", dtype=torch.bfloat16): out = model(x)"
+      or "with torch.autocast(\"npu\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)"
+    action = (#commands > 1 and "Allow HF32 where it is off first (one line, fp32 storage); then " or "Run ")
+      .. (inference and "the forward under bf16 autocast and check the outputs."
+        or "the forward and the loss under bf16 autocast, keeping the optimizer in fp32; check the loss curve.")
+  end
+  emit {
+    observed = string.format("%d fp32 matrix operators take %.3f ms per step, %.0f%% of the computing time%s "
+      .. "(16-bit matrix operators: %.3f ms per step): %s.", mp.fp32_kernels, per_step / 1e6, 100 * fp32 / compute,
+      step and step > 0 and string.format(" and %.1f%% of the %.3f ms step", 100 * per_step / step, step / 1e6) or "",
+      (mp.low_precision_ns or 0) / n / 1e6, table.concat(names, ", ")),
+    why = "The Cube runs fp32 inputs at a fraction of its 16-bit rate; HF32 and bf16 use more of it.",
+    action = action,
+    commands = commands,
+    saving_ns = per_step * (1 - 1 / p.speedup),
+    saving_formula = string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f), speedup assumed", per_step / 1e6,
+      p.speedup),
+    confidence = 0.4,
+    evidence = ev,
+  }
+end

@@ -1,0 +1,55 @@
+-- lib.callsites: the user's own call sites (with_stack runs: the facts' call_sites lists, built
+-- by facts/python_stacks.h), in a few words for a finding and its commands.
+local evidence = require "lib.evidence"
+local callsites = {}
+
+-- One entry as text: "step() at w_sync.py:11: .item() x21 (7.0 per step)". `steps`, when given,
+-- adds the count per step.
+function callsites.text(c, steps)
+  local where = string.format("%s() at %s:%s", c["function"] or "?", c.file or "?", tostring(c.line or "?"))
+  local call = (c.call and c.call ~= "") and (c.call .. " ") or ""
+  local per = ""
+  if steps and steps > 0 then per = string.format(" (%.1f per step)", (c.count or 0) / steps) end
+  return string.format("%s: %sx%d%s", where, call, c.count or 0, per)
+end
+
+-- The entries made at least once per step on average (a call outside the loop, such as a
+-- harness's final synchronize, is left out); all of them when none is.
+function callsites.per_step(list, steps)
+  local out = {}
+  for _, c in ipairs(list or {}) do
+    if (c.count or 0) >= (steps or 1) then out[#out + 1] = c end
+  end
+  if #out == 0 then return list or {} end
+  return out
+end
+
+-- The first `max` entries of `list` as text, joined with "; "; "" when the list is empty or nil.
+function callsites.describe(list, max, steps)
+  local out = {}
+  for i = 1, math.min(#(list or {}), max or 3) do out[#out + 1] = callsites.text(list[i], steps) end
+  return table.concat(out, "; ")
+end
+
+-- The first entry's place: "step() at w_sync.py:11", "" without one.
+function callsites.where(list)
+  local c = list and list[1]
+  if not c then return "" end
+  return string.format("%s() at %s:%s", c["function"] or "?", c.file or "?", tostring(c.line or "?"))
+end
+
+-- The first entry's place as a comment for a command: "   # step() at w_sync.py:11", "" without one.
+function callsites.comment(list)
+  local w = callsites.where(list)
+  return w ~= "" and ("   # " .. w) or ""
+end
+
+-- `dst` with the evidence of the first `max` entries appended.
+function callsites.evidence(dst, list, max)
+  for i = 1, math.min(#(list or {}), max or 3) do
+    evidence.add(dst, list[i].evidence)
+  end
+  return dst
+end
+
+return callsites
