@@ -120,13 +120,16 @@ function check(facts, p, emit)
     if #bw > 0 then observed = observed .. "; measured " .. table.concat(bw, ", ") end
     why = cause == "transit" and "Most of the collective's time is data moving: its size or the links' bandwidth set its length."
       or "Its time is split between moving data, waiting and idling; no single cause dominates."
+    -- The links to compare with: the NPU's, or a GPU's (NCCL operators have no split, so "mixed"/"unknown").
+    local links = (facts.run and facts.run.platform == "gpu") and "the link (NVLink, PCIe, InfiniBand)"
+      or "the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)"
     action = "Send less or faster: bf16 gradients, larger DDP buckets (fewer, larger transfers), gradient accumulation, " ..
-      "less tensor parallelism across nodes; compare the measured GB/s with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+      "less tensor parallelism across nodes; compare the measured GB/s with " .. links .. "."
     cmds = {}
     if run.inference(facts) then
       -- No gradients: what moves is the parallel layers' activations.
       action = "Send less or faster: keep tensor and expert parallelism inside a node, batch more requests per forward " ..
-        "pass (fewer, larger transfers); compare the measured GB/s with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+        "pass (fewer, larger transfers); compare the measured GB/s with " .. links .. "."
     elseif run.is_mindspore(facts) then
       action = "Send less or faster: fp16/bf16 gradients (mixed precision), fewer and larger fused allreduces (comm_fusion / " ..
         "all_reduce_fusion_config), gradient accumulation, less model parallelism across nodes; compare the measured GB/s " ..
