@@ -24,6 +24,9 @@ transfers are small (see cluster.small_packets); otherwise blame the link (HCCS 
 PCIe contention, the RDMA switch).
 
 Saving per step = (transit time - size / (utilization x standard)) / steps. Confidence 0.3.
+Commands fit the cause: small transfers get none (merging them is a code change, the action); a
+slow link gets its own check: the NPU link topology for the intra-node transports (HCCS, SDMA,
+PCIe), the RDMA port counters (hccn_tool) for RDMA.
 ]],
 }
 
@@ -48,6 +51,12 @@ function check(facts, p, emit)
       else
         cause = string.format("%.0f%% of the data went in large packets, so the link itself is slow", 100 * b.large_packet_ratio)
       end
+      -- Small transfers: the link is fine, merging them is the fix; a slow link: its own check.
+      local cmds = {}
+      if b.large_packet_ratio >= p.large_packet_ratio then
+        cmds = { b.transport == "RDMA" and "hccn_tool -i 0 -stat -g   # RDMA port errors of device 0; repeat for each device"
+          or "npu-smi info -t topo   # the links between the NPUs of a node (HCCS, PCIe)" }
+      end
       local worst
       for _, r in ipairs(b.per_rank or {}) do
         if r.size_mb > 0 and (worst == nil or r.gbps < worst.gbps) then worst = r end
@@ -61,8 +70,9 @@ function check(facts, p, emit)
           and (run.is_mindspore(facts)
             and "Merge transfers (fewer, larger fused allreduces: comm_fusion / all_reduce_fusion_config; gradient accumulation) so they reach line rate."
             or "Merge transfers (larger DDP buckets, gradient accumulation, ZeRO-1/2) so they reach line rate.")
-          or "Check the link: HCCS configuration (npu-smi info -t topo), PCIe contention with other devices, RDMA switch and NIC settings.",
-        commands = { "npu-smi info -t topo" },
+          or (b.transport == "RDMA" and "Check the RDMA network: NIC port errors and retransmissions (hccn_tool), switch and PFC/ECN settings."
+            or "Check the link: HCCS configuration (npu-smi info -t topo), PCIe contention with other devices."),
+        commands = cmds,
         saving_ns = math.max(0, b.time_ns - b.size_mb / (p.utilization * std) * 1e6) / steps,
         saving_formula = string.format("(transit time - size / (%.2f x %.1f GB/s)) / %d steps", p.utilization, std, steps),
         confidence = 0.3,

@@ -26,6 +26,9 @@ waits least is set by the schedule (cluster.pipeline_bubble), not by a slow rank
 
 Saving per step = factor (0.5) x (max - min) of communication not overlapped: the waiting a
 balanced cluster would not have. Confidence 0.35 (cluster.slow_rank, when it fires, says more).
+The advice fits the job: uneven pipeline stages only where the cluster has pipeline stages; the
+ranks at both ends of the widest spread are named in the text (compare them side by side with
+their real folders), no command sends the user back to this tool.
 ]],
 }
 
@@ -65,10 +68,13 @@ function check(facts, p, emit)
     local m = s[k]
     if m and m.ratio > p.ratio and (widest == nil or m.ratio > widest.ratio) then widest = m end
   end
-  local cmds = {}
+  local compare = "Compare it with a balanced rank."
   if widest and paths[widest.min_rank] and paths[widest.max_rank] and widest.min_rank ~= widest.max_rank then
-    cmds[#cmds + 1] = "npu-advisor compare " .. q(paths[widest.min_rank]) .. " " .. q(paths[widest.max_rank])
+    compare = "Compare the two ends side by side: `npu-advisor compare " .. q(paths[widest.min_rank]) .. " "
+      .. q(paths[widest.max_rank]) .. "`."
   end
+  -- Stage sizes are a cause only where there are pipeline stages.
+  local pipeline = facts.cluster.pipeline ~= nil
   local a = facts.cluster.alignment or {}
   local scope = string.format("Step by step across ranks (%d step%s compared", a.steps_compared or 1,
     (a.steps_compared or 1) == 1 and "" or "s")
@@ -79,8 +85,9 @@ function check(facts, p, emit)
     observed = scope .. table.concat(parts, "; ") .. "." .. who,
     why = "Ranks that finish early wait in the next collective for the slowest; the imbalance becomes communication time.",
     action = "Look at the rank with the least exposed communication and the most free/computing time: host-bound "
-      .. "steps, data loading, uneven pipeline stages or sequence lengths. Compare it with a balanced rank.",
-    commands = cmds,
+      .. "steps, data loading, " .. (pipeline and "uneven pipeline stages or sequence lengths. " or "uneven sequence lengths "
+      .. "or MoE routing. ") .. compare,
+    commands = {},
     saving_ns = c and p.factor * (c.max_ns - c.min_ns) or 0,
     saving_formula = string.format("%.2f x (max - min) communication not overlapped of a rank x step row", p.factor),
     confidence = 0.35,

@@ -20,6 +20,8 @@ their stage and leave receive time out, so a bubble is never read as a slow rank
 
 Saving per step = factor (0.5) x the stage's median bubble: what doubling the micro-batches or
 interleaving stages typically recovers. Confidence 0.4 (the right fix depends on the schedule).
+The advice names the job's framework: Megatron/MindSpeed's options for PyTorch, MindSpore's
+micro_size and interleaved pipeline for MindSpore.
 ]],
 }
 
@@ -53,6 +55,15 @@ function check(facts, p, emit)
     end
   end
   local tail = #others > 0 and ("; other stages: " .. table.concat(others, ", ")) or ""
+  -- The schedule's knobs in the job's framework.
+  local knobs = "Raise the number of micro-batches per step (the bubble share is about (stages - 1) / (micro-batches + "
+    .. "stages - 1)); use an interleaved / virtual-stage schedule (Megatron --num-layers-per-virtual-pipeline-stage, "
+    .. "MindSpeed's virtual pipeline)"
+  if facts.run and facts.run.framework == "mindspore" then
+    knobs = "Raise the number of micro-batches per step (micro_size of nn.PipelineCell; the bubble share is about "
+      .. "(stages - 1) / (micro-batches + stages - 1)); use the interleaved pipeline schedule (pipeline_interleave, "
+      .. "AutoParallel.pipeline(interleave=True) in MindSpore 2.6+)"
+  end
   emit {
     observed = string.format("%s%s spend %.3f to %.3f ms per step receiving from the next/previous stage (Bubble; "
       .. "median %.3f ms, %.0f%% of their %.3f ms step)%s.", rank_list(worst.ranks), stage,
@@ -60,9 +71,7 @@ function check(facts, p, emit)
       100 * worst.bubble_ratio, worst.step_median_ns / 1e6, tail),
     why = "A pipeline stage idles until its neighbour's activations or gradients arrive; with few micro-batches "
       .. "per step the fill and drain of the pipeline are a large part of the step.",
-    action = "Raise the number of micro-batches per step (the bubble share is about (stages - 1) / (micro-batches + "
-      .. "stages - 1)); use an interleaved / virtual-stage schedule (Megatron --num-layers-per-virtual-pipeline-stage, "
-      .. "MindSpeed's virtual pipeline); balance the layers across stages so no stage is the long pole (the stage with "
+    action = knobs .. "; balance the layers across stages so no stage is the long pole (the stage with "
       .. "the least bubble is the slowest); overlap the send/receive with compute where the framework allows it.",
     saving_ns = p.factor * worst.bubble_per_step_median_ns,
     saving_formula = string.format("%.2f x the stage's median Bubble per step", p.factor),

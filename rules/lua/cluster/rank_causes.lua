@@ -27,6 +27,10 @@ same time. A rank's communication finding (pool communication) is a residual: th
 transfer time it describes is where the cluster's own causes (slow rank, slow link, pipeline
 bubble, imbalance) show on that rank, so it is served after them, and dropped when they leave
 less than 1 % of the step for it.
+Commands are the rank rule's own, with the profiling folder filled in from the cluster's job
+folder; a command that still holds the PROFILING_DIR placeholder (no job folder known) or that
+would send the user back to this tool (`npu-advisor ...`, from a user rule or older facts) is
+left out.
 ]],
 }
 
@@ -54,7 +58,9 @@ function check(facts, p, emit)
       local dir = run.quote(c.job_dir or "")
       for _, x in ipairs(m.commands or {}) do
         if dir ~= "" then x = x:gsub("PROFILING_DIR", function() return dir end) end
-        cmds[#cmds + 1] = x
+        -- Only commands the user can run on the job as they are.
+        local own = x:match("^%s*(%S+)") == "npu-advisor"
+        if not own and not x:find("PROFILING_DIR", 1, true) then cmds[#cmds + 1] = x end
       end
       emit {
         title = where:sub(1, 1):upper() .. where:sub(2) .. ": " .. m.title,

@@ -13,6 +13,8 @@ network, not slow ranks.
 How it is measured (facts.cluster.retransmission), as the reference advisor: for one operator,
 every rank spent at least 4 s in it (so it is not a rank arriving late) and some rank's RDMA
 transit time is above 4 s. Saving: the time above 4 s is not estimated. Confidence 0.6.
+The command reads the RDMA counters where the retransmission was seen: on the nodes of the
+ranks the operator names, for each of their devices.
 ]],
 }
 
@@ -25,7 +27,8 @@ function check(facts, p, emit)
         r.name, collectives.group_label(facts, r.group), tostring(r.step), r.max_rdma_transit_ns / 1e9, table.concat(r.ranks, ","), r.min_elapse_ns / 1e9),
       why = "Seconds-long RDMA transfers come from packet loss and retransmission timeouts on the network.",
       action = "Check the RDMA NICs and switch: error and retransmission counters, PFC/ECN configuration, cabling.",
-      commands = { "hccn_tool -i 0 -stat -g" },
+      commands = { "hccn_tool -i 0 -stat -g   # on the nodes of ranks " .. table.concat(r.ranks, ",")
+        .. ": RDMA error and retransmission counters of device 0; repeat for each device" },
       saving_ns = 0,
       saving_formula = "not estimated",
       confidence = 0.6,

@@ -21,6 +21,8 @@ tiny transfers never reach line rate) and the transport has at least `min_links`
 Saving per step = (the link's time - its size at the median bandwidth) / number of steps, at
 most the largest communication-not-overlapped per step of a rank (links work in parallel).
 Confidence 0.4: a hop's delay only partly shows in the step.
+Commands fit the slow links' transports: the NPU link topology (npu-smi) for intra-node links
+(HCCS, PCIe, SIO, SDMA), the RDMA port counters (hccn_tool, on the source rank's node) for RDMA.
 ]],
 }
 
@@ -33,6 +35,7 @@ function check(facts, p, emit)
   for _, x in ipairs(l.list) do counts[x.transport] = (counts[x.transport] or 0) + 1 end
   local steps = steplib.cluster_count(facts)
   local slow, ev, saving = {}, {}, 0
+  local rdma, local_link = nil, false  -- which checks the slow links need
   for _, x in ipairs(l.list) do
     local med = l.median_gbps[x.transport] or 0
     if (counts[x.transport] or 0) >= p.min_links and x.size_mb >= p.min_size_mb and med > 0 and x.gbps < p.ratio * med then
@@ -40,6 +43,7 @@ function check(facts, p, emit)
         x.src, x.dst, x.transport, x.gbps, x.gbps / med, med, x.size_mb, x.time_ns / 1e6)
       saving = saving + math.max(0, x.time_ns - x.size_mb / med * 1e6)
       evidence.add(ev, x.evidence, 1)
+      if x.transport == "RDMA" then rdma = rdma or x.src else local_link = true end
     end
   end
   if #slow == 0 then return end
@@ -48,14 +52,21 @@ function check(facts, p, emit)
   for _, r in ipairs(facts.cluster.ranks or {}) do
     cap = math.max(cap, r.comm_not_overlapped_per_step_ns or 0)
   end
+  local cmds = {}
+  if local_link then cmds[#cmds + 1] = "npu-smi info -t topo   # the links between the NPUs of a node" end
+  if rdma then
+    cmds[#cmds + 1] = string.format("hccn_tool -i 0 -stat -g   # on rank %d's node: RDMA port errors (device 0; repeat "
+      .. "for its device)", rdma)
+  end
   local per_step = saving / steps
   if cap > 0 and per_step > cap then per_step = cap end
   emit {
     observed = string.format("%d slow link%s: %s.", #slow, #slow == 1 and "" or "s", table.concat(slow, "; ", 1, math.min(#slow, 5))),
     why = "Collectives move at the pace of their slowest hop; one degraded link slows every operator that crosses it.",
-    action = "Check the link between those ranks: HCCS lanes (npu-smi info -t topo), PCIe width and speed, RDMA port "
-      .. "errors and switch counters (hccn_tool -i DEVICE -stat -g); rerun to see whether the same pair is slow.",
-    commands = { "npu-smi info -t topo", "hccn_tool -i 0 -stat -g" },
+    action = "Check the link between those ranks: " .. (local_link and "HCCS lanes (npu-smi info -t topo), PCIe width and speed"
+      or "") .. ((local_link and rdma) and ", " or "") .. (rdma and "RDMA port errors and switch counters (hccn_tool -i DEVICE "
+      .. "-stat -g)" or "") .. "; rerun to see whether the same pair is slow.",
+    commands = cmds,
     saving_ns = per_step,
     saving_formula = "(link time - link size / transport median bandwidth) / steps, at most the largest exposed communication per step of a rank",
     confidence = 0.4,

@@ -23,6 +23,10 @@ judged collectives and a plurality. The verdict says which signals agree.
 Saving per step = the slow rank's excess computing + free over the median rank (what the others
 wait). Confidence `confidence_agree` (0.7) when both signals name the rank, else
 `confidence_single` (0.45).
+Commands fit the job: the card check on the slow rank's node in the job's hardware (npu-smi on
+Ascend; nvidia-smi's clock throttle reasons for a PyTorch/Kineto GPU cluster, which is not told
+about AI Core or AI CPU); analysing the rank alone and comparing it with a normal rank is named in
+the text (the real folders), never a command that sends the user back to this tool.
 ]],
 }
 
@@ -69,23 +73,29 @@ function check(facts, p, emit)
   }
   if row and row.path then ev[#ev + 1] = { file = row.path, what = "the slow rank's profile" } end
   local agree = string.find(s.basis, "agree", 1, true) ~= nil
-  -- Commands name the real folders: the slow rank's, and a normal rank's of the same stage.
+  -- The text names the real folders: the slow rank's, and a normal rank's of the same stage.
   local q = run.quote
   local normal_path
   for _, r in ipairs(facts.cluster.ranks) do
     if r.rank == s.normal_rank and r.path then normal_path = r.path end
   end
-  local cmds = {}
+  local where = ""
   if row and row.path then
-    cmds[#cmds + 1] = "npu-advisor analyze " .. q(row.path)
-    if normal_path then cmds[#cmds + 1] = "npu-advisor compare " .. q(normal_path) .. " " .. q(row.path) end
+    where = " (`npu-advisor analyze " .. q(row.path) .. "`"
+      .. (normal_path and ("; side by side: `npu-advisor compare " .. q(normal_path) .. " " .. q(row.path) .. "`") or "") .. ")"
   end
+  -- A Kineto (PyTorch) cluster runs on GPUs: its card check and causes are not Ascend's.
+  local gpu = facts.run and (facts.run.platform == "gpu" or (facts.run.platform == nil and facts.run.framework == "pytorch"))
+  local causes = gpu and "host-bound steps (launches), data loading, GC, a throttled GPU (clocks, power, temperature)"
+    or "host-bound steps (dispatch), data loading, GC, AI CPU operators, a throttled card (AI Core frequency)"
+  local cmds = { gpu and string.format("nvidia-smi -q -d PERFORMANCE   # on rank %d's node: clock throttle reasons", s.rank)
+    or string.format("npu-smi info   # on rank %d's node: health, temperature, power and AI Core use of its NPU", s.rank) }
   emit {
     observed = "Slow rank " .. s.rank .. " (" .. s.basis .. "): " .. table.concat(parts, "; ") .. ".",
     why = "Every collective waits for its last rank: the other ranks spend this rank's delay waiting in communication.",
-    action = string.format("Analyse rank %d on its own and compare it with a normal rank: host-bound steps (dispatch), "
-      .. "data loading, GC, AI CPU operators, a throttled card (AI Core frequency), uneven work (pipeline stage sizes, "
-      .. "uneven sequence lengths or MoE experts). Fix the cause on that rank; the others speed up with it.", s.rank),
+    action = string.format("Analyse rank %d on its own and compare it with a normal rank%s: %s, uneven work (pipeline "
+      .. "stage sizes, uneven sequence lengths or MoE experts). Fix the cause on that rank; the others speed up with it.",
+      s.rank, where, causes),
     commands = cmds,
     saving_ns = s.excess_per_step_ns or 0,
     saving_formula = "slow rank's computing + free per step - the median rank's",

@@ -22,6 +22,9 @@ the one they wait for is elsewhere.
 
 Saving per step = factor (0.5) x the group's wait / (ranks x steps): half of the average rank's
 wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
+Commands fit the verdict: the link checks (npu-smi topology, hccn_tool's RDMA port counters) only
+when the links are suspected; a slow rank is named with its folder in the text (analyse it
+alone), never as a command that sends the user back to this tool.
 ]],
 }
 
@@ -49,11 +52,23 @@ function check(facts, p, emit)
         blame = string.format("rank %d waits most (wait ratio %.0f%%) without synchronisation waits (%.0f%%): suspect the links rather than a slow rank",
           g.max_wait_rank, 100 * g.max_wait_ratio, 100 * max_sync)
       end
-      -- The command names the folder of the rank to look at (the one waited for, else the most waiting).
-      local look = (max_sync > p.sync_ratio and g.max_wait_ratio - g.min_wait_ratio >= p.gap) and g.min_wait_rank or g.max_wait_rank
-      local cmds = {}
+      -- The text names the folder of the rank to look at (the one waited for, else the most
+      -- waiting); the links are checked only when they are the suspects.
+      local alike = g.max_wait_ratio - g.min_wait_ratio < p.gap
+      local look = (max_sync > p.sync_ratio and not alike) and g.min_wait_rank or g.max_wait_rank
+      local path
       for _, r in ipairs(c.ranks or {}) do
-        if r.rank == look and r.path then cmds[#cmds + 1] = "npu-advisor analyze " .. run.quote(r.path) end
+        if r.rank == look and r.path then path = r.path end
+      end
+      local links = not alike and max_sync <= p.sync_ratio
+      local cmds = links and { "npu-smi info -t topo   # the links between the NPUs of a node (HCCS, PCIe)",
+        "hccn_tool -i 0 -stat -g   # RDMA port errors of device 0; repeat for each device of the group's nodes" } or {}
+      local action = "Find what delays the rank the others wait for (see cluster.slow_rank, or analyze that rank alone"
+        .. (path and (": `npu-advisor analyze " .. run.quote(path) .. "`") or "") .. "); "
+        .. "balance the work across ranks (pipeline stages, sequence lengths, MoE routing)."
+      if links then
+        action = "Check the links of this group (HCCS lanes, PCIe, RDMA ports and switch counters) and rerun to see "
+          .. "whether the same ranks wait" .. (path and (" (the most waiting rank: `npu-advisor analyze " .. run.quote(path) .. "`)") or "") .. "."
       end
       -- A named group says its ranks in its label ("tp (ranks 0,1)"); an unnamed one is a hash.
       local label = collectives.group_label(facts, g.group)
@@ -63,8 +78,7 @@ function check(facts, p, emit)
         observed = string.format("Group %s: wait %.3f ms vs transit %.3f ms (wait ratio %.0f%%); %s.",
           who, g.wait_ns / 1e6, g.transit_ns / 1e6, 100 * g.wait_ratio, blame),
         why = "Waiting is time the ranks are out of step; faster links do not shorten it.",
-        action = "Find what delays the rank the others wait for (see cluster.slow_rank, or analyze that rank alone); "
-          .. "balance the work across ranks (pipeline stages, sequence lengths, MoE routing).",
+        action = action,
         commands = cmds,
         saving_ns = p.factor * g.wait_ns / (#g.ranks * steps),
         saving_formula = string.format("%.2f x group wait / (%d ranks x %d steps)", p.factor, #g.ranks, steps),

@@ -17,6 +17,9 @@ inside each communication operator with transport SDMA, a link other than ON_CHI
 
 Saving per step = factor (0.3) x the unaligned transfers' time / steps: a guess at what aligned
 sizes recover; confidence 0.2.
+The advice fits the job: gradient buckets (DDP bucket_cap_mb; MindSpore's allreduce fusion
+sizes) are training's; a job known to be inference (facts.job.training false) pads the tensors
+it exchanges (tensor-parallel activations, hidden sizes) instead.
 ]],
 }
 
@@ -37,15 +40,21 @@ function check(facts, p, emit)
     end
   end
   local n = c.steps > 0 and c.steps or 1
+  local action = run.is_mindspore(facts)
+    and ("Make communicated buffers multiples of 512 bytes: pad tensors to 128 fp32 (256 fp16/bf16) elements, or "
+      .. "choose allreduce fusion sizes that are (comm_fusion \"size\" in whole MiB); then profile again.")
+    or ("Make communicated buffers multiples of 512 bytes: pad gradient buckets / tensors to 128 fp32 (256 bf16) "
+      .. "elements, or choose bucket sizes that are (e.g. bucket_cap_mb as a whole number of MiB); then profile again.")
+  if run.inference(facts) then
+    -- No gradients to bucket: what moves is the tensors the parallel layers exchange.
+    action = "Make communicated tensors multiples of 512 bytes: pad the hidden size / the tensors the parallel layers "
+      .. "exchange to 128 fp32 (256 fp16/bf16) elements; then profile again."
+  end
   emit {
     observed = string.format("%d of %d communication operators move SDMA data in sizes that are not multiples of 512 B (%.3f ms of transfers): %s.",
       a.ops_unaligned, a.ops_checked, a.unaligned_ns / 1e6, table.concat(names, ", ")),
     why = "Unaligned transfer sizes are split into slower pieces by the DMA engine.",
-    action = run.is_mindspore(facts)
-      and ("Make communicated buffers multiples of 512 bytes: pad tensors to 128 fp32 (256 fp16/bf16) elements, or "
-        .. "choose allreduce fusion sizes that are (comm_fusion \"size\" in whole MiB); then profile again.")
-      or ("Make communicated buffers multiples of 512 bytes: pad gradient buckets / tensors to 128 fp32 (256 bf16) "
-        .. "elements, or choose bucket sizes that are (e.g. bucket_cap_mb as a whole number of MiB); then profile again."),
+    action = action,
     commands = {},
     saving_ns = p.factor * a.unaligned_ns / n,
     saving_formula = string.format("%.1f x unaligned transfer time / %d steps", p.factor, n),

@@ -21,7 +21,12 @@ Saving per step = factor (0.3) x (not-overlapped communication - what overlap co
 min(not-overlapped, computing - overlapped)) / number of steps: the exposed communication left
 after the best possible overlap (communication.not_overlapped claims the rest), of which a
 tuning round typically recovers a part. Confidence 0.3.
-Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives).
+Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives),
+input.path (the job folder, named in the text: analyze it to compare the ranks), job.training.
+Commands fit the job: GPU runs get NCCL's topology log (NCCL_DEBUG), Ascend runs the NPU link
+topology (npu-smi info -t topo); the traffic advice is training's (gradient accumulation, bf16
+gradients, ZeRO; MindSpore: fused allreduces) unless the job is known to be inference, which is
+told to keep tensor/expert parallelism inside a node and batch more per collective.
 ]],
 }
 
@@ -42,20 +47,25 @@ function check(facts, p, emit)
   local observed = string.format("Communication %.3f ms vs computing %.3f ms per step (%.2fx); %.3f ms per step stays exposed even with perfect overlap",
     o.communication_ns / n / 1e6, o.computing_ns / n / 1e6, o.communication_ns / o.computing_ns, exposed / n / 1e6)
   if #ops > 0 then observed = observed .. "; largest collectives in the kernel table: " .. table.concat(ops, ", ") end
-  -- Compare the ranks: the whole job is the folder around this run.
+  -- Compare the ranks: the whole job is the folder around this run (named in the text; the
+  -- commands are the links' own).
   local job = run.job_dir(facts)
-  local cmds = job and { "npu-advisor analyze " .. job .. "   # every rank of the job side by side" } or {}
-  if facts.run and facts.run.platform == "gpu" then
-    cmds = { "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH python train.py   # the rings/trees and transports NCCL chose" }
-    if job then table.insert(cmds, 1, "npu-advisor analyze " .. job .. "   # one summary per rank: compare their step breakdowns") end
-  end
-  local action = "First compare ranks (a slow rank makes the others wait inside collectives: analyze the job folder, "
-    .. "every rank side by side). Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
+  local gpu = facts.run and facts.run.platform == "gpu"
+  local cmds = gpu and { "export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH   # then rerun: the log shows the rings/trees "
+      .. "and transports NCCL chose" }
+    or { "npu-smi info -t topo   # the links between the NPUs (HCCS, PCIe) on each node" }
+  local compare = "First compare ranks (a slow rank makes the others wait inside collectives: "
+    .. (job and ("`npu-advisor analyze " .. job .. "` shows every rank of the job side by side). ")
+      or "analyze the job folder, every rank side by side). ")
+  local action = compare .. "Then cut traffic: larger micro-batches or gradient accumulation (fewer allreduces "
     .. "per sample), bf16 gradients, ZeRO-1/2 instead of ZeRO-3, less tensor parallelism across nodes; check link "
     .. "bandwidth (slow links, RDMA/HCCS/NVLink)."
-  if run.is_mindspore(facts) then
-    action = "First compare ranks (a slow rank makes the others wait inside collectives: analyze the job folder, "
-      .. "every rank side by side). Then cut traffic: gradient accumulation or larger micro-batches (fewer allreduces "
+  if run.inference(facts) then
+    -- No gradients: what moves is the parallel layers' activations.
+    action = compare .. "Then cut traffic: keep tensor and expert parallelism inside a node (" .. (gpu and "NVLink" or "HCCS")
+      .. "), batch more requests per forward pass so each collective moves more per call, and check link bandwidth."
+  elseif run.is_mindspore(facts) then
+    action = compare .. "Then cut traffic: gradient accumulation or larger micro-batches (fewer allreduces "
       .. "per sample), fp16/bf16 gradients (mixed precision), fewer and larger fused allreduces (comm_fusion), less "
       .. "model parallelism across nodes; check link bandwidth (slow links, RDMA/HCCS)."
   end

@@ -23,8 +23,13 @@ plane inside it, and a host call blocked on the device at the same time (aclrtSy
 from aten::item = `.item()`).
 
 Advice: idle -> a stalled collective: remove the per-step host sync that holds the next work
-back, check stream dependencies; wait -> a peer arrives late: analyze the whole job (its parent
-folder) to find the late rank; transit -> traffic and bandwidth (measured GB/s per transport).
+back (the command finds the host reads, in the job's framework), check stream dependencies;
+wait -> a peer arrives late: analyze the whole job (its parent folder, named in the text) to
+find the late rank; transit -> traffic and bandwidth (measured GB/s per transport). The traffic
+advice fits the job (facts.job): bf16 gradients, buckets and gradient accumulation are
+training's, with the bf16 gradient hook as the command only for a DDP job (data_parallel ddp);
+a job known to be inference is told to keep tensor/expert parallelism inside a node and batch
+more per collective. No command sends the user back to this tool.
 
 Saving per step = factor x min(exposed, the cause's time) / steps: factor_stall (0.5) for wait
 and idle (time in which nothing moves), factor_transit (0.3) for transit. Confidence 0.5 (idle,
@@ -92,13 +97,14 @@ function check(facts, p, emit)
       "and, on a first step, HCCL connection setup (warm up before profiling)."
     cmds = { run.is_mindspore(facts) and "grep -rnE '\\.asnumpy\\(\\)|\\.item\\(\\)' --include='*.py' ."
       or "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|\\.tolist\\(\\)|\\.numpy\\(\\)' --include='*.py' ." }
-    if job then cmds[#cmds + 1] = "npu-advisor analyze " .. job .. "   # every rank of the job: does a peer stall too?" end
+    if job then action = action .. " Does a peer stall too? `npu-advisor analyze " .. job .. "` shows every rank of the job." end
     saving, confidence = p.factor_stall * math.min(exposed, op.idle_ns + op.wait_ns) / n, 0.5
   elseif cause == "wait" then
     why = "The rank reached the collective early and waits for a peer: the cost is on another rank (a slower step, a data-loading stall, a straggler node), not in the link."
     action = "Look at the other ranks of this group: the late one is the rank with the least wait in this operator. " ..
-      "Analyze the whole job to name it and see its own causes."
-    cmds = job and { "npu-advisor analyze " .. job } or {}
+      "Analyze the whole job to name it and see its own causes" ..
+      (job and (": `npu-advisor analyze " .. job .. "`.") or ".")
+    cmds = {}
     saving, confidence = p.factor_stall * math.min(exposed, op.wait_ns) / n, 0.5
   else
     local bw = {}
@@ -114,14 +120,25 @@ function check(facts, p, emit)
     if #bw > 0 then observed = observed .. "; measured " .. table.concat(bw, ", ") end
     why = cause == "transit" and "Most of the collective's time is data moving: its size or the links' bandwidth set its length."
       or "Its time is split between moving data, waiting and idling; no single cause dominates."
+    -- The links to compare with: the NPU's, or a GPU's (NCCL operators have no split, so "mixed"/"unknown").
+    local links = (facts.run and facts.run.platform == "gpu") and "the link (NVLink, PCIe, InfiniBand)"
+      or "the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)"
     action = "Send less or faster: bf16 gradients, larger DDP buckets (fewer, larger transfers), gradient accumulation, " ..
-      "less tensor parallelism across nodes; compare the measured GB/s with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
-    if run.is_mindspore(facts) then
+      "less tensor parallelism across nodes; compare the measured GB/s with " .. links .. "."
+    cmds = {}
+    if run.inference(facts) then
+      -- No gradients: what moves is the parallel layers' activations.
+      action = "Send less or faster: keep tensor and expert parallelism inside a node, batch more requests per forward " ..
+        "pass (fewer, larger transfers); compare the measured GB/s with " .. links .. "."
+    elseif run.is_mindspore(facts) then
       action = "Send less or faster: fp16/bf16 gradients (mixed precision), fewer and larger fused allreduces (comm_fusion / " ..
         "all_reduce_fusion_config), gradient accumulation, less model parallelism across nodes; compare the measured GB/s " ..
         "with the link (HCCS ~18, PCIe ~20, RDMA ~12.5 GB/s)."
+    elseif run.job(facts).data_parallel == "ddp" then
+      -- A DDP job halves its gradient traffic with the bf16 compression hook.
+      cmds = { "model.register_comm_hook(None, torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook)" }
     end
-    cmds = job and { "npu-advisor analyze " .. job .. "   # bandwidth per link across the ranks" } or {}
+    if job then action = action .. " The bandwidth of every link across the ranks: `npu-advisor analyze " .. job .. "`." end
     saving, confidence = p.factor_transit * math.min(exposed, op.transit_ns or exposed) / n, 0.3
   end
   emit {

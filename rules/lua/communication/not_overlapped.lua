@@ -22,7 +22,12 @@ covering any communication (computing - overlapped)) / number of steps: communic
 hide behind computation that exists, and reordering rarely hides all of it. The rest (more
 communication than computation can cover) is communication.dominates' share, so the two
 findings do not count the same time. Confidence 0.4.
-Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives, for the evidence).
+Optional reads: collectives.total.cause (quiet when "idle" or "wait"), operators.communication (the largest collectives, for the evidence),
+job.training, job.data_parallel.
+Commands fit the job (facts.job): a DDP job gets DDP's buckets, an FSDP job FSDP's prefetch, a
+job whose wrapper is not recorded both DDP's buckets and Megatron/MindSpeed's overlap flags;
+MindSpore its allreduce fusion groups. Gradient overlap is training's: a job known to be
+inference is told to overlap the parallel layers' collectives with computation, with no command.
 ]],
 }
 
@@ -64,12 +69,28 @@ function check(facts, p, emit)
       "model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=10, gradient_as_bucket_view=True)",
       "--overlap-grad-reduce --overlap-param-gather",
   }
-  if run.is_mindspore(facts) then
+  local dp = run.job(facts).data_parallel
+  if run.inference(facts) then
+    -- No gradients to overlap: what is exposed is the parallel layers' collectives.
+    action = "No backward pass hides communication in inference: overlap the tensor/expert-parallel collectives with "
+      .. "computation (fused matmul + collective kernels, splitting the batch so one part computes while another "
+      .. "communicates), keep tensor parallelism inside a node, and avoid synchronous collectives in the forward pass."
+    cmds = {}
+  elseif run.is_mindspore(facts) then
     -- MindSpore fuses gradient allreduces itself: the fusion groups set how early they start.
     action = "Split the gradient allreduce into fused groups that start during the backward pass (MindSpore's "
       .. "all_reduce_fusion_config / comm_fusion), so only the last group is exposed; in graph mode keep the "
       .. "communication on its own stream (the default) and avoid synchronous ops between them."
     cmds = { "mindspore.set_auto_parallel_context(comm_fusion={\"allreduce\": {\"mode\": \"size\", \"config\": 32}})" }
+  elseif dp == "fsdp" then
+    -- FSDP overlaps by prefetching the next unit's parameters, not by buckets.
+    action = "Start communication earlier: FSDP's backward and forward prefetch gather the next unit's parameters while "
+      .. "this one computes; avoid synchronous collectives (async_op=False) inside the step."
+    cmds = { "model = FSDP(model, backward_prefetch=BackwardPrefetch.BACKWARD_PRE, forward_prefetch=True)" }
+  elseif dp == "ddp" then
+    action = "Start gradient communication earlier and in smaller pieces: smaller DDP buckets (the last bucket is "
+      .. "exposed); avoid synchronous collectives (async_op=False) inside the step."
+    cmds = { cmds[1] }
   end
   emit {
     observed = observed .. ".",

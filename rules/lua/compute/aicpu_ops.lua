@@ -25,7 +25,11 @@ CANN 7.0/8.0.RC1 and its default (8.0.0) applies none; here the dtypes are alway
 Saving per step = factor (0.8) x AI CPU time / number of steps (overall.steps when known,
 otherwise the profile counts as one step): the AI Core version or a rewrite removes most of it.
 Confidence 0.5 (0.6 when an INT64/DOUBLE input explains the fallback).
-Optional reads: overall.steps.
+Commands fit the job: the cast in the job's framework (torch `.to(torch.int32)`, MindSpore
+`ops.cast`), and the rewrites in its terms; with no dtype to cast, the profiler call that
+records the Python stacks (torch_npu / MindSpore Level1 with with_stack) so the operators can be
+traced to the code, unless the run recorded them already (facts.job.python_stacks and Level1).
+Optional reads: overall.steps, job.python_stacks, run.profiler_level, run.config.with_stack.
 ]],
 }
 
@@ -40,6 +44,36 @@ local guides = {
   Cast = "cast once, early, to a dtype the AI Core supports (int32/float16/bfloat16/float32) instead of int64/double",
 }
 
+-- The same rewrites in MindSpore's terms.
+local ms_guides = {
+  IndexPut = "replace `x[idx] = v` / `x[mask] = v` by `ops.masked_fill(x, mask, v)` or `ops.where(mask, v, x)`, "
+    .. "with int32 indices",
+  IndexPutV2 = "replace `x[idx] = v` by `ops.masked_fill` / `ops.where`, or int32 indices",
+  Index = "replace advanced indexing `x[idx]` by `ops.gather(x, ops.cast(idx, mindspore.int32), 0)`",
+  NonZero = "avoid `ops.nonzero` / boolean-mask indexing `x[mask]` in the step (data-dependent size, forces a sync): "
+    .. "use `ops.where(mask, x, 0)` or masked reductions",
+  ArgMin = "upgrade CANN to 7.0.RC1 or later (AI Core ArgMin), or use argmax on the negated tensor",
+  Cast = guides.Cast,
+}
+
+-- The profiler call that records what ties the operators to the code (the Python stacks, and
+-- the CANN layer at Level1), in the job's framework; nil when the run recorded them already.
+local function stack_profiler(facts)
+  local r = facts.run or {}
+  local cfg = r.config or {}
+  local job = facts.job or {}
+  local stacks = job.python_stacks == true or cfg.with_stack == "true" or cfg.with_stack == "True"
+  if stacks and (r.profiler_level == "Level1" or r.profiler_level == "Level2") then return nil end
+  if r.framework == "mindspore" then
+    return "mindspore.profiler.profile(..., with_stack=True, experimental_config=mindspore.profiler._ExperimentalConfig("
+      .. "profiler_level=mindspore.profiler.ProfilerLevel.Level1))"
+  elseif r.framework == "torch_npu" then
+    return "torch_npu.profiler.profile(..., with_stack=True, experimental_config=torch_npu.profiler._ExperimentalConfig("
+      .. "profiler_level=torch_npu.profiler.ProfilerLevel.Level1))"
+  end
+  return nil
+end
+
 local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
@@ -53,6 +87,8 @@ function check(facts, p, emit)
 
   local parts, cmds, ev, actions = {}, {}, {}, {}
   local dtype_cause = false
+  local ms = run.is_mindspore(facts)
+  local rewrites = ms and ms_guides or guides
   local list = a.by_type
   if not list or #list == 0 then list = a.by_name or {} end
   for i, t in ipairs(list) do
@@ -73,14 +109,13 @@ function check(facts, p, emit)
       dtype_cause = true
       actions[#actions + 1] = key .. ": DOUBLE inputs; use float32"
     end
-    if t.type and guides[t.type] then actions[#actions + 1] = t.type .. ": " .. guides[t.type] end
+    if t.type and rewrites[t.type] then actions[#actions + 1] = t.type .. ": " .. rewrites[t.type] end
     if not t.type and t.name and string.find(t.name, "AiCpu", 1, true) then
       actions[#actions + 1] = t.name .. ": part of this aclnn operator falls back to the AI CPU; check its input dtypes (int64/double/bool)"
     end
     if i <= 2 then evidence.add(ev, t.evidence, 2) end
     if i >= 5 then break end
   end
-  local ms = run.is_mindspore(facts)
   for _, t in ipairs(list) do
     if t.has_int64 then
       cmds[#cmds + 1] = (ms and "idx = ops.cast(idx, mindspore.int32)" or "idx = idx.to(torch.int32)") .. "  # INT64 inputs of " .. (t.type or t.name)
@@ -93,10 +128,8 @@ function check(facts, p, emit)
       break
     end
   end
-  -- Which operators, exactly: the facts of this run (a real path when the input is known).
-  if #cmds == 0 and facts.input and facts.input.path then
-    cmds[#cmds + 1] = "npu-advisor facts '" .. facts.input.path .. "' | python3 -m json.tool | grep -A3 '\"ai_cpu\"'"
-  end
+  -- No dtype to cast: record what ties the operators to the code, unless the run has it.
+  if #cmds == 0 then cmds[#cmds + 1] = stack_profiler(facts) end
   ev[#ev + 1] = { fact = "operator_health.ai_cpu.total_ns", value = a.total_ns }
 
   emit {

@@ -22,6 +22,12 @@ check, row 16):
   - attention written as matmul/softmax/matmul (aten::softmax or aten::_softmax with
     aten::matmul or aten::bmm, and no npu_fusion_attention) -> torch_npu.npu_fusion_attention.
 (gelu -> fast_gelu, which the reference also suggests, is left out: it changes the numerics.)
+Commands fit the job (facts.job): an optimizer the job already steps fused (optimizer_impl
+"fused": `fused=True`, aten::_fused_adam*) gets no NpuFused advice; foreach (multi-tensor) halves
+the estimate, from the job facts or `_foreach_` host ops; a job known to be inference
+(training false) gets the inference attention kernel,
+torch_npu.npu_fused_infer_attention_score, instead of npu_fusion_attention (a training kernel
+with its backward).
 
 How it is measured: the names in operators.host.by_name (the 20 host ops with the most inclusive
 time; a sequence whose ops are all small is not seen). The reference matches full aten
@@ -40,6 +46,7 @@ local fusable = { Adam = true, AdamW = true, SGD = true, Adadelta = true, Lamb =
   BertAdam = true, RMSprop = true, RMSpropTF = true }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
 
 function check(facts, p, emit)
@@ -47,13 +54,14 @@ function check(facts, p, emit)
   local list = facts.operators.host.by_name
   for _, h in ipairs(list) do by[h.name] = h end
   local steps = steplib.count(facts)
+  local job = run.job(facts)
 
-  -- Optimizer.
+  -- Optimizer: not when the job steps it fused already.
   for _, h in ipairs(list) do
     local cls = string.match(h.name or "", "^Optimizer%.step#([%w_]+)%.step$")
-    if cls and fusable[cls] then
+    if cls and fusable[cls] and job.optimizer_impl ~= "fused" then
       local n = steps or h.count or 1
-      local foreach = false
+      local foreach = job.optimizer_impl == "foreach"
       for _, x in ipairs(list) do
         if string.find(x.name or "", "_foreach_", 1, true) then foreach = true end
       end
@@ -64,7 +72,7 @@ function check(facts, p, emit)
         title = "The optimizer runs unfused: use torch_npu's fused " .. cls,
         observed = string.format("%s: %d calls, %.3f ms host time (%.3f ms per step, longest %.3f ms)%s.",
           h.name, h.count, h.total_ns / 1e6, h.total_ns / n / 1e6, (h.max_ns or 0) / 1e6,
-          foreach and "; _foreach_ ops seen, so it is already multi-tensor" or ""),
+          foreach and "; it already runs multi-tensor (foreach ops)" or ""),
         why = "A per-parameter optimizer launches several small kernels per parameter tensor; the fused one works on "
           .. "flattened buffers with a few kernels.",
         action = "Replace torch.optim." .. cls .. " by torch_npu.optim.NpuFused" .. cls .. " (same arguments), "
@@ -96,9 +104,17 @@ function check(facts, p, emit)
     if string.find(h.name or "", "fusion_attention", 1, true) or string.find(h.name or "", "FlashAttention", 1, true) then has_fa = true end
   end
   if softmax and (by["aten::matmul"] or by["aten::bmm"]) and not has_fa then
-    patterns[#patterns + 1] = { key = softmax.name, with = {}, sig = { softmax.name },
-      api = "torch_npu.npu_fusion_attention", what = "attention written as matmul/softmax/matmul",
-      cmd = "out = torch_npu.npu_fusion_attention(q, k, v, head_num, input_layout=\"BNSD\", scale=scale)[0]" }
+    if run.inference(facts) then
+      -- Forward only: the inference kernel (prefill and decode), not the training one.
+      patterns[#patterns + 1] = { key = softmax.name, with = {}, sig = { softmax.name },
+        api = "torch_npu.npu_fused_infer_attention_score", what = "attention written as matmul/softmax/matmul",
+        cmd = "out = torch_npu.npu_fused_infer_attention_score(q, k, v, num_heads=head_num, input_layout=\"BNSD\", "
+          .. "scale=scale)[0]" }
+    else
+      patterns[#patterns + 1] = { key = softmax.name, with = {}, sig = { softmax.name },
+        api = "torch_npu.npu_fusion_attention", what = "attention written as matmul/softmax/matmul",
+        cmd = "out = torch_npu.npu_fusion_attention(q, k, v, head_num, input_layout=\"BNSD\", scale=scale)[0]" }
+    end
   end
   for _, pat in ipairs(patterns) do
     local k = by[pat.key]

@@ -22,12 +22,28 @@ no-bound types take at least `min_share` (5 %) of the compute time (operators.to
 Saving per step = sum over those types of time x (bound_ratio - max_ratio) / bound_ratio / number
 of steps: the time the kernel would lose if its busiest pipe reached the 0.8 mark. Confidence
 0.15 (generic advice). Steps: overall.steps when known, otherwise the profile is one step.
-Optional reads: operators.totals.compute_ns, overall.steps.
+Optional reads: operators.totals.compute_ns, overall.steps, operator_health.dynamic_shape.
+Commands fit the job: AOE in the job's framework (torch_npu.npu.set_aoe and the aoe tool;
+MindSpore: set_context(aoe_tune_mode="online")), none when every operator has a dynamic shape
+(AOE tunes static shapes only); the fused APIs named are the framework's, and for a job known to
+be inference (facts.job.training false) the inference attention kernel.
 ]],
 }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
+
+-- AOE in the job's framework; none when every operator has a dynamic shape (AOE tunes static
+-- shapes only: dispatch.op_compile has the advice for those).
+local function aoe_commands(facts)
+  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
+  if dyn and dyn.all_dynamic then return {} end
+  if run.is_mindspore(facts) then
+    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
+  end
+  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
+end
 
 function check(facts, p, emit)
   local pmu = facts.operator_health.pmu
@@ -49,13 +65,21 @@ function check(facts, p, emit)
     share_txt = string.format(" (%.1f%% of compute)", 100 * t_sum / compute)
   end
   ev[#ev + 1] = { fact = "operator_health.pmu.no_bound_types", value = pmu.no_bound_types }
+  -- The fused APIs of the job's framework; forward-only attention for inference.
+  local fused = run.inference(facts) and "npu_rms_norm, npu_swiglu, npu_fused_infer_attention_score"
+    or "npu_rms_norm, npu_swiglu, npu_fusion_attention"
+  local action = "Fuse these small vector operators with their neighbours (fused torch_npu APIs, e.g. " .. fused
+    .. "), use larger shapes per call, and tune static-shape kernels with AOE."
+  if run.is_mindspore(facts) then
+    action = "Fuse these small vector operators with their neighbours (fused MindSpore operators, e.g. ops.rms_norm, "
+      .. "ops.flash_attention_score), use larger shapes per call, and tune static-shape kernels with AOE."
+  end
   emit {
     observed = string.format("%d operator types with no pipe above %.1f take %.3f ms%s: %s.", #parts, p.bound_ratio,
       t_sum / 1e6, share_txt, table.concat(parts, ", ")),
     why = "No pipe is saturated: the kernels lose time to bubbles, scalar control or small tiles rather than to a hardware limit.",
-    action = "Fuse these small vector operators with their neighbours (fused torch_npu APIs, e.g. npu_rms_norm, npu_swiglu, "
-      .. "npu_fusion_attention), use larger shapes per call, and tune static-shape kernels with AOE.",
-    commands = { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" },
+    action = action,
+    commands = aoe_commands(facts),
     saving_ns = gain / steps,
     saving_formula = string.format("sum of type time x (%.1f - busiest pipe) / %.1f / %d step(s)", p.bound_ratio, p.bound_ratio, steps),
     confidence = 0.15,

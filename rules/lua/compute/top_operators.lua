@@ -24,18 +24,23 @@ ratio of the type when PMU data exists (what is left before the busiest pipe sat
 `headroom` (0.1). Confidence 0.15: the tips are generic and the real gain depends on the
 model; 0.1 when a pipe is already at >= 0.8 (near a hardware limit, kernel tuning rarely helps). The AOE commands tune static-shape operators only (see dispatch.op_compile for
 dynamic shapes). Steps: overall.steps when known, otherwise the profile counts as one step.
-Optional reads: operator_health.pmu, overall.steps.
+Commands fit the job: AOE in the job's framework (torch_npu.npu.set_aoe and the aoe tool;
+MindSpore: set_context(aoe_tune_mode="online")), none when every operator has a dynamic shape
+(operator_health.dynamic_shape.all_dynamic: AOE tunes static shapes only); the tips name the
+framework's own APIs (torch_npu's, or MindSpore's ops).
+Optional reads: operator_health.pmu, operator_health.dynamic_shape, overall.steps.
 ]],
 }
 
-local function tips(t, bound)
+local function tips(t, bound, ms)
   local ty = t or ""
   if string.find(ty, "MatMul") or string.find(ty, "BatchMatMul") or string.find(ty, "GEMM") then
     local s = "keep M/N/K multiples of 16 (fp16/bf16) and the inner axis a multiple of 256; run in bf16/fp16, not fp32; "
-      .. "merge small matmuls (fused QKV, grouped matmul); avoid transposes before them (torch_npu.npu_confusion_transpose)"
+      .. "merge small matmuls (fused QKV, grouped matmul); avoid transposes before them"
+      .. (ms and "" or " (torch_npu.npu_confusion_transpose)")
     if bound and string.find(bound, "mte2") then
-      s = s .. "; it is memory-bound (MTE2): fewer bytes per FLOP help most (larger tiles/batches, NZ weights: "
-        .. "torch_npu.npu_format_cast(weight, 29))"
+      s = s .. "; it is memory-bound (MTE2): fewer bytes per FLOP help most (larger tiles/batches, NZ weights"
+        .. (ms and ")" or ": torch_npu.npu_format_cast(weight, 29))")
     elseif bound and string.find(bound, "mac") then
       s = s .. "; it is compute-bound (MAC): the kernel is efficient, only fewer FLOPs help"
     end
@@ -43,20 +48,35 @@ local function tips(t, bound)
   end
   if string.find(ty, "FlashAttention") then
     return "keep head_dim and sequence length multiples of 128; use sparse_mode (causal) instead of a dense mask "
-      .. "in torch_npu.npu_fusion_attention; avoid padding-heavy batches (varlen layout TND)"
+      .. (ms and "in ops.flash_attention_score" or "in torch_npu.npu_fusion_attention")
+      .. "; avoid padding-heavy batches (varlen layout TND)"
   end
   if string.find(ty, "Conv") then
     return "keep channels multiples of 16, run in fp16/bf16 (AMP), keep the private format (no TransData around convolutions)"
   end
   if string.find(ty, "TransData") or string.find(ty, "Transpose") then
+    if ms then return "format/layout conversions: keep tensors in one format and avoid transposes between operators" end
     return "format/layout conversions: keep tensors in one format (torch_npu.npu.config.allow_internal_format = False) and "
       .. "avoid .contiguous() after permute"
   end
-  return "look for a fused torch_npu API covering it, check its shapes and dtype, and tune it with AOE"
+  return (ms and "look for a fused MindSpore operator covering it" or "look for a fused torch_npu API covering it")
+    .. ", check its shapes and dtype, and tune it with AOE"
 end
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
+
+-- AOE in the job's framework; none when every operator has a dynamic shape (AOE tunes static
+-- shapes only: dispatch.op_compile has the advice for those).
+local function aoe_commands(facts)
+  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
+  if dyn and dyn.all_dynamic then return {} end
+  if run.is_mindspore(facts) then
+    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
+  end
+  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
+end
 
 function check(facts, p, emit)
   local top = facts.operators.by_type[1]
@@ -93,8 +113,8 @@ function check(facts, p, emit)
       top.type, top.accelerator_core, top.count, top.total_ns / 1e6, 100 * top.share_of_compute, per_step / 1e6,
       (top.mean_ns or 0) / 1e3, bound_txt, second_txt),
     why = "Most of the device's compute time is in this operator type, so it is where kernel-level tuning pays.",
-    action = "Try: " .. tips(top.type, pmu_entry and pmu_entry.bound) .. ".",
-    commands = { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" },
+    action = "Try: " .. tips(top.type, pmu_entry and pmu_entry.bound, run.is_mindspore(facts)) .. ".",
+    commands = aoe_commands(facts),
     saving_ns = per_step * headroom,
     saving_formula = string.format("%s time per step x %.3f (%s)", top.type, headroom, hsrc),
     confidence = (pmu_entry and pmu_entry.bound ~= "none") and 0.1 or 0.15,

@@ -19,11 +19,17 @@ n / best_of / beam search); vLLM(-Ascend): the scheduler's async scheduling opti
 (`--async-scheduling` in recent versions).
 
 How it is measured:
-  - inference-looking: none of the host operator names in operators.host.by_name (the top 20
-    by inclusive time) is training work: `Optimizer.` (optimizer step / zero_grad), `backward` /
-    `Backward`, `autograd::`, `AccumulateGrad`. A training step always has these near the top
-    (the optimizer step and the backward ops are among the longest host ops), so their absence
-    is a good sign of a forward-only run; the top list is capped, hence confidence 0.3.
+  - inference: the job's context (facts.job.training, docs/facts.md) when the host operators
+    tell it: a training job (an optimizer step or a backward op recorded) is never told about an
+    inference server's scheduler, however host-bound; a job known to be inference needs no
+    guess. Without job facts (training null), inference-looking: none of the host operator
+    names in operators.host.by_name (the top 20 by inclusive time) is training work: `Optimizer.`
+    (optimizer step / zero_grad), `backward` / `Backward`, `autograd::`, `AccumulateGrad`. A
+    training step always has these near the top (the optimizer step and the backward ops are
+    among the longest host ops), so their absence is a good sign of a forward-only run; the top
+    list is capped, hence confidence 0.3.
+  - not already on: run.env.MINDIE_ASYNC_SCHEDULING_ENABLE=1 (when recorded) means the job
+    schedules asynchronously already, and the rule is quiet.
   - host-bound: at least `min_host_bound_share` (half) of the steps are classified host-bound
     (dispatch.steps, docs/facts-dispatch.md).
 When the forward pass already runs as graphs (at least `graph_share`, half, of the device time from
@@ -39,14 +45,22 @@ causes, and part of the host work (the launches themselves) stays serial.
 local training_patterns = { "Optimizer%.", "[Bb]ackward", "autograd::", "AccumulateGrad" }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
 local graphs = require "lib.graphs"
 
 function check(facts, p, emit)
+  -- Inference-server advice: never for a training job, nor one that schedules asynchronously.
+  local training = run.training(facts)
+  if training == true then return end
+  if run.env(facts).MINDIE_ASYNC_SCHEDULING_ENABLE == "1" then return end
   local host = facts.operators.host.by_name
-  for _, h in ipairs(host) do
-    for _, pat in ipairs(training_patterns) do
-      if string.find(h.name or "", pat) then return end
+  if training == nil then
+    -- No job facts: guess from the longest host operators.
+    for _, h in ipairs(host) do
+      for _, pat in ipairs(training_patterns) do
+        if string.find(h.name or "", pat) then return end
+      end
     end
   end
   local steps = facts.dispatch.steps
@@ -64,6 +78,12 @@ function check(facts, p, emit)
   local observed = string.format("No optimizer or backward operator among the %d longest host operators (top: %s), so "
     .. "this looks like inference; %d of %d steps are host-bound with %.3f ms of host-bound idle per step.",
     #host, table.concat(top, ", "), hb, n, idle / n / 1e6)
+  if training == false then
+    observed = string.format("The job records no optimizer step and no backward operator (inference; top host "
+      .. "operators: %s); %d of %d steps are host-bound with %.3f ms of host-bound idle per step.",
+      table.concat(top, ", "), hb, n, idle / n / 1e6)
+    evidence.add(ev, run.job(facts).evidence, 1)
+  end
   if graphs.share(facts) >= p.graph_share then
     observed = observed .. " The forward pass already runs as graphs (" .. graphs.describe(facts)
       .. "): the idle is the host work between them."

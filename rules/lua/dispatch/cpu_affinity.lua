@@ -33,6 +33,9 @@ removes the scheduling part of the jitter, not slow Python code. Confidence 0.3 
 other causes: GC, other processes on the node), 0.15 when CPU_AFFINITY_CONF=2 is already set.
 The same idle is also claimed by dispatch.host_bound (a different fix): do not add the two.
 Optional: run.env.CPU_AFFINITY_CONF (to word the advice).
+CPU_AFFINITY_CONF is torch_npu's: a MindSpore run binds its threads (main, runtime, pynative,
+minddata) with `mindspore.runtime.set_cpu_affinity(True)` (MindSpore 2.5+) instead, and is never
+told the torch_npu variable.
 ]],
 }
 
@@ -118,7 +121,12 @@ function check(facts, p, emit)
   local cur = env.CPU_AFFINITY_CONF
   local cmds, conf = { "export CPU_AFFINITY_CONF=2", "# torch_npu older than 6.0.0 instead: export CPU_AFFINITY_CONF=1" }, 0.3
   local state = "CPU_AFFINITY_CONF not recorded"
-  if cur == "" then state = "CPU_AFFINITY_CONF unset (no binding)"
+  local mindspore = run.is_mindspore(facts)
+  if mindspore then
+    -- MindSpore binds its own threads through its runtime API, not torch_npu's variable.
+    cmds, state = { "mindspore.runtime.set_cpu_affinity(True)  # MindSpore 2.5+, before building the network" },
+      "MindSpore's thread binding not recorded"
+  elseif cur == "" then state = "CPU_AFFINITY_CONF unset (no binding)"
   elseif cur ~= nil then
     state = "CPU_AFFINITY_CONF=" .. cur
     local mode = string.sub(cur, 1, 1)
@@ -137,14 +145,16 @@ function check(facts, p, emit)
     evidence.add(ev, s.evidence, 2)
     ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(s.id) .. "].host_ops_per_ms", value = s.host_ops_per_ms }
   end
-  ev[#ev + 1] = { fact = "run.env.CPU_AFFINITY_CONF", value = cur }
+  if not mindspore then ev[#ev + 1] = { fact = "run.env.CPU_AFFINITY_CONF", value = cur } end
 
   emit {
     observed = "Host jitter: " .. table.concat(texts, "; ") .. "; " .. state .. ".",
     why = "The same host work takes longer in some steps than in others, and the device waits for it: "
       .. "typical of launch threads that migrate between cores or share them with other work.",
-    action = "Bind torch_npu's launch threads to the NPU's NUMA cores (mode 2 = dedicated cores for the launch "
-      .. "threads, torch_npu 6.0.0+; mode 1 = coarse binding for older versions), and keep dataloader workers off them.",
+    action = mindspore and ("Bind MindSpore's threads (main, runtime, pynative, minddata) to the NPU's NUMA cores with "
+      .. "its thread-level binding, and keep other processes off those cores.")
+      or ("Bind torch_npu's launch threads to the NPU's NUMA cores (mode 2 = dedicated cores for the launch "
+      .. "threads, torch_npu 6.0.0+; mode 1 = coarse binding for older versions), and keep dataloader workers off them."),
     commands = cmds,
     saving_ns = p.factor * total / n,
     saving_formula = string.format("%.2f x sum over steps of max(excess host-bound idle of a slow-host step, its long host gaps) / %d steps"

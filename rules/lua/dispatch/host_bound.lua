@@ -28,7 +28,8 @@ jit_compile=False; the NPU memory peak can rise a little). So:
     (then try 2);
   - level 1 or unset (default 1): `export TASK_QUEUE_ENABLE=2`;
   - already 2: nothing left to switch on; reduce the host work (CPU binding, fused operators,
-    fewer small operators, no online compilation) instead.
+    fewer small operators, no online compilation) instead: `export CPU_AFFINITY_CONF=2` unless
+    run.env shows the binding at mode 2 already (then no command: the code is what is left).
 MindSpore runs have no such queue: they get graph mode (`mindspore.set_context(mode=GRAPH_MODE)`,
 one compiled graph instead of PyNative per-operator launches) and dataset sink mode instead.
 Work that already runs as graphs (at least `graph_share`, half, of the device time launched by
@@ -36,6 +37,9 @@ graph executions, facts.graph_execution: MindSpore GRAPH_MODE, ACL graph replay,
 graph mode nor the queue, which only speeds per-operator launches: MindSpore gets dataset sink
 mode (the host round trip left between graph executions), torch_npu the host work between the
 replays and the operators still launched one by one (confidence 0.3, the level-2 factor).
+Dataset sink (`model.train(..., dataset_sink_mode=True)`) is training advice: a MindSpore job
+known to be inference (facts.job.training false) gets graph mode only, and, already in graphs,
+the host work between the graph executions (no command).
 The queue level is read from dispatch.task_queue.task_queue_enable_env (profiler_metadata.json);
 when it was not recorded, an active queue is assumed to be at level 1 and confidence drops.
 
@@ -97,9 +101,11 @@ function check(facts, p, emit)
   local state, cmds, conf, factor
   local mindspore = run.is_mindspore(facts)
   local as_graph = graphs.share(facts) >= p.graph_share
+  -- Dataset sink is model.train's: an inference job has no training dataset to sink.
+  local inference = run.inference(facts)
   if mindspore and as_graph then
     state = "none (MindSpore in graph mode: " .. graphs.describe(facts) .. ")"
-    cmds = { "model.train(epoch, train_dataset, dataset_sink_mode=True)" }
+    cmds = inference and {} or { "model.train(epoch, train_dataset, dataset_sink_mode=True)" }
     conf, factor = 0.3, p.factor_level2
   elseif as_graph then
     state = "not used by graph replays (" .. graphs.describe(facts) .. ")"
@@ -108,8 +114,8 @@ function check(facts, p, emit)
   elseif mindspore then
     -- MindSpore launches through its own runtime: the torch_npu task queue is not there to raise.
     state = "none (MindSpore launches through its own runtime)"
-    cmds = { "mindspore.set_context(mode=mindspore.GRAPH_MODE)",
-      "model.train(epoch, train_dataset, dataset_sink_mode=True)" }
+    cmds = { "mindspore.set_context(mode=mindspore.GRAPH_MODE)" }
+    if not inference then cmds[2] = "model.train(epoch, train_dataset, dataset_sink_mode=True)" end
     conf, factor = 0.5, p.factor
   elseif blocking or level == "0" then
     state = blocking and "disabled by ASCEND_LAUNCH_BLOCKING=1" or "off (TASK_QUEUE_ENABLE=0)"
@@ -118,7 +124,10 @@ function check(facts, p, emit)
     conf, factor = 0.7, p.factor
   elseif level == "2" then
     state = "already at level 2 (TASK_QUEUE_ENABLE=2)"
-    cmds = { "export CPU_AFFINITY_CONF=2" }
+    -- The binding is the next switch, unless the job runs with it already.
+    local bound = string.sub(env.CPU_AFFINITY_CONF or "", 1, 1) == "2"
+    cmds = bound and {} or { "export CPU_AFFINITY_CONF=2" }
+    if bound then state = state .. ", CPU_AFFINITY_CONF=" .. env.CPU_AFFINITY_CONF end
     conf, factor = 0.3, p.factor_level2
   elseif level == "1" or level == "" then
     state = level == "1" and "level 1 (TASK_QUEUE_ENABLE=1)" or "level 1 (TASK_QUEUE_ENABLE unset, default 1)"
@@ -154,15 +163,24 @@ function check(facts, p, emit)
   end
   local action = "Raise the task-queue level so more of each launch runs on the second-stage thread; "
     .. "then cut host work per operator (CPU binding, fused operators, fewer small operators)."
-  if as_graph and mindspore then
+  if as_graph and mindspore and inference then
+    action = "The network already runs as a compiled graph, so graph mode has nothing to add: cut the host work between "
+      .. "the graph executions (input preparation, sampling, output handling) and keep Python work out of the loop."
+  elseif as_graph and mindspore then
     action = "The network already runs as a compiled graph, so graph mode has nothing to add: sink the dataset to the "
       .. "device so that no host round trip separates the graph executions, and keep Python work out of the step."
   elseif as_graph then
     action = "Most device work already replays as graphs, which the task queue does not speed up: cut the host work "
       .. "between the replays (input copies, sampling, scheduling) and capture the operators still launched one by one."
+  elseif mindspore and inference then
+    action = "Launch fewer operators from the host: run the network in graph mode (one compiled graph instead of "
+      .. "operator-by-operator PyNative launches) and keep Python work out of the loop."
   elseif mindspore then
     action = "Launch fewer operators from the host: run the network in graph mode (one compiled graph instead of "
       .. "operator-by-operator PyNative launches) and sink the dataset to the device so each step needs no host round trip."
+  elseif level == "2" and #cmds == 0 then
+    action = "The task queue is already at level 2 and the launch threads are bound to their cores: reduce host work "
+      .. "per operator (use fused operators, remove small operators and host-side Python in the step)."
   elseif level == "2" then
     action = "The task queue is already at level 2: reduce host work per operator (bind CPU cores, "
       .. "use fused operators, remove small operators and host-side Python in the step)."

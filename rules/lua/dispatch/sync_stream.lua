@@ -32,13 +32,27 @@ How it is measured (operator_health.sync, dispatch.steps, dispatch.interruptions
 B and C can describe the same idle, so the finding takes the larger of the two (confidence
 0.3: some synchronisations are needed, e.g. for a logged loss). One sync at the end of a step
 (the loss `.item()`) in a device-bound step costs nothing and is not reported.
-Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten::item count).
+Optional reads: dispatch.steps (C, and the idle of A), operators.host (the aten::item count),
+run.env.ASCEND_LAUNCH_BLOCKING.
+Commands fit the job: A says `unset ASCEND_LAUNCH_BLOCKING` only where the variable can be the
+cause (torch_npu, and run.env does not show it unset or 0); with it recorded unset, the launches
+are synchronised by the code, and the command finds the synchronising calls. MindSpore does not
+read the variable (its synchronous mode is `mindspore.runtime.launch_blocking()` /
+`pynative_synchronize`): it gets a search for those, and for B and C MindSpore's host reads
+(`.asnumpy()`, `mindspore.runtime.synchronize()`) instead of torch's.
 ]],
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
+
+-- Where the step's host reads of device values are, in the job's framework.
+local function find_syncs(mindspore)
+  if mindspore then return "grep -rnE '\\.asnumpy\\(\\)|synchronize\\(' --include=*.py ." end
+  return "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|synchronize\\(' --include=*.py ."
+end
 
 function check(facts, p, emit)
   local sync = facts.operator_health.sync
@@ -56,13 +70,34 @@ function check(facts, p, emit)
     local ev = {}
     for _, l in ipairs(sync.longest or {}) do evidence.add(ev, l.evidence, 1); if #ev >= 3 then break end end
     ev[#ev + 1] = { fact = "operator_health.sync.co_occur_ratio", value = sync.co_occur_ratio }
+    -- Which switch can make every launch synchronous in this job.
+    local mindspore = run.is_mindspore(facts)
+    local lb = run.env(facts).ASCEND_LAUNCH_BLOCKING
+    local title, why, action, cmds = "Launches look synchronous (ASCEND_LAUNCH_BLOCKING=1?)",
+      "With ASCEND_LAUNCH_BLOCKING=1 every launch waits for its operator, the task queue is off and host and device never overlap.",
+      "Make sure ASCEND_LAUNCH_BLOCKING is unset (or 0) in the job.", { "unset ASCEND_LAUNCH_BLOCKING" }
+    if mindspore then
+      title = "Launches look synchronous (mindspore.runtime.launch_blocking()?)"
+      why = "In synchronous mode every launch waits for its operator, so host and device never overlap."
+      action = "Remove mindspore.runtime.launch_blocking() (or set_context(pynative_synchronize=True)) from the job: it is "
+        .. "a debugging switch."
+      cmds = { "grep -rnE 'launch_blocking|pynative_synchronize' --include=*.py ." }
+    elseif lb == "" or lb == "0" then
+      -- The variable is recorded off: the code itself waits after each launch.
+      title = "Launches look synchronous"
+      why = "A synchronisation after every launch makes each launch wait for its operator, so host and device never overlap."
+      action = "ASCEND_LAUNCH_BLOCKING is not set, so the code synchronises after each operator: remove the per-operator "
+        .. ".item()/.cpu()/torch.npu.synchronize() calls (debugging or timing code) from the step."
+      cmds = { find_syncs(false) }
+    end
+    if lb ~= nil and not mindspore then ev[#ev + 1] = { fact = "run.env.ASCEND_LAUNCH_BLOCKING", value = lb } end
     emit {
-      title = "Launches look synchronous (ASCEND_LAUNCH_BLOCKING=1?)",
+      title = title,
       observed = string.format("%d of %d Node@launch calls are directly followed by a stream synchronisation (%.0f%%; same thread: %.0f%%).",
         sync.co_occur or 0, launches, 100 * (sync.co_occur_ratio or 0), 100 * (sync.co_occur_same_thread_ratio or 0)),
-      why = "With ASCEND_LAUNCH_BLOCKING=1 every launch waits for its operator, the task queue is off and host and device never overlap.",
-      action = "Make sure ASCEND_LAUNCH_BLOCKING is unset (or 0) in the training job.",
-      commands = { "unset ASCEND_LAUNCH_BLOCKING" },
+      why = why,
+      action = action,
+      commands = cmds,
       saving_ns = idle / n,
       saving_formula = "host-bound idle per step",
       confidence = same and 0.6 or 0.4,
@@ -118,14 +153,21 @@ function check(facts, p, emit)
   ev[#ev + 1] = { fact = "operator_health.sync.count", value = sync.count }
 
   local saving = math.max(b_sum, c_sum) / n
+  local mindspore = run.is_mindspore(facts)
+  local action = "Remove host reads of device values from the step: no .item()/.cpu()/print(tensor) per iteration (accumulate "
+    .. "on the device, read every N steps), no torch.npu.synchronize() outside timing code, non_blocking=True copies, "
+    .. "avoid data-dependent shapes (nonzero, boolean indexing, torch.unique) in the step."
+  if mindspore then
+    action = "Remove host reads of device values from the step: no .asnumpy()/print(tensor) per iteration (accumulate "
+      .. "on the device, read every N steps), no mindspore.runtime.synchronize() outside timing code, avoid "
+      .. "data-dependent shapes (ops.nonzero, boolean indexing, ops.unique) in the step."
+  end
   emit {
     observed = table.concat(texts, "; ") .. ".",
     why = "Each synchronisation makes the host wait for the device to drain, and the device then waits for the host "
       .. "to refill the queue.",
-    action = "Remove host reads of device values from the step: no .item()/.cpu()/print(tensor) per iteration (accumulate "
-      .. "on the device, read every N steps), no torch.npu.synchronize() outside timing code, non_blocking=True copies, "
-      .. "avoid data-dependent shapes (nonzero, boolean indexing, torch.unique) in the step.",
-    commands = { "grep -rnE '\\.item\\(\\)|\\.cpu\\(\\)|synchronize\\(' --include=*.py ." },
+    action = action,
+    commands = { find_syncs(mindspore) },
     saving_ns = saving,
     saving_formula = string.format("max(idle after interruptions %.3f ms, min(sync wait, host-bound idle) in host-bound/mixed steps %.3f ms) / %d steps",
       b_sum / 1e6, c_sum / 1e6, n),

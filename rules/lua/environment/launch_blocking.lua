@@ -7,10 +7,16 @@ rule {
   pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "run.env" },
   platforms = { "ascend" },
+  -- torch_npu's variable: MindSpore's synchronous mode is mindspore.runtime.launch_blocking()
+  -- (pynative_synchronize), which the environment does not show.
+  frameworks = { "torch_npu", "pytorch" },
   doc = [[
 With ASCEND_LAUNCH_BLOCKING=1 each operator launch waits for the device to finish it: the
 host cannot run ahead, the task queue is bypassed and the device idles between operators.
-It is a debugging switch and should never be left on for performance runs.
+It is a debugging switch and should never be left on for performance runs. It is
+torch_npu's variable (the CANN reference: PyTorch training and online inference); MindSpore
+does not read it (its synchronous mode is `mindspore.runtime.launch_blocking()`, sync_stream's
+business), so a MindSpore run is not applicable.
 
 Fix: `unset ASCEND_LAUNCH_BLOCKING` (or set it to 0).
 Saving: the device idle time of the run would mostly disappear; the estimate uses the Free

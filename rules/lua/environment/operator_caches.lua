@@ -15,10 +15,17 @@ on every launch. The reference advisor recommends ACLNN_CACHE_LIMIT=100000 and
 HOST_CACHE_CAPACITY=20.
 
 Only reported when profiler_metadata.json recorded these variables (so "unset" is known).
+Both caches pay off with many shapes only (the CANN reference: raise ACLNN_CACHE_LIMIT for a large
+shape range; HOST_CACHE_CAPACITY is the dynamic-shape cache): a run whose operators are all
+static (operator_health.dynamic_shape: none dynamic, some static) fills neither, and the rule
+stays quiet. Optional reads: operator_health.dynamic_shape.
 ]],
 }
 
 function check(facts, p, emit)
+  -- Static shapes only: a handful of shapes never fill the caches, so larger ones do nothing.
+  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
+  if dyn and (dyn.dynamic or 0) == 0 and (dyn.static or 0) > 0 then return end
   local env = facts.run.env
   local issues, cmds = {}, {}
   local a = env.ACLNN_CACHE_LIMIT

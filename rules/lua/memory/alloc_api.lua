@@ -25,7 +25,12 @@ new allocations for every odd size); free -> remove torch.npu.empty_cache() from
 lower the memory pressure (batch size, recomputation) if the allocator frees to make room.
 Saving per step = factor (0.8) x time in the flagged APIs / number of steps (overall.steps, else
 1): the calls mostly disappear but some allocation stays. Confidence 0.5.
-Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_ALLOC_CONF.
+Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_ALLOC_CONF,
+run.env.MS_ALLOC_CONF, job.training.
+Commands fit the job: expandable segments only when run.env does not show them on already, in
+the job's framework (MindSpore: `MS_ALLOC_CONF=enable_vmm:True`, its virtual-memory segments;
+its cache is emptied by mindspore.runtime.empty_cache()); lower memory pressure by
+recomputation for training, by a smaller batch or KV cache for a job known to be inference.
 ]],
 }
 
@@ -53,23 +58,31 @@ function check(facts, p, emit)
     end
   end
   if total == 0 then return end
-  local conf_v = run.env(facts).PYTORCH_NPU_ALLOC_CONF
+  -- The allocator's switch in the job's framework: torch_npu's variable, or MindSpore's.
+  local mindspore = run.is_mindspore(facts)
+  local var, on = "PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"
+  if mindspore then var, on = "MS_ALLOC_CONF", "enable_vmm:True" end
+  local conf_v = run.env(facts)[var]
   local cmds = {}
   if malloc then
-    if conf_v and string.find(conf_v, "expandable_segments:True", 1, true) then
-      parts[#parts + 1] = "expandable_segments is already on"
+    if conf_v and string.find(string.lower(conf_v), string.lower(on), 1, true) then
+      parts[#parts + 1] = (mindspore and "enable_vmm" or "expandable_segments") .. " is already on"
     else
-      cmds[#cmds + 1] = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"
+      cmds[#cmds + 1] = "export " .. var .. "=" .. on
     end
   end
   if free then cmds[#cmds + 1] = "grep -rn 'empty_cache' --include=*.py ." end
   if #cmds == 0 then cmds[#cmds + 1] = "npu-smi info" end
-  ev[#ev + 1] = { fact = "run.env.PYTORCH_NPU_ALLOC_CONF", value = conf_v }
+  ev[#ev + 1] = { fact = "run.env." .. var, value = conf_v }
+  local empty = mindspore and "mindspore.runtime.empty_cache()" or "torch.npu.empty_cache()"
+  -- Less memory pressure: recomputation is a training switch; inference shrinks its batch.
+  local lighter = run.inference(facts) and "reduce the batch size or the KV cache" or "reduce batch size or use recomputation"
   emit {
     observed = "Runtime memory calls in the step: " .. table.concat(parts, "; ") .. string.format(" (threshold %.3f ms per step).", limit / 1e6),
     why = "Each runtime allocation or free is slow and synchronous; the caching allocator should serve the step from its pool.",
-    action = (malloc and "Let the allocator grow segments instead of allocating new blocks (expandable segments). " or "")
-      .. (free and "Remove torch.npu.empty_cache() from the training loop; if memory is tight, reduce batch size or use recomputation, and watch HBM with npu-smi info." or ""),
+    action = (malloc and "Let the allocator grow segments instead of allocating new blocks (" .. (mindspore and "virtual memory segments"
+        or "expandable segments") .. "). " or "")
+      .. (free and ("Remove " .. empty .. " from the loop; if memory is tight, " .. lighter .. ", and watch HBM with npu-smi info.") or ""),
     commands = cmds,
     saving_ns = p.factor * total / steps,
     saving_formula = string.format("%.2f x time in the flagged memory APIs / %d step(s)", p.factor, steps),

@@ -23,7 +23,10 @@ reserved peak. No time saving (saving 0), confidence 0.3.
 Fix: `export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` (fewer, growable segments); avoid
 allocating many differently sized temporaries (dynamic shapes); look at the largest allocations
 (memory.top_allocations) around the peak.
-Optional reads: memory.top_allocations, run.env.PYTORCH_NPU_ALLOC_CONF.
+Optional reads: memory.top_allocations, run.env.PYTORCH_NPU_ALLOC_CONF, run.env.MS_ALLOC_CONF.
+Commands fit the job: expandable segments only when run.env does not show them on already, in the
+job's framework (MindSpore: `MS_ALLOC_CONF=enable_vmm:True`); the largest allocations are named in
+the finding's text, no command sends the user back to this tool.
 ]],
 }
 
@@ -47,19 +50,24 @@ function check(facts, p, emit)
     if i > 3 then break end
     tops[#tops + 1] = string.format("%s %.1f MB", a.name, a.size_mb)
   end
-  local cv = run.env(facts).PYTORCH_NPU_ALLOC_CONF
+  -- The allocator's switch in the job's framework, unless it is on already.
+  local mindspore = run.is_mindspore(facts)
+  local var, on = "PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True"
+  if mindspore then var, on = "MS_ALLOC_CONF", "enable_vmm:True" end
+  local cv = run.env(facts)[var]
   local cmds = {}
-  if not (cv and string.find(cv, "expandable_segments:True", 1, true)) then
-    cmds[#cmds + 1] = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"
+  if not (cv and string.find(string.lower(cv), string.lower(on), 1, true)) then
+    cmds[#cmds + 1] = "export " .. var .. "=" .. on
   end
-  cmds[#cmds + 1] = "npu-advisor facts RUN | jq '.memory.top_allocations'"
   emit {
     observed = string.format("Peak reserved %.1f MB vs peak allocated %.1f MB (%s): %.1f MB (%.0f%%) reserved but never in use at once%s%s.",
       res, alloc, m.overall.method or "?", gap, 100 * gap / res,
       (pa and pa.step ~= nil) and ("; allocated peak in step " .. sname(pa.step)) or "",
       #tops > 0 and ("; largest allocations: " .. table.concat(tops, ", ")) or ""),
     why = "Reserved-but-unused device memory is lost to the job: it limits the batch size and leads to OOM or allocator frees.",
-    action = "Enable expandable segments and reduce differently sized temporaries; re-profile with profile_memory=True to compare.",
+    action = (#cmds > 0 and ("Enable " .. (mindspore and "virtual memory segments" or "expandable segments") .. " and reduce")
+        or "Segments already grow on demand: reduce")
+      .. " differently sized temporaries (the largest allocations above first); re-profile with profile_memory=True to compare.",
     commands = cmds,
     saving_ns = 0,
     saving_formula = "informational: memory, not time",

@@ -23,21 +23,34 @@ Without the split (no device timeline: the breakdown is the profiler's own table
 Free above `free_ratio` of device time, as a symptom whose cause is not known.
 
 Saving: the unexplained idle time per step (confidence 0.5: the cause is not known).
-Optional reads: idle_attribution.
+Optional reads: idle_attribution, job.python_stacks, run.profiler_level, run.config.with_stack.
+Commands fit the job: the profiler call that records the host's Python stacks (and, on Ascend,
+Level1) in its framework (torch_npu, MindSpore, Kineto with CUDA only on a GPU run), none when
+the run recorded them already.
 ]],
 }
 
 local steplib = require "lib.steps"
 
 -- What to record next time so that the trace shows the cause: the host threads' Python stacks
--- (and, on torch_npu, the CANN layer at Level1). Never a command of npu-advisor itself.
+-- (and, on Ascend, the CANN layer at Level1), in the job's framework and platform; nothing when
+-- the run recorded them already (facts.job.python_stacks or with_stack, and Level1 or Level2).
+-- Never a command of npu-advisor itself.
 local function record_more(facts)
-  local fw = facts.run and facts.run.framework or ""
-  if fw == "torch_npu" then
+  local r = facts.run or {}
+  local cfg = r.config or {}
+  local stacks = (facts.job and facts.job.python_stacks == true) or cfg.with_stack == "true" or cfg.with_stack == "True"
+  local level = r.profiler_level == "Level1" or r.profiler_level == "Level2"
+  if r.framework == "torch_npu" and not (stacks and level) then
     return { "torch_npu.profiler.profile(..., with_stack=True, experimental_config=torch_npu.profiler._ExperimentalConfig("
       .. "profiler_level=torch_npu.profiler.ProfilerLevel.Level1))" }
-  elseif fw == "pytorch" then
-    return { "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True)" }
+  elseif r.framework == "mindspore" and not (stacks and level) then
+    return { "mindspore.profiler.profile(..., with_stack=True, experimental_config=mindspore.profiler._ExperimentalConfig("
+      .. "profiler_level=mindspore.profiler.ProfilerLevel.Level1))" }
+  elseif r.framework == "pytorch" and not stacks then
+    -- Kineto: the CUDA activity only where there is a GPU to trace.
+    local activities = r.platform == "gpu" and "ProfilerActivity.CPU, ProfilerActivity.CUDA" or "ProfilerActivity.CPU"
+    return { "torch.profiler.profile(activities=[" .. activities .. "], with_stack=True)" }
   end
   return nil
 end
@@ -64,11 +77,12 @@ function check(facts, p, emit)
         u.per_step_ns / 1e6, 100 * u.step_ratio, split.per_step_ns / 1e6, u.stretches,
         longest and string.format(" (longest %.3f ms in step %s)", longest.dur_ns / 1e6, steplib.label(longest.step)) or "",
         split.idle_ns / split.steps / 1e6),
-      why = "While the device is idle nothing trains; no host event, synchronize call or late launch in the trace "
-        .. "accounts for this time.",
+      why = "While the device is idle the job makes no progress; no host event, synchronize call or late launch in the "
+        .. "trace accounts for this time.",
       action = "Open the longest unexplained stretches in the report's step timeline: look for device-side waits "
         .. "(events, copies), host work on threads the profiler did not record, or launches the trace does not "
-        .. "tie to device tasks; record the host's Python stacks next time so the trace shows it.",
+        .. "tie to device tasks" .. (record_more(facts) and "; record the host's Python stacks next time so the trace "
+        .. "shows it." or "; the host's Python stacks in this trace show what each thread ran meanwhile."),
       commands = record_more(facts),
       saving_ns = u.per_step_ns,
       saving_formula = "idle time attributed to no cause, per step (idle_attribution.causes.unexplained.per_step_ns)",
@@ -85,7 +99,7 @@ function check(facts, p, emit)
     observed = string.format("Free is %.1f%% of device time (%.3f ms per step on average over %d steps); worst step %s at %.1f%%; "
       .. "no device timeline to tell its causes.",
       100 * o.free_ratio, per_step_free / 1e6, steps, steplib.label(worst_id), 100 * worst),
-    why = "While the device is idle nothing trains; every idle microsecond is step time.",
+    why = "While the device is idle the job makes no progress; every idle microsecond is step time.",
     action = "Profile with the timeline (trace_view.json or the SQLite export's task tables) so the idle time can be "
       .. "matched to its causes; meanwhile check the host-dispatch findings, synchronisations and data loading.",
     saving_ns = math.max(0, per_step_free - p.free_ratio * per_step_total),

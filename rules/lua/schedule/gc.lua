@@ -31,20 +31,27 @@ How it is measured (operator_health.gc, docs/facts-operators.md):
 Fix: collect garbage at a moment of your choosing: gc.freeze() after model setup (moves the
 long-lived objects out of the collector's reach), gc.disable() in the training loop and
 gc.collect() every N steps (or at checkpoints), or raise the thresholds with gc.set_threshold.
-Steps: overall.steps when known, else 1. Optional reads: overall.steps.
+Steps: overall.steps when known, else 1. Optional reads: overall.steps, job.training.
+Commands fit the job: the comments name its loop (training or inference, from facts.job; "the
+step loop" when unknown); a conjectured GC (none recorded) on torch_npu is first told how to
+record it (the profiler's gc_detect_threshold), which a run with GC events already has.
 ]],
 }
 
 local sname = util.step_name  -- "(none)" for a step without id (docs/rules.md)
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local g = facts.operator_health.gc
   local steps = steplib.count(facts) or 1
+  -- The job's own loop and long-lived objects: an inference job builds no optimizer.
+  local training = run.training(facts)
+  local loop = training == true and "the training loop" or training == false and "the inference loop" or "the step loop"
   local cmds = {
-    "import gc; gc.freeze()  # after building the model and optimizer",
-    "gc.disable()  # before the training loop; then every N steps: gc.collect()",
+    "import gc; gc.freeze()  # after building the model" .. (training == false and "" or " and optimizer"),
+    "gc.disable()  # before " .. loop .. "; then every N steps: gc.collect()",
     "gc.set_threshold(100000, 50, 100)  # if disabling is not an option",
   }
   if g.detected then
@@ -83,6 +90,11 @@ function check(facts, p, emit)
   end
   if sum == 0 then return end
   ev[#ev + 1] = { fact = "operator_health.gc.conjectured.reference_like_gaps", value = c.reference_like_gaps }
+  -- No GC was recorded: on torch_npu, record it first (GC events of 1 ms or more).
+  if facts.run and facts.run.framework == "torch_npu" then
+    table.insert(cmds, 1, "torch_npu.profiler.profile(..., experimental_config=torch_npu.profiler._ExperimentalConfig("
+      .. "gc_detect_threshold=1))  # records GC events of 1 ms or more")
+  end
   emit {
     title = "Long device idle with no host activity: probably Python garbage collection",
     observed = string.format("%d device idle gaps over 200 ms with almost no CANN calls (%s); no GC events were recorded.",

@@ -22,15 +22,24 @@ ships for torch_npu/utils/syncbatchnorm.py (one all_gather_togather of [sum, squ
 count] per layer).
 Saving per step = factor (0.5) x SyncBatchNorm time / number of steps (overall.steps, else 1):
 the layers keep their normalisation work. Confidence 0.3.
+SyncBatchNorm synchronises only in training with more than one process (torch: `training` and
+world size > 1; otherwise it runs plain batch norm): a job known to be inference
+(facts.job.training false) or of world size 1 (run.distributed) has nothing to remove, and the
+rule stays quiet. Optional reads: job.training, run.distributed.world_size.
 ]],
 }
 
 local evidence = require "lib.evidence"
+local run = require "lib.run"
 local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local s = facts.operator_health.syncbn
   if (s.count or 0) < p.min_count then return end
+  -- No synchronisation to remove: eval mode, or a single process.
+  if run.inference(facts) then return end
+  local world = tonumber(facts.run and facts.run.distributed and facts.run.distributed.world_size)
+  if world == 1 then return end
   local steps = steplib.count(facts) or 1
   local ev = evidence.add({}, s.evidence)
   ev[#ev + 1] = { fact = "operator_health.syncbn.count", value = s.count }
