@@ -146,10 +146,12 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
   EXPECT_LT(f->at("saving_ns").get<int64_t>(), 7400000);
   EXPECT_EQ(r["attribution"]["source"], "cluster.step_split");
   EXPECT_LE(r["attribution"]["explained_ns"].get<int64_t>(), r["attribution"]["step_ns"].get<int64_t>());
-  // Its commands name the real folders: the slow rank's, and a normal rank's to compare with.
+  // Its text names the real folders: the slow rank's, and a normal rank's to compare with; its
+  // commands are checks on the job, none sends the user back to npu-advisor.
   std::string slow_dir = c + "/node0_10005_20261122093000005_ascend_pt";
-  ASSERT_EQ(f->at("commands").size(), 2u);
-  EXPECT_EQ(f->at("commands")[0], "npu-advisor analyze " + slow_dir);
+  const std::string action = f->at("action").get<std::string>();
+  EXPECT_NE(action.find("`npu-advisor analyze " + slow_dir + "`"), std::string::npos) << action;
+  for (const auto& cmd : f->at("commands")) EXPECT_NE(cmd.get<std::string>().rfind("npu-advisor", 0), 0u) << cmd;
   int normal = cl["slow_rank"]["normal_rank"];
   EXPECT_NE(normal, 5);
   std::string normal_dir = c;
@@ -158,10 +160,11 @@ TEST(ClusterEndToEnd, PlantedSlowRankAndSlowLinkAreFound) {
       .append("_2026112209300000")
       .append(std::to_string(normal));
   normal_dir.append("_ascend_pt");
-  EXPECT_EQ(f->at("commands")[1], "npu-advisor compare " + normal_dir + " " + slow_dir);
+  EXPECT_NE(action.find("`npu-advisor compare " + normal_dir + " " + slow_dir + "`"), std::string::npos) << action;
   const json* w = finding(r, "cluster.wait_dominated");
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(w->at("commands"), json::array({"npu-advisor analyze " + slow_dir}));
+  EXPECT_NE(w->dump().find("`npu-advisor analyze " + slow_dir + "`"), std::string::npos);
+  for (const auto& cmd : w->at("commands")) EXPECT_NE(cmd.get<std::string>().rfind("npu-advisor", 0), 0u) << cmd;
   const json* l = finding(r, "cluster.slow_link");
   ASSERT_NE(l, nullptr);
   EXPECT_NE(l->at("observed").get<std::string>().find("2->3 HCCS"), std::string::npos);
