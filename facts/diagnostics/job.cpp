@@ -20,21 +20,30 @@ enum Kind : int8_t {
   kLoaderWorkers,    // "..._MultiProcessingDataLoaderIter.__next__"
   kDdp,              // "DistributedDataParallel.forward"
   kFsdp,             // "FullyShardedDataParallel.forward", "FSDP::..."
-  kOptimizerKernel,  // device: "multi_tensor_apply_kernel<...>" (foreach / fused optimizers' kernels)
+  kOptimizerKernel,  // device: an optimizer's multi_tensor_apply_kernel (foreach / fused update functors)
   kGraphLaunch,      // "cudaGraphLaunch" / "hipGraphLaunch": a replay that hides its operators
+  kFrameworkOp,      // "aten::..." (PyTorch, torch_npu), MindSpore scope names "Default/...": the
+                     // framework's operators were recorded, so their absence means something
   kKinds
 };
 
 Kind classify(std::string_view n, bool mindspore, bool device) {
   auto starts = [&](std::string_view p) { return n.rfind(p, 0) == 0; };
   auto has = [&](std::string_view p) { return n.find(p) != std::string_view::npos; };
-  if (device) {
-    if (mindspore && starts("Gradients/")) return kBackward;
-    return has("multi_tensor_apply_kernel") ? kOptimizerKernel : kOther;
-  }
+  if (mindspore && starts("Gradients/")) return kBackward;
+  if (mindspore && starts("Default/")) return kFrameworkOp;
+  // An optimizer's update kernels (foreach / fused): the parameter update (add with alpha: SGD),
+  // Adam's moments (addcdiv / addcmul with scalar lists, lerp) or a fused optimizer's own functor.
+  // Other multi-tensor kernels (copies, scaling) run in inference too.
+  if (device)
+    return has("multi_tensor_apply_kernel") &&
+                   (has("FusedAdamMathFunctor") || has("FusedSgdMathFunctor") || has("BinaryOpListAlphaFunctor") ||
+                    has("PointwiseOpScalarListFunctor") || has("TernaryOpScalarFunctor"))
+               ? kOptimizerKernel
+               : kOther;
   if (starts("Optimizer.step#")) return kOptimizerStep;
   if (n == "cudaGraphLaunch" || n == "hipGraphLaunch") return kGraphLaunch;
-  if (starts("autograd::engine::evaluate_function") || (mindspore && starts("Gradients/"))) return kBackward;
+  if (starts("autograd::engine::evaluate_function")) return kBackward;
   if (starts("Torch-Compiled Region") || has("CompiledFxGraph") || n == "CompiledFunction") return kCompiled;
   if (starts("aten::_fused_adam") || starts("aten::_fused_sgd")) return kFusedOptimizer;
   if (starts("aten::_foreach_")) return kForeach;
@@ -42,6 +51,7 @@ Kind classify(std::string_view n, bool mindspore, bool device) {
   if (has("DataLoader") && has("_SingleProcessDataLoaderIter")) return kLoaderSingle;
   if (starts("DistributedDataParallel.forward")) return kDdp;
   if (starts("FullyShardedDataParallel") || starts("FSDP::")) return kFsdp;
+  if (starts("aten::")) return kFrameworkOp;
   return kOther;
 }
 
@@ -80,15 +90,17 @@ void diagnose_job(const DiagnosticContext& ctx, Facts& facts) {
     if (first[k] != kNone32) ev.push_back(evidence_event(m, m.slices[first[k]].loc, what));
   };
   // Training when the host shows an optimizer step or a backward op, or the device ran an
-  // optimizer's multi-tensor kernel (a step captured in a graph shows only that). Unknown (null)
-  // when no host operator was recorded, or graph replays may hide them: nothing says it is not
-  // training. Else inference.
+  // optimizer's multi-tensor kernel (a step captured in a graph shows only that). Inference when
+  // the framework's operators were recorded (aten:: ops, MindSpore scopes) and none trains, and
+  // no graph replay could hide them. Else unknown (null): a CANN-level capture (msprof) or a
+  // trace of runtime calls only says nothing of the job.
   const bool training = count[kOptimizerStep] > 0 || count[kBackward] > 0 || count[kOptimizerKernel] > 0;
-  if (training || (host_slices > 0 && count[kGraphLaunch] == 0)) job["training"] = training;
+  if (training || (count[kFrameworkOp] > 0 && count[kGraphLaunch] == 0)) job["training"] = training;
   else job["training"] = nullptr;
   job["optimizer_kernels"] = count[kOptimizerKernel];
   job["graph_launches"] = count[kGraphLaunch];
   job["host_slices"] = host_slices;
+  job["framework_ops"] = count[kFrameworkOp];
   job["optimizer_steps"] = count[kOptimizerStep];
   job["backward_ops"] = count[kBackward];
   job["optimizer"] = nullptr;
