@@ -57,6 +57,7 @@ nlohmann::json run_metadata_json(const RunModel& m) {
   run["platform"] = run_platform(m);
   if (!m.meta.gpu_runtime.empty()) run["gpu_runtime"] = m.meta.gpu_runtime;
   run["source_format"] = m.meta.source_format;
+  run["step_source"] = m.meta.step_source;
   run["rank"] = m.meta.rank;
   run["device"] = m.meta.device;
   run["profiler_level"] = m.meta.profiler_level;

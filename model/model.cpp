@@ -223,6 +223,8 @@ void RunModel::finalize() {
     }
   }
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
+  if (!steps.empty()) meta.step_source = "ProfilerStep#N";
+  if (steps.empty() && meta.step_semantics == StepSemantics::LaunchedWork) derive_iteration_steps();
   phase_done("finalize: index tracks and steps");
 
   // Binding flows to slices is independent per flow: split it over two threads on big runs.
@@ -319,6 +321,70 @@ void RunModel::classify_kineto_tracks() {
 namespace {
 bool slice_before(const Slice& a, const Slice& b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; }
 }  // namespace
+
+// A GPU trace without ProfilerStep#N (an inference loop profiled without a schedule): its steps
+// are the iterations it repeats, when it marks them. Candidates, on each host thread: the
+// outermost record_function ranges (category user_annotation, inside no other), and the
+// outermost module forwards of a with_stack trace ("nn.Module: NAME" frames inside no other
+// module). A name is the step when it repeats at least kMinIterations times without overlap and
+// its instances cover at least half of the span from the first one's start to the last one's end
+// (a range around a small part of each iteration, such as one kernel's wrapper, does not); of
+// several, the one with the most time, a record_function range before a module on a tie.
+void RunModel::derive_iteration_steps() {
+  constexpr size_t kMinIterations = 3;
+  const StrId user_annotation = strings.find("user_annotation");
+  const StrId python_function = strings.find("python_function");
+  if (user_annotation == kNone32 && python_function == kNone32) return;
+  struct Candidate {
+    std::vector<uint32_t> slices;
+    bool module = false;
+  };
+  std::map<std::pair<uint32_t, StrId>, Candidate> by;  // (track, name)
+  for (uint32_t t = 0; t < tracks.size() && t < track_slices.size(); ++t) {
+    const TrackKind k = tracks[t].kind;
+    if (k != TrackKind::HostPython && k != TrackKind::HostOther) continue;
+    Ns range_end = -1, module_end = -1;  // the enclosing candidate of each kind, by its end
+    for (uint32_t i = track_slices[t].begin; i < track_slices[t].end; ++i) {
+      const Slice& s = slices[i];
+      if (s.cat == user_annotation && user_annotation != kNone32) {
+        if (s.ts < range_end) continue;  // inside another range
+        range_end = s.end();
+        by[{t, s.name}].slices.push_back(i);
+      } else if (s.cat == python_function && python_function != kNone32) {
+        if (s.ts < module_end || str(s.name).rfind("nn.Module: ", 0) != 0) continue;
+        module_end = s.end();
+        Candidate& c = by[{t, s.name}];
+        c.module = true;
+        c.slices.push_back(i);
+      }
+    }
+  }
+  const Candidate* best = nullptr;
+  StrId best_name = kEmptyStr;
+  Ns best_total = 0;
+  for (const auto& [key, c] : by) {
+    if (c.slices.size() < kMinIterations) continue;
+    Ns total = 0;
+    bool overlap = false;
+    for (size_t j = 0; j < c.slices.size(); ++j) {
+      total += slices[c.slices[j]].dur;
+      if (j > 0 && slices[c.slices[j]].ts < slices[c.slices[j - 1]].end()) overlap = true;
+    }
+    const Ns span = slices[c.slices.back()].end() - slices[c.slices.front()].ts;
+    if (overlap || span <= 0 || 2 * total < span) continue;
+    if (best == nullptr || total > best_total || (total == best_total && best->module && !c.module)) {
+      best = &c;
+      best_name = key.second;
+      best_total = total;
+    }
+  }
+  if (best == nullptr) return;
+  int64_t id = 0;
+  for (uint32_t i : best->slices) steps.push_back(Step{++id, slices[i].ts, slices[i].end(), SourceRef{slices[i].loc, 0}});
+  std::string name(str(best_name));
+  if (best->module) name = name.substr(11);  // "nn.Module: "
+  meta.step_source = std::string(best->module ? "nn.Module forward '" : "record_function '") + name + "'";
+}
 
 bool RunModel::sort_grouped_slices() {
   // The trace loader hands its slices over grouped by track (loaders/track_slice_blocks.h),

@@ -243,6 +243,10 @@ struct RunMetadata {
   std::map<std::string, std::string> distributed;  // distributed_args
   std::vector<ParallelGroup> parallel_groups;      // parallel_group_info: the groups' names (tp, dp, ...)
   StepSemantics step_semantics = StepSemantics::CaptureSegments;
+  // What the steps are: "ProfilerStep#N" (or the loader's own, e.g. msprof "Iteration N"), else,
+  // in a GPU trace without them, the iterations it repeats: "record_function 'NAME'" or
+  // "nn.Module forward 'NAME'" (RunModel::derive_iteration_steps); "" when the whole trace is one.
+  std::string step_source;
 };
 
 // An input file the loader looked for, and what became of it.
@@ -358,6 +362,7 @@ struct RunModel {
   void sort_slices();             // by track, then start, longer first
   bool sort_grouped_slices();     // the fast path when slices come grouped by track
   void classify_kineto_tracks();  // part of finalize()
+  void derive_iteration_steps();  // part of finalize(): steps of a GPU trace without ProfilerStep
 
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.
   uint32_t enclosing_slice(uint32_t track, Ns ts) const;

@@ -93,6 +93,10 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       host += (host.empty() ? "" : ", ") + std::string("pipeline bubble ") +
               format_ms(o["bubble_ns"].get<double>() * per) + " per step";
     if (!host.empty()) out += "  " + host + "\n";
+    // Steps the trace did not mark with ProfilerStep: say what they are.
+    const std::string source = facts.contains("run") ? facts["run"].value("step_source", "") : "";
+    if (!source.empty() && source.rfind("ProfilerStep", 0) != 0)
+      out += "  steps: no ProfilerStep in the trace; each " + source + " is a step\n";
     if (o.contains("devices") && o["devices"].is_array())
       out += fmt::format(
           "  the profiler's table holds {} devices: shown is device {}; every device is in facts "

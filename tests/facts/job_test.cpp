@@ -1,0 +1,217 @@
+// The job's context (facts.job), the user's call sites from with_stack frames
+// (facts/python_stacks.h) and the steps of a GPU trace without ProfilerStep
+// (RunModel::derive_iteration_steps), on small Kineto traces whose answers are read off them.
+#include <gtest/gtest.h>
+
+#include "facts/diagnostics/diagnostics.h"
+#include "test_support.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string header(bool profiler_step = true) {
+  std::string h = R"({"schemaVersion": 1, "traceEvents": [
+  {"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "python3"}},
+  {"name": "process_labels", "ph": "M", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+)";
+  if (profiler_step)
+    h += R"(  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
+)";
+  return h;
+}
+
+std::string host(const char* cat, const std::string& name, double ts, double dur, int corr = 0) {
+  std::string s = R"(  {"ph": "X", "cat": ")" + std::string(cat) + R"(", "name": ")" + name +
+                  R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur);
+  if (corr > 0) s += R"(, "args": {"correlation": )" + std::to_string(corr) + "}";
+  return s + "},\n";
+}
+
+std::string kernel(const std::string& name, double ts, double dur, int corr) {
+  return R"(  {"ph": "X", "cat": "kernel", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
+         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {"correlation": )" +
+         std::to_string(corr) + R"(, "device": 0, "stream": 7}},
+)";
+}
+
+std::string close(std::string body) {
+  body.resize(body.size() - 2);  // the last ",\n"
+  return body + "\n]}\n";
+}
+
+npu::Facts facts_of(const std::string& trace) {
+  npu::test::TempDir dir;
+  return npu::compute_facts(npu::test::load_path(dir.write("t.pt.trace.json", trace)));
+}
+
+// A forward only: aten ops and a kernel, no optimizer step, no backward: inference.
+TEST(Job, AtenOpsWithoutTrainingAreInference) {
+  std::string t = header();
+  t += host("cpu_op", "aten::linear", 1010, 20);
+  t += host("cuda_runtime", "cudaLaunchKernel", 1012, 5, 1);
+  t += kernel("gemm", 1020, 10, 1);
+  const json j = facts_of(close(t)).doc["job"];
+  EXPECT_EQ(j["training"], false) << j.dump();
+  EXPECT_EQ(j["framework_ops"], 1);
+  EXPECT_TRUE(j["optimizer"].is_null());
+  EXPECT_EQ(j["python_stacks"], false);
+}
+
+// Runtime calls only (no framework operator was recorded): nothing says it is inference.
+TEST(Job, RuntimeCallsAloneTellNothing) {
+  std::string t = header();
+  t += host("cuda_runtime", "cudaLaunchKernel", 1012, 5, 1);
+  t += kernel("gemm", 1020, 10, 1);
+  EXPECT_TRUE(facts_of(close(t)).doc["job"]["training"].is_null());
+}
+
+// An AdamW step whose update ran as foreach ops inside it, a backward op, a DataLoader fetch
+// with workers and DDP's forward: each recorded, with its evidence.
+TEST(Job, TrainingOptimizerDataLoaderAndDdp) {
+  std::string t = header();
+  t += host("user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 1001, 3);
+  t += host("user_annotation", "DistributedDataParallel.forward", 1005, 20);
+  t += host("cpu_op", "aten::linear", 1006, 10);
+  t += host("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 1030, 10);
+  t += host("user_annotation", "Optimizer.step#AdamW.step", 1050, 30);
+  t += host("cpu_op", "aten::_foreach_lerp_", 1055, 5);
+  const json j = facts_of(close(t)).doc["job"];
+  EXPECT_EQ(j["training"], true) << j.dump();
+  EXPECT_EQ(j["optimizer"], "AdamW");
+  EXPECT_EQ(j["optimizer_impl"], "foreach");
+  EXPECT_EQ(j["dataloader"], "workers");
+  EXPECT_EQ(j["data_parallel"], "ddp");
+  EXPECT_EQ(j["optimizer_steps"], 1);
+  EXPECT_EQ(j["backward_ops"], 1);
+  EXPECT_EQ(j["evidence"].size(), 3u);  // the step, the fetch, the wrapper
+}
+
+// A foreach op outside the step (gradient clipping) does not make the step a foreach one; a
+// fused op does make it fused.
+TEST(Job, OptimizerImplementationFromTheOpsInsideTheStep) {
+  std::string t = header();
+  t += host("cpu_op", "aten::_foreach_norm", 1005, 5);
+  t += host("user_annotation", "Optimizer.step#SGD.step", 1050, 30);
+  EXPECT_EQ(facts_of(close(t)).doc["job"]["optimizer_impl"], "for_loop");
+  std::string f = header();
+  f += host("user_annotation", "Optimizer.step#Adam.step", 1050, 30);
+  f += host("cpu_op", "aten::_fused_adam_", 1055, 5);
+  EXPECT_EQ(facts_of(close(f)).doc["job"]["optimizer_impl"], "fused");
+}
+
+// A step captured whole in a CUDA graph: the host shows a graph launch only; the replayed
+// kernels show the optimizer's update (foreach add with alpha), so it trains. A graph of copies
+// only says nothing.
+TEST(Job, AGraphReplayedStepIsKnownByItsOptimizerKernels) {
+  std::string t = header();
+  t += host("cuda_runtime", "cudaGraphLaunch", 1010, 5, 1);
+  t += kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<3>, "
+              "BinaryOpListAlphaFunctor<float, 3, 2, 0>, std::plus<float>, float>()",
+              1020, 10, 1);
+  EXPECT_EQ(facts_of(close(t)).doc["job"]["training"], true);
+  std::string c = header();
+  c += host("cpu_op", "aten::copy_", 1005, 3);
+  c += host("cuda_runtime", "cudaGraphLaunch", 1010, 5, 1);
+  c += kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<2>, "
+              "CopyFunctor<int, long, 2, 1, 1>>()",
+              1020, 10, 1);
+  EXPECT_TRUE(facts_of(close(c)).doc["job"]["training"].is_null());
+}
+
+// with_stack: the script's <module> frame makes train.py the user's file; an .item() in its
+// step() (two per step: the sync call inside the built-in method, inside the frame) is named
+// there; torch's own frames never are.
+TEST(CallSites, SyncsAreNamedAtTheUsersFrame) {
+  std::string t = header();
+  t += host("python_function", "train.py(1): <module>", 900, 300);
+  t += host("python_function", "train.py(10): step", 1005, 90);
+  for (int i = 0; i < 2; ++i) {
+    const double at = 1010 + 40 * i;
+    t += host("python_function", "<built-in method item of Tensor object at 0x7f00>", at, 20);
+    t += host("cpu_op", "aten::item", at + 1, 18);
+    t += host("python_function", "torch/_tensor.py(100): __hash__", at + 2, 1);
+    t += host("cuda_runtime", "cudaStreamSynchronize", at + 5, 10);
+  }
+  const npu::Facts f = facts_of(close(t));
+  const json& sites = f.doc["gpu"]["syncs"]["call_sites"];
+  ASSERT_EQ(sites.size(), 1u) << f.doc["gpu"]["syncs"].dump();
+  EXPECT_EQ(sites[0]["site"], "train.py:10 step()");
+  EXPECT_EQ(sites[0]["call"], ".item()");
+  EXPECT_EQ(sites[0]["count"], 2);
+  EXPECT_EQ(sites[0]["ns"], 20'000);
+  EXPECT_EQ(f.doc["job"]["python_stacks"], true);
+}
+
+// Without stacks the lists are empty, not absent.
+TEST(CallSites, EmptyWithoutStacks) {
+  std::string t = header();
+  t += host("cuda_runtime", "cudaStreamSynchronize", 1010, 10);
+  EXPECT_EQ(facts_of(close(t)).doc["gpu"]["syncs"]["call_sites"], json::array());
+}
+
+// No ProfilerStep: three outermost record_function ranges that fill their span are the steps
+// (a range nested inside them is not); the run says so.
+TEST(IterationSteps, RepeatedRecordFunctionRangesAreTheSteps) {
+  std::string t = header(false);
+  for (int i = 0; i < 3; ++i) {
+    const double at = 1000 + 100 * i;
+    t += host("user_annotation", "decode_step", at, 95);
+    t += host("user_annotation", "attention", at + 10, 20);
+    t += host("cuda_runtime", "cudaLaunchKernel", at + 12, 5, i + 1);
+    t += kernel("k", at + 20, 10, i + 1);
+  }
+  const npu::RunModel m = [&] {
+    npu::test::TempDir dir;
+    return npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  }();
+  ASSERT_EQ(m.steps.size(), 3u);
+  EXPECT_EQ(m.steps[1].id, 2);
+  EXPECT_EQ(m.steps[1].start, 1'100'000);
+  EXPECT_EQ(m.steps[1].end, 1'195'000);
+  EXPECT_EQ(m.meta.step_source, "record_function 'decode_step'");
+}
+
+// A range around a small part of each iteration (10 us of every 100) is not the step; nor are
+// two repeats; the whole trace stays one step.
+TEST(IterationSteps, ShortOrRareRangesAreNotSteps) {
+  std::string t = header(false);
+  for (int i = 0; i < 4; ++i) t += host("user_annotation", "wrapper", 1000 + 100 * i, 10);
+  t += host("user_annotation", "twice", 2000, 100);
+  t += host("user_annotation", "twice", 2100, 100);
+  t += host("cuda_runtime", "cudaLaunchKernel", 1002, 5, 1);
+  t += kernel("k", 1010, 10, 1);
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  EXPECT_TRUE(m.steps.empty());
+  EXPECT_EQ(m.meta.step_source, "");
+}
+
+// with_stack, no ProfilerStep: the outermost module's forwards (one per token in a decode loop)
+// are the steps; an inner module is not.
+TEST(IterationSteps, TopModuleForwardsAreTheStepsOfADecodeLoop) {
+  std::string t = header(false);
+  for (int i = 0; i < 4; ++i) {
+    const double at = 1000 + 50 * i;
+    t += host("python_function", "nn.Module: GPT2LMHeadModel_0", at, 45);
+    t += host("python_function", "nn.Module: GPT2Block_0", at + 5, 30);
+    t += host("cuda_runtime", "cudaLaunchKernel", at + 6, 5, i + 1);
+    t += kernel("k", at + 15, 10, i + 1);
+  }
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  ASSERT_EQ(m.steps.size(), 4u);
+  EXPECT_EQ(m.meta.step_source, "nn.Module forward 'GPT2LMHeadModel_0'");
+}
+
+// With ProfilerStep the ranges change nothing.
+TEST(IterationSteps, ProfilerStepWins) {
+  std::string t = header(true);
+  for (int i = 0; i < 3; ++i) t += host("user_annotation", "decode_step", 1000 + 30 * i, 25);
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.meta.step_source, "ProfilerStep#N");
+}
+
+}  // namespace
