@@ -1,5 +1,10 @@
 #include "facts/facts.h"
 
+#include <cmath>
+#include <optional>
+
+#include "facts/facts_schema.h"
+
 #include "base/json_file.h"
 #include "base/json_object.h"
 #include "base/load_error.h"
@@ -71,6 +76,60 @@ nlohmann::json run_metadata_json(const RunModel& m) {
   return run;
 }
 
+namespace {
+
+// The step numbers compare, gate and the reduce compute with, checked for what a profile can
+// hold: each part a time (0 .. ~11.6 days), a step's parts adding up to its device time (as
+// every facts document this tool writes does), its host span matching its bounds. The first
+// impossible number, or nothing.
+std::optional<std::string> impossible_step_numbers(const nlohmann::json& doc) {
+  constexpr double kMaxNs = 1e15;
+  static const char* kParts[] = {"computing_ns", "communication_ns", "comm_not_overlapped_ns", "overlapped_ns",
+                                 "free_ns",      "copies_ns",        "device_time_ns",         "host_dur_ns",
+                                 "bubble_ns",    "preparing_ns"};
+  auto check = [&](const nlohmann::json& o, const std::string& where) -> std::optional<std::string> {
+    if (!o.is_object()) return std::nullopt;
+    for (const char* k : kParts) {
+      const auto it = o.find(k);
+      if (it == o.end() || !it->is_number()) continue;
+      const double v = it->get<double>();
+      if (!(v >= 0 && v <= kMaxNs)) return where + "." + k + " = " + it->dump() + " is not a possible time";
+    }
+    return std::nullopt;
+  };
+  if (auto bad = check(doc.value("overall", nlohmann::json()), "overall")) return bad;
+  // A rank is a small integer (-1: unknown): 2^40 would become another rank in the reduce.
+  if (const auto run = doc.find("run"); run != doc.end() && run->is_object() && run->contains("rank") &&
+                                        (*run)["rank"].is_number()) {
+    const double r = (*run)["rank"].get<double>();
+    if (!(r >= -1 && r <= 2147483647.0)) return "run.rank = " + (*run)["rank"].dump() + " is not a rank";
+  }
+  const nlohmann::json steps = doc.value("steps", nlohmann::json::array());
+  if (!steps.is_array()) return std::nullopt;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const nlohmann::json& s = steps[i];
+    const std::string where = "steps[" + std::to_string(i) + "]";
+    if (auto bad = check(s, where)) return bad;
+    if (!s.is_object()) continue;
+    auto num = [&](const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<double>() : -1.0; };
+    const double start = num("start_ns"), end = num("end_ns"), host = num("host_dur_ns");
+    if (host >= 0 && start >= 0 && end >= 0 && std::abs(host - (end - start)) > 1000)
+      return where + ".host_dur_ns = " + s["host_dur_ns"].dump() + " is not its span (end_ns - start_ns = " +
+             std::to_string(static_cast<int64_t>(end - start)) + ")";
+    const double device = num("device_time_ns");
+    if (device >= 0 && s.contains("computing_ns")) {
+      double parts = 0;
+      for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "copies_ns", "free_ns"}) parts += std::max(0.0, num(k));
+      if (std::abs(parts - device) > std::max(1000.0, 0.001 * device))
+        return where + ": its parts add up to " + std::to_string(static_cast<int64_t>(parts)) +
+               " ns, not its device_time_ns " + s["device_time_ns"].dump();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Facts read_facts(const std::string& path) { return facts_from_json(read_json_file(path), path); }
 
 Facts facts_from_json(nlohmann::json doc, const std::string& path) {
@@ -83,6 +142,16 @@ Facts facts_from_json(nlohmann::json doc, const std::string& path) {
     throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) +
                                           " is not supported (this build reads 1.." +
                                           std::to_string(kFactsSchemaVersion) + ")");
+  // A facts file is input like any other: its types are the schema's and its step numbers
+  // possible, or compare, gate and the reduce would compute on nonsense (a duration given as a
+  // string read as 0, a 1 ns step).
+  const std::vector<std::string> problems = validate_facts(f.doc, FactsSchema::builtin(), false);
+  if (!problems.empty())
+    throw LoadError::whole_file(path, "does not match the facts schema: " + problems.front() +
+                                          (problems.size() > 1
+                                               ? " (and " + std::to_string(problems.size() - 1) + " more)"
+                                               : std::string()));
+  if (auto bad = impossible_step_numbers(f.doc)) throw LoadError::whole_file(path, "impossible facts: " + *bad);
   return f;
 }
 

@@ -60,6 +60,7 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     return is_missing_cell(v) ? kEmptyStr : model.strings.intern(trim_cell(v));
   };
   uint64_t n = 0;
+  const size_t first = model.kernels.size();
   t.for_each_row([&](const CsvTable::Row& r) {
     Kernel k;
     k.line = r.line();
@@ -95,6 +96,36 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     for (int c : pmu_cols) model.pmu_values.push_back(r.number(c).value_or(std::nan("")));
     ++n;
   });
+  // A duration is bounded by the table it is in: a row cannot last past the last row's start by
+  // more than 60 s (1000 s of kernel time in a 14 ms step is a corrupt number). Dropped, with
+  // its PMU values, and the table is partial.
+  {
+    constexpr Ns kMaxOverhangNs = 60'000'000'000;
+    auto& ks = model.kernels;
+    const size_t width = pmu_cols.size();
+    Ns last_start = first < ks.size() ? ks[first].start : 0;
+    for (size_t i = first; i < ks.size(); ++i) last_start = std::max(last_start, ks[i].start);
+    size_t out = first;
+    uint64_t dropped = 0;
+    uint32_t first_line = 0;
+    for (size_t i = first; i < ks.size(); ++i) {
+      const Kernel& k = ks[i];
+      if (k.dur > 0 && k.start <= last_start && k.dur - (last_start - k.start) > kMaxOverhangNs) {
+        if (dropped++ == 0) first_line = k.line;
+        continue;
+      }
+      if (width)
+        std::copy_n(model.pmu_values.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                    model.pmu_values.begin() + static_cast<std::ptrdiff_t>(out * width));
+      ks[out++] = k;
+    }
+    ks.resize(out);
+    if (width) model.pmu_values.resize(out * width);
+    n -= dropped;
+    if (dropped)
+      model.stats.reject(path + ":" + std::to_string(first_line) + ": " + std::to_string(dropped) +
+                         " rows lasting past the table's last row by more than 60 s were skipped (impossible durations)");
+  }
   t.report_skipped("with a missing or negative \"" + t.header()[static_cast<size_t>(c_dur)] + "\"");
   for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   if (!take_pmu) model.pmu_values.resize(model.kernels.size() * model.pmu_columns.size(), std::nan(""));

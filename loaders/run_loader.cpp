@@ -122,8 +122,21 @@ void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt
 
   for (const auto& role : output_roles()) {
     fs::path p = out / role.name;
-    if (!fs::is_regular_file(p)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) {
       note_missing(model, role.name, role.needed_for);
+      // There but not a file (a FIFO, a folder, a link to a device or to nothing): the run is
+      // partial, not a run without that file.
+      if (fs::exists(fs::symlink_status(p, ec)))
+        model.stats.reject(p.string() + ": not a regular file (a folder, FIFO, device or broken link): not read; " +
+                           role.needed_for + " unavailable");
+      continue;
+    }
+    if (fs::file_size(p, ec) == 0 && !ec) {
+      // An empty file where the profiler writes one: the export broke, the run is partial.
+      uint16_t id = register_found(model, role.name, p);
+      model.files[id].note = std::string("file is empty: ") + role.needed_for + " unavailable";
+      model.stats.reject(p.string() + ": file is empty (0 bytes): " + role.needed_for + " unavailable");
       continue;
     }
     if (std::string(role.name) == "trace_view.json") {
@@ -131,10 +144,6 @@ void load_ascend_run(const Detection& d, RunModel& model, const LoadOptions& opt
       continue;
     }
     uint16_t id = register_found(model, role.name, p);
-    if (model.files[id].status == InputFile::Status::Empty) {
-      model.files[id].note = std::string("file is empty: ") + role.needed_for + " unavailable";
-      continue;
-    }
     if (role.load) {
       model.files[id].records = role.load(p.string(), model);
     } else {

@@ -98,6 +98,7 @@ class InternCache {
 struct EventFields {
   char ph = 0;
   bool has_ts = false, has_dur = false, has_id = false, id_is_str = false;
+  bool bad_dur = false;  // a "dur" that is there but is no time
   Ns ts = 0, dur = 0;
   int64_t id = 0;
   int64_t corr = kNoId;
@@ -175,7 +176,9 @@ class ChunkParser {
     return simdjson::SUCCESS;
   }
 
-  simdjson::error_code read_ns(od::value v, Ns* out, bool* has) {
+  // A time in us (number or numeric string) as ns. `bad` (when given) is set for a value that is
+  // present but not a time (a word, a boolean, an object): the event is unusable, not timeless.
+  simdjson::error_code read_ns(od::value v, Ns* out, bool* has, bool* bad = nullptr) {
     od::json_type t;
     if (auto e = v.type().get(t)) return e;
     std::string_view text;
@@ -194,12 +197,15 @@ class ChunkParser {
         return simdjson::SUCCESS;
       }
     } else {
+      if (bad && t != od::json_type::null) *bad = true;
       return simdjson::SUCCESS;  // null ts/dur: treated as absent
     }
     auto ns = parse_us_to_ns(text);
     if (ns) {
       *out = *ns;
       *has = true;
+    } else if (bad) {
+      *bad = true;
     }
     return simdjson::SUCCESS;
   }
@@ -305,7 +311,7 @@ class ChunkParser {
       case 'n': {
         // A negative duration is corrupt, not a slice: as a ProfilerStep it made a step time
         // of -14 ms that a gate passed.
-        if (!ev.has_ts || (ev.ph == 'X' && ev.has_dur && ev.dur < 0)) {
+        if (!ev.has_ts || (ev.ph == 'X' && ((ev.has_dur && ev.dur < 0) || ev.bad_dur))) {
           ++out_.without_ts;
           return;
         }
@@ -439,7 +445,7 @@ class ChunkParser {
             }
             break;
           case 'd':
-            if (rk.unsafe_is_equal("dur")) e = read_ns(v, &ev.dur, &ev.has_dur);
+            if (rk.unsafe_is_equal("dur")) e = read_ns(v, &ev.dur, &ev.has_dur, &ev.bad_dur);
             break;
           case 'n':
             if (rk.unsafe_is_equal("name")) e = read_name(v, &ev.name);

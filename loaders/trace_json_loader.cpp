@@ -454,6 +454,35 @@ class TraceLoader {
     if (!r.tail.empty()) tail_ = std::move(r.tail);
   }
 
+  // A duration is bounded by the trace it is in: an event cannot last past the last event's start
+  // by more than kMaxOverhangNs (a 1000 s kernel in a 14 ms trace, a 1e18 ns device time, an
+  // 11-day step are corrupt numbers, not time). Such slices are dropped and the file is partial.
+  void drop_impossible_durations(size_t first) {
+    constexpr Ns kMaxOverhangNs = 60'000'000'000;  // 60 s
+    auto& v = model_.slices;
+    if (v.size() <= first) return;
+    Ns last_start = v[first].ts;
+    for (size_t i = first; i < v.size(); ++i) last_start = std::max(last_start, v[i].ts);
+    uint64_t dropped = 0;
+    Ns worst = 0;
+    size_t out = first;
+    for (size_t i = first; i < v.size(); ++i) {
+      const Slice& sl = v[i];
+      // end - last_start, written so that a huge dur cannot overflow.
+      if (sl.dur > 0 && sl.ts <= last_start && sl.dur - (last_start - sl.ts) > kMaxOverhangNs) {
+        ++dropped;
+        worst = std::max(worst, sl.dur);
+        continue;
+      }
+      v[out++] = sl;
+    }
+    v.resize(out);
+    if (dropped)
+      model_.stats.reject(path_ + ": " + std::to_string(dropped) + " events lasting past the trace's last event by " +
+                          "more than 60 s were skipped (impossible durations, the longest " + std::to_string(worst) +
+                          " ns)");
+  }
+
   void finish() {
     for (auto& t : model_.tracks) {
       if (t.process_name == kEmptyStr) {
@@ -466,11 +495,14 @@ class TraceLoader {
       if (tn != thread_names_.end()) t.thread_name = tn->second;
     }
     pair_begin_end();
+    const size_t first_slice = model_.slices.size();
     slices_.move_into(model_.slices);
+    drop_impossible_durations(first_slice);
     flows_.finish();
     if (without_ts_)
       model_.stats.reject(path_ + ": " + std::to_string(without_ts_) +
-                          " events without a usable ts (or flow id), or with a negative dur, were skipped");
+                          " events without a usable ts (or flow id), or with a dur that is no time or negative, "
+                          "were skipped");
     if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
       model_.stats.reject(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
       model_.stats.events_by_phase.erase(it);

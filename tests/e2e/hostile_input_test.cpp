@@ -175,7 +175,7 @@ TEST(HostileTrace, NegativeDurationIsSkipped) {
                                       x_event("op", "1000", "\"-1.5\"") + ", " + x_event("ok", "2000", "3") + "]");
   ASSERT_EQ(m.slices.size(), 1u);
   EXPECT_EQ(m.slices[0].dur, 3000);
-  EXPECT_TRUE(has_warning(m, "2 events without a usable ts (or flow id), or with a negative dur")) << warnings_of(m);
+  EXPECT_TRUE(has_warning(m, "2 events without a usable ts (or flow id), or with a dur that is no time or negative")) << warnings_of(m);
 }
 
 TEST(HostileTrace, EventsWithoutPhAreCounted) {
@@ -537,4 +537,100 @@ TEST_F(OutputGuard, GateAllowPartialDecidesOnWhatWasKeptAndSaysSo) {
   bool noted = false;
   for (const auto& n : g["gate"]["notes"]) noted |= n.get<std::string>().find("input warning: ") == 0;
   EXPECT_TRUE(noted) << g["gate"]["notes"].dump();
+}
+
+// ---- round 3: no PASS on data that could not be read whole or makes no sense ----
+
+// trace_view.json there but not a file (a FIFO, a folder, a link to /dev/zero) or empty: the run
+// is partial, and the gate refuses it (it used to list the file as missing and pass on the rest).
+TEST_F(OutputGuard, GateRefusesATraceThatIsNotAReadableFile) {
+  for (const char* kind : {"fifo", "folder", "dev-zero", "empty"}) {
+    TempDir d;
+    const std::string run = (d.path() / "r_ascend_pt").string();
+    fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
+    const std::string tv = run + "/ASCEND_PROFILER_OUTPUT/trace_view.json";
+    fs::remove(tv);
+    const std::string k = kind;
+    if (k == "fifo") ASSERT_EQ(std::system(("mkfifo '" + tv + "'").c_str()), 0);
+    if (k == "folder") fs::create_directory(tv);
+    if (k == "dev-zero") fs::create_symlink("/dev/zero", tv);
+    if (k == "empty") std::ofstream(tv).flush();
+    Cli r = cli(d, "gate -q --baseline " + facts_ + " " + run);
+    EXPECT_EQ(r.code, 2) << kind << ": " << r.err;
+    EXPECT_NE(r.err.find("is partial: the loaders rejected data: " + tv), std::string::npos) << kind << ": " << r.err;
+  }
+}
+
+// Every device duration replaced by a word: the events are dropped as unusable and named, not
+// read as 0 ns tasks that leave a gate passing on the profiler's own table.
+TEST_F(OutputGuard, GateRefusesDurationsThatAreNoTime) {
+  TempDir d;
+  const std::string run = (d.path() / "r_ascend_pt").string();
+  fs::copy(npu::test::sample_run(), run, fs::copy_options::recursive);
+  const std::string tv = run + "/ASCEND_PROFILER_OUTPUT/trace_view.json";
+  std::string text = slurp(tv);
+  for (size_t at = text.find("\"dur\": "); at != std::string::npos; at = text.find("\"dur\": ", at + 1)) {
+    const size_t end = text.find_first_of(",}", at);
+    text.replace(at, end - at, "\"dur\": \"abc\"");
+  }
+  std::ofstream(tv, std::ios::binary | std::ios::trunc) << text;
+  Cli r = cli(d, "gate -q --baseline " + facts_ + " " + run);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("with a dur that is no time or negative, were skipped"), std::string::npos) << r.err;
+}
+
+TEST(HostileTrace, ADurationThatIsNoTimeIsSkipped) {
+  auto m = npu::test::load_trace_text("[" + x_event("op", "1000", "\"abc\"") + ", " + x_event("op2", "1000", "true") +
+                                      ", " + x_event("ok", "2000", "3") + ", " + x_event("nulldur", "2000", "null") + "]");
+  ASSERT_EQ(m.slices.size(), 2u);  // "ok", and the null dur read as absent (an instant)
+  EXPECT_TRUE(has_warning(m, "2 events without a usable ts (or flow id), or with a dur that is no time")) << warnings_of(m);
+}
+
+// A duration that outlasts the trace by more than 60 s (1000 s in a trace of microseconds,
+// 1e18 ns) is dropped and named; the rest is kept.
+TEST(HostileTrace, ImpossibleDurationsAreSkipped) {
+  auto m = npu::test::load_trace_text("[" + x_event("ok", "1000", "5") + ", " + x_event("kernel", "1001", "1000000000") +
+                                      ", " + x_event("huge", "1002", "1e15") + ", " + x_event("ok2", "1010", "2") + "]");
+  ASSERT_EQ(m.slices.size(), 2u);
+  EXPECT_TRUE(has_warning(m, "2 events lasting past the trace's last event by more than 60 s were skipped"))
+      << warnings_of(m);
+}
+
+// A facts file is checked before compare, gate or the reduce use it: wrong types, impossible
+// times and a host span that is not its step are refused with the file and the key.
+TEST_F(OutputGuard, FactsFilesWithImpossibleNumbersAreRefused) {
+  const nlohmann::json base = npu::read_json_file(facts_);
+  struct Case {
+    const char* key;
+    nlohmann::json value;
+    const char* says;
+  };
+  const Case cases[] = {{"host_dur_ns", 1, "steps[0].host_dur_ns = 1 is not its span"},
+                        {"computing_ns", -5000000, "steps[0].computing_ns = -5000000 is not a possible time"},
+                        {"computing_ns", "14092000", "steps[0].computing_ns: expected integer, got string"},
+                        {"free_ns", 1e300, "steps[0].free_ns: expected integer"}};
+  for (const Case& c : cases) {
+    TempDir d;
+    nlohmann::json doc = base;
+    doc["steps"][0][c.key] = c.value;
+    const std::string bad = (d.path() / "bad.facts.json").string();
+    std::ofstream(bad) << doc.dump();
+    for (const std::string cmd : {"gate -q --baseline " + facts_ + " " + bad, "compare -q " + facts_ + " " + bad}) {
+      Cli r = cli(d, cmd);
+      EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find("error: " + bad + ": "), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    }
+  }
+}
+
+TEST_F(OutputGuard, AFactsFileWithARankOutOfRangeIsRefused) {
+  TempDir d;
+  nlohmann::json doc = npu::read_json_file(facts_);
+  doc["run"]["rank"] = int64_t{1} << 40;
+  const std::string bad = (d.path() / "bad.facts.json").string();
+  std::ofstream(bad) << doc.dump();
+  Cli r = cli(d, "gate -q --baseline " + facts_ + " " + bad);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("run.rank = 1099511627776 is not a rank"), std::string::npos) << r.err;
 }

@@ -16,7 +16,8 @@ std::string header(bool profiler_step = true) {
   {"name": "process_labels", "ph": "M", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
 )";
   if (profiler_step)
-    h += R"(  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
+    h +=
+        R"(  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
 )";
   return h;
 }
@@ -106,16 +107,18 @@ TEST(Job, OptimizerImplementationFromTheOpsInsideTheStep) {
 TEST(Job, AGraphReplayedStepIsKnownByItsOptimizerKernels) {
   std::string t = header();
   t += host("cuda_runtime", "cudaGraphLaunch", 1010, 5, 1);
-  t += kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<3>, "
-              "BinaryOpListAlphaFunctor<float, 3, 2, 0>, std::plus<float>, float>()",
-              1020, 10, 1);
+  t += kernel(
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<3>, "
+      "BinaryOpListAlphaFunctor<float, 3, 2, 0>, std::plus<float>, float>()",
+      1020, 10, 1);
   EXPECT_EQ(facts_of(close(t)).doc["job"]["training"], true);
   std::string c = header();
   c += host("cpu_op", "aten::copy_", 1005, 3);
   c += host("cuda_runtime", "cudaGraphLaunch", 1010, 5, 1);
-  c += kernel("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<2>, "
-              "CopyFunctor<int, long, 2, 1, 1>>()",
-              1020, 10, 1);
+  c += kernel(
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<2>, "
+      "CopyFunctor<int, long, 2, 1, 1>>()",
+      1020, 10, 1);
   EXPECT_TRUE(facts_of(close(c)).doc["job"]["training"].is_null());
 }
 

@@ -79,8 +79,8 @@ function check(facts, p, emit)
       100 * (k.small_share_of_time or 0), (k.median_ns or 0) / 1e3,
       replayed > 0 and string.format(" %d more are replayed from CUDA graphs (no launch each).", replayed) or ""),
     why = "Each launch costs microseconds of host time; kernels shorter than that leave the GPU waiting on the CPU.",
-    action = "Fuse: torch.compile the model (elementwise chains become one kernel), use fused optimizers and fused "
-      .. "attention/norm layers, or raise the batch size.",
+    action = "Fuse: torch.compile the model (elementwise chains become one kernel), use "
+      .. (run.inference(facts) and "" or "fused optimizers and ") .. "fused attention/norm layers, or raise the batch size.",
     commands = commands,
     saving_ns = p.factor * cost,
     saving_formula = formula,
