@@ -123,6 +123,12 @@ std::string read_small_file(const std::string& path) {
   for (;;) {
     size_t n = src->read(buf, sizeof buf);
     if (n == 0) break;
+    // A side file (metadata, communication, facts, rules) is read whole and parsed into memory
+    // several times its size: past the cap it is not a profiler's, and reading it on would end
+    // in "out of memory" with no file named (a 3 GiB sparse file, a .gz of whitespace).
+    if (out.size() + n > kMaxSmallFileBytes)
+      throw LoadError::whole_file(path, "larger than " + std::to_string(kMaxSmallFileBytes >> 20) +
+                                            " MiB (after decompression): too large for this kind of file; not read");
     out.append(buf, n);
   }
   return out;

@@ -22,6 +22,8 @@ class ByteSource {
 };
 
 // Reads a whole (small) file into a string; throws LoadError when it cannot be read.
+// The most read_small_file() reads (after decompression) before it refuses the file.
+constexpr size_t kMaxSmallFileBytes = size_t{256} << 20;
 std::string read_small_file(const std::string& path);
 
 }  // namespace npu

@@ -7,7 +7,7 @@
 //    hook never fires (`("a"):rep(400):find("(.-)(.-)(.-)(.-)b")` ran for minutes). Each call is
 //    priced first by its worst case (subject length n to the power of the backtracking items
 //    x* x+ x- %b %1.., times 2 per x?, times n when unanchored) and refused above
-//    kMaxPatternSteps; plain finds (4th argument true) are linear and always run;
+//    kMaxPatternSteps; plain finds (4th argument true) always run, through memmem (linear);
 //  - string.rep: an empty result is returned at once (rep("", 1e18) looped in C);
 //  - table.move: at most kMaxMoveElements elements (a huge range looped in C);
 //  - print: to stderr (stdout carries --format json), at most SandboxLimits::print_bytes.

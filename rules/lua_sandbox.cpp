@@ -209,8 +209,12 @@ void LuaSandbox::hook(lua_State* L, lua_Debug*) {
 
 void LuaSandbox::check_clock(lua_State* L) {
   if (std::chrono::steady_clock::now() <= deadline_) return;
-  char why[80];
-  std::snprintf(why, sizeof why, "time budget exceeded (%lld ms)", limits_.wall_ms);
+  char why[120];
+  if (total_bound_)
+    std::snprintf(why, sizeof why, "the rules' total time budget of this command (%lld ms) is spent",
+                  limits_.total_wall_ms);
+  else
+    std::snprintf(why, sizeof why, "time budget exceeded (%lld ms)", limits_.wall_ms);
   abort_rule(L, why);
 }
 
@@ -229,8 +233,26 @@ void LuaSandbox::abort_rule(lua_State* L, const char* why) {
   std::abort();  // not reached: lua_error does not return
 }
 
+std::atomic<long long>& LuaSandbox::total_spent() const {
+  static std::atomic<long long> process_spent_ms{0};
+  return limits_.total_spent_ms ? *limits_.total_spent_ms : process_spent_ms;
+}
+
+// A phase gets its own budget, or what is left of the command's total when that is less.
 void LuaSandbox::refresh_deadline() {
-  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limits_.wall_ms);
+  const auto now = std::chrono::steady_clock::now();
+  account_time();
+  since_ = now;
+  const long long left = std::max(0LL, limits_.total_wall_ms - total_spent().load());
+  total_bound_ = left < limits_.wall_ms;
+  deadline_ = now + std::chrono::milliseconds(total_bound_ ? left : limits_.wall_ms);
+}
+
+void LuaSandbox::account_time() {
+  const auto now = std::chrono::steady_clock::now();
+  if (since_.time_since_epoch().count() != 0)
+    total_spent() += std::chrono::duration_cast<std::chrono::milliseconds>(now - since_).count();
+  since_ = now;
 }
 
 LuaSandbox::LuaSandbox(const SandboxLimits& limits)
@@ -348,7 +370,11 @@ bool LuaSandbox::run_chunk(const std::string& code, const std::string& chunk_nam
 }
 
 bool LuaSandbox::call(int nargs, int nresults) {
-  if (lua_pcall(L_, nargs, nresults, 0) != LUA_OK) {
+  since_ = std::chrono::steady_clock::now();
+  const int status = lua_pcall(L_, nargs, nresults, 0);
+  account_time();
+  since_ = {};  // time outside Lua is not the rules'
+  if (status != LUA_OK) {
     set_error_from_stack();
     return false;
   }

@@ -7,6 +7,7 @@
 // Rules see facts as read-only tables: lazy views of the one shared C++ document
 // (push_view), converted only where a rule reads.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -24,6 +25,10 @@ struct SandboxLimits {
   size_t output_bytes = size_t{16} << 20;  // what the rule hands back (emit, rule{}), converted
   size_t findings = 1000;                  // findings kept per rule; more are counted, not kept
   size_t print_bytes = size_t{64} << 10;   // print() output (to stderr) per rule
+  // All rules of a command together (gate and compare run them on both sides): the time spent
+  // in Lua by every sandbox that counts into `total_spent_ms`; null: the process's own counter.
+  long long total_wall_ms = 40'000;
+  std::atomic<long long>* total_spent_ms = nullptr;
 };
 
 class LuaSandbox {
@@ -86,6 +91,9 @@ class LuaSandbox {
   void set_error_from_stack();
   void install_views();
   void refresh_deadline();
+  // Adds the time since the last refresh to the command's total (after each call into Lua).
+  void account_time();
+  std::atomic<long long>& total_spent() const;
 
   lua_State* L_ = nullptr;
   SandboxLimits limits_;
@@ -97,6 +105,8 @@ class LuaSandbox {
   bool aborted_ = false;
   std::string abort_reason_;
   std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point since_;  // start of the time not yet added to the total
+  bool total_bound_ = false;                     // the deadline is the command's total budget
   size_t output_left_ = 0;
   size_t print_left_ = 0;
   std::string error_;

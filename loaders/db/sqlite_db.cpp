@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/input_registry.h"
 #include "base/load_error.h"
@@ -19,7 +20,7 @@ std::string sql_name(std::string_view name) {
   for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
-// "file:PATH?mode=ro&immutable=1", with the characters a URI path cannot hold escaped.
+// "file:PATH", with the characters a URI path cannot hold escaped (the caller adds the query).
 std::string sqlite_uri(const std::string& path) {
   std::string u = "file:";
   for (unsigned char c : path) {
@@ -31,7 +32,7 @@ std::string sqlite_uri(const std::string& path) {
       u += static_cast<char>(c);
     }
   }
-  return u + "?mode=ro&immutable=1";
+  return u;
 }
 }  // namespace
 
@@ -47,12 +48,36 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   // and the input folder must not change. A plain read-only open of a WAL-mode export creates
   // -shm/-wal files beside it, and fails in a read-only folder; immutable=1 takes no locks and
   // creates nothing (a -wal file left beside the database is then not read: see docs).
-  int rc = sqlite3_open_v2(sqlite_uri(path).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+  // A write-ahead log beside it holds committed changes that immutable=1 would not see (a
+  // trace read short, silently). Then the database and its log are copied into a private
+  // temporary folder and read there, where SQLite may write its -shm: the input folder is
+  // still never written.
+  std::string open_uri = sqlite_uri(path) + "?mode=ro&immutable=1";
+  const std::string wal = path + "-wal";
+  if (std::filesystem::is_regular_file(wal, ec) && std::filesystem::file_size(wal, ec) > 0 && !ec) {
+    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "npu-advisor-wal-XXXXXX").string();
+    if (ec || ::mkdtemp(tmpl.data()) == nullptr)
+      throw LoadError::whole_file(path, "has a write-ahead log (" + wal +
+                                            ") and no private temporary folder could be made to read it in");
+    temp_dir_ = tmpl;
+    const std::filesystem::path copy = std::filesystem::path(temp_dir_) / "db";
+    std::filesystem::copy_file(path, copy, ec);
+    if (!ec) std::filesystem::copy_file(wal, copy.string() + "-wal", ec);
+    if (ec) {
+      std::filesystem::remove_all(temp_dir_, ec);
+      temp_dir_.clear();
+      throw LoadError::whole_file(path, "has a write-ahead log (" + wal + ") that could not be copied to be read: " +
+                                            ec.message());
+    }
+    open_uri = sqlite_uri(copy.string()) + "?mode=ro";
+  }
+  int rc = sqlite3_open_v2(open_uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
                            nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
+    if (!temp_dir_.empty()) std::filesystem::remove_all(temp_dir_, ec);
     throw LoadError::whole_file(path, "cannot open as SQLite: " + msg);
   }
   // Read through a memory map (no copy into SQLite's page cache): large exports load faster.
@@ -60,17 +85,34 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   // A non-SQLite file opens fine and fails at the first read: read the schema now, so a
   // garbage or truncated file is reported here, once.
   try {
-    SqliteStmt st(*this, "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
+    // Tables only: a profiler writes no views, and a view is a query that runs at every read (a
+    // recursive or cross-joined "TASK" view never ends, or fills the memory). A database that
+    // holds one is refused, naming it.
+    SqliteStmt st(*this, "SELECT type, name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
                   "the table list");
-    while (st.step()) tables_.emplace_back(st.text(0));
+    std::string views;
+    while (st.step()) {
+      if (st.text(0) == "view") views += (views.empty() ? "" : ", ") + std::string(st.text(1));
+      else tables_.emplace_back(st.text(1));
+    }
+    if (!views.empty())
+      throw LoadError::whole_file(path, "holds views (" + views.substr(0, 200) +
+                                            "): a profiler export has tables only; not read");
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
+    if (!temp_dir_.empty()) std::filesystem::remove_all(temp_dir_, ec);
     throw;
   }
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+SqliteDb::~SqliteDb() {
+  sqlite3_close(db_);
+  if (!temp_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir_, ec);
+  }
+}
 
 bool SqliteDb::has_table(std::string_view name) const {
   return std::find(tables_.begin(), tables_.end(), name) != tables_.end();

@@ -70,6 +70,7 @@ class SqliteDb {
   std::string path_;
   sqlite3* db_ = nullptr;
   std::vector<std::string> tables_;
+  std::string temp_dir_;  // the private copy of a database with a write-ahead log, removed at close
 };
 
 // The columns a query needs from one table, looked up by name among aliases; -1 when absent.

@@ -634,3 +634,57 @@ TEST_F(OutputGuard, AFactsFileWithARankOutOfRangeIsRefused) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("run.rank = 1099511627776 is not a rank"), std::string::npos) << r.err;
 }
+
+// Committed changes still in the write-ahead log (the writer closed without a checkpoint) are
+// read: the database and its log are copied to a private folder; the input folder is unchanged.
+TEST(HostileDb, CommittedWalContentIsReadWithoutTouchingTheFolder) {
+  TempDir d;
+  std::string db = (d.path() / "export.db").string();
+  sqlite3* w = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &w), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(w, "PRAGMA journal_mode=WAL; CREATE TABLE T(x INTEGER); INSERT INTO T VALUES (7);", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint=0;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(w, "INSERT INTO T VALUES (8); INSERT INTO T VALUES (9);", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_db_config(w, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr), SQLITE_OK);
+  sqlite3_close(w);
+  ASSERT_TRUE(fs::exists(db + "-wal"));
+  ASSERT_GT(fs::file_size(db + "-wal"), 0u);
+  fs::remove(db + "-shm");
+  const auto before = fs::last_write_time(db);
+  {
+    npu::SqliteDb r(db);
+    npu::SqliteStmt st(r, "SELECT count(*), sum(x) FROM T", "T");
+    ASSERT_TRUE(st.step());
+    EXPECT_EQ(st.i64(0), 3);
+    EXPECT_EQ(st.i64(1), 24);
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d.path())) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"export.db", "export.db-wal"}));
+  EXPECT_EQ(fs::last_write_time(db), before);
+}
+
+// A view where the loaders read tables (a recursive "TASK" never ends): the database is refused.
+TEST(HostileDb, ADatabaseWithViewsIsRefused) {
+  TempDir d;
+  std::string db = (d.path() / "export.db").string();
+  sqlite3* w = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &w), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(w,
+                         "CREATE TABLE T(x INTEGER); CREATE VIEW TASK AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL "
+                         "SELECT n + 1 FROM c) SELECT n FROM c;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(w);
+  try {
+    npu::SqliteDb r(db);
+    FAIL() << "opened";
+  } catch (const npu::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds views (TASK): a profiler export has tables only"), std::string::npos)
+        << e.what();
+  }
+}

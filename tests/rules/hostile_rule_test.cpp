@@ -264,3 +264,83 @@ TEST(HostileRule, UtilIsReadOnlyThroughPairs) {
   ASSERT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
   EXPECT_EQ(o.findings.at(0)["observed"], "truefalse");
 }
+
+// ---- round 3: the gaps between the budgets ----
+
+// A plain find is linear (memmem): a 4 MB subject of 'a's and a 2 MB needle of 'a's ending in
+// 'b' took Lua's own plain search O(n x m), past 60 s. It answers as Lua's does.
+TEST(HostileRule, PlainFindIsLinear) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = run_hostile(
+      "local s = string.rep('a', 4000000) local p = string.rep('a', 2000000) .. 'b' "
+      "assert(s:find(p, 1, true) == nil) emit{observed = 'ok'}");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  o = run_hostile(
+      "local s = 'abcabc' "
+      "assert(select('#', s:find('bc', 1, true)) == 2) "
+      "local a, b = s:find('bc', 1, true) assert(a == 2 and b == 3) "
+      "a, b = s:find('bc', 3, true) assert(a == 5 and b == 6) "
+      "a, b = s:find('bc', -2, true) assert(a == 5 and b == 6) "
+      "a, b = s:find('', 4, true) assert(a == 4 and b == 3) "
+      "assert(s:find('x', 1, true) == nil) assert(s:find('a', 8, true) == nil) "
+      "a = s:find('c', -100, true) assert(a == 3) a = string.find(12345, 34, 1, true) assert(a == 3) "
+      "emit{observed = 'ok'}");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+}
+
+// All rules of a command share one time budget: three rules that each spin within their own
+// budget stop together once the total is spent, and say it was the total.
+TEST(HostileRule, OneTotalTimeBudgetForAllRules) {
+  std::atomic<long long> spent{0};
+  npu::SandboxLimits l;
+  l.wall_ms = 300;
+  l.instructions = 1'000'000'000'000;
+  l.total_wall_ms = 500;
+  l.total_spent_ms = &spent;
+  RuleEngine e;
+  for (const char* id : {"a", "b", "c"})
+    e.add_rule_source({std::string(id) + ".lua", std::string("rule { id = '") + id +
+                                                     "', title = 'T' } function check(f, p, emit) while true do end end"},
+                      false);
+  npu::RuleRunOptions opt;
+  opt.limits = l;
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = e.run(tiny_facts(), opt);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+  ASSERT_EQ(out.size(), 3u);
+  expect_failed(out[0], "time budget exceeded (300 ms)");
+  expect_failed(out[1], "the rules' total time budget of this command (500 ms) is spent");
+  expect_failed(out[2], "the rules' total time budget of this command (500 ms) is spent");
+}
+
+// A declaration with a field of the wrong type is the rule's named error, never an internal
+// error of the command nor a silent default; an unknown pool would escape the savings cap.
+TEST(HostileRule, DeclarationTypesAreChecked) {
+  struct Case {
+    const char* decl;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"rule { 1, 2 }", "rule{} takes named fields"},
+      {"rule { id = 'evil', title = 'E', pool = 5 }", "'pool' must be a string"},
+      {"rule { id = 'evil', title = 'E', pool = 'idle.nowhere' }", "pool 'idle.nowhere' is not a pool of the step split"},
+      {"rule { id = 'evil', title = 'E', pool = 'bogus' }", "pool 'bogus' is not a pool"},
+      {"rule { id = 'evil', title = 'E', residual = 'yes' }", "'residual' must be true or false"},
+      {"rule { id = 'evil', title = 'E', platforms = 'gpu' }", "'platforms' must be a list of strings"},
+      {"rule { id = 'evil', title = 'E', needs = { 1 } }", "'needs' must be a list of strings"},
+      {"rule { id = 'evil', title = 'E', params = 5 }", "'params' must be a table"},
+  };
+  for (const Case& c : cases) expect_failed(run_hostile("emit{observed = 'x'}", {}, c.decl), c.says);
+  // The pools of the split are accepted.
+  auto o = run_hostile("emit{observed = 'x', saving_ns = 1}", {}, "rule { id = 'evil', title = 'E', pool = 'idle.sync' }");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+}
+
+// The declaration's words go into every finding: a 64 KiB title is refused, not copied 1000 times.
+TEST(HostileRule, LongDeclarationWordsAreRefused) {
+  expect_failed(run_hostile("emit{observed = 'x'}", {}, "rule { id = 'evil', title = string.rep('T', 65536) }"),
+                "'title' is 65536 bytes long (at most 300)");
+  expect_failed(run_hostile("emit{observed = 'x'}", {}, "rule { id = 'evil', title = 'E', category = string.rep('c', 100) }"),
+                "'category' is 100 bytes long");
+}
