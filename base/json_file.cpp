@@ -43,6 +43,12 @@ nlohmann::json read_json_file(const std::string& path) {
     auto colon = what.find(": ");
     std::string msg = colon == std::string::npos ? what : what.substr(colon + 2);
     throw LoadError::at_byte(path, e.byte > 0 ? e.byte - 1 : 0, "invalid JSON: " + msg);
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error: a number out of range ("1e400"), with no byte offset to give.
+    std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    throw LoadError::whole_file(path,
+                                "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
 }
 

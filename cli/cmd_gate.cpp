@@ -31,6 +31,10 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
     std::fprintf(stderr, "error: %s; --allow-partial gates on what was kept\n", partial->c_str());
     return kBadInput;
   }
+  if (auto mismatch = compare::platform_mismatch(b, n)) {
+    std::fprintf(stderr, "error: %s\n", mismatch->c_str());
+    return kBadInput;
+  }
   nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
   nlohmann::json gate = compare::evaluate_gate(doc, cfg);
   // Accepted partial data: the JUnit, Markdown and JSON outputs say what the loaders skipped,

@@ -45,8 +45,10 @@ bool outputs_leave_inputs_alone(const std::vector<OutputTarget>& outputs, const 
       bool same = o == i || (exists && fs::exists(in, ec) && fs::equivalent(out.path, in, ec));
       if (same) return refuse(out, "is an input (" + in + ")");
     }
-    if (!facts_dir.empty() && is_within(o, resolved(facts_dir)) && out.path.size() >= 11 &&
-        out.path.compare(out.path.size() - 11, 11, ".facts.json") == 0)
+    // The reduce reads every NAME.facts.json of the folder, and NAME.facts.missing (why a rank
+    // has no facts): an output named either way would become, or overwrite, one of its inputs.
+    if (!facts_dir.empty() && is_within(o, resolved(facts_dir)) &&
+        (out.path.ends_with(".facts.json") || out.path.ends_with(".facts.missing")))
       return refuse(out, "would become one of the ranks in " + facts_dir);
     for (const auto& s : seen)
       if (s == o) return refuse(out, "is named by two output options");

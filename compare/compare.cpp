@@ -2,6 +2,8 @@
 // for every key.
 #include "compare/compare.h"
 
+#include "compare/gate.h"
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -84,7 +86,8 @@ json describe_side(const CompareSide& side) {
 }
 
 // Differences between the runs that are method, not performance.
-void note_side_differences(const json& doc, json& notes) {
+void note_side_differences(const json& doc, json& notes, const CompareSide& base, const CompareSide& next) {
+  if (auto mismatch = platform_mismatch(base, next)) notes.push_back(*mismatch);
   if (doc["base"]["framework"] != doc["new"]["framework"])
     notes.push_back(fmt::format("the runs come from different frameworks ({} vs {})", doc["base"]["framework"].dump(),
                                 doc["new"]["framework"].dump()));
@@ -105,7 +108,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   json notes = json::array();
   doc["base"] = describe_side(base);
   doc["new"] = describe_side(next);
-  note_side_differences(doc, notes);
+  note_side_differences(doc, notes, base, next);
 
   const s::StepSeries steps = s::read_step_series(base.facts, next.facts, opt, notes);
   doc["series"] = s::series_section(steps);

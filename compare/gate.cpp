@@ -9,6 +9,7 @@
 
 #include "compare/delta_text.h"
 #include "compare/stats.h"
+#include "rules/rule_engine.h"
 
 namespace npu::compare {
 
@@ -294,6 +295,15 @@ std::optional<std::string> partial_input(const CompareSide& base, const CompareS
                        more == 0 ? "" : fmt::format(" (and {} more load warning{})", more, more == 1 ? "" : "s"));
   }
   return std::nullopt;
+}
+
+std::optional<std::string> platform_mismatch(const CompareSide& base, const CompareSide& next) {
+  const std::string a = facts_platform(base.facts), b = facts_platform(next.facts);
+  if (a == b) return std::nullopt;
+  return fmt::format(
+      "the baseline ({}) was profiled on {} and the new run ({}) on {}: their steps are measured by "
+      "different rules, so a verdict would compare the methods, not the job",
+      base.path, a, next.path, b);
 }
 
 }  // namespace npu::compare

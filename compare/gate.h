@@ -57,4 +57,9 @@ std::vector<std::string> load_rejections(const CompareSide& side);
 // side has a load warning.
 std::optional<std::string> partial_input(const CompareSide& base, const CompareSide& next);
 
+// Runs profiled on different platforms (an Ascend run against a GPU trace): their steps are
+// measured by different rules, so a verdict would compare methods, not the job. The line that
+// says so, or nothing.
+std::optional<std::string> platform_mismatch(const CompareSide& base, const CompareSide& next);
+
 }  // namespace npu::compare

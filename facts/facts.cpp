@@ -3,11 +3,10 @@
 #include <cmath>
 #include <optional>
 
-#include "facts/facts_schema.h"
-
 #include "base/json_file.h"
 #include "base/json_object.h"
 #include "base/load_error.h"
+#include "facts/facts_schema.h"
 
 namespace npu {
 
@@ -99,8 +98,8 @@ std::optional<std::string> impossible_step_numbers(const nlohmann::json& doc) {
   };
   if (auto bad = check(doc.value("overall", nlohmann::json()), "overall")) return bad;
   // A rank is a small integer (-1: unknown): 2^40 would become another rank in the reduce.
-  if (const auto run = doc.find("run"); run != doc.end() && run->is_object() && run->contains("rank") &&
-                                        (*run)["rank"].is_number()) {
+  if (const auto run = doc.find("run");
+      run != doc.end() && run->is_object() && run->contains("rank") && (*run)["rank"].is_number()) {
     const double r = (*run)["rank"].get<double>();
     if (!(r >= -1 && r <= 2147483647.0)) return "run.rank = " + (*run)["rank"].dump() + " is not a rank";
   }
@@ -114,12 +113,13 @@ std::optional<std::string> impossible_step_numbers(const nlohmann::json& doc) {
     auto num = [&](const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<double>() : -1.0; };
     const double start = num("start_ns"), end = num("end_ns"), host = num("host_dur_ns");
     if (host >= 0 && start >= 0 && end >= 0 && std::abs(host - (end - start)) > 1000)
-      return where + ".host_dur_ns = " + s["host_dur_ns"].dump() + " is not its span (end_ns - start_ns = " +
-             std::to_string(static_cast<int64_t>(end - start)) + ")";
+      return where + ".host_dur_ns = " + s["host_dur_ns"].dump() +
+             " is not its span (end_ns - start_ns = " + std::to_string(static_cast<int64_t>(end - start)) + ")";
     const double device = num("device_time_ns");
     if (device >= 0 && s.contains("computing_ns")) {
       double parts = 0;
-      for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "copies_ns", "free_ns"}) parts += std::max(0.0, num(k));
+      for (const char* k : {"computing_ns", "comm_not_overlapped_ns", "copies_ns", "free_ns"})
+        parts += std::max(0.0, num(k));
       if (std::abs(parts - device) > std::max(1000.0, 0.001 * device))
         return where + ": its parts add up to " + std::to_string(static_cast<int64_t>(parts)) +
                " ns, not its device_time_ns " + s["device_time_ns"].dump();
@@ -147,10 +147,9 @@ Facts facts_from_json(nlohmann::json doc, const std::string& path) {
   // string read as 0, a 1 ns step).
   const std::vector<std::string> problems = validate_facts(f.doc, FactsSchema::builtin(), false);
   if (!problems.empty())
-    throw LoadError::whole_file(path, "does not match the facts schema: " + problems.front() +
-                                          (problems.size() > 1
-                                               ? " (and " + std::to_string(problems.size() - 1) + " more)"
-                                               : std::string()));
+    throw LoadError::whole_file(
+        path, "does not match the facts schema: " + problems.front() +
+                  (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string()));
   if (auto bad = impossible_step_numbers(f.doc)) throw LoadError::whole_file(path, "impossible facts: " + *bad);
   return f;
 }

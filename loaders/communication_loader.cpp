@@ -47,9 +47,16 @@ double num(const json& o, const char* key) {
   return it->get<double>();
 }
 
-int64_t ms(const json& o, const char* key) {
+// A time in ms: absent (or null) is 0; a word, a negative time or one past ~11.6 days is not a
+// time, and the file is refused naming the operator and the key (it was read as 0 and a -5 ms
+// wait accepted).
+int64_t ms(const json& o, const char* key, const std::string& path, const std::string& where) {
   auto it = o.find(key);
-  return it == o.end() ? 0 : json_ms_to_ns(*it);
+  if (it == o.end() || it->is_null()) return 0;
+  if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 1e9))
+    throw LoadError::whole_file(
+        path, where + ": \"" + key + "\" is " + it->dump().substr(0, 40) + ", not a possible time in ms");
+  return json_ms_to_ns(*it);
 }
 
 bool is_p2p_name(const std::string& name) {
@@ -70,11 +77,11 @@ json op_record(const std::string& path, const std::string& where, const json& st
   r["group"] = group;
   r["rank"] = rank;
   const json& t = member_object(info, "Communication Time Info");
-  r["elapse_ns"] = ms(t, "Elapse Time(ms)");
-  r["transit_ns"] = ms(t, "Transit Time(ms)");
-  r["wait_ns"] = ms(t, "Wait Time(ms)");
-  r["sync_ns"] = ms(t, "Synchronization Time(ms)");
-  r["idle_ns"] = ms(t, "Idle Time(ms)");
+  r["elapse_ns"] = ms(t, "Elapse Time(ms)", path, where);
+  r["transit_ns"] = ms(t, "Transit Time(ms)", path, where);
+  r["wait_ns"] = ms(t, "Wait Time(ms)", path, where);
+  r["sync_ns"] = ms(t, "Synchronization Time(ms)", path, where);
+  r["idle_ns"] = ms(t, "Idle Time(ms)", path, where);
   r["wait_ratio"] = num(t, "Wait Time Ratio");
   r["sync_ratio"] = num(t, "Synchronization Time Ratio");
   json bw = json::object();
@@ -83,7 +90,7 @@ json op_record(const std::string& path, const std::string& where, const json& st
     auto it = b.find(tr);
     if (it == b.end() || !it->is_object()) continue;
     double size = num(*it, "Transit Size(MB)");
-    int64_t time = ms(*it, "Transit Time(ms)");
+    int64_t time = ms(*it, "Transit Time(ms)", path, where);
     if (size <= 0 && time <= 0) continue;  // transport not used by this op
     uint64_t packets = 0;
     if (auto d = it->find("Size Distribution"); d != it->end() && d->is_object())
@@ -122,7 +129,7 @@ json link_record(const std::string& path, const std::string& where, const json& 
   auto tt = info.find("Transport Type");
   r["transport"] = tt != info.end() && tt->is_string() ? tt->get<std::string>() : std::string();
   r["size_mb"] = num(info, "Transit Size(MB)");
-  r["time_ns"] = ms(info, "Transit Time(ms)");
+  r["time_ns"] = ms(info, "Transit Time(ms)", path, where);
   r["gbps"] = num(info, "Bandwidth(GB/s)");
   r["evidence"] = json::array({{{"file", path}, {"what", where}}});
   return r;

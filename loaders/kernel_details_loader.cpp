@@ -123,8 +123,9 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     if (width) model.pmu_values.resize(out * width);
     n -= dropped;
     if (dropped)
-      model.stats.reject(path + ":" + std::to_string(first_line) + ": " + std::to_string(dropped) +
-                         " rows lasting past the table's last row by more than 60 s were skipped (impossible durations)");
+      model.stats.reject(
+          path + ":" + std::to_string(first_line) + ": " + std::to_string(dropped) +
+          " rows lasting past the table's last row by more than 60 s were skipped (impossible durations)");
   }
   t.report_skipped("with a missing or negative \"" + t.header()[static_cast<size_t>(c_dur)] + "\"");
   for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped

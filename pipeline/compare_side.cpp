@@ -24,6 +24,18 @@ std::optional<nlohmann::json> facts_file_doc(const std::string& path) {
   const std::string text = read_small_file(path);
   if (text.find(kFactsSchema) == std::string::npos) return std::nullopt;  // a trace: not parsed here
   nlohmann::json j = parse_json_or_discard(text);
+  // A file that says it is a facts file but does not parse (a number such as 1e400, a cut-off
+  // end) is a broken facts file: said so, not read as a trace.
+  if (j.is_discarded()) {
+    try {
+      (void)nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      std::string what = e.what();
+      const size_t bracket = what.find("] ");
+      if (bracket != std::string::npos) what = what.substr(bracket + 2);
+      throw LoadError::whole_file(path, "a facts file that is not valid JSON: " + what);
+    }
+  }
   if (j.is_discarded() || !j.is_object() || j.value("schema", "") != kFactsSchema) return std::nullopt;
   return j;
 }

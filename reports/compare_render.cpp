@@ -199,8 +199,8 @@ std::string render_compare_markdown(const json& doc) {
   std::string o = "# npu-advisor compare\n\n";
   o += "| | path | kind | steps |\n|---|---|---|---:|\n";
   for (const char* s : {"base", "new"})
-    o += fmt::format("| **{}** | `{}` | {} | {} |\n", s, text::md_cell(doc[s].value("path", "")),
-                     text::md_cell(doc[s].value("kind", "")), doc[s].value("steps", 0));
+    o += fmt::format("| **{}** | `{}` | {} | {} |\n", s, text::md_safe_cell(doc[s].value("path", "")),
+                     text::md_safe_cell(doc[s].value("kind", "")), doc[s].value("steps", 0));
   const json& st = doc["step_time"];
   if (st.value("available", false)) {
     o += fmt::format("\n## Step time\n\n{}; median over {} base / {} new steps.\n\n", st.value("basis", ""),
@@ -240,8 +240,8 @@ std::string render_compare_markdown(const json& doc) {
     std::string share = w["share_of_delta"].is_number()
                             ? fmt::format(" *({:.0f}% of the delta)*", w["share_of_delta"].get<double>() * 100)
                             : "";
-    o += fmt::format("{}. {}{}\n", w.value("rank", 0), text::md_cell(w.value("summary", "")), share);
-    for (const auto& r : w.value("related", json::array())) o += "   - " + text::md_cell(r.get<std::string>()) + "\n";
+    o += fmt::format("{}. {}{}\n", w.value("rank", 0), text::md_safe_cell(w.value("summary", "")), share);
+    for (const auto& r : w.value("related", json::array())) o += "   - " + text::md_safe_cell(r.get<std::string>()) + "\n";
   }
   const json& ops = doc["operators"];
   if (ops.value("available", false)) {
@@ -259,7 +259,7 @@ std::string render_compare_markdown(const json& doc) {
                               ? "-"
                               : fmt::format("{:g} → {:g}", r["base"].is_null() ? 0.0 : d(r["base"], "calls_per_step"),
                                             r["new"].is_null() ? 0.0 : d(r["new"], "calls_per_step"));
-      o += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", text::md_cell(r.value(kf, "")),
+      o += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", text::md_safe_cell(r.value(kf, "")),
                        r.value("accelerator_core", ""), r["base"].is_null() ? "-" : fmt_ms(d(r["base"], "per_step_ns")),
                        r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
                        r.contains("delta_per_step_ns") ? fmt_signed_ms(d(r, "delta_per_step_ns")) : "-", calls,
@@ -282,13 +282,13 @@ std::string render_compare_markdown(const json& doc) {
   o += fmt::format("\n## Findings\n\n{} appeared, {} disappeared, {} in both.\n\n", f["appeared"].size(),
                    f["disappeared"].size(), f["persisting"].size());
   for (const auto& x : f["appeared"])
-    o += fmt::format("- **new:** {} (`{}`): {}\n", text::md_cell(x.value("title", "")), x.value("rule", ""),
-                     text::md_cell(x.value("observed", "")));
+    o += fmt::format("- **new:** {} (`{}`): {}\n", text::md_safe_cell(x.value("title", "")), x.value("rule", ""),
+                     text::md_safe_cell(x.value("observed", "")));
   for (const auto& x : f["disappeared"])
-    o += fmt::format("- **gone:** {} (`{}`)\n", text::md_cell(x.value("title", "")), x.value("rule", ""));
+    o += fmt::format("- **gone:** {} (`{}`)\n", text::md_safe_cell(x.value("title", "")), x.value("rule", ""));
   if (!doc["notes"].empty()) {
     o += "\n## Notes\n\n";
-    for (const auto& n : doc["notes"]) o += "- " + text::md_cell(n.get<std::string>()) + "\n";
+    for (const auto& n : doc["notes"]) o += "- " + text::md_safe_cell(n.get<std::string>()) + "\n";
   }
   return o;
 }

@@ -31,7 +31,7 @@ std::string render_markdown(const nlohmann::json& r) {
   const auto& facts = r["facts"];
   const auto& run = facts.value("run", nlohmann::json::object());
   out += "# npu-advisor report\n\n";
-  out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", text::md_cell(r["input"].value("description", "")),
+  out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", text::md_safe_cell(r["input"].value("description", "")),
                      run.value("framework", "?"));
   if (run.value("rank", -1) >= 0) out += fmt::format("**Rank:** {}  \n", run.value("rank", -1));
   if (run.value("device", -1) >= 0) out += fmt::format("**Device:** {}  \n", run.value("device", -1));
@@ -107,7 +107,7 @@ std::string render_markdown(const nlohmann::json& r) {
     const auto& ev = f.value("evidence", nlohmann::json::array());
     if (!ev.empty()) {
       out += "Evidence:\n";
-      for (const auto& e : ev) out += "- " + text::md_cell(evidence_text(e)) + "\n";
+      for (const auto& e : ev) out += "- " + text::md_safe_cell(evidence_text(e)) + "\n";
       out += "\n";
     }
   }
@@ -127,18 +127,18 @@ std::string render_markdown(const nlohmann::json& r) {
       continue;
     }
     if (st == "skipped" || st == "failed" || st == "not applicable") {
-      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, text::md_cell(rs.value("reason", "")));
+      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, text::md_safe_cell(rs.value("reason", "")));
       ++n;
     }
   }
   for (const auto& u : r.value("unavailable", nlohmann::json::array())) {
-    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), text::md_cell(u.value("why", "")));
+    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), text::md_safe_cell(u.value("why", "")));
     ++n;
   }
   if (!other_scope.empty()) {
     std::string ids;
     for (const auto& id : other_scope) ids += (ids.empty() ? "" : ", ") + id;
-    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), text::md_cell(other_reason), ids);
+    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), text::md_safe_cell(other_reason), ids);
     ++n;
   }
   if (n == 0) out += "All checks ran.\n";

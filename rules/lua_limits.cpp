@@ -1,9 +1,8 @@
 #include "rules/lua_limits.h"
 
-#include <cstring>
-
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include <lua.hpp>
 

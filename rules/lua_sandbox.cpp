@@ -164,6 +164,22 @@ int view_next(lua_State* L) {
   return 1;
 }
 
+// The sandbox's pairs(t): t's __pairs when it has one, else the view-aware next. The base
+// library's pairs hands out its own raw next, which, taken from pairs({}) and called on a view,
+// returned the view's hidden fields (C++ pointers as userdata).
+int sandbox_pairs(lua_State* L) {
+  luaL_checkany(L, 1);
+  if (luaL_getmetafield(L, 1, "__pairs") != LUA_TNIL) {
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 3);
+    return 3;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
 int view_pairs(lua_State* L) {
   lua_pushvalue(L, lua_upvalueindex(kNext));
   lua_pushvalue(L, 1);
@@ -213,8 +229,7 @@ void LuaSandbox::check_clock(lua_State* L) {
   if (total_bound_)
     std::snprintf(why, sizeof why, "the rules' total time budget of this command (%lld ms) is spent",
                   limits_.total_wall_ms);
-  else
-    std::snprintf(why, sizeof why, "time budget exceeded (%lld ms)", limits_.wall_ms);
+  else std::snprintf(why, sizeof why, "time budget exceeded (%lld ms)", limits_.wall_ms);
   abort_rule(L, why);
 }
 
@@ -328,6 +343,9 @@ void LuaSandbox::install_views() {
   // next() sees into views too (the base library's would see only the hidden node field).
   lua_pushvalue(L, next);
   lua_setglobal(L, "next");
+  lua_pushvalue(L, next);
+  lua_pushcclosure(L, sandbox_pairs, 1);
+  lua_setglobal(L, "pairs");
   lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewNextKey);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewMetaKey);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &kViewCacheKey);

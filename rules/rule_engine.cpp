@@ -105,7 +105,8 @@ std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
     const auto it = d.find(key);
     if (it == d.end() || it->is_null()) continue;
     const bool empty_table = it->is_object() && it->empty();
-    if ((!it->is_array() && !empty_table) || std::any_of(it->begin(), it->end(), [](const auto& v) { return !v.is_string(); }))
+    if ((!it->is_array() && !empty_table) ||
+        std::any_of(it->begin(), it->end(), [](const auto& v) { return !v.is_string(); }))
       return src.path + ": rule declaration: '" + key + "' must be a list of strings ({ \"a\", \"b\" })";
   }
   if (d.contains("params") && !d["params"].is_null() && !d["params"].is_object() &&
@@ -323,6 +324,20 @@ std::string emit_finding(EmitContext& ctx) {
       out["commands"].push_back(printable(c.get<std::string>()));
     }
   out["evidence"] = f.contains("evidence") && f["evidence"].is_array() ? f["evidence"] : nlohmann::json::array();
+  // Evidence is where a number came from: each entry an object whose location fields have their
+  // types (a byte given as a word once ended the Markdown report with an internal error).
+  for (const auto& e : out["evidence"]) {
+    if (!err.empty()) break;
+    if (!e.is_object()) {
+      err = "emit{}: each evidence entry must be a table ({file = ..., byte = ..., what = ...})";
+      break;
+    }
+    for (const char* k : {"byte", "line", "rowid"})
+      if (e.contains(k) && !e[k].is_number_integer() && !e[k].is_number_unsigned())
+        err = std::string("emit{}: evidence '") + k + "' must be an integer, not " + e[k].type_name();
+    for (const char* k : {"file", "table", "what", "fact"})
+      if (e.contains(k) && !e[k].is_string()) err = std::string("emit{}: evidence '") + k + "' must be a string";
+  }
   out["saving_ns"] = static_cast<int64_t>(saving);
   out["saving_formula"] = printable(string_field(f, "saving_formula", "", "emit{}", err));
   out["saving_ratio"] = ctx.step_ns > 0 ? nlohmann::json(saving / ctx.step_ns) : nlohmann::json(nullptr);
@@ -335,7 +350,8 @@ std::string emit_finding(EmitContext& ctx) {
   // own findings (slow rank, slow link, bubble) explain, so it is served after them.
   out["pool"] = meta.pool;
   if (f.contains("pool")) {
-    if (f["pool"].is_string() && !f["pool"].get<std::string>().empty()) out["pool"] = printable(f["pool"].get<std::string>());
+    if (f["pool"].is_string() && !f["pool"].get<std::string>().empty())
+      out["pool"] = printable(f["pool"].get<std::string>());
     else if (err.empty()) err = "emit{}: 'pool' must be a non-empty string";
   }
   if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))

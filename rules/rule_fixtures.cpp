@@ -176,7 +176,19 @@ void run_test_file(const fs::path& dir, const fs::path& rule_file, std::vector<F
 
 std::vector<FixtureResult> run_rule_fixtures(const std::string& dir) {
   std::vector<FixtureResult> out;
-  for (const auto& file : rule_files(dir)) run_test_file(dir, file, out);
+  for (const auto& file : rule_files(dir)) {
+    // A test file of the wrong shape (a number as the rule, a word as a group) is that file's
+    // failure, not an internal error of the command.
+    try {
+      run_test_file(dir, file, out);
+    } catch (const nlohmann::json::exception& e) {
+      std::string what = e.what();
+      const size_t bracket = what.find("] ");
+      out.push_back(
+          FixtureResult{file, "(test file)", false,
+                        "malformed test file: " + (bracket == std::string::npos ? what : what.substr(bracket + 2))});
+    }
+  }
   return out;
 }
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/input_registry.h"
 #include "base/load_error.h"
@@ -57,8 +57,8 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   if (std::filesystem::is_regular_file(wal, ec) && std::filesystem::file_size(wal, ec) > 0 && !ec) {
     std::string tmpl = (std::filesystem::temp_directory_path(ec) / "npu-advisor-wal-XXXXXX").string();
     if (ec || ::mkdtemp(tmpl.data()) == nullptr)
-      throw LoadError::whole_file(path, "has a write-ahead log (" + wal +
-                                            ") and no private temporary folder could be made to read it in");
+      throw LoadError::whole_file(
+          path, "has a write-ahead log (" + wal + ") and no private temporary folder could be made to read it in");
     temp_dir_ = tmpl;
     const std::filesystem::path copy = std::filesystem::path(temp_dir_) / "db";
     std::filesystem::copy_file(path, copy, ec);
@@ -66,13 +66,13 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
     if (ec) {
       std::filesystem::remove_all(temp_dir_, ec);
       temp_dir_.clear();
-      throw LoadError::whole_file(path, "has a write-ahead log (" + wal + ") that could not be copied to be read: " +
-                                            ec.message());
+      throw LoadError::whole_file(
+          path, "has a write-ahead log (" + wal + ") that could not be copied to be read: " + ec.message());
     }
     open_uri = sqlite_uri(copy.string()) + "?mode=ro";
   }
-  int rc = sqlite3_open_v2(open_uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(open_uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
@@ -96,8 +96,8 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
       else tables_.emplace_back(st.text(1));
     }
     if (!views.empty())
-      throw LoadError::whole_file(path, "holds views (" + views.substr(0, 200) +
-                                            "): a profiler export has tables only; not read");
+      throw LoadError::whole_file(
+          path, "holds views (" + views.substr(0, 200) + "): a profiler export has tables only; not read");
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;

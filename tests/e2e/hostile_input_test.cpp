@@ -123,6 +123,11 @@ TEST_F(OutputGuard, FactsFolderOutputWouldJoinTheRanks) {
   std::string r0 = slurp(folder + "/r0.facts.json");
   EXPECT_EQ(cli(d, "analyze -q --facts " + folder + " -o " + folder + "/r0.facts.json").code, 2);
   EXPECT_EQ(slurp(folder + "/r0.facts.json"), r0);
+  // A rank's .facts.missing marker is an input of the reduce too.
+  d.write("r2.facts.missing", "rank 2: the map step failed\n");
+  Cli m = cli(d, "analyze -q --facts " + folder + " -o " + folder + "/r2.facts.missing");
+  EXPECT_EQ(m.code, 2) << m.err;
+  EXPECT_EQ(slurp(folder + "/r2.facts.missing"), "rank 2: the map step failed\n");
 }
 
 TEST_F(OutputGuard, ClusterOutputOverAMemberFile) {
@@ -364,6 +369,14 @@ TEST(HostileReport, RuleTextCannotInjectEscapesOrMarkup) {
   EXPECT_NE(md.find("a ''' b"), std::string::npos);
   EXPECT_EQ(t.find("\x1b[31mred"), std::string::npos);
   EXPECT_NE(t.find("\xEF\xBF\xBD[31mred"), std::string::npos);
+  // Evidence: no raw HTML, no code span of its own.
+  d.write("rules/x.lua",
+          "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = 'o', saving_ns = 1e12, "
+          "evidence = {{file = '<script>x</script>', line = 1, what = 'a ` b'}}} end");
+  ASSERT_EQ(cli(d, "analyze -q " + npu::test::sample_run() + rules + " -o " + md_out).code, 0);
+  md = slurp(md_out);
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+  EXPECT_NE(md.find("a ' b (&lt;script&gt;x&lt;/script&gt;:1)"), std::string::npos) << md;
   // A non-string command fails that rule only.
   d.write("rules/x.lua",
           "rule { id = 'inject', title = 'T' } function check(f, p, emit) emit{observed = 'o', commands = {5}} end");
@@ -687,4 +700,42 @@ TEST(HostileDb, ADatabaseWithViewsIsRefused) {
     EXPECT_NE(std::string(e.what()).find("holds views (TASK): a profiler export has tables only"), std::string::npos)
         << e.what();
   }
+}
+
+// A facts file whose number overflows (1e400) is a broken facts file, named as such, not an
+// internal error nor a trace without traceEvents.
+TEST_F(OutputGuard, AFactsFileWithAnOverflowingNumberIsBadInput) {
+  TempDir d;
+  std::string text = slurp(facts_);
+  const size_t at = text.find("\"computing_ns\": ");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"x\": 1e400, ");
+  const std::string bad = (d.path() / "bad.facts.json").string();
+  std::ofstream(bad) << text;
+  for (const std::string cmd : {"gate -q --baseline " + facts_ + " " + bad, "compare -q " + facts_ + " " + bad}) {
+    Cli r = cli(d, cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("error: " + bad + ": a facts file that is not valid JSON: number overflow"), std::string::npos)
+        << r.err;
+  }
+  // The reduce reads facts files its own way: the same answer, with exit 2.
+  TempDir f;
+  std::ofstream((f.path() / "r0.facts.json").string()) << text;
+  Cli r = cli(f, "analyze -q --facts " + f.path().string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid JSON: number overflow"), std::string::npos) << r.err;
+}
+
+// An Ascend run against a GPU trace: gate refuses (the steps are measured by different rules);
+// compare says so in its notes.
+TEST_F(OutputGuard, GateRefusesRunsOfDifferentPlatforms) {
+  TempDir d;
+  const std::string gpu = npu::test::source_dir() + "/testdata/kineto/two_steps_nccl.json";
+  ASSERT_TRUE(fs::exists(gpu)) << gpu;
+  Cli r = cli(d, "gate -q --baseline " + facts_ + " " + gpu);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("was profiled on ascend and the new run (" + gpu + ") on gpu"), std::string::npos) << r.err;
+  const std::string out = (d.path() / "c.txt").string();
+  EXPECT_EQ(cli(d, "compare " + facts_ + " " + gpu, out).code, 0);
+  EXPECT_NE(slurp(out).find("their steps are measured by different rules"), std::string::npos);
 }

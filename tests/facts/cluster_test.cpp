@@ -689,3 +689,21 @@ TEST(ClusterFacts, StepSplitIsTheMeanOfEachRanksMeanStep) {
 }
 
 }  // namespace
+
+// A time that is no time (a word, a negative wait, 1e12 ms) refuses the file, naming the
+// operator and the key; it was read as 0 and a -5 ms wait accepted.
+TEST(CommunicationLoader, ImpossibleTimesAreRefused) {
+  for (const char* value : {"\"2.5\"", "-5", "1e12"}) {
+    TempDir dir;
+    std::string comm = dir.write("communication.json", std::string(R"J({"step3": {"collective": {
+      "hcom_allReduce__1_0@77": {"Communication Time Info": {"Elapse Time(ms)": 2.5, "Wait Time(ms)": )J") +
+                                                           value + "}}}}}");
+    try {
+      npu::load_communication_ops(comm, 5);
+      FAIL() << value;
+    } catch (const npu::LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("\"Wait Time(ms)\" is "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not a possible time in ms"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -344,3 +344,23 @@ TEST(HostileRule, LongDeclarationWordsAreRefused) {
   expect_failed(run_hostile("emit{observed = 'x'}", {}, "rule { id = 'evil', title = 'E', category = string.rep('c', 100) }"),
                 "'category' is 100 bytes long");
 }
+
+// Evidence fields have their types: a byte given as a word is the rule's error, not the report's.
+TEST(HostileRule, EvidenceFieldsAreTyped) {
+  expect_failed(run_hostile("emit{observed = 'x', evidence = {{file = 'a', byte = 'twelve', what = 'w'}}}"),
+                "evidence 'byte' must be an integer, not string");
+  expect_failed(run_hostile("emit{observed = 'x', evidence = {'loose'}}"), "each evidence entry must be a table");
+  expect_failed(run_hostile("emit{observed = 'x', evidence = {{file = 5, line = 1}}}"), "evidence 'file' must be a string");
+  auto o = run_hostile("emit{observed = 'x', evidence = {{file = 'a', byte = 12, what = 'w'}, {fact = 'f', value = 'v'}}}");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+}
+
+// pairs({}) hands out the view-aware next: called on the facts it iterates their keys, never the
+// view's hidden fields (C++ pointers).
+TEST(HostileRule, NextFromPairsSeesOnlyFacts) {
+  auto o = run_hostile("local fn = pairs({}) local k, v = fn(facts) emit{observed = tostring(k)}");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+  EXPECT_EQ(o.findings.at(0)["observed"], "overall");
+  o = run_hostile("local n = 0 for k, v in pairs({a = 1, b = 2}) do n = n + v end emit{observed = tostring(n)}");
+  EXPECT_EQ(o.findings.at(0)["observed"], "3");
+}

@@ -123,3 +123,17 @@ TEST(RuleFixtures, UnknownKeysFail) {
   EXPECT_NE(f[1].find("unknown key \"contain\" in a fires case"), std::string::npos) << f[1];
   EXPECT_NE(f[2].find("no quiet case"), std::string::npos) << f[2];
 }
+
+// A test file of the wrong shape is that file's failure, named, not an internal error.
+TEST(RuleFixtures, AMalformedTestFileFailsItself) {
+  for (const char* text : {R"({"rule": 5, "fires": "x"})", R"({"rule": "team.check_x", "fires": [{"name": 3}]})",
+                           R"({"rule": "team.check_x", "fires": [{"name": "n", "findings": "one", "facts": {}}]})"}) {
+    npu::test::TempDir dir;
+    write_rule(dir, "team/check_x", "team.check_x", "team");
+    dir.write("team/check_x.test.json", text);
+    const auto f = failures(dir);
+    ASSERT_FALSE(f.empty()) << text;
+    if (std::string(text).find("\"rule\": 5") != std::string::npos)
+      EXPECT_NE(::testing::PrintToString(f).find("malformed test file"), std::string::npos) << ::testing::PrintToString(f);
+  }
+}
