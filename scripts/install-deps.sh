@@ -23,6 +23,7 @@ packages=(
   chromium chromium-driver python3-selenium  # tests: the HTML report in a headless browser
   python3-torch          # tests: `analyze OUT -- python train.py` end to end (CPU torch.profiler)
   python3-yaml           # tests: the Kubernetes manifests of scripts/scale-out/k8s
+  clang libclang-rt-14-dev  # CI: the libFuzzer targets (scripts/ci-fuzz.sh, tests/fuzz/)
 )
 case "${1:-}" in
   "") ;;
