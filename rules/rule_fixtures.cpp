@@ -145,10 +145,12 @@ void run_test_file(const fs::path& dir, const fs::path& rule_file, std::vector<F
     fail(test_file.filename().string(), "a test file is an object: {\"rule\": ID, \"fires\": [...], ...}");
     return;
   }
-  for (const auto& [key, value] : tests.items())
+  for (const auto& item : tests.items()) {
+    const std::string& key = item.key();  // a plain name: clang 14 cannot capture a structured binding
     if (key != "rule" &&
         std::none_of(case_groups().begin(), case_groups().end(), [&](const CaseGroup& g) { return key == g.key; }))
       fail(test_file.filename().string(), "unknown key \"" + key + "\" (rule, fires, quiet, skipped, not_applicable)");
+  }
   if (tests.value("rule", "") != probe.rules().at(0).id)
     fail(test_file.filename().string(), "\"rule\" must name the rule's id \"" + probe.rules().at(0).id + "\"");
   for (const auto& group : case_groups()) {

@@ -112,8 +112,10 @@ namespace {
 json without(const json& o, std::initializer_list<const char*> keys) {
   if (!o.is_object()) return o;
   json out = json::object();
-  for (const auto& [k, v] : o.items())
-    if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; })) out[k] = v;
+  for (const auto& item : o.items()) {
+    const std::string& k = item.key();  // a plain name: clang 14 cannot capture a structured binding
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; })) out[k] = item.value();
+  }
   return out;
 }
 }  // namespace

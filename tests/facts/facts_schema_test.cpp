@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/load_error.h"
+#include "facts/diagnostics/diagnostics.h"
 #include "facts/facts.h"
 #include "rules/rule_engine.h"
 #include "rules/rule_fixtures.h"
@@ -237,3 +239,34 @@ TEST(FactsSchema, DocKeyTablesNameOnlySchemaKeys) {
 }
 
 }  // namespace
+
+// Property: a facts file with any of its step numbers replaced (a word, a negative, a huge or a
+// fractional number, null, an object) is either accepted as possible or refused with a LoadError
+// naming the file: never another exception, never accepted with a negative or huge time.
+TEST(FactsSchema, MutatedStepNumbersAreRefusedOrPossible) {
+  npu::Facts f = npu::compute_facts(npu::test::load_path(npu::test::sample_run()));
+  f.doc["schema"] = npu::kFactsSchema;
+  f.doc["schema_version"] = npu::kFactsSchemaVersion;
+  const nlohmann::json values[] = {"12", -1, -5000000, 1e300, 1.5, nullptr, nlohmann::json::object(), 0, int64_t{1} << 62};
+  const char* keys[] = {"computing_ns", "free_ns", "device_time_ns", "host_dur_ns", "comm_not_overlapped_ns", "start_ns"};
+  size_t refused = 0, accepted = 0;
+  for (size_t s = 0; s < f.doc["steps"].size(); ++s)
+    for (const char* k : keys)
+      for (const auto& v : values) {
+        nlohmann::json doc = f.doc;
+        doc["steps"][s][k] = v;
+        try {
+          npu::Facts g = npu::facts_from_json(doc, "mutated.facts.json");
+          ++accepted;
+          const auto& x = g.doc["steps"][s][k];
+          if (x.is_number() && std::string(k) != "start_ns") {  // a timestamp, not a time
+            EXPECT_GE(x.get<double>(), 0) << k << " = " << v;
+            EXPECT_LE(x.get<double>(), 1e15) << k << " = " << v;
+          }
+        } catch (const npu::LoadError& e) {
+          ++refused;
+          EXPECT_EQ(std::string(e.what()).rfind("mutated.facts.json: ", 0), 0u) << e.what();
+        }
+      }
+  EXPECT_GT(refused, accepted);
+}

@@ -180,7 +180,7 @@ TEST(KinetoH200, APageableCopyIsDeviceWorkNotHostLaunchIdle) {
 
 namespace {
 
-// Commands fit the job (gpu.job): decode (GPT-2 generate(), no optimizer, no backward) is told
+// Commands fit the job (facts.job): decode (GPT-2 generate(), no optimizer, no backward) is told
 // nothing about losses, optimizers, DataLoaders or Ascend variables; the training jobs get the
 // fused version of the optimizer they step, not another one.
 TEST(KinetoH200, InferenceGetsNoTrainingAdvice) {

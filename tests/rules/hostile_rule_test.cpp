@@ -364,3 +364,25 @@ TEST(HostileRule, NextFromPairsSeesOnlyFacts) {
   o = run_hostile("local n = 0 for k, v in pairs({a = 1, b = 2}) do n = n + v end emit{observed = tostring(n)}");
   EXPECT_EQ(o.findings.at(0)["observed"], "3");
 }
+
+// Property: the linear plain find answers as Lua's own find does. Over random subjects and
+// needles of 'a'/'b' (no pattern specials, so a pattern find is the reference) and random
+// starting positions, negative and past the end included.
+TEST(HostileRule, PlainFindAgreesWithLuasFind) {
+  auto o = run_hostile(R"(
+    local seed = 12345
+    local function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648 return seed % n end
+    local function word(n) local t = {} for i = 1, n do t[i] = rnd(2) == 0 and 'a' or 'b' end return table.concat(t) end
+    for case = 1, 3000 do
+      local s, p = word(rnd(12)), word(rnd(4))
+      local init = rnd(#s + 6) - #s - 3
+      local a1, b1 = s:find(p, init, true)
+      local a2, b2 = s:find(p, init)
+      if a1 ~= a2 or b1 ~= b2 then
+        error(string.format('case %d: find(%q, %q, %d) plain %s,%s pattern %s,%s', case, s, p, init,
+          tostring(a1), tostring(b1), tostring(a2), tostring(b2)))
+      end
+    end
+    emit{observed = 'ok'})");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
+}

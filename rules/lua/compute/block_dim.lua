@@ -37,17 +37,6 @@ local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
 
--- AOE in the job's framework; none when every operator has a dynamic shape (AOE tunes static
--- shapes only: dispatch.op_compile has the advice for those).
-local function aoe_commands(facts)
-  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
-  if dyn and dyn.all_dynamic then return {} end
-  if run.is_mindspore(facts) then
-    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
-  end
-  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
-end
-
 function check(facts, p, emit)
   local bd = facts.operator_health.block_dim
   local steps = steplib.count(facts) or 1
@@ -97,7 +86,7 @@ function check(facts, p, emit)
     action = "Check the shapes of these operators (very small or odd dimensions split badly); batch or merge small "
       .. "operations; tune them with AOE (static shapes). The core count is unknown here: confirm with "
       .. "`npu-smi info` / the PROF info.json ai_core_num before acting.",
-    commands = { "npu-smi info", table.unpack(aoe_commands(facts)) },
+    commands = { "npu-smi info", table.unpack(run.aoe_commands(facts)) },
     saving_ns = p.factor * total / steps,
     saving_formula = string.format("%.2f x time of kernels below half the largest plausible block dim / %d step(s)", p.factor, steps),
     confidence = 0.15,

@@ -34,17 +34,6 @@ local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
 
--- AOE in the job's framework; none when every operator has a dynamic shape (AOE tunes static
--- shapes only: dispatch.op_compile has the advice for those).
-local function aoe_commands(facts)
-  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
-  if dyn and dyn.all_dynamic then return {} end
-  if run.is_mindspore(facts) then
-    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
-  end
-  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
-end
-
 function check(facts, p, emit)
   local pmu = facts.operator_health.pmu
   local steps = steplib.count(facts) or 1
@@ -79,7 +68,7 @@ function check(facts, p, emit)
       t_sum / 1e6, share_txt, table.concat(parts, ", ")),
     why = "No pipe is saturated: the kernels lose time to bubbles, scalar control or small tiles rather than to a hardware limit.",
     action = action,
-    commands = aoe_commands(facts),
+    commands = run.aoe_commands(facts),
     saving_ns = gain / steps,
     saving_formula = string.format("sum of type time x (%.1f - busiest pipe) / %.1f / %d step(s)", p.bound_ratio, p.bound_ratio, steps),
     confidence = 0.15,

@@ -67,17 +67,6 @@ local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
 
--- AOE in the job's framework; none when every operator has a dynamic shape (AOE tunes static
--- shapes only: dispatch.op_compile has the advice for those).
-local function aoe_commands(facts)
-  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
-  if dyn and dyn.all_dynamic then return {} end
-  if run.is_mindspore(facts) then
-    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
-  end
-  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
-end
-
 function check(facts, p, emit)
   local top = facts.operators.by_type[1]
   if not top or (top.share_of_compute or 0) <= p.min_share then return end
@@ -114,7 +103,7 @@ function check(facts, p, emit)
       (top.mean_ns or 0) / 1e3, bound_txt, second_txt),
     why = "Most of the device's compute time is in this operator type, so it is where kernel-level tuning pays.",
     action = "Try: " .. tips(top.type, pmu_entry and pmu_entry.bound, run.is_mindspore(facts)) .. ".",
-    commands = aoe_commands(facts),
+    commands = run.aoe_commands(facts),
     saving_ns = per_step * headroom,
     saving_formula = string.format("%s time per step x %.3f (%s)", top.type, headroom, hsrc),
     confidence = (pmu_entry and pmu_entry.bound ~= "none") and 0.1 or 0.15,

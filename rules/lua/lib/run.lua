@@ -60,4 +60,16 @@ function run.compiled(facts)
   return run.job(facts).compiled == true
 end
 
+-- AOE (operator auto-tuning) commands in the job's framework, as a list; none when every
+-- operator has a dynamic shape (AOE tunes static shapes only: dispatch.op_compile has the advice
+-- for those).
+function run.aoe_commands(facts)
+  local dyn = facts.operator_health and facts.operator_health.dynamic_shape
+  if dyn and dyn.all_dynamic then return {} end
+  if run.is_mindspore(facts) then
+    return { "mindspore.set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})" }
+  end
+  return { "torch_npu.npu.set_aoe(\"./aoe_dump\")", "aoe --job_type=2 --model_path=./aoe_dump" }
+end
+
 return run
