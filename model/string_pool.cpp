@@ -1,10 +1,25 @@
 #include "model/string_pool.h"
 
+#include <string>
+
 namespace npu {
 
 StringPool::StringPool() { intern(""); }
 
+namespace {
+constexpr size_t kMaxNameBytes = size_t{16} << 10;
+}  // namespace
+
 StrId StringPool::intern(std::string_view s) {
+  // A "name" past kMaxNameBytes is not one (no operator, kernel or file is named so): it is kept
+  // cut, with its length, so that one 200 MB string cannot be copied into every list and report
+  // that shows it. The cut falls on a UTF-8 character boundary.
+  if (s.size() > kMaxNameBytes) {
+    const std::string suffix = "...(" + std::to_string(s.size()) + " bytes)";
+    size_t n = kMaxNameBytes - suffix.size();
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return intern(std::string(s.substr(0, n)) + suffix);
+  }
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;
   storage_.emplace_back(s);

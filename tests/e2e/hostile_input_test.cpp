@@ -739,3 +739,12 @@ TEST_F(OutputGuard, GateRefusesRunsOfDifferentPlatforms) {
   EXPECT_EQ(cli(d, "compare " + facts_ + " " + gpu, out).code, 0);
   EXPECT_NE(slurp(out).find("their steps are measured by different rules"), std::string::npos);
 }
+
+// A 1 MB "name" is kept cut at 16 KiB with its length: it cannot fill every list that shows it.
+TEST(HostileTrace, AHugeNameIsKeptCut) {
+  auto m = npu::test::load_trace_text("[" + x_event(std::string(1 << 20, 'n'), "1000", "5") + "]");
+  ASSERT_EQ(m.slices.size(), 1u);
+  const std::string_view name = m.str(m.slices[0].name);
+  EXPECT_LE(name.size(), size_t{16} << 10);
+  EXPECT_TRUE(name.ends_with("...(1048576 bytes)")) << name.substr(name.size() - 40);
+}
