@@ -104,6 +104,8 @@ void PythonStacks::build() const {
   });
 }
 
+// Fills the per-name cache (user_name_) as it goes: the diagnostics that ask (gpu, dataloader)
+// run on the main thread, one at a time; a caller on another thread would need its own instance.
 bool PythonStacks::is_user_frame(uint32_t slice) const {
   const Slice& s = m_.slices[slice];
   if (s.cat != python_function_) return false;
