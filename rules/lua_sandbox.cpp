@@ -375,6 +375,16 @@ void LuaSandbox::set_error_from_stack() {
   error_ = aborted_ ? abort_reason_ : msg ? msg : "error object is not a string";
   if (memory_exceeded_ && error_.find("memory") != std::string::npos)
     error_ = "memory budget exceeded (" + std::to_string(limits_.memory_bytes >> 20) + " MiB): " + error_;
+  // An error message is text for a person, and it goes into the report: error(string.rep("x",
+  // 60e6)) would carry 60 MB out of the rule's budgets. Kept to its first kMaxErrorBytes.
+  constexpr size_t kMaxErrorBytes = 4096;
+  if (error_.size() > kMaxErrorBytes) {
+    const size_t total = error_.size();
+    size_t n = kMaxErrorBytes;
+    while (n > 0 && (static_cast<unsigned char>(error_[n]) & 0xC0) == 0x80) --n;  // a UTF-8 boundary
+    error_.resize(n);
+    error_ += "... (" + std::to_string(total) + " bytes)";
+  }
   lua_pop(L_, 1);
 }
 

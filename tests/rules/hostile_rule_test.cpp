@@ -386,3 +386,11 @@ TEST(HostileRule, PlainFindAgreesWithLuasFind) {
     emit{observed = 'ok'})");
   EXPECT_EQ(o.status, RuleOutcome::Status::Fired) << o.reason;
 }
+
+// An error message is kept short: a 30 MB error string does not reach the report.
+TEST(HostileRule, ErrorMessagesAreKeptShort) {
+  auto o = run_hostile("error(string.rep('x', 30000000))");
+  EXPECT_EQ(o.status, RuleOutcome::Status::Failed);
+  EXPECT_LT(o.reason.size(), 5000u);
+  EXPECT_NE(o.reason.find("bytes)"), std::string::npos) << o.reason.substr(0, 100);
+}
