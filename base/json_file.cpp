@@ -31,6 +31,12 @@ nlohmann::json parse_json_or_discard(std::string_view text, size_t* too_deep_at)
   return nlohmann::json::parse(text, nullptr, false);
 }
 
+std::string json_error_text(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const size_t bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
 nlohmann::json read_json_file(const std::string& path) {
   std::string text = read_small_file(path);
   if (size_t deep = json_too_deep_at(text); deep != std::string::npos)
@@ -45,10 +51,7 @@ nlohmann::json read_json_file(const std::string& path) {
     throw LoadError::at_byte(path, e.byte > 0 ? e.byte - 1 : 0, "invalid JSON: " + msg);
   } catch (const nlohmann::json::exception& e) {
     // Not a syntax error: a number out of range ("1e400"), with no byte offset to give.
-    std::string what = e.what();
-    const size_t bracket = what.find("] ");
-    throw LoadError::whole_file(path,
-                                "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    throw LoadError::whole_file(path, "invalid JSON: " + json_error_text(e));
   }
 }
 

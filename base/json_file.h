@@ -21,6 +21,8 @@ size_t json_too_deep_at(std::string_view text, int max_depth = kMaxJsonDepth);
 
 // Throws LoadError (file and byte offset) on a syntax error or nesting deeper than kMaxJsonDepth.
 nlohmann::json read_json_file(const std::string& path);
+// A JSON library error as text for a person: its message without the "[json.exception...] " tag.
+std::string json_error_text(const nlohmann::json::exception& e);
 
 // Parses `text` without throwing: a discarded value when it is not valid JSON or nests deeper
 // than kMaxJsonDepth (then *too_deep_at, if given, is the offset of the level past the limit).

@@ -67,4 +67,10 @@ bool contains_nocase(std::string_view s, std::string_view needle) {
                      [&](char a, char b) { return low(a) == low(b); }) != s.end();
 }
 
+size_t utf8_prefix(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // a continuation byte
+  return n;
+}
+
 }  // namespace npu::text

@@ -20,6 +20,8 @@ std::string md_prose(const std::string& s);
 // A word of a printed command line (a path): unchanged when made of safe characters only, else
 // in single quotes, so a command can be pasted into a shell as it is.
 std::string shell_word(const std::string& s);
+// The longest prefix length <= n of `s` that does not cut a UTF-8 character (to shorten text).
+size_t utf8_prefix(std::string_view s, size_t n);
 // Whether `s` holds `needle` in any letter case (ASCII).
 bool contains_nocase(std::string_view s, std::string_view needle);
 

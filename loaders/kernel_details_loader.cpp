@@ -5,6 +5,7 @@
 #include "base/decimal.h"
 #include "loaders/ascend_files.h"
 #include "loaders/csv_table.h"
+#include "loaders/duration_bound.h"
 
 namespace npu {
 namespace {
@@ -96,11 +97,9 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     for (int c : pmu_cols) model.pmu_values.push_back(r.number(c).value_or(std::nan("")));
     ++n;
   });
-  // A duration is bounded by the table it is in: a row cannot last past the last row's start by
-  // more than 60 s (1000 s of kernel time in a 14 ms step is a corrupt number). Dropped, with
-  // its PMU values, and the table is partial.
+  // A duration is bounded by the table it is in (loaders/duration_bound.h): such rows are
+  // dropped, with their PMU values, and the table is partial.
   {
-    constexpr Ns kMaxOverhangNs = 60'000'000'000;
     auto& ks = model.kernels;
     const size_t width = pmu_cols.size();
     Ns last_start = first < ks.size() ? ks[first].start : 0;
@@ -110,7 +109,7 @@ uint64_t load_kernel_details(const std::string& path, RunModel& model) {
     uint32_t first_line = 0;
     for (size_t i = first; i < ks.size(); ++i) {
       const Kernel& k = ks[i];
-      if (k.dur > 0 && k.start <= last_start && k.dur - (last_start - k.start) > kMaxOverhangNs) {
+      if (lasts_impossibly_long(k.start, k.dur, last_start)) {
         if (dropped++ == 0) first_line = k.line;
         continue;
       }

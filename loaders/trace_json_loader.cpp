@@ -14,6 +14,7 @@
 #include "base/byte_source.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "loaders/duration_bound.h"
 #include "loaders/flow_pairing.h"
 #include "loaders/trace_chunk_parser.h"
 #include "loaders/trace_text_scan.h"
@@ -454,11 +455,9 @@ class TraceLoader {
     if (!r.tail.empty()) tail_ = std::move(r.tail);
   }
 
-  // A duration is bounded by the trace it is in: an event cannot last past the last event's start
-  // by more than kMaxOverhangNs (a 1000 s kernel in a 14 ms trace, a 1e18 ns device time, an
-  // 11-day step are corrupt numbers, not time). Such slices are dropped and the file is partial.
+  // A duration is bounded by the trace it is in (loaders/duration_bound.h): such slices are
+  // dropped and the file is partial.
   void drop_impossible_durations(size_t first) {
-    constexpr Ns kMaxOverhangNs = 60'000'000'000;  // 60 s
     auto& v = model_.slices;
     if (v.size() <= first) return;
     Ns last_start = v[first].ts;
@@ -468,8 +467,7 @@ class TraceLoader {
     size_t out = first;
     for (size_t i = first; i < v.size(); ++i) {
       const Slice& sl = v[i];
-      // end - last_start, written so that a huge dur cannot overflow.
-      if (sl.dur > 0 && sl.ts <= last_start && sl.dur - (last_start - sl.ts) > kMaxOverhangNs) {
+      if (lasts_impossibly_long(sl.ts, sl.dur, last_start)) {
         ++dropped;
         worst = std::max(worst, sl.dur);
         continue;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "base/text.h"
+
 namespace npu {
 
 StringPool::StringPool() { intern(""); }
@@ -16,9 +18,7 @@ StrId StringPool::intern(std::string_view s) {
   // that shows it. The cut falls on a UTF-8 character boundary.
   if (s.size() > kMaxNameBytes) {
     const std::string suffix = "...(" + std::to_string(s.size()) + " bytes)";
-    size_t n = kMaxNameBytes - suffix.size();
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-    return intern(std::string(s.substr(0, n)) + suffix);
+    return intern(std::string(s.substr(0, text::utf8_prefix(s, kMaxNameBytes - suffix.size()))) + suffix);
   }
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;

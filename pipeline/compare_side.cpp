@@ -30,10 +30,7 @@ std::optional<nlohmann::json> facts_file_doc(const std::string& path) {
     try {
       (void)nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-      std::string what = e.what();
-      const size_t bracket = what.find("] ");
-      if (bracket != std::string::npos) what = what.substr(bracket + 2);
-      throw LoadError::whole_file(path, "a facts file that is not valid JSON: " + what);
+      throw LoadError::whole_file(path, "a facts file that is not valid JSON: " + json_error_text(e));
     }
   }
   if (j.is_discarded() || !j.is_object() || j.value("schema", "") != kFactsSchema) return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include <lua.hpp>
 
+#include "base/text.h"
 #include "rules/lua_convert.h"
 #include "rules/lua_library.h"
 #include "rules/lua_limits.h"
@@ -380,9 +381,7 @@ void LuaSandbox::set_error_from_stack() {
   constexpr size_t kMaxErrorBytes = 4096;
   if (error_.size() > kMaxErrorBytes) {
     const size_t total = error_.size();
-    size_t n = kMaxErrorBytes;
-    while (n > 0 && (static_cast<unsigned char>(error_[n]) & 0xC0) == 0x80) --n;  // a UTF-8 boundary
-    error_.resize(n);
+    error_.resize(text::utf8_prefix(error_, kMaxErrorBytes));
     error_ += "... (" + std::to_string(total) + " bytes)";
   }
   lua_pop(L_, 1);

@@ -184,11 +184,7 @@ std::vector<FixtureResult> run_rule_fixtures(const std::string& dir) {
     try {
       run_test_file(dir, file, out);
     } catch (const nlohmann::json::exception& e) {
-      std::string what = e.what();
-      const size_t bracket = what.find("] ");
-      out.push_back(
-          FixtureResult{file, "(test file)", false,
-                        "malformed test file: " + (bracket == std::string::npos ? what : what.substr(bracket + 2))});
+      out.push_back(FixtureResult{file, "(test file)", false, "malformed test file: " + json_error_text(e)});
     }
   }
   return out;

@@ -1,0 +1,17 @@
+// How long a record can last: an event or a row ending more than kMaxOverhangNs after the last
+// start in its own file is a corrupt number, not time (a 1000 s kernel in a 14 ms trace, a 1e18 ns
+// device time, an 11-day step). The loaders drop such records and say so (the run is partial).
+#pragma once
+#include "base/types.h"
+
+namespace npu {
+
+constexpr Ns kMaxOverhangNs = 60'000'000'000;  // 60 s
+
+// Whether a record starting at `start` and lasting `dur` ends more than kMaxOverhangNs after
+// `last_start` (the latest start in its file); written so that a huge `dur` cannot overflow.
+inline bool lasts_impossibly_long(Ns start, Ns dur, Ns last_start) {
+  return dur > 0 && start <= last_start && dur - (last_start - start) > kMaxOverhangNs;
+}
+
+}  // namespace npu
