@@ -44,6 +44,7 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
   diagnose_gpu(ctx, f);
   diagnose_profiler_overhead(ctx, f);
   diagnose_graph_execution(ctx, f);
+  diagnose_modules(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
   std::vector<IdleStretch> stretches;

@@ -92,6 +92,8 @@ void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts,
                        const std::vector<IdleStretch>* stretches = nullptr);  // timeline.cpp: "timeline"
 // graph_execution.cpp: "graph_execution" (Ascend runs)
 void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
+// modules.cpp: "modules" (device time per module / record_function range; after graph_execution)
+void diagnose_modules(const DiagnosticContext& ctx, Facts& facts);
 
 // timeline: compute the step timeline (what the HTML report draws). A cluster's ranks skip it:
 // the cluster report draws no rank's timeline, and it costs a long capture a tenth of its facts.

@@ -1,0 +1,439 @@
+// "modules": where in the model the device time goes. Every host range that names a part of the
+// model (an nn.Module forward recorded with with_stack, a record_function / user annotation, an
+// mstx range) owns the device work launched inside it, found the way the step finds its own:
+// Kineto by the launching runtime call's correlation id (the same ops the step owns), Ascend by
+// the async_npu arrow from the framework operator (else the HostToDevice arrow, through the task
+// queue to its Enqueue). Ranges nest per host thread into a tree keyed by path; repeated siblings
+// of one class and shape (layer 0..N) are grouped with their spread. docs/facts-modules.md.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "base/stats.h"
+#include "facts/diagnostics/diagnostics.h"
+#include "facts/graph_calls.h"
+
+namespace npu {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxNodes = 2000;   // tree nodes kept (the heaviest, with their ancestors)
+constexpr size_t kMinRepeated = 3;   // siblings of one class and shape that make a repeated layer
+constexpr size_t kMaxMembers = 512;  // members listed per repeated layer
+constexpr size_t kMaxRepeated = 64;  // repeated layers listed (the heaviest)
+constexpr const char* kSep = "/";    // between the names of a path
+
+enum class RangeKind : uint8_t { None, Module, Annotation };
+
+RangeKind range_kind(std::string_view name, std::string_view cat) {
+  if (name.rfind("nn.Module: ", 0) == 0) return RangeKind::Module;
+  if ((cat == "user_annotation" || cat == "mstx") && name.rfind("ProfilerStep#", 0) != 0) return RangeKind::Annotation;
+  return RangeKind::None;
+}
+
+// "Linear_3" -> "Linear", "layers.11" -> "layers": the class a repeated layer shares.
+std::string class_of(std::string_view label) {
+  size_t e = label.size();
+  while (e > 0 && label[e - 1] >= '0' && label[e - 1] <= '9') --e;
+  if (e == label.size() || e == 0) return std::string(label);
+  if (label[e - 1] == '_' || label[e - 1] == '.' || label[e - 1] == '#') --e;
+  return std::string(label.substr(0, e));
+}
+
+struct Node {
+  std::string path, label;
+  RangeKind kind = RangeKind::None;
+  int32_t parent = -1;
+  uint32_t depth = 1;
+  uint64_t calls = 0, loc = 0;
+  Ns host = 0, total = 0, self = 0;
+  Ns part[3] = {0, 0, 0};  // computing, communication, copies (total)
+  std::vector<uint32_t> children;
+  uint64_t shape = 0;  // class and children's shapes, for repeated layers
+};
+
+// One recorded range: where it lies on its thread and which node it counts for.
+struct Occurrence {
+  Ns ts = 0, end = 0;
+  uint32_t node = 0;
+  int32_t parent = -1;  // the enclosing occurrence on the same thread
+};
+
+struct Origin {
+  uint32_t slice = 0;  // the device task
+  int64_t tid = 0;
+  Ns ts = 0;
+};
+
+class ModuleTree {
+ public:
+  explicit ModuleTree(const DiagnosticContext& ctx) : ctx_(ctx), m_(ctx.model) {}
+
+  void run(Facts& facts) {
+    collect_ranges();
+    attribute_device_work();
+    // Ascend: graph-launched tasks have no per-operator arrow; the graph_execution facts count them.
+    if (m_.meta.step_semantics != StepSemantics::LaunchedWork && facts.has("graph_execution"))
+      graph_ns_ = std::min<Ns>(step_ns_, facts.doc["graph_execution"].value("graph_task_ns", Ns{0}));
+    if (nodes_.empty()) {
+      constexpr const char* kWhy =
+          "no module ranges in the trace: record nn.Module forwards with with_stack=True, or "
+          "mark the model's parts with record_function or mstx ranges";
+      // Without ranges the graph coverage is still worth stating: the rankings cannot see inside replays.
+      if (graph_ns_ == 0) return facts.unavailable("modules", kWhy);
+      facts.unavailable("modules.tree", kWhy);
+    }
+    facts.doc["modules"] = to_json(facts);
+  }
+
+ private:
+  // Every module range, per thread, nested into the tree.
+  void collect_ranges() {
+    std::unordered_map<int64_t, std::vector<uint32_t>> by_tid;
+    std::vector<int8_t> kind_of(m_.strings.size(), -1);
+    for (uint32_t t = 0; t < m_.tracks.size() && t < m_.track_slices.size(); ++t) {
+      const TrackKind k = m_.tracks[t].kind;
+      if (k == TrackKind::Device || k == TrackKind::Counter || k == TrackKind::Overlap || k == TrackKind::Communication)
+        continue;
+      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
+        const Slice& s = m_.slices[i];
+        int8_t& rk = kind_of[s.name];
+        if (rk < 0) rk = static_cast<int8_t>(range_kind(m_.str(s.name), m_.str(s.cat)));
+        if (rk > 0 && s.dur > 0) by_tid[m_.tracks[t].tid].push_back(i);
+      }
+    }
+    // Threads in a fixed order, so the tree's order does not depend on hashing.
+    std::map<int64_t, std::vector<uint32_t>> ordered(by_tid.begin(), by_tid.end());
+    for (auto& entry : ordered) nest(entry.first, entry.second);
+    if (nodes_.size() > 0) shapes();
+  }
+
+  void nest(int64_t tid, std::vector<uint32_t>& idx) {
+    std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      const Slice &x = m_.slices[a], &y = m_.slices[b];
+      return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
+    });
+    std::vector<Occurrence>& occ = occurrences_[tid];
+    std::vector<int32_t> stack;
+    for (uint32_t i : idx) {
+      const Slice& s = m_.slices[i];
+      // A range that does not lie wholly inside the open one is its sibling (or an uncle).
+      while (!stack.empty() && !(s.ts >= occ[stack.back()].ts && s.end() <= occ[stack.back()].end)) stack.pop_back();
+      const int32_t parent_occ = stack.empty() ? -1 : stack.back();
+      const int32_t parent_node = parent_occ < 0 ? -1 : static_cast<int32_t>(occ[parent_occ].node);
+      const uint32_t node = node_for(parent_node, s);
+      occ.push_back({s.ts, s.end(), node, parent_occ});
+      stack.push_back(static_cast<int32_t>(occ.size() - 1));
+      Node& n = nodes_[node];
+      ++n.calls;
+      n.host += s.dur;
+    }
+  }
+
+  uint32_t node_for(int32_t parent, const Slice& s) {
+    std::string_view name = m_.str(s.name);
+    const RangeKind kind = range_kind(name, m_.str(s.cat));
+    std::string_view label = kind == RangeKind::Module ? name.substr(11) : name;
+    std::string path =
+        parent < 0 ? std::string(label) : nodes_[static_cast<size_t>(parent)].path + kSep + std::string(label);
+    auto [it, fresh] = by_path_.try_emplace(path, static_cast<uint32_t>(nodes_.size()));
+    if (fresh) {
+      Node n;
+      n.path = std::move(path);
+      n.label = std::string(label);
+      n.kind = kind;
+      n.parent = parent;
+      n.depth = parent < 0 ? 1 : nodes_[static_cast<size_t>(parent)].depth + 1;
+      n.loc = s.loc;
+      nodes_.push_back(std::move(n));
+      if (parent >= 0) nodes_[static_cast<size_t>(parent)].children.push_back(it->second);
+    }
+    return it->second;
+  }
+
+  // A node's shape: its class and its children's shapes, in order (children come after parents).
+  void shapes() {
+    for (size_t i = nodes_.size(); i-- > 0;) {
+      Node& n = nodes_[i];
+      uint64_t h = std::hash<std::string>{}(class_of(n.label));
+      for (uint32_t c : n.children) h = h * 1000003u ^ nodes_[c].shape;
+      n.shape = h;
+    }
+  }
+
+  // The innermost occurrence on `tid` that holds ts, or -1.
+  int32_t innermost(int64_t tid, Ns ts) const {
+    auto t = occurrences_.find(tid);
+    if (t == occurrences_.end()) return -1;
+    const auto& occ = t->second;
+    auto it = std::upper_bound(occ.begin(), occ.end(), ts, [](Ns v, const Occurrence& o) { return v < o.ts; });
+    int32_t k = static_cast<int32_t>(it - occ.begin()) - 1;
+    while (k >= 0 && occ[static_cast<size_t>(k)].end < ts) k = occ[static_cast<size_t>(k)].parent;
+    return k;
+  }
+
+  // Ascend: each launched task's origin on the host (tid, time), from the async_npu arrow (the
+  // framework operator), else the HostToDevice arrow (through the task queue to its Enqueue).
+  std::vector<Origin> ascend_origins() const {
+    struct Queue {
+      Ns start, end, enq_ts;
+      int64_t enq_tid;
+    };
+    std::vector<Queue> queue;
+    for (const Flow& f : m_.flows)
+      if (f.kind == FlowKind::AsyncTaskQueue && f.end_slice != kNone32) {
+        const Slice& d = m_.slices[f.end_slice];
+        queue.push_back({d.ts, d.end(), f.start_ts, m_.tracks[f.start_track].tid});
+      }
+    std::sort(queue.begin(), queue.end(), [](const Queue& a, const Queue& b) { return a.start < b.start; });
+    std::vector<Origin> direct, launched;
+    for (const Flow& f : m_.flows) {
+      if (f.end_slice == kNone32 || m_.tracks[f.end_track].kind != TrackKind::Device) continue;
+      if (f.kind == FlowKind::AsyncNpu) direct.push_back({f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
+      if (f.kind != FlowKind::HostToDevice) continue;
+      Origin o{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts};
+      auto it =
+          std::upper_bound(queue.begin(), queue.end(), f.start_ts, [](Ns v, const Queue& q) { return v < q.start; });
+      for (int k = 0; k < 4 && it != queue.begin(); ++k) {
+        --it;
+        if (f.start_ts <= it->end) {
+          o.tid = it->enq_tid;
+          o.ts = it->enq_ts;
+          break;
+        }
+      }
+      launched.push_back(o);
+    }
+    // The first arrow of each task; async_npu before HostToDevice.
+    auto by_slice = [](const Origin& a, const Origin& b) { return a.slice < b.slice; };
+    std::stable_sort(direct.begin(), direct.end(), by_slice);
+    std::stable_sort(launched.begin(), launched.end(), by_slice);
+    std::vector<Origin> out;
+    std::merge(direct.begin(), direct.end(), launched.begin(), launched.end(), std::back_inserter(out), by_slice);
+    out.erase(std::unique(out.begin(), out.end(), [](const Origin& a, const Origin& b) { return a.slice == b.slice; }),
+              out.end());
+    return out;
+  }
+
+  void add(uint32_t slice, int step, bool joined, int64_t tid, Ns ts) {
+    if (step < 0) return;
+    const Slice& s = m_.slices[slice];
+    const TaskClass c = classify_device_task(m_, s);
+    const int part = c == TaskClass::Compute ? 0 : c == TaskClass::Communication ? 1 : c == TaskClass::Other ? 2 : -1;
+    if (part < 0) return;
+    step_ns_ += s.dur;
+    step_part_[part] += s.dur;
+    int32_t o = joined ? innermost(tid, ts) : -1;
+    if (o < 0) {
+      if (!joined) unjoined_ns_ += s.dur;
+      return;
+    }
+    const uint32_t leaf = occurrences_.at(tid)[static_cast<size_t>(o)].node;
+    nodes_[leaf].self += s.dur;
+    for (int32_t n = static_cast<int32_t>(leaf); n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
+      nodes_[static_cast<size_t>(n)].total += s.dur;
+      nodes_[static_cast<size_t>(n)].part[part] += s.dur;
+    }
+  }
+
+  void attribute_device_work() {
+    steps_ = m_.steps.empty() ? 1 : m_.steps.size();
+    auto step_of = [&](Ns ts) { return m_.steps.empty() ? 0 : step_holding(m_.steps, ts); };
+    std::vector<uint8_t> graph_call(m_.strings.size(), 2);
+    auto is_graph = [&](StrId name) {
+      uint8_t& g = graph_call[name];
+      if (g == 2) g = graph_call_kind(m_.str(name)) != GraphCallKind::None ? 1 : 0;
+      return g == 1;
+    };
+    if (m_.meta.step_semantics == StepSemantics::LaunchedWork) {
+      const std::vector<LaunchedOp> own =
+          ctx_.launched.empty() ? launched_ops(m_, m_.steps) : std::vector<LaunchedOp>{};
+      const auto& ops = ctx_.launched.empty() ? own : ctx_.launched;
+      for (const LaunchedOp& op : ops) {
+        const int step = m_.steps.empty() ? 0 : op.step;
+        if (op.call == kNone32) {
+          add(op.slice, step, false, 0, 0);
+          continue;
+        }
+        const Slice& call = m_.slices[op.call];
+        if (step >= 0 && is_graph(call.name)) graph_ns_ += m_.slices[op.slice].dur;
+        add(op.slice, step, true, m_.tracks[call.track].tid, call.ts);
+      }
+      return;
+    }
+    const std::vector<Origin> origins = ascend_origins();
+    const StepWindowIndex windows(ctx_.step_windows);
+    auto visit = [&](uint32_t slice) {
+      auto it = std::lower_bound(origins.begin(), origins.end(), slice,
+                                 [](const Origin& o, uint32_t v) { return o.slice < v; });
+      if (it != origins.end() && it->slice == slice) {
+        add(slice, step_of(it->ts), true, it->tid, it->ts);
+        return;
+      }
+      const int step = m_.steps.empty() ? 0 : windows.at(m_.slices[slice].ts);
+      add(slice, step, false, 0, 0);
+    };
+    for (uint32_t s : ctx_.device.compute_slices) visit(s);
+    for (uint32_t s : ctx_.device.comm_slices) visit(s);
+    for (uint32_t s : ctx_.device.copy_slices) visit(s);
+  }
+
+  json to_json(Facts& facts) const;
+  json repeated_json(const std::vector<bool>& kept) const;
+
+  const DiagnosticContext& ctx_;
+  const RunModel& m_;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, uint32_t> by_path_;
+  std::unordered_map<int64_t, std::vector<Occurrence>> occurrences_;
+  size_t steps_ = 1;
+  Ns step_ns_ = 0, unjoined_ns_ = 0, graph_ns_ = 0;
+  Ns step_part_[3] = {0, 0, 0};
+};
+
+Ns per_step(Ns v, size_t steps) {
+  return static_cast<Ns>(std::llround(static_cast<double>(v) / static_cast<double>(steps)));
+}
+
+// Siblings of one class and one shape, three or more: the repeated layers, with their spread.
+json ModuleTree::repeated_json(const std::vector<bool>& kept) const {
+  std::map<std::pair<int32_t, uint64_t>, std::vector<uint32_t>> groups;
+  for (uint32_t i = 0; i < nodes_.size(); ++i)
+    if (kept[i]) groups[{nodes_[i].parent, nodes_[i].shape}].push_back(i);
+  std::vector<std::pair<Ns, json>> out;
+  for (const auto& [key, members] : groups) {
+    if (members.size() < kMinRepeated) continue;
+    std::vector<double> v;
+    Ns sum = 0;
+    for (uint32_t i : members) {
+      v.push_back(static_cast<double>(nodes_[i].total));
+      sum += nodes_[i].total;
+    }
+    const double med = stats::median_midpoint(v);
+    const double mad = stats::mad_midpoint(v, med);
+    const Node& first = nodes_[members[0]];
+    json list = json::array();
+    for (size_t k = 0; k < members.size() && k < kMaxMembers; ++k) {
+      const Node& n = nodes_[members[k]];
+      list.push_back({{"path", n.path},
+                      {"device_ns", per_step(n.total, steps_)},
+                      {"host_ns", per_step(n.host, steps_)},
+                      {"calls", n.calls},
+                      {"evidence", json::array({evidence_event(m_, n.loc, "its first range")})}});
+    }
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    out.push_back(
+        {sum, json{{"class", class_of(first.label)},
+                   {"parent", first.parent < 0 ? json(nullptr) : json(nodes_[static_cast<size_t>(first.parent)].path)},
+                   {"count", members.size()},
+                   {"device_ns", per_step(sum, steps_)},
+                   {"median_ns", per_step(static_cast<Ns>(med), steps_)},
+                   {"mad_ns", per_step(static_cast<Ns>(mad), steps_)},
+                   {"min_ns", per_step(static_cast<Ns>(*lo), steps_)},
+                   {"max_ns", per_step(static_cast<Ns>(*hi), steps_)},
+                   {"members_listed", list.size()},
+                   {"members", std::move(list)}}});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  json arr = json::array();
+  for (size_t k = 0; k < out.size() && k < kMaxRepeated; ++k) arr.push_back(std::move(out[k].second));
+  return arr;
+}
+
+json ModuleTree::to_json(Facts& facts) const {
+  // Keep the heaviest nodes and their ancestors when the tree is too large to list.
+  std::vector<bool> kept(nodes_.size(), true);
+  if (nodes_.size() > kMaxNodes) {
+    std::vector<uint32_t> order(nodes_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return nodes_[a].total > nodes_[b].total; });
+    std::fill(kept.begin(), kept.end(), false);
+    size_t n = 0;
+    for (uint32_t i : order) {
+      for (int32_t k = static_cast<int32_t>(i); k >= 0 && !kept[static_cast<size_t>(k)];
+           k = nodes_[static_cast<size_t>(k)].parent) {
+        kept[static_cast<size_t>(k)] = true;
+        ++n;
+      }
+      if (n >= kMaxNodes) break;
+    }
+  }
+  // Preorder: parents before children, siblings in the order they first ran.
+  std::vector<uint32_t> order;
+  std::vector<int32_t> index(nodes_.size(), -1);
+  std::vector<uint32_t> stack;
+  for (uint32_t i = static_cast<uint32_t>(nodes_.size()); i-- > 0;)
+    if (nodes_[i].parent < 0 && kept[i]) stack.push_back(i);
+  while (!stack.empty()) {
+    const uint32_t i = stack.back();
+    stack.pop_back();
+    index[i] = static_cast<int32_t>(order.size());
+    order.push_back(i);
+    const auto& ch = nodes_[i].children;
+    for (size_t k = ch.size(); k-- > 0;)
+      if (kept[ch[k]]) stack.push_back(ch[k]);
+  }
+  Ns in_modules = 0;
+  for (const Node& n : nodes_)
+    if (n.parent < 0) in_modules += n.total;
+  json tree = json::array();
+  for (uint32_t i : order) {
+    const Node& n = nodes_[i];
+    tree.push_back({{"path", n.path},
+                    {"name", n.label},
+                    {"class", class_of(n.label)},
+                    {"kind", n.kind == RangeKind::Module ? "module" : "annotation"},
+                    {"depth", n.depth},
+                    {"parent", n.parent < 0 ? -1 : index[static_cast<size_t>(n.parent)]},
+                    {"calls", n.calls},
+                    {"device_ns", per_step(n.total, steps_)},
+                    {"self_ns", per_step(n.self, steps_)},
+                    {"computing_ns", per_step(n.part[0], steps_)},
+                    {"communication_ns", per_step(n.part[1], steps_)},
+                    {"copies_ns", per_step(n.part[2], steps_)},
+                    {"host_ns", per_step(n.host, steps_)},
+                    {"total_device_ns", n.total},
+                    {"evidence", json::array({evidence_event(m_, n.loc, "its first range")})}});
+  }
+  json graph = {
+      {"device_ns", per_step(graph_ns_, steps_)}, {"share", stats::ratio(graph_ns_, step_ns_)}, {"mapped", false}};
+  if (graph_ns_ > 0) {
+    graph["why_not_mapped"] =
+        "graph replays launch their kernels from one call: the operators and modules that "
+        "captured them are not mapped back (their device time counts for the module that "
+        "launched the replay, else outside every module)";
+    facts.unavailable("modules.graph", "replayed kernels are not mapped back to the modules that captured them");
+  }
+  const Ns total = step_ns_;
+  return {{"steps", m_.steps.size()},
+          {"ranges",
+           [&] {
+             uint64_t n = 0;
+             for (const auto& [tid, occ] : occurrences_) n += occ.size();
+             return n;
+           }()},
+          {"nodes", nodes_.size()},
+          {"nodes_listed", tree.size()},
+          {"step_device_ns", per_step(total, steps_)},
+          {"step_computing_ns", per_step(step_part_[0], steps_)},
+          {"step_communication_ns", per_step(step_part_[1], steps_)},
+          {"step_copies_ns", per_step(step_part_[2], steps_)},
+          {"total_step_device_ns", total},
+          {"in_modules_ns", per_step(in_modules, steps_)},
+          {"outside_ns", per_step(total, steps_) - per_step(in_modules, steps_)},  // adds up as rounded
+          {"unjoined_ns", per_step(unjoined_ns_, steps_)},
+          {"coverage", stats::ratio(in_modules, total)},
+          {"graph", std::move(graph)},
+          {"tree", std::move(tree)},
+          {"repeated", repeated_json(kept)}};
+}
+
+}  // namespace
+
+void diagnose_modules(const DiagnosticContext& ctx, Facts& facts) { ModuleTree(ctx).run(facts); }
+
+}  // namespace npu
