@@ -115,6 +115,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   doc["step_time"] = s::step_time_section(steps, base, next, opt, notes);
   doc["device_time"] = s::device_time_section(steps, opt);
   doc["operators"] = s::operators_section(base.facts, next.facts, notes);
+  doc["modules"] = s::modules_section(base.facts, next.facts, notes);
   doc["dispatch"] = s::dispatch_section(base.facts, next.facts);
   doc["host_activity"] = s::host_activity_section(base.facts, next.facts);
   doc["idle_causes"] = s::idle_causes_section(base.facts, next.facts);

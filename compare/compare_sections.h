@@ -67,6 +67,9 @@ json device_time_section(const StepSeries& s, const CompareOptions& opt);
 // ---- operators and AI CPU calls (compare_operators.cpp)
 json operators_section(const Facts& base, const Facts& next, json& notes);
 
+// ---- the module trees matched by path (compare_modules.cpp)
+json modules_section(const Facts& base, const Facts& next, json& notes);
+
 // ---- one-value metrics (compare_metrics.cpp)
 json dispatch_section(const Facts& base, const Facts& next);
 json host_activity_section(const Facts& base, const Facts& next);

@@ -135,9 +135,10 @@ Facts read_facts(const std::string& path) { return facts_from_json(read_json_fil
 Facts facts_from_json(nlohmann::json doc, const std::string& path) {
   Facts f;
   f.doc = std::move(doc);
-  if (!f.doc.is_object() || f.doc.value("schema", "") != kFactsSchema)
+  if (!f.doc.is_object() || !f.doc.contains("schema") || f.doc["schema"] != kFactsSchema)
     throw LoadError::whole_file(path, "not an npu-advisor facts file (no \"schema\": \"npu-advisor.facts\")");
-  int v = f.doc.value("schema_version", 0);
+  const auto sv = f.doc.find("schema_version");
+  const int64_t v = sv != f.doc.end() && sv->is_number_integer() ? sv->get<int64_t>() : 0;
   if (v < 1 || v > kFactsSchemaVersion)
     throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) +
                                           " is not supported (this build reads 1.." +

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
+#include "facts/module_ranges.h"
 
 namespace npu {
 
@@ -128,15 +129,36 @@ CallSite PythonStacks::at(uint32_t slice) const {
   // Bounded: a pathological nesting costs at most this many steps per call.
   int budget = 512;
   for (uint32_t p = slice; p != kNone32 && budget-- > 0; p = parent_[p]) {
-    if (m_.slices[p].cat != python_function_) continue;
+    // The innermost module range around the call, above or below the user's frame.
+    if (c.module == kNone32 && module_range_kind(m_.str(m_.slices[p].name), m_.str(m_.slices[p].cat)) !=
+                                   ModuleRangeKind::None)
+      c.module = p;
+    if (m_.slices[p].cat != python_function_ || c.frame != kNone32) continue;
     if (is_user_frame(p)) {
       c.frame = p;
-      return c;
+      continue;
     }
     const std::string_view n = m_.str(m_.slices[p].name);
     if (n.rfind("<built-in method ", 0) == 0) c.call = m_.slices[p].name;
   }
-  return CallSite{};
+  return c.frame == kNone32 ? CallSite{} : c;
+}
+
+std::string PythonStacks::module_path(uint32_t module) const {
+  build();
+  std::vector<std::string_view> names;
+  int budget = 512;
+  for (uint32_t p = module; p != kNone32 && p < parent_.size() && budget-- > 0; p = parent_[p]) {
+    const Slice& s = m_.slices[p];
+    if (module_range_kind(m_.str(s.name), m_.str(s.cat)) != ModuleRangeKind::None)
+      names.push_back(module_label(m_.str(s.name)));
+  }
+  std::string out;
+  for (size_t i = names.size(); i-- > 0;) {
+    out += names[i];
+    if (i > 0) out += '/';
+  }
+  return out;
 }
 
 std::vector<uint32_t> PythonStacks::user_frames_inside(uint32_t slice) const {
@@ -182,6 +204,11 @@ void CallSiteTally::add(const RunModel& m, const CallSite& c, Ns ns) {
   Row& r = by_[(uint64_t{m.slices[c.frame].name} << 32) | c.call];
   if (r.count++ == 0) r.frame = c.frame;
   r.ns += ns;
+  if (c.module == kNone32) return;
+  const StrId name = m.slices[c.module].name;
+  for (uint32_t k : r.modules)
+    if (m.slices[k].name == name) return;
+  if (r.modules.size() < kModulesPerSite) r.modules.push_back(c.module);
 }
 
 nlohmann::json CallSiteTally::json(const RunModel& m, const PythonStacks& stacks, size_t top) const {
@@ -194,8 +221,11 @@ nlohmann::json CallSiteTally::json(const RunModel& m, const PythonStacks& stacks
   for (const auto& [key, r] : rows) {
     Frame f;
     parse_frame(m.str(m.slices[r.frame].name), f);
+    nlohmann::json modules = nlohmann::json::array();
+    for (uint32_t k : r.modules) modules.push_back(stacks.module_path(k));
     out.push_back(
         {{"site", stacks.site_text(r.frame)},
+         {"modules", std::move(modules)},
          {"file", std::string(f.file)},
          {"line", f.line},
          {"function", std::string(f.function)},

@@ -21,6 +21,7 @@ namespace npu {
 struct CallSite {
   uint32_t frame = kNone32;  // the user's frame (a python_function slice), kNone32 when none
   StrId call = kEmptyStr;    // "<built-in method item of Tensor object at 0x..>" below it, if any
+  uint32_t module = kNone32;  // the innermost module range around it (facts/module_ranges.h), if any
 };
 
 class PythonStacks {
@@ -37,6 +38,9 @@ class PythonStacks {
 
   // "w_sync.py:11 step()" for a user frame; "" for kNone32.
   std::string site_text(uint32_t frame) const;
+  // The module path of a module range: the module ranges from the outermost down to it, joined
+  // with / as the modules facts write them ("Sequential_3/Linear_3").
+  std::string module_path(uint32_t module) const;
   // ".item()" for "<built-in method item of Tensor object at 0x..>", "" when none.
   std::string call_text(StrId call) const;
 
@@ -65,7 +69,9 @@ class CallSiteTally {
     uint64_t count = 0;
     Ns ns = 0;
     uint32_t frame = kNone32;
+    std::vector<uint32_t> modules;  // module ranges around its calls, one per distinct name
   };
+  static constexpr size_t kModulesPerSite = 3;
   std::unordered_map<uint64_t, Row> by_;  // key: frame name << 32 | call
 };
 

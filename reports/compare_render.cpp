@@ -40,6 +40,16 @@ std::string ratio_noise_line(const json& nz) {
                      d(nz, "ci_high") * 100, nz.value("significant", false) ? "beyond noise" : "within noise");
 }
 
+// The module rows both renderings show: "A -> A/B" where the change first shows, then the rows.
+std::string first_place(const json& mods) {
+  std::string out;
+  for (const auto& c : mods.value("first_place", json::array()))
+    out += (out.empty() ? "" : " -> ") + c.value("path", std::string()) + " " + fmt_signed_ms(d(c, "delta_device_ns"));
+  return out;
+}
+
+std::string module_side(const json& side) { return side.is_null() ? "-" : fmt_ms(d(side, "device_ns")); }
+
 std::string metric_value(const json& v, const std::string& unit) {
   if (!v.is_number()) return "-";
   double x = v.get<double>();
@@ -157,6 +167,19 @@ std::string render_compare_text(const json& doc) {
       o += fmt::format("  AI CPU calls per step: {:g} -> {:g}\n", d(ops["ai_cpu"], "base_calls_per_step"),
                        d(ops["ai_cpu"], "new_calls_per_step"));
   }
+  const json& mods = doc["modules"];
+  if (mods.value("available", false)) {
+    o += "\nModules (device time per step; top changes)\n";
+    if (!first_place(mods).empty()) o += "  first shows in: " + first_place(mods) + "\n";
+    int shown = 0;
+    for (const auto& r : mods["rows"]) {
+      if (shown++ >= 8) break;
+      std::string path = r.value("path", "");
+      if (path.size() > 48) path = "..." + path.substr(path.size() - 45);
+      o += fmt::format("  {:<48} {:>11} {:>11} {:>11}  {}\n", path, module_side(r["base"]), module_side(r["new"]),
+                       fmt_signed_ms(d(r, "delta_device_ns")), r.value("status", ""));
+    }
+  }
   if (doc["dispatch"].value("available", false)) {
     o += "\nDispatch\n";
     for (const auto& r : doc["dispatch"]["metrics"])
@@ -264,6 +287,18 @@ std::string render_compare_markdown(const json& doc) {
                        r["new"].is_null() ? "-" : fmt_ms(d(r["new"], "per_step_ns")),
                        r.contains("delta_per_step_ns") ? fmt_signed_ms(d(r, "delta_per_step_ns")) : "-", calls,
                        r.value("status", ""));
+    }
+  }
+  const json& mods = doc["modules"];
+  if (mods.value("available", false)) {
+    o += "\n## Modules (device time per step)\n\n";
+    if (!first_place(mods).empty()) o += "The change first shows in " + text::md_safe_cell(first_place(mods)) + ".\n\n";
+    o += "| module | base | new | delta | status |\n|---|---:|---:|---:|---|\n";
+    int shown = 0;
+    for (const auto& r : mods["rows"]) {
+      if (shown++ >= 12) break;
+      o += fmt::format("| `{}` | {} | {} | {} | {} |\n", text::md_safe_cell(r.value("path", "")), module_side(r["base"]),
+                       module_side(r["new"]), fmt_signed_ms(d(r, "delta_device_ns")), r.value("status", ""));
     }
   }
   auto metric_table = [&](const char* title, const json& rows) {

@@ -14,6 +14,7 @@
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/graph_calls.h"
+#include "facts/module_ranges.h"
 
 namespace npu {
 namespace {
@@ -26,13 +27,7 @@ constexpr size_t kMaxMembers = 512;  // members listed per repeated layer
 constexpr size_t kMaxRepeated = 64;  // repeated layers listed (the heaviest)
 constexpr const char* kSep = "/";    // between the names of a path
 
-enum class RangeKind : uint8_t { None, Module, Annotation };
-
-RangeKind range_kind(std::string_view name, std::string_view cat) {
-  if (name.rfind("nn.Module: ", 0) == 0) return RangeKind::Module;
-  if ((cat == "user_annotation" || cat == "mstx") && name.rfind("ProfilerStep#", 0) != 0) return RangeKind::Annotation;
-  return RangeKind::None;
-}
+using RangeKind = ModuleRangeKind;
 
 // "Linear_3" -> "Linear", "layers.11" -> "layers": the class a repeated layer shares.
 std::string class_of(std::string_view label) {
@@ -101,7 +96,7 @@ class ModuleTree {
       for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
         const Slice& s = m_.slices[i];
         int8_t& rk = kind_of[s.name];
-        if (rk < 0) rk = static_cast<int8_t>(range_kind(m_.str(s.name), m_.str(s.cat)));
+        if (rk < 0) rk = static_cast<int8_t>(module_range_kind(m_.str(s.name), m_.str(s.cat)));
         if (rk > 0 && s.dur > 0) by_tid[m_.tracks[t].tid].push_back(i);
       }
     }
@@ -135,8 +130,8 @@ class ModuleTree {
 
   uint32_t node_for(int32_t parent, const Slice& s) {
     std::string_view name = m_.str(s.name);
-    const RangeKind kind = range_kind(name, m_.str(s.cat));
-    std::string_view label = kind == RangeKind::Module ? name.substr(11) : name;
+    const RangeKind kind = module_range_kind(name, m_.str(s.cat));
+    std::string_view label = module_label(name);
     std::string path =
         parent < 0 ? std::string(label) : nodes_[static_cast<size_t>(parent)].path + kSep + std::string(label);
     auto [it, fresh] = by_path_.try_emplace(path, static_cast<uint32_t>(nodes_.size()));

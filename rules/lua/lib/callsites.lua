@@ -3,14 +3,17 @@
 local evidence = require "lib.evidence"
 local callsites = {}
 
--- One entry as text: "step() at w_sync.py:11: .item() x21 (7.0 per step)". `steps`, when given,
--- adds the count per step.
+-- One entry as text: "step() at w_sync.py:11: .item() x21 (7.0 per step)", with the modules
+-- around the calls when there are ("forward() at model.py:40 in model_0/layers_3/moe_0: .item() x3").
+-- `steps`, when given, adds the count per step.
 function callsites.text(c, steps)
   local where = string.format("%s() at %s:%s", c["function"] or "?", c.file or "?", tostring(c.line or "?"))
   local call = (c.call and c.call ~= "") and (c.call .. " ") or ""
   local per = ""
   if steps and steps > 0 then per = string.format(" (%.1f per step)", (c.count or 0) / steps) end
-  return string.format("%s: %sx%d%s", where, call, c.count or 0, per)
+  local inside = ""
+  if c.modules and #c.modules > 0 then inside = " in " .. table.concat(c.modules, ", ") end
+  return string.format("%s%s: %sx%d%s", where, inside, call, c.count or 0, per)
 end
 
 -- The entries made at least once per step on average (a call outside the loop, such as a
