@@ -18,6 +18,21 @@
 #endif
 
 namespace {
+
+// An empty value ("-o ''", a path variable that was never set) would otherwise surface later as
+// "error: : no such file or folder": refuse it here, naming the option.
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* o : sub->get_options())
+      for (const std::string& v : o->results())
+        if (v.empty()) {
+          const std::string name = o->get_name().empty() ? "an argument" : o->get_name();
+          throw CLI::ValidationError(name, "an empty value was given; name a file or folder");
+        }
+    reject_empty_values(*sub);
+  }
+}
+
 int run_cli(int argc, char** argv) {
   using namespace npu::cli;
   CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
@@ -211,6 +226,7 @@ int run_cli(int argc, char** argv) {
                                  "give the command after --, e.g. "
                                  "capture -o OUT -- python train.py");
     if (has_command && command.empty()) throw CLI::ValidationError("--", "no command after --");
+    reject_empty_values(app);
     if (*analyze && !has_command)
       for (const auto* o : collector_options)
         if (o->count() > 0)

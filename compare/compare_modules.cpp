@@ -16,8 +16,8 @@ namespace npu::compare::sections {
 
 namespace {
 
-constexpr size_t kRows = 40;             // rows listed, largest change first
-constexpr double kCarriesParent = 0.5;   // a child carries its parent's change from this share on
+constexpr size_t kRows = 40;            // rows listed, largest change first
+constexpr double kCarriesParent = 0.5;  // a child carries its parent's change from this share on
 
 struct Node {
   std::string path, cls;
@@ -169,8 +169,8 @@ json modules_section(const Facts& base, const Facts& next, json& notes) {
                     {"delta_ratio", nullptr}});
   }
   if (by_order > 0)
-    out["note"] = fmt::format("{} module(s) matched by order (same class under the same parent), their names differ",
-                              by_order);
+    out["note"] =
+        fmt::format("{} module(s) matched by order (same class under the same parent), their names differ", by_order);
   // The first place: the top-level base module with the largest change, then down while one child
   // carries at least half of its parent's change (same sign).
   json chain = json::array();
@@ -179,7 +179,8 @@ json modules_section(const Facts& base, const Facts& next, json& notes) {
     if (b[i].parent < 0 && (at < 0 || std::fabs(delta[i]) > std::fabs(delta[static_cast<size_t>(at)])))
       at = static_cast<int>(i);
   while (at >= 0 && delta[static_cast<size_t>(at)] != 0) {
-    chain.push_back({{"path", b[static_cast<size_t>(at)].path}, {"delta_device_ns", ns(delta[static_cast<size_t>(at)])}});
+    chain.push_back(
+        {{"path", b[static_cast<size_t>(at)].path}, {"delta_device_ns", ns(delta[static_cast<size_t>(at)])}});
     int best = -1;
     for (size_t i = 0; i < b.size(); ++i)
       if (b[i].parent == at && (best < 0 || std::fabs(delta[i]) > std::fabs(delta[static_cast<size_t>(best)])))

@@ -68,15 +68,18 @@ class ModuleTree {
   explicit ModuleTree(const DiagnosticContext& ctx) : ctx_(ctx), m_(ctx.model) {}
 
   void run(Facts& facts) {
+    constexpr const char* kWhy =
+        "no module ranges in the trace: record nn.Module forwards with with_stack=True, or "
+        "mark the model's parts with record_function or mstx ranges";
     collect_ranges();
-    attribute_device_work();
     // Ascend: graph-launched tasks have no per-operator arrow; the graph_execution facts count them.
-    if (m_.meta.step_semantics != StepSemantics::LaunchedWork && facts.has("graph_execution"))
-      graph_ns_ = std::min<Ns>(step_ns_, facts.doc["graph_execution"].value("graph_task_ns", Ns{0}));
+    const bool launched_work = m_.meta.step_semantics == StepSemantics::LaunchedWork;
+    const Ns ascend_graph_ns =
+        !launched_work && facts.has("graph_execution") ? facts.doc["graph_execution"].value("graph_task_ns", Ns{0}) : 0;
+    if (nodes_.empty() && !launched_work && ascend_graph_ns == 0) return facts.unavailable("modules", kWhy);
+    attribute_device_work();
+    if (!launched_work) graph_ns_ = std::min(step_ns_, ascend_graph_ns);
     if (nodes_.empty()) {
-      constexpr const char* kWhy =
-          "no module ranges in the trace: record nn.Module forwards with with_stack=True, or "
-          "mark the model's parts with record_function or mstx ranges";
       // Without ranges the graph coverage is still worth stating: the rankings cannot see inside replays.
       if (graph_ns_ == 0) return facts.unavailable("modules", kWhy);
       facts.unavailable("modules.tree", kWhy);

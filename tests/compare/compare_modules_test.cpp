@@ -12,17 +12,32 @@ namespace {
 using nlohmann::json;
 
 json node(const char* path, const char* cls, int depth, int parent, long long device) {
-  return {{"path", path}, {"name", path}, {"class", cls}, {"kind", "module"}, {"depth", depth}, {"parent", parent},
-          {"calls", 3}, {"device_ns", device}, {"self_ns", 0}, {"host_ns", 1000}, {"evidence", json::array()}};
+  return {{"path", path},
+          {"name", path},
+          {"class", cls},
+          {"kind", "module"},
+          {"depth", depth},
+          {"parent", parent},
+          {"calls", 3},
+          {"device_ns", device},
+          {"self_ns", 0},
+          {"host_ns", 1000},
+          {"evidence", json::array()}};
 }
 
 npu::compare::CompareSide side(json tree, long long step) {
   npu::compare::CompareSide s;
   s.path = "x";
   s.kind = "facts file";
-  s.facts.doc = {{"schema", "npu-advisor.facts"}, {"schema_version", 1}, {"unavailable", json::array()},
-                 {"modules", {{"tree", tree}, {"step_device_ns", step}, {"in_modules_ns", step / 2},
-                              {"outside_ns", step - step / 2}, {"coverage", 0.5}}}};
+  s.facts.doc = {{"schema", "npu-advisor.facts"},
+                 {"schema_version", 1},
+                 {"unavailable", json::array()},
+                 {"modules",
+                  {{"tree", tree},
+                   {"step_device_ns", step},
+                   {"in_modules_ns", step / 2},
+                   {"outside_ns", step - step / 2},
+                   {"coverage", 0.5}}}};
   return s;
 }
 
@@ -81,7 +96,8 @@ TEST(CompareModules, ASideWithoutModulesSaysWhy) {
   next.facts.doc["unavailable"].push_back({{"fact", "modules"}, {"why", "no module ranges in the trace"}});
   json doc = npu::compare::build_compare(base, next);
   EXPECT_FALSE(doc["modules"]["available"].get<bool>());
-  EXPECT_EQ(doc["modules"]["note"], "the new run has no module tree (no module ranges in the trace): no module comparison");
+  EXPECT_EQ(doc["modules"]["note"],
+            "the new run has no module tree (no module ranges in the trace): no module comparison");
 }
 
 TEST(CompareModules, OneSideWithoutStacksIsNotReadAsEveryModuleGone) {

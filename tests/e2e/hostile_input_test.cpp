@@ -400,6 +400,21 @@ TEST(HostileReport, SymlinkLoopIsExitTwo) {
   EXPECT_NE(r.err.find("Too many levels of symbolic links"), std::string::npos) << r.err;
 }
 
+// An empty path ("-o ''", an unset shell variable) is refused naming the option, never
+// "error: : no such file or folder".
+TEST(HostileReport, EmptyPathValuesNameTheOption) {
+  TempDir d;
+  Cli r = cli(d, "analyze -q " + npu::test::sample_run() + " --rules ''");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--rules: an empty value was given"), std::string::npos) << r.err;
+  r = cli(d, "analyze -q " + npu::test::sample_run() + " -o ''");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("an empty value was given"), std::string::npos) << r.err;
+  r = cli(d, "compare '' " + npu::test::sample_run());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.find("error: : "), std::string::npos) << r.err;
+}
+
 // ---- class 7: whitespace costs no memory (bench/hostile_sizes.sh measures the peaks) ----
 
 TEST(HostileTrace, LongWhitespaceRunsLoadWithRightOffsets) {

@@ -33,7 +33,8 @@ void check_times(const json& j, const char* reader) {
       const json& v = it.value();
       if (k.size() > 3 && k.compare(k.size() - 3, 3, "_ns") == 0 && !v.is_null()) {
         const bool ok = v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 1'000'000'000'000'000'000;
-        if (enabled("comm-times") && !ok) finding(std::string(reader) + " accepted an impossible time: " + k + " = " + v.dump());
+        if (enabled("comm-times") && !ok)
+          finding(std::string(reader) + " accepted an impossible time: " + k + " = " + v.dump());
       }
       check_times(v, reader);
     }
@@ -66,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     npu::Facts f = npu::read_facts(p);
     const auto problems = npu::validate_facts(f.doc, npu::FactsSchema::builtin(), false);
-    if (enabled("facts-ok") && !problems.empty()) finding("read_facts accepted a document that does not validate: " + problems[0]);
+    if (enabled("facts-ok") && !problems.empty())
+      finding("read_facts accepted a document that does not validate: " + problems[0]);
   } catch (const npu::LoadError& e) {
     check_load_error(e, p, size);
   } catch (const std::exception& e) {
