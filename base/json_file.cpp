@@ -2,6 +2,7 @@
 
 #include "base/byte_source.h"
 #include "base/load_error.h"
+#include "base/text.h"
 
 namespace npu {
 
@@ -67,9 +68,9 @@ std::optional<int32_t> json_small_id(const nlohmann::json& v) {
 }
 
 std::string json_scalar_text(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) return text::clip(v.get_ref<const std::string&>());
   if (v.is_null()) return "";
-  return v.dump();
+  return text::clip(v.dump());
 }
 
 }  // namespace npu

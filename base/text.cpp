@@ -73,4 +73,11 @@ size_t utf8_prefix(std::string_view s, size_t n) {
   return n;
 }
 
+std::string clip(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  const std::string suffix = "...(" + std::to_string(s.size()) + " bytes)";
+  const size_t keep = max_bytes > suffix.size() ? max_bytes - suffix.size() : 0;
+  return std::string(s.substr(0, utf8_prefix(s, keep))) + suffix;
+}
+
 }  // namespace npu::text

@@ -22,6 +22,12 @@ std::string md_prose(const std::string& s);
 std::string shell_word(const std::string& s);
 // The longest prefix length <= n of `s` that does not cut a UTF-8 character (to shorten text).
 size_t utf8_prefix(std::string_view s, size_t n);
+// What a name or a metadata value may hold: past it, text from an input is no name but an attack
+// or a corruption, and is kept cut (one 200 MB string must not reach every list and report).
+constexpr size_t kMaxNameBytes = size_t{16} << 10;
+// `s` when it has at most max_bytes, else its first whole UTF-8 characters and "...(N bytes)",
+// max_bytes in all.
+std::string clip(std::string_view s, size_t max_bytes = kMaxNameBytes);
 // Whether `s` holds `needle` in any letter case (ASCII).
 bool contains_nocase(std::string_view s, std::string_view needle);
 

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "base/json_file.h"
+#include "base/text.h"
 #include "loaders/ascend_files.h"
 #include "loaders/parallel_groups.h"
 
@@ -38,12 +39,12 @@ void load_profiler_info(const std::string& path, RunModel& model) {
       for (auto& [k, v] : cfg["common_config"].items()) {
         if (k == "on_trace_ready" && v.is_object() && v.contains("_worker_name"))
           model.meta.worker_name = json_scalar_text(v["_worker_name"]);
-        model.meta.config[k] = json_scalar_text(v);
+        model.meta.config[text::clip(k)] = json_scalar_text(v);
       }
     }
     if (cfg.contains("experimental_config") && cfg["experimental_config"].is_object()) {
       for (auto& [k, v] : cfg["experimental_config"].items()) {
-        std::string key = k.size() > 1 && k[0] == '_' ? k.substr(1) : k;
+        std::string key = text::clip(k.size() > 1 && k[0] == '_' ? k.substr(1) : k);
         model.meta.config[key] = json_scalar_text(v);
         if (key == "profiler_level") model.meta.profiler_level = json_scalar_text(v);
         if (key == "aic_metrics") model.meta.aic_metrics = json_scalar_text(v);
@@ -52,7 +53,7 @@ void load_profiler_info(const std::string& path, RunModel& model) {
   }
   for (auto& [k, v] : j.items()) {
     if (k.find("version") != std::string::npos && (v.is_string() || v.is_number())) {
-      model.meta.versions[k] = json_scalar_text(v);
+      model.meta.versions[text::clip(k)] = json_scalar_text(v);
       if (k == "ms_version") model.meta.framework = "mindspore";
     }
   }
@@ -62,15 +63,15 @@ void load_profiler_metadata(const std::string& path, RunModel& model) {
   nlohmann::json j = read_json_file(path);
   if (!j.is_object()) return;
   if (j.contains("ENV_VARIABLES") && j["ENV_VARIABLES"].is_object())
-    for (auto& [k, v] : j["ENV_VARIABLES"].items()) model.meta.env[k] = json_scalar_text(v);
+    for (auto& [k, v] : j["ENV_VARIABLES"].items()) model.meta.env[text::clip(k)] = json_scalar_text(v);
   if (j.contains("distributed_args") && j["distributed_args"].is_object())
-    for (auto& [k, v] : j["distributed_args"].items()) model.meta.distributed[k] = json_scalar_text(v);
+    for (auto& [k, v] : j["distributed_args"].items()) model.meta.distributed[text::clip(k)] = json_scalar_text(v);
   if (j.contains("parallel_group_info"))
     model.meta.parallel_groups = parse_parallel_group_info(j["parallel_group_info"]);
   for (auto& [k, v] : j.items()) {
     if (k == "ENV_VARIABLES" || k == "distributed_args") continue;
     if (k.find("version") != std::string::npos && (v.is_string() || v.is_number()))
-      model.meta.versions[k] = json_scalar_text(v);
+      model.meta.versions[text::clip(k)] = json_scalar_text(v);
   }
 }
 

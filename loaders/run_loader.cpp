@@ -5,6 +5,7 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "base/text.h"
 #include "loaders/ascend_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/hccl_task_args.h"
@@ -50,10 +51,10 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
       if (di.contains("rank")) {
         if (auto rank = json_small_id(di["rank"])) model.meta.rank = *rank;
         else
-          model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + di["rank"].dump() +
+          model.stats.warnings.push_back(p.string() + ": distributedInfo.rank " + json_scalar_text(di["rank"]) +
                                          " is not a rank (0.." + std::to_string(INT32_MAX) + "); rank unknown");
       }
-      for (auto& [k, v] : di.items()) model.meta.distributed[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (auto& [k, v] : di.items()) model.meta.distributed[text::clip(k)] = json_scalar_text(v);
     }
     // The GPU's name (Kineto deviceProperties): the what-if replay's default copy bandwidth.
     if (const auto dp = top.find("deviceProperties"); dp != top.end() && dp->is_array())
@@ -63,7 +64,7 @@ void load_trace(RunModel& model, const std::string& role, const fs::path& p, con
           break;
         }
     for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})
-      if (top.contains(k)) model.meta.config[k] = top[k].is_string() ? top[k].get<std::string>() : top[k].dump();
+      if (top.contains(k)) model.meta.config[k] = json_scalar_text(top[k]);
   }
 }
 

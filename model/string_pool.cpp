@@ -8,18 +8,11 @@ namespace npu {
 
 StringPool::StringPool() { intern(""); }
 
-namespace {
-constexpr size_t kMaxNameBytes = size_t{16} << 10;
-}  // namespace
-
 StrId StringPool::intern(std::string_view s) {
   // A "name" past kMaxNameBytes is not one (no operator, kernel or file is named so): it is kept
   // cut, with its length, so that one 200 MB string cannot be copied into every list and report
   // that shows it. The cut falls on a UTF-8 character boundary.
-  if (s.size() > kMaxNameBytes) {
-    const std::string suffix = "...(" + std::to_string(s.size()) + " bytes)";
-    return intern(std::string(s.substr(0, text::utf8_prefix(s, kMaxNameBytes - suffix.size()))) + suffix);
-  }
+  if (s.size() > text::kMaxNameBytes) return intern(text::clip(s));
   auto it = index_.find(s);
   if (it != index_.end()) return it->second;
   storage_.emplace_back(s);

@@ -96,6 +96,20 @@ inline nlohmann::json analyze_json(const std::string& path) {
   return nlohmann::json::parse(in, nullptr, false);
 }
 
+// The limits every hostile input must hold (issue 32): the advisor's command line for `args` run
+// under 4 GiB of address space and 60 s of wall time, and a check of how it ended (a timeout exits
+// 124; an allocation past the limit says "out of memory").
+#ifdef NPU_ADVISOR_BIN
+inline std::string limited_advisor(const std::string& args) {
+  return std::string("prlimit --as=4294967296 timeout 60 '") + NPU_ADVISOR_BIN + "' " + args;
+}
+#endif
+inline void expect_within_limits(int code, const std::string& err, const std::string& args) {
+  if (code == 124) ADD_FAILURE() << "ran past 60 s: " << args;
+  if (err.find("out of memory") != std::string::npos || err.find("bad_alloc") != std::string::npos)
+    ADD_FAILURE() << "ran out of 4 GiB: " << args << "\n" << err;
+}
+
 }  // namespace npu::test
 
 #define REQUIRE_REALDATA(rel) \

@@ -57,6 +57,7 @@
 #include "loaders/csv_table.h"
 #include "loaders/trace_json_loader.h"
 #include "model/model.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using npu::LoadError;
@@ -882,12 +883,13 @@ std::string slurp(const std::string& path) {
 
 CliResult run_cli(const TempDir& dir, const std::string& args) {
   std::string out = dir.path() + "/cli.out", err = dir.path() + "/cli.err";
-  std::string cmd = std::string("'") + NPU_ADVISOR_BIN + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  std::string cmd = npu::test::limited_advisor(args) + " >'" + out + "' 2>'" + err + "' </dev/null";
   int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   r.out = slurp(out);
   r.err = slurp(err);
+  npu::test::expect_within_limits(r.exit_code, r.err, args);
   return r;
 }
 

@@ -35,12 +35,14 @@ struct Cli {
   std::string err;
 };
 
-// Runs the advisor with `args` (stdout to `out`, default /dev/null).
+// Runs the advisor with `args` (stdout to `out`, default /dev/null) within the hostile-input limits.
 Cli cli(const TempDir& dir, const std::string& args, const std::string& out = "/dev/null") {
   std::string err = (dir.path() / "cli.err").string();
-  std::string cmd = std::string("'") + NPU_ADVISOR_BIN + "' " + args + " >" + out + " 2>'" + err + "' </dev/null";
+  std::string cmd = npu::test::limited_advisor(args) + " >" + out + " 2>'" + err + "' </dev/null";
   int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(err)};
+  Cli r{WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(err)};
+  npu::test::expect_within_limits(r.code, r.err, args);
+  return r;
 }
 
 std::string x_event(const std::string& name, const std::string& ts, const std::string& dur) {
