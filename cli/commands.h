@@ -75,6 +75,9 @@ struct GateOptions {
 int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
              const GateOptions& gate);
 
+// `mcp --allow DIR...` (docs/mcp.md): serves the Model Context Protocol on stdin/stdout until stdin ends.
+int cmd_mcp(const std::vector<std::string>& allow);
+
 // A JSON document as text for a report: invalid UTF-8 from an input (a CSV cell, a DB string)
 // is replaced (U+FFFD) instead of throwing, which lost the whole report (exit 3).
 std::string json_text(const nlohmann::json& j, int indent = 1);

@@ -219,6 +219,14 @@ int run_cli(int argc, char** argv) {
   add_common(gate);
   add_rule_options(gate, false);
 
+  std::vector<std::string> mcp_allow;
+  auto* mcp = app.add_subcommand("mcp",
+                                 "Serve the Model Context Protocol on stdin/stdout: analyze, facts, explain_finding, "
+                                 "compare, whatif and list_rules as tools for an AI assistant (docs/mcp.md)");
+  mcp->add_option("--allow", mcp_allow, "A folder the tools may read (repeatable; at least one)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+
   try {
     app.parse(parse_argc, argv);
     if (*capture && !has_command)
@@ -286,6 +294,7 @@ int run_cli(int argc, char** argv) {
     if (*whatif) return cmd_whatif(whatif_path, whatif_apply, common, whatif_out);
     if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
     if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
+    if (*mcp) return cmd_mcp(mcp_allow);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;

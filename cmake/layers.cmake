@@ -3,8 +3,9 @@
 # edit here; cmake/check_layers.cmake (run by every build) refuses an #include that points up.
 #
 #   base ─► model ─┬─► loaders ──────────────────────────────┐
-#                  └─► facts ─► rules ─► compare ─► reports ─┴─► pipeline ─► cli
+#                  └─► facts ─► rules ─► compare ─► reports ─┴─► pipeline ─► mcp ─► cli
 #   collector (the capture of a new run) stands at the edge: only base below it, only cli above.
+#   mcp (the MCP server: protocol, tools over the pipeline) is used by cli alone.
 set(NPU_LAYER_TARGETS "" CACHE INTERNAL "")
 
 # npu_layer(NAME [DEPS layer...] [LIBS target...] [SOURCES generated.cpp...] [EXCLUDE regex])

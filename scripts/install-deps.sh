@@ -4,7 +4,12 @@
 #   scripts/install-deps.sh                # build and test dependencies
 #   scripts/install-deps.sh --with-slurm   # and Slurm + munge, for the scale-out test (tests/slurm/,
 #                                          # which starts its own daemons; CI asks for this)
+#   scripts/install-deps.sh --with-mcp-client  # and Node.js + the MCP TypeScript SDK for the MCP
+#                                          # server's client test (tests/mcp/: `npm ci` from its
+#                                          # package-lock.json, the npm registry; CI asks for this)
+# The options combine.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config ninja-build
@@ -25,13 +30,20 @@ packages=(
   python3-yaml           # tests: the Kubernetes manifests of scripts/scale-out/k8s
   clang libclang-rt-14-dev  # CI: the libFuzzer targets (scripts/ci-fuzz.sh, tests/fuzz/)
 )
-case "${1:-}" in
-  "") ;;
-  # The packages only: their services stay unconfigured (no /etc/slurm/slurm.conf), and the test
-  # runs its own munged, slurmctld and slurmd on loopback with a config of its own.
-  --with-slurm) packages+=(slurm-wlm munge) ;;
-  *) echo "install-deps: unknown argument $1 (known: --with-slurm)" >&2; exit 2 ;;
-esac
+mcp_client=0
+for arg in "$@"; do
+  case "$arg" in
+    # The packages only: their services stay unconfigured (no /etc/slurm/slurm.conf), and the test
+    # runs its own munged, slurmctld and slurmd on loopback with a config of its own.
+    --with-slurm) packages+=(slurm-wlm munge) ;;
+    # Debian's nodejs and npm, unless a node and npm are there already (a nodejs package that
+    # carries npm, as NodeSource's does, conflicts with Debian's npm).
+    --with-mcp-client)
+      mcp_client=1
+      command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm) ;;
+    *) echo "install-deps: unknown argument $arg (known: --with-slurm, --with-mcp-client)" >&2; exit 2 ;;
+  esac
+done
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -42,9 +54,14 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "$mcp_client" = 1 ]; then
+  # The exact versions of package-lock.json, into tests/mcp/node_modules (git ignores it).
+  echo "install-deps: npm ci in tests/mcp (node $(node --version))"
+  (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -17,11 +17,8 @@ set -uo pipefail
 BIN="$(realpath "$1")" REPO="$(realpath "$2")"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 # CI sets NPU_ADVISOR_REQUIRE_SLURM=1: there, a skip would hide that the test did not run.
-skip() {
-  [[ "${NPU_ADVISOR_REQUIRE_SLURM:-0}" == 1 ]] && { echo "FAILED (NPU_ADVISOR_REQUIRE_SLURM=1): $*" >&2; exit 1; }
-  echo "SKIPPED: $*"
-  exit 77
-}
+source "$HERE/../skip_test.sh"
+skip() { skip_test NPU_ADVISOR_REQUIRE_SLURM "$@"; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 for tool in munged mungekey munge unmunge slurmctld slurmd sbatch squeue sinfo scancel python3; do
