@@ -1,6 +1,8 @@
 // The job's context (facts.job), the user's call sites from with_stack frames
 // (facts/python_stacks.h) and the steps of a GPU trace without ProfilerStep
 // (RunModel::derive_iteration_steps), on small Kineto traces whose answers are read off them.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
@@ -144,6 +146,28 @@ TEST(CallSites, SyncsAreNamedAtTheUsersFrame) {
   EXPECT_EQ(sites[0]["count"], 2);
   EXPECT_EQ(sites[0]["ns"], 20'000);
   EXPECT_EQ(f.doc["job"]["python_stacks"], true);
+}
+
+// A sync made inside a module's forward names the module path (as the modules facts write it),
+// whether the module range is above the user's frame or below it; one outside every module has none.
+TEST(CallSites, SyncsNameTheModulesAroundThem) {
+  std::string t = header();
+  t += host("python_function", "train.py(1): <module>", 900, 300);
+  t += host("python_function", "train.py(10): step", 1005, 190);
+  t += host("python_function", "nn.Module: Model_0", 1006, 100);
+  t += host("python_function", "nn.Module: Block_3", 1008, 90);
+  t += host("python_function", "train.py(40): forward", 1009, 80);
+  t += host("python_function", "<built-in method item of Tensor object at 0x7f00>", 1010, 20);
+  t += host("cuda_runtime", "cudaStreamSynchronize", 1015, 10);
+  t += host("python_function", "<built-in method item of Tensor object at 0x7f00>", 1150, 20);
+  t += host("cuda_runtime", "cudaStreamSynchronize", 1155, 10);
+  const npu::Facts f = facts_of(close(t));
+  const json& sites = f.doc["gpu"]["syncs"]["call_sites"];
+  ASSERT_EQ(sites.size(), 2u) << f.doc["gpu"]["syncs"].dump();
+  std::map<std::string, json> by_site;
+  for (const auto& s : sites) by_site[s["site"].get<std::string>()] = s["modules"];
+  EXPECT_EQ(by_site["train.py:40 forward()"], json::array({"Model_0/Block_3"}));
+  EXPECT_EQ(by_site["train.py:10 step()"], json::array());
 }
 
 // Without stacks the lists are empty, not absent.
