@@ -46,6 +46,7 @@ struct Node {
   uint64_t calls = 0, loc = 0;
   Ns host = 0, total = 0, self = 0;
   Ns part[3] = {0, 0, 0};  // computing, communication, copies (total)
+  Ns backward = 0;         // of total: launched by the backward ops its forward ops became
   std::vector<uint32_t> children;
   uint64_t shape = 0;  // class and children's shapes, for repeated layers
 };
@@ -55,6 +56,12 @@ struct Occurrence {
   Ns ts = 0, end = 0;
   uint32_t node = 0;
   int32_t parent = -1;  // the enclosing occurrence on the same thread
+};
+
+// A backward op's range on the autograd thread, joined to the module that ran its forward op.
+struct BackwardRange {
+  Ns ts = 0, end = 0;
+  uint32_t node = 0;
 };
 
 struct Origin {
@@ -77,6 +84,7 @@ class ModuleTree {
     const Ns ascend_graph_ns =
         !launched_work && facts.has("graph_execution") ? facts.doc["graph_execution"].value("graph_task_ns", Ns{0}) : 0;
     if (nodes_.empty() && !launched_work && ascend_graph_ns == 0) return facts.unavailable("modules", kWhy);
+    collect_backward();
     attribute_device_work();
     if (!launched_work) graph_ns_ = std::min(step_ns_, ascend_graph_ns);
     if (nodes_.empty()) {
@@ -225,16 +233,59 @@ class ModuleTree {
     step_ns_ += s.dur;
     step_part_[part] += s.dur;
     int32_t o = joined ? innermost(tid, ts) : -1;
-    if (o < 0) {
+    int32_t leaf = o < 0 ? -1 : static_cast<int32_t>(occurrences_.at(tid)[static_cast<size_t>(o)].node);
+    const bool backward = leaf < 0 && joined;
+    if (backward) leaf = backward_node(tid, ts);
+    if (leaf < 0) {
       if (!joined) unjoined_ns_ += s.dur;
       return;
     }
-    const uint32_t leaf = occurrences_.at(tid)[static_cast<size_t>(o)].node;
-    nodes_[leaf].self += s.dur;
-    for (int32_t n = static_cast<int32_t>(leaf); n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
-      nodes_[static_cast<size_t>(n)].total += s.dur;
-      nodes_[static_cast<size_t>(n)].part[part] += s.dur;
+    nodes_[static_cast<size_t>(leaf)].self += s.dur;
+    for (int32_t n = leaf; n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
+      Node& x = nodes_[static_cast<size_t>(n)];
+      x.total += s.dur;
+      x.part[part] += s.dur;
+      if (backward) x.backward += s.dur;
     }
+  }
+
+  // Each forward -> backward arrow (fwdbwd: the autograd node a forward op created, run later on
+  // the autograd thread) joins the backward op that starts at its end, the longest slice starting
+  // there, to the innermost module range that held the forward op.
+  void collect_backward() {
+    for (const Flow& f : m_.flows) {
+      if (f.kind != FlowKind::FwdBwd || f.start_track >= m_.tracks.size() || f.end_track >= m_.track_slices.size())
+        continue;
+      const int32_t o = innermost(m_.tracks[f.start_track].tid, f.start_ts);
+      if (o < 0) continue;
+      const uint32_t node = occurrences_.at(m_.tracks[f.start_track].tid)[static_cast<size_t>(o)].node;
+      const auto r = m_.track_slices[f.end_track];
+      auto it = std::lower_bound(m_.slices.begin() + r.begin, m_.slices.begin() + r.end, f.end_ts,
+                                 [](const Slice& x, Ns v) { return x.ts < v; });
+      if (it == m_.slices.begin() + r.end || it->ts != f.end_ts) continue;
+      backward_[m_.tracks[f.end_track].tid].push_back({it->ts, it->end(), node});
+    }
+    for (auto& entry : backward_)
+      std::stable_sort(entry.second.begin(), entry.second.end(), [](const BackwardRange& a, const BackwardRange& b) {
+        return a.ts != b.ts ? a.ts < b.ts : a.end > b.end;
+      });
+  }
+
+  // The module of the backward range on `tid` that holds ts: the latest-starting, of those the
+  // longest, of identical ones the first joined; -1 for none.
+  int32_t backward_node(int64_t tid, Ns ts) const {
+    auto t = backward_.find(tid);
+    if (t == backward_.end()) return -1;
+    const auto& b = t->second;
+    auto it = std::upper_bound(b.begin(), b.end(), ts, [](Ns v, const BackwardRange& x) { return v < x.ts; });
+    // Backward ops of one thread follow each other; look back a few in case one nests in another.
+    for (int k = 0; k < 4 && it != b.begin(); ++k) {
+      --it;
+      if (ts > it->end) continue;
+      while (it != b.begin() && std::prev(it)->ts == it->ts) --it;  // longer ones start there too
+      return static_cast<int32_t>(it->node);
+    }
+    return -1;
   }
 
   void attribute_device_work() {
@@ -287,6 +338,7 @@ class ModuleTree {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, uint32_t> by_path_;
   std::unordered_map<int64_t, std::vector<Occurrence>> occurrences_;
+  std::unordered_map<int64_t, std::vector<BackwardRange>> backward_;
   size_t steps_ = 1;
   Ns step_ns_ = 0, unjoined_ns_ = 0, graph_ns_ = 0;
   Ns step_part_[3] = {0, 0, 0};
@@ -393,6 +445,7 @@ json ModuleTree::to_json(Facts& facts) const {
                     {"computing_ns", per_step(n.part[0], steps_)},
                     {"communication_ns", per_step(n.part[1], steps_)},
                     {"copies_ns", per_step(n.part[2], steps_)},
+                    {"backward_ns", per_step(n.backward, steps_)},
                     {"host_ns", per_step(n.host, steps_)},
                     {"total_device_ns", n.total},
                     {"evidence", json::array({evidence_event(m_, n.loc, "its first range")})}});

@@ -16,6 +16,10 @@ the steps, not averaged). The rule, written from the profilers' formats:
   - torch_npu: a device task of a computing type (Ascend Hardware, Task Type AI_CORE, AI_VECTOR_CORE,
     MIX_AIC, MIX_AIV, AI_CPU, DSA_SQE, ...) is launched where its async_npu arrow starts; it counts for
     the step holding that time and for the innermost module range on that thread holding it.
+  - backward: a fwdbwd arrow joins a forward op to its backward op; the backward range is the longest
+    X event on the arrow's end thread that starts at the arrow's end, and it belongs to the innermost
+    module range holding the arrow's start. A launch held by no module range on its thread counts
+    for the module of the latest-starting backward range on its thread that holds it.
 Times: microseconds as decimals -> ns, rounded half up.
 """
 import decimal
@@ -81,6 +85,33 @@ def main(path):
                 best = (a, b, path)
         return best[2] if best else None
 
+    # Backward ranges: (start, end, path) per thread.
+    fb_start, backward = {}, defaultdict(list)
+    for e in ev:
+        if e.get("cat") == "fwdbwd" and e.get("ph") == "s":
+            fb_start[e["id"]] = e
+    longest = {}
+    for e in ev:
+        if e.get("ph") == "X":
+            k = (e["pid"], e["tid"], ns(e["ts"]))
+            if k not in longest or ns(e["dur"]) > ns(longest[k]["dur"]):
+                longest[k] = e
+    for e in ev:
+        if e.get("cat") != "fwdbwd" or e.get("ph") != "f" or e["id"] not in fb_start:
+            continue
+        s = fb_start[e["id"]]
+        path = innermost(s["tid"], ns(s["ts"]))
+        b = longest.get((e["pid"], e["tid"], ns(e["ts"])))
+        if path and b:
+            backward[e["tid"]].append((ns(b["ts"]), ns(b["ts"]) + ns(b["dur"]), path))
+
+    def backward_path(tid, ts):
+        best = None
+        for a, b, path in backward.get(tid, []):
+            if a <= ts <= b and (best is None or a > best[0] or (a == best[0] and b > best[1])):
+                best = (a, b, path)
+        return best[2] if best else None
+
     total = defaultdict(int)
     launches = []  # (duration, tid, launch ts, step)
     if any(e.get("cat") == "kernel" for e in ev):
@@ -120,7 +151,7 @@ def main(path):
     for dur, tid, t0, step in launches:
         if step < 0:
             continue
-        path = innermost(tid, t0)
+        path = innermost(tid, t0) or backward_path(tid, t0)
         while path:
             total[path] += dur
             path = path.rsplit("/", 1)[0] if "/" in path else None
