@@ -24,6 +24,31 @@ std::string evidence_text(const nlohmann::json& e) {
   return where.empty() ? what : what + " (" + where + ")";
 }
 
+// Where in the model the device time goes (facts.modules): the top modules, coverage, repeated layers.
+std::string modules_markdown(const nlohmann::json& facts) {
+  const auto it = facts.find("modules");
+  if (it == facts.end() || !it->is_object()) return "";
+  const nlohmann::json& m = *it;
+  std::string out = "\n## Modules\n\n" + text::md_prose(module_coverage_text(m)) + ".\n\n";
+  const auto top = top_modules(m, 5, 3);
+  if (!top.empty()) {
+    out += "| module | calls | device (ms/step) | share of step | self (ms/step) | host (ms/step) |\n";
+    out += "|:--|---:|---:|---:|---:|---:|\n";
+    const double step = m.value("step_device_ns", 0.0);
+    for (size_t i : top) {
+      const nlohmann::json& n = m["tree"][i];
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", text::md_safe_cell(n.value("path", std::string("?"))),
+                         n.value("calls", int64_t{0}), opt_ms(n, "device_ns"),
+                         step > 0 ? format_percent(n.value("device_ns", 0.0) / step) : "-", opt_ms(n, "self_ns"),
+                         opt_ms(n, "host_ns"));
+    }
+    out += "\nThe heaviest modules down to depth 3, per step (a wrapper around one child is shown by the child).\n";
+  }
+  if (const std::string rep = repeated_layers_line(m, 5); !rep.empty())
+    out += "\nRepeated layers: " + text::md_prose(rep) + ".\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_markdown(const nlohmann::json& r) {
@@ -70,6 +95,8 @@ std::string render_markdown(const nlohmann::json& r) {
   const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
   if (const std::string text = step_split_text(split); !text.empty())
     out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
+
+  out += modules_markdown(facts);
 
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());

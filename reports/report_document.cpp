@@ -22,6 +22,8 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
   if (const auto it = facts.doc.find("unavailable"); it != facts.doc.end())
     for (const auto& u : *it) skipped.push_back(u);
   r["unavailable"] = skipped;
+  // The rules have read the whole module tree: the report carries its heaviest part.
+  if (const auto it = facts.doc.find("modules"); it != facts.doc.end()) trim_module_view(*it);
   r["facts"] = std::move(facts.doc);  // a long capture's facts are tens of MB: no second copy
   return r;
 }

@@ -58,6 +58,24 @@ std::string explained_text(const nlohmann::json& attribution);
 // The step replayed with the findings' fixes together (attribution.replay, docs/whatif.md), or "".
 std::string replay_text(const nlohmann::json& attribution);
 
+// The module view (facts.modules, docs/facts-modules.md; module_text.cpp). The report keeps the
+// tree's kReportModuleNodes heaviest nodes with their ancestors (parents re-indexed,
+// nodes_listed says how many) and the 16 heaviest repeated layers with at most 32 members each.
+constexpr size_t kReportModuleNodes = 300;
+void trim_module_view(nlohmann::json& modules);
+// Indices into modules.tree of the n heaviest nodes at depth <= max_depth, a wrapper (a node one
+// of whose children holds 99% of its device time) left out for that child.
+std::vector<size_t> top_modules(const nlohmann::json& modules, size_t n, int64_t max_depth);
+// "modules cover 56.3% of the step's device work (1.475 ms of 2.618 ms per step)", then what is
+// joined to no host launch and what runs in graph replays, when anything; "" without modules.
+std::string module_coverage_text(const nlohmann::json& modules);
+// "24 x Sequential at the top level: median 35.2 µs (MAD 74 ns), 35.0 µs to 36.0 µs per step".
+std::string repeated_layer_text(const nlohmann::json& repeated);
+// The first n repeated layers, "; " between them, and how many more; "" when there are none.
+std::string repeated_layers_line(const nlohmann::json& modules, size_t n);
+// A node's device time per step and its share of the step's: "1.688 ms (1.5%)".
+std::string module_share_text(const nlohmann::json& modules, const nlohmann::json& node);
+
 // Small formatting helpers shared by the renderers.
 std::string format_ms(double ns);
 std::string format_percent(double ratio);

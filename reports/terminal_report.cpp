@@ -46,6 +46,23 @@ static std::string host_only_lines(const nlohmann::json& summary, const nlohmann
   return out;
 }
 
+// Where in the model the device time goes (facts.modules): the heaviest modules near the top of
+// the tree, the coverage and the repeated layers, in three lines at most.
+static std::string module_lines(const nlohmann::json& facts) {
+  const auto it = facts.find("modules");
+  if (it == facts.end() || !it->is_object()) return "";
+  const nlohmann::json& m = *it;
+  std::string top;
+  for (size_t i : top_modules(m, 5, 3)) {
+    const nlohmann::json& n = m["tree"][i];
+    top += (top.empty() ? "" : ", ") + n.value("name", std::string("?")) + " " + module_share_text(m, n);
+  }
+  std::string out = top.empty() ? module_coverage_text(m) + "\n"
+                                : "modules by device time per step: " + top + "\n  " + module_coverage_text(m) + "\n";
+  if (const std::string rep = repeated_layers_line(m, 2); !rep.empty()) out += "  repeated layers: " + rep + "\n";
+  return out;
+}
+
 std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt) {
   Paint paint{opt.color};
   std::string out;
@@ -186,6 +203,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   // How much of the step the findings' savings explain (they never add up past it).
   if (const std::string text = explained_text(split); !text.empty()) out += "  " + text + "\n";
   if (const std::string text = replay_text(split); !text.empty()) out += "  " + text + "\n";
+  out += module_lines(facts);
 
   int skipped = 0, failed = 0;
   std::string first_skip;

@@ -202,3 +202,34 @@ TEST_F(ReportSchema, ClusterReportsValidate) {
   d["facts"]["cluster"].erase("ranks");
   expect_invalid(d, "cluster without ranks");
 }
+
+// The module view (facts.modules, trimmed by the report): real runs with a tree, without one
+// (graph replays only) and without module ranges validate; a tree past the report's bound does not.
+TEST_F(ReportSchema, ModuleViewsValidate) {
+  json sync;
+  for (const char* rel :
+       {"kineto_h200/sync", "kineto_h200/compiled", "ascend_torch_npu/msinsight_pytorch_2rank/text/rank0_ascend_pt"}) {
+    std::string run = npu::test::real(rel);
+    if (!std::filesystem::exists(run)) GTEST_SKIP() << run << " not present";
+    json r = analyze_json(run);
+    ASSERT_TRUE(r["facts"].contains("modules")) << rel;
+    expect_valid(r, std::string(rel) + "'s report");
+    if (sync.is_null()) sync = std::move(r);
+  }
+  auto expect_invalid = [&](json doc, const std::string& what) {
+    bool valid = true;
+    validate(python_, doc, &valid);
+    EXPECT_FALSE(valid) << what;
+  };
+  json d = sync;
+  json& tree = d["facts"]["modules"]["tree"];
+  ASSERT_FALSE(tree.empty());
+  while (tree.size() <= 300) tree.push_back(tree[0]);
+  expect_invalid(d, "a module tree of 301 nodes");
+  d = sync;
+  d["facts"]["modules"]["coverage"] = 1.5;
+  expect_invalid(d, "coverage above 1");
+  d = sync;
+  d["facts"]["modules"]["tree"][0]["device_ns"] = 0.5;
+  expect_invalid(d, "fractional ns in a module");
+}
