@@ -78,6 +78,7 @@ std::string html_page(const std::string& title, const std::string& body, const j
       {"app_js", asset("report.js")},
       {"timeline_css", asset("timeline.css")},
       {"timeline_js", asset("timeline.js")},
+      {"modules_js", asset("modules.js")},
   };
   return fill_template(tpl, values);
 }
@@ -98,6 +99,7 @@ std::string render_html(const json& report) {
     body += section_steps(r);
     body += section_dispatch(r);
     body += section_operators(r);
+    body += section_modules(r);
   }
   body += section_findings(r);
   body += section_checks(r);

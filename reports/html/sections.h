@@ -24,6 +24,10 @@ std::string section_dispatch(const nlohmann::json& report);
 // operator_section.cpp: the top operators by type, kernel name, communication and host.
 std::string section_operators(const nlohmann::json& report);
 
+// module_section.cpp: where in the model the device time goes (facts.modules): coverage, the
+// icicle (drawn by modules.js), the top modules and the repeated layers; "skipped: why" without.
+std::string section_modules(const nlohmann::json& report);
+
 // finding_sections.cpp: every finding with its evidence, and the checks that did not run.
 std::string section_findings(const nlohmann::json& report);
 std::string section_checks(const nlohmann::json& report);

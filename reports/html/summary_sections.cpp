@@ -36,8 +36,8 @@ std::string section_header(const json& r) {
       "<nav class=\"toc\"><div class=\"wrap\">"
       "<a href=\"#summary\">Summary</a>" +
       std::string(at(facts, "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
-      "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a>"
-      "<a href=\"#operators\">Operators</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
+      "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a><a href=\"#operators\">Operators</a>"
+      "<a href=\"#modules\">Modules</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"
       "<a href=\"#run\">Run</a></div></nav>\n";
   return out;
 }

@@ -11,7 +11,10 @@ chromium (through chromedriver and python3-selenium) and checks that:
   * sortable tables sort and the copy buttons run;
   * the step timeline (facts.timeline) is drawn: one row per embedded row, the launch lines
     and finding marks counted on the canvas, non-blank pixels, red (vertical) lines where the
-    facts have vertical launches; zoom (wheel, keys), hover card and step selection run.
+    facts have vertical launches; zoom (wheel, keys), hover card and step selection run;
+  * the module icicle (facts.modules) is drawn: the step bar full width, a block per module wide
+    enough to see, the outside-modules block, labels only inside blocks wide enough for them;
+    hovering shows a card, a click zooms into a module and the top bar zooms back out.
 
 Screenshots (PNG, the first screen and the whole page) and a print PDF are written to
 --out-dir as test artefacts. Exits 77 (ctest SKIP_RETURN_CODE) when chromium, chromedriver or
@@ -200,6 +203,96 @@ def check_timeline(driver, report, out_dir, tag):
     return errors
 
 
+def capture_element(driver, selector, path):
+    """A PNG of one element of the page (the whole of it, even below the window)."""
+    r = driver.execute_script("""
+      var e = document.querySelector(arguments[0]); if (!e) return null;
+      var r = e.getBoundingClientRect();
+      return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };""", selector)
+    if not r:
+        return
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": r["x"], "y": r["y"], "width": r["w"], "height": min(r["h"], 4000), "scale": 1}})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+
+
+def check_modules(driver, report, out_dir, tag):
+    """The Modules section: "skipped" without facts.modules, else the icicle drawn from it, its
+    labels inside their blocks, a hover card, zoom in and out. Saves TAG-modules*.png."""
+    facts = report.get("facts") or {}
+    m = facts.get("modules")
+    section = driver.execute_script("""
+      var s = document.getElementById('modules');
+      return s ? { na: (s.querySelector('p.na') || {}).textContent || '', icicle: !!s.querySelector('.icicle') } : null;""")
+    if section is None:
+        return [] if facts.get("cluster") else ["%s: no Modules section" % tag]
+    if not isinstance(m, dict):
+        return [] if section["na"].startswith("skipped: ") else ["%s: no facts.modules but no 'skipped' line" % tag]
+    if not m.get("step_device_ns"):
+        return []
+    driver.execute_script("document.getElementById('modules').scrollIntoView()")
+    state = driver.execute_script("""
+      var box = document.querySelector('#modules .icicle'), area = box.querySelector('.ic-area');
+      var blocks = Array.prototype.slice.call(area.querySelectorAll('.ic-block'));
+      var ar = area.getBoundingClientRect(), bad = [];
+      blocks.forEach(function (b) {
+        var r = b.getBoundingClientRect(), l = b.querySelector('.ic-label');
+        if (!l) return;
+        var lr = l.getBoundingClientRect();
+        if (r.width < 40 || lr.right > r.right + 0.5 || lr.left < r.left - 0.5 || lr.bottom > r.bottom + 0.5)
+          bad.push(l.textContent + ' (' + Math.round(r.width) + ' px)');
+      });
+      var focus = area.querySelector('.ic-block.focus');
+      return { rendered: box.getAttribute('data-rendered'), blocks: blocks.length,
+               attr: Number(box.getAttribute('data-blocks')), labels: area.querySelectorAll('.ic-label').length,
+               outside: area.querySelectorAll('.ic-block.outside').length, bad: bad,
+               full: focus ? Math.abs(focus.getBoundingClientRect().width - ar.width) < 1 : false };""")
+    errors = []
+    want_blocks = 1 + (1 if m.get("tree") else 0) + (1 if m.get("outside_ns") else 0)
+    if state["rendered"] != "true" or state["blocks"] != state["attr"] or state["blocks"] < want_blocks:
+        errors.append("%s: icicle not drawn: %s" % (tag, state))
+    if not state["full"]:
+        errors.append("%s: the icicle's step bar does not span the chart" % tag)
+    if m.get("outside_ns") and not state["outside"]:
+        errors.append("%s: %d ns outside modules but no outside block" % (tag, m["outside_ns"]))
+    if state["bad"]:
+        errors.append("%s: icicle labels outside their blocks: %s" % (tag, state["bad"][:5]))
+    capture_element(driver, "#modules", os.path.join(out_dir, tag + "-modules.png"))
+    if not m.get("tree"):
+        print("%s: icicle %d blocks (no module tree)" % (tag, state["blocks"]))
+        return errors
+    # Hover the widest module, then zoom into the first module that has children, and back out.
+    res = driver.execute_script("""
+      var area = document.querySelector('#modules .ic-area'), box = area.parentNode;
+      var blocks = Array.prototype.slice.call(area.querySelectorAll('.ic-block:not(.focus):not(.outside)'));
+      blocks.sort(function (a, b) { return b.offsetWidth - a.offsetWidth; });
+      var r = blocks[0].getBoundingClientRect();
+      blocks[0].dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + 5, clientY: r.top + 5, bubbles: true }));
+      var card = box.querySelector('.ic-card');
+      var out = { card: card.hidden ? '' : card.textContent, before: box.getAttribute('data-focus') };
+      var z = area.querySelector('.ic-block.zoomable:not(.focus)');
+      if (z) { z.click(); out.zoomed = box.getAttribute('data-focus'); out.blocks = box.getAttribute('data-blocks'); }
+      return out;""")
+    if not res["card"]:
+        errors.append("%s: hovering a module block showed no card" % tag)
+    if res.get("zoomed") is not None:
+        if res["zoomed"] == res["before"]:
+            errors.append("%s: clicking a module did not zoom into it" % tag)
+        capture_element(driver, "#modules .icicle", os.path.join(out_dir, tag + "-modules-zoomed.png"))
+        back = driver.execute_script("""
+          var box = document.querySelector('#modules .icicle');
+          box.querySelector('.ic-block.focus').click();
+          var once = box.getAttribute('data-focus');
+          box.querySelector('.ic-crumbs button').click();
+          return [once, box.getAttribute('data-focus')];""")
+        if back[0] == res["zoomed"] or back[1] != "step":
+            errors.append("%s: zooming out went %s" % (tag, back))
+    print("%s: icicle %d blocks, %d labelled, zoomed into %s" % (tag, state["blocks"], state["labels"], res.get("zoomed")))
+    return errors
+
+
 def check_compare(driver, advisor, base, new, out_dir):
     """`compare BASE NEW -o cmp.html`: both timelines drawn on one time scale, no console error,
     no request; a zoom on one moves the other."""
@@ -293,6 +386,7 @@ def check_report(driver, html_path, report, out_dir, tag):
 
     save_artefacts(driver, out_dir, tag)
     errors += check_timeline(driver, report, out_dir, tag)
+    errors += check_modules(driver, report, out_dir, tag)
 
     # Interact a little: sort every sortable table twice, press a copy button.
     driver.execute_script("""
