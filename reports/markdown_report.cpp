@@ -37,7 +37,7 @@ std::string modules_markdown(const nlohmann::json& facts) {
     const double step = m.value("step_device_ns", 0.0);
     for (size_t i : top) {
       const nlohmann::json& n = m["tree"][i];
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", text::md_safe_cell(n.value("path", std::string("?"))),
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", text::md_safe_cell(module_label_text(m, i, "path")),
                          n.value("calls", int64_t{0}), opt_ms(n, "device_ns"),
                          step > 0 ? format_percent(n.value("device_ns", 0.0) / step) : "-", opt_ms(n, "self_ns"),
                          opt_ms(n, "host_ns"));

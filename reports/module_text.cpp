@@ -2,6 +2,7 @@
 // the same in every renderer: the tree trimmed to its heaviest nodes, the top modules, how much
 // of the step's device work the modules cover and the repeated layers.
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -19,6 +20,8 @@ constexpr size_t kReportMembers = 32;   // members listed per repeated layer
 // A node one of whose children holds this much of its device time is a wrapper
 // (DistributedDataParallel around the model): the top modules name the child instead.
 constexpr double kWrapperShare = 0.99;
+// Siblings of one class that make a stack of layers (facts.modules.repeated counts from 3 too).
+constexpr size_t kStackMembers = 3;
 
 double ns_of(const json& node, const char* key) { return html::num(node, key).value_or(0); }
 
@@ -88,24 +91,66 @@ void trim_module_view(json& modules) {
   }
 }
 
+namespace {
+
+// (parent index, class) of tree[i]: the siblings of one class.
+std::pair<int64_t, std::string> stack_key(const json& tree, size_t i) {
+  return {parent_of(tree, i), html::str(tree[i], "class")};
+}
+
+}  // namespace
+
+size_t repeated_siblings(const json& modules, size_t i) {
+  const json& tree = html::list(modules, "tree");
+  if (i >= tree.size()) return 0;
+  const auto key = stack_key(tree, i);
+  size_t count = 0;
+  for (size_t k = 0; k < tree.size(); ++k)
+    if (stack_key(tree, k) == key) ++count;
+  return count;
+}
+
 std::vector<size_t> top_modules(const json& modules, size_t n, int64_t max_depth) {
   const json& tree = html::list(modules, "tree");
   std::vector<double> heaviest_child(tree.size(), 0.0);
-  for (size_t i = 0; i < tree.size(); ++i)
+  std::map<std::pair<int64_t, std::string>, std::pair<size_t, size_t>> stacks;  // key -> (members, heaviest)
+  for (size_t i = 0; i < tree.size(); ++i) {
     if (const int64_t p = parent_of(tree, i); p >= 0)
       heaviest_child[static_cast<size_t>(p)] =
           std::max(heaviest_child[static_cast<size_t>(p)], ns_of(tree[i], "device_ns"));
+    auto [it, fresh] = stacks.try_emplace(stack_key(tree, i), 0, i);
+    ++it->second.first;
+    if (ns_of(tree[i], "device_ns") > ns_of(tree[it->second.second], "device_ns")) it->second.second = i;
+  }
+  // A stack of identical layers is given by its heaviest member: the others, and what runs inside
+  // them, would fill the list with copies.
+  auto in_other_member = [&](size_t i) {
+    for (int64_t k = static_cast<int64_t>(i); k >= 0; k = parent_of(tree, static_cast<size_t>(k))) {
+      const auto& s = stacks.at(stack_key(tree, static_cast<size_t>(k)));
+      if (s.first >= kStackMembers && s.second != static_cast<size_t>(k)) return true;
+    }
+    return false;
+  };
   std::vector<size_t> out;
   for (size_t i = 0; i < tree.size(); ++i) {
     const double dev = ns_of(tree[i], "device_ns");
     if (dev <= 0 || html::num(tree[i], "depth").value_or(1) > static_cast<double>(max_depth)) continue;
-    if (heaviest_child[i] >= kWrapperShare * dev) continue;
+    if (heaviest_child[i] >= kWrapperShare * dev || in_other_member(i)) continue;
     out.push_back(i);
   }
   std::stable_sort(out.begin(), out.end(),
                    [&](size_t a, size_t b) { return ns_of(tree[a], "device_ns") > ns_of(tree[b], "device_ns"); });
   if (out.size() > n) out.resize(n);
   return out;
+}
+
+std::string module_label_text(const json& modules, size_t i, const char* key) {
+  const json& tree = html::list(modules, "tree");
+  if (i >= tree.size()) return "?";
+  const std::string name = html::str(tree[i], key);
+  const size_t count = repeated_siblings(modules, i);
+  if (count < kStackMembers) return name.empty() ? "?" : name;
+  return fmt::format("{} (heaviest of {} x {})", name, count, html::str(tree[i], "class"));
 }
 
 std::string module_coverage_text(const json& m) {

@@ -64,8 +64,14 @@ std::string replay_text(const nlohmann::json& attribution);
 constexpr size_t kReportModuleNodes = 300;
 void trim_module_view(nlohmann::json& modules);
 // Indices into modules.tree of the n heaviest nodes at depth <= max_depth, a wrapper (a node one
-// of whose children holds 99% of its device time) left out for that child.
+// of whose children holds 99% of its device time) left out for that child, and a stack of 3 or
+// more siblings of one class (layer 0..N) given by its heaviest member only.
 std::vector<size_t> top_modules(const nlohmann::json& modules, size_t n, int64_t max_depth);
+// How many siblings of tree[i] (itself included) share its class.
+size_t repeated_siblings(const nlohmann::json& modules, size_t i);
+// tree[i]'s name (or `key`: "path"), with "(heaviest of 24 x Sequential)" when it stands for a
+// stack of layers.
+std::string module_label_text(const nlohmann::json& modules, size_t i, const char* key = "name");
 // "modules cover 56.3% of the step's device work (1.475 ms of 2.618 ms per step)", then what is
 // joined to no host launch and what runs in graph replays, when anything; "" without modules.
 std::string module_coverage_text(const nlohmann::json& modules);

@@ -55,7 +55,7 @@ static std::string module_lines(const nlohmann::json& facts) {
   std::string top;
   for (size_t i : top_modules(m, 5, 3)) {
     const nlohmann::json& n = m["tree"][i];
-    top += (top.empty() ? "" : ", ") + n.value("name", std::string("?")) + " " + module_share_text(m, n);
+    top += (top.empty() ? "" : ", ") + module_label_text(m, i) + " " + module_share_text(m, n);
   }
   std::string out = top.empty() ? module_coverage_text(m) + "\n"
                                 : "modules by device time per step: " + top + "\n  " + module_coverage_text(m) + "\n";

@@ -167,6 +167,30 @@ TEST(ModuleView, TopModulesNameTheChildOfAWrapper) {
   EXPECT_TRUE(npu::top_modules(json::object(), 5, 3).empty());
 }
 
+// A stack of identical layers is one entry of the top list, its heaviest member, named as such
+// (Block_i wraps its Linear_i: the Linear stands for it).
+TEST(ModuleView, TopModulesGiveAStackOfLayersOnce) {
+  json m = modules_doc(4);
+  for (json& n : m["tree"]) {
+    const std::string name = n["name"];
+    if (name.rfind("Block_", 0) == 0) n["class"] = "Block";
+    if (name.rfind("Linear_", 0) == 0) n["class"] = "Linear";
+  }
+  const auto top = npu::top_modules(m, 8, 5);
+  std::vector<std::string> paths;
+  for (size_t i : top) paths.push_back(m["tree"][i]["path"]);
+  // Linear_0..2 run inside the other members of the Block stack: only Block_3's is listed.
+  EXPECT_EQ(paths, (std::vector<std::string>{"DDP_0/Model_0", "DDP_0/Model_0/Encoder_0", "DDP_0/Model_0/Head_0",
+                                             "DDP_0/Model_0/Encoder_0/Block_3/Linear_3", "Loss_0"}));
+  EXPECT_EQ(npu::repeated_siblings(m, top[3]), 1u);  // each Linear is its Block's only child
+  EXPECT_EQ(npu::module_label_text(m, top[3]), "Linear_3");
+  size_t block = 0;
+  for (size_t i = 0; i < m["tree"].size(); ++i)
+    if (m["tree"][i]["path"] == "DDP_0/Model_0/Encoder_0/Block_3") block = i;
+  EXPECT_EQ(npu::repeated_siblings(m, block), 4u);
+  EXPECT_EQ(npu::module_label_text(m, block), "Block_3 (heaviest of 4 x Block)");
+}
+
 TEST(ModuleView, CoverageSaysWhatIsOutsideAndInGraphReplays) {
   json m = modules_doc(4);
   EXPECT_EQ(npu::module_coverage_text(m),
