@@ -6,41 +6,6 @@
 namespace npu {
 namespace {
 
-// torch_npu's task queue: operators are enqueued on the Python thread inside the step and
-// launched later from a Dequeue on the queue's thread. Each Dequeue knows its Enqueue through
-// the async_task_queue arrow.
-struct TaskQueue {
-  struct Dequeue {
-    Ns start, end, enqueued;
-  };
-  std::vector<Dequeue> dequeues;  // sorted by start
-
-  explicit TaskQueue(const RunModel& m) {
-    for (const Flow& f : m.flows) {
-      if (f.kind != FlowKind::AsyncTaskQueue || f.end_slice == kNone32) continue;
-      const Slice& d = m.slices[f.end_slice];
-      dequeues.push_back({d.ts, d.end(), f.start_ts});
-    }
-    std::sort(dequeues.begin(), dequeues.end(), [](const Dequeue& a, const Dequeue& b) { return a.start < b.start; });
-  }
-  bool active() const { return !dequeues.empty(); }
-
-  // The enqueue time of the Dequeue holding a launch at ts, or nullopt when none holds it.
-  bool enqueue_time(Ns ts, Ns* out) const {
-    auto it =
-        std::upper_bound(dequeues.begin(), dequeues.end(), ts, [](Ns v, const Dequeue& d) { return v < d.start; });
-    // Dequeues of one queue thread do not overlap; look back a few in case of several threads.
-    for (int k = 0; k < 4 && it != dequeues.begin(); ++k) {
-      --it;
-      if (ts <= it->end) {
-        *out = it->enqueued;
-        return true;
-      }
-    }
-    return false;
-  }
-};
-
 // GPU (Kineto): the TensorBoard profiler plugin's rule (StepSemantics::LaunchedWork). A step
 // owns the device ops it launched (launched_ops; a cudaGraphLaunch owns every kernel of the
 // graph). The first step starts after any device op that no step owns and that ends before the
@@ -85,6 +50,26 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, co
 }
 
 }  // namespace
+
+TaskQueue::TaskQueue(const RunModel& m) {
+  for (const Flow& f : m.flows) {
+    if (f.kind != FlowKind::AsyncTaskQueue || f.end_slice == kNone32) continue;
+    const Slice& d = m.slices[f.end_slice];
+    dequeues_.push_back({d.ts, d.end(), f.start_ts, f.start_track});
+  }
+  std::sort(dequeues_.begin(), dequeues_.end(), [](const Dequeue& a, const Dequeue& b) { return a.start < b.start; });
+}
+
+const TaskQueue::Dequeue* TaskQueue::holding(Ns ts) const {
+  auto it =
+      std::upper_bound(dequeues_.begin(), dequeues_.end(), ts, [](Ns v, const Dequeue& d) { return v < d.start; });
+  // Dequeues of one queue thread do not overlap; look back a few in case of several threads.
+  for (int k = 0; k < 4 && it != dequeues_.begin(); ++k) {
+    --it;
+    if (ts <= it->end) return &*it;
+  }
+  return nullptr;
+}
 
 int step_holding(const std::vector<Step>& steps, Ns ts) {
   auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
@@ -142,7 +127,11 @@ std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector
     if (f.kind != FlowKind::HostToDevice || f.end_slice == kNone32) continue;
     if (m.tracks[f.end_track].kind != TrackKind::Device) continue;
     Ns key = f.start_ts;
-    if (through_queue && !queue.enqueue_time(f.start_ts, &key)) continue;
+    if (through_queue) {
+      const TaskQueue::Dequeue* d = queue.holding(f.start_ts);
+      if (!d) continue;
+      key = d->enqueued;
+    }
     const int i = step_holding(steps, key);
     if (i < 0) continue;
     const Slice& t = m.slices[f.end_slice];

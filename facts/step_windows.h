@@ -40,6 +40,25 @@ struct LaunchedOp {
 };
 std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps);
 
+// torch_npu's task queue: operators are enqueued on the Python thread and launched later from a
+// Dequeue on the queue's thread; each Dequeue knows its Enqueue through the async_task_queue arrow.
+// A launch inside a Dequeue belongs where its Enqueue was (the step windows, the module view).
+class TaskQueue {
+ public:
+  struct Dequeue {
+    Ns start = 0, end = 0;
+    Ns enqueued = 0;             // when its Enqueue was
+    uint32_t enqueue_track = 0;  // where
+  };
+  explicit TaskQueue(const RunModel& m);
+  bool active() const { return !dequeues_.empty(); }
+  // The Dequeue holding a launch at ts, or nullptr.
+  const Dequeue* holding(Ns ts) const;
+
+ private:
+  std::vector<Dequeue> dequeues_;  // sorted by start
+};
+
 // The step whose host span [start, end] holds ts (end inclusive, as torch_npu matches launches),
 // or -1. `steps` sorted by start.
 int step_holding(const std::vector<Step>& steps, Ns ts);

@@ -184,34 +184,15 @@ class ModuleTree {
   // Ascend: each launched task's origin on the host (tid, time), from the async_npu arrow (the
   // framework operator), else the HostToDevice arrow (through the task queue to its Enqueue).
   std::vector<Origin> ascend_origins() const {
-    struct Queue {
-      Ns start, end, enq_ts;
-      int64_t enq_tid;
-    };
-    std::vector<Queue> queue;
-    for (const Flow& f : m_.flows)
-      if (f.kind == FlowKind::AsyncTaskQueue && f.end_slice != kNone32) {
-        const Slice& d = m_.slices[f.end_slice];
-        queue.push_back({d.ts, d.end(), f.start_ts, m_.tracks[f.start_track].tid});
-      }
-    std::sort(queue.begin(), queue.end(), [](const Queue& a, const Queue& b) { return a.start < b.start; });
+    const TaskQueue queue(m_);
     std::vector<Origin> direct, launched;
     for (const Flow& f : m_.flows) {
       if (f.end_slice == kNone32 || m_.tracks[f.end_track].kind != TrackKind::Device) continue;
       if (f.kind == FlowKind::AsyncNpu) direct.push_back({f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
       if (f.kind != FlowKind::HostToDevice) continue;
-      Origin o{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts};
-      auto it =
-          std::upper_bound(queue.begin(), queue.end(), f.start_ts, [](Ns v, const Queue& q) { return v < q.start; });
-      for (int k = 0; k < 4 && it != queue.begin(); ++k) {
-        --it;
-        if (f.start_ts <= it->end) {
-          o.tid = it->enq_tid;
-          o.ts = it->enq_ts;
-          break;
-        }
-      }
-      launched.push_back(o);
+      const TaskQueue::Dequeue* d = queue.holding(f.start_ts);
+      launched.push_back(d ? Origin{f.end_slice, m_.tracks[d->enqueue_track].tid, d->enqueued}
+                           : Origin{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
     }
     // The first arrow of each task; async_npu before HostToDevice.
     auto by_slice = [](const Origin& a, const Origin& b) { return a.slice < b.slice; };
