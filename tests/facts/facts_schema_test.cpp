@@ -183,9 +183,9 @@ std::string last_component(const std::string& path) {
   return p.substr(p.rfind('.') == std::string::npos ? 0 : p.rfind('.') + 1);
 }
 
-// docs/facts*.md are checked against the schema (not generated from it): every key of a section
-// is named in the doc the section says documents it (or in docs/facts.md, which holds the shared
-// conventions such as evidence), ...
+// docs/facts*.md: their key tables are generated from the schema (tools/gen_docs.py, checked by
+// ctest docs.generated); here, every key of a section is named in the doc the section says
+// documents it (or in docs/facts.md, which holds the shared conventions such as evidence), ...
 TEST(FactsSchema, DocsNameEverySchemaKey) {
   const std::string root = npu::test::source_dir() + "/";
   std::set<std::string> shared = backticked_words(read_text(root + "docs/facts.md"));
