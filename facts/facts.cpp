@@ -143,6 +143,19 @@ Facts facts_from_json(nlohmann::json doc, const std::string& path) {
     throw LoadError::whole_file(path, "facts schema_version " + std::to_string(v) +
                                           " is not supported (this build reads 1.." +
                                           std::to_string(kFactsSchemaVersion) + ")");
+  // An older version is read as this one: what this version no longer has is left out, and the
+  // run's warnings say so (docs/facts.md, version policy).
+  if (v < kFactsSchemaVersion) {
+    size_t dropped = drop_keys_unknown_since(f.doc, static_cast<int>(v), FactsSchema::builtin());
+    f.doc["schema_version"] = kFactsSchemaVersion;
+    if (dropped > 0 && f.doc.contains("run") && f.doc["run"].is_object()) {
+      nlohmann::json& warnings = f.doc["run"]["warnings"];
+      if (!warnings.is_array()) warnings = nlohmann::json::array();
+      warnings.push_back(path + ": facts schema_version " + std::to_string(v) + " read as " +
+                         std::to_string(kFactsSchemaVersion) + ": " + std::to_string(dropped) +
+                         " values of keys this version no longer has were left out");
+    }
+  }
   // A facts file is input like any other: its types are the schema's and its step numbers
   // possible, or compare, gate and the reduce would compute on nonsense (a duration given as a
   // string read as 0, a 1 ns step).

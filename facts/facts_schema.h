@@ -46,6 +46,16 @@ class FactsSchema {
   std::map<std::string, std::vector<const FactsSchemaKey*>> required_;
 };
 
+// The key paths released under schema_version `version` (facts/schema/released/vN.keys, compiled
+// in), empty for a version without a list.
+std::vector<std::string> released_facts_keys(int version);
+
+// Reads a document of an older schema_version as the current one (docs/facts.md, version policy):
+// every key its version released that `schema` no longer has is left out, wherever the document
+// holds it (`[]` every element, `*` every map key). Returns how many values were left out; a key
+// the newer version renamed is left out too, not carried over.
+size_t drop_keys_unknown_since(nlohmann::json& doc, int version, const FactsSchema& schema);
+
 // Checks a facts document against the schema; each problem is one "path: message" line
 // ("steps[2].free_ns: expected integer, got string", "overall.fre_ns: unknown key").
 // check_required also reports required keys that are missing: true for documents the

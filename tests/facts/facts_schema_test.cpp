@@ -112,6 +112,48 @@ TEST(FactsSchema, ReleasedKeysStayUntilTheVersionIsBumped) {
   EXPECT_GT(released, 500u) << file;
 }
 
+// An older facts file is read by leaving out what the newer schema no longer has: here a schema
+// without the timeline section, the dispatch thresholds and one key of every steps[] element and
+// of every map value; what is left validates against it, and nothing else moved.
+TEST(FactsSchema, OlderVersionDropsOnlyTheKeysTheNewerOneLacks) {
+  ASSERT_FALSE(npu::released_facts_keys(1).empty());
+  EXPECT_TRUE(npu::released_facts_keys(99).empty());
+  auto gone = [](const std::string& p) {
+    return p == "timeline" || p.rfind("timeline.", 0) == 0 || p.rfind("timeline[", 0) == 0 ||
+           p.rfind("dispatch.thresholds", 0) == 0 || p == "steps[].free_ratio" || p == "run.env.*";
+  };
+  std::vector<json> sections = schema_files();
+  for (json& sec : sections) {
+    json kept = json::array();
+    for (const json& k : sec["keys"])
+      if (!gone(k["path"])) kept.push_back(k);
+    sec["keys"] = kept;
+  }
+  FactsSchema newer = FactsSchema::from_sections(sections);
+  json doc = npu::test::analyze_json(npu::test::sample_run())["facts"];
+  doc["run"]["env"] = {{"A", "1"}, {"B", "2"}};
+  ASSERT_TRUE(doc.contains("timeline"));
+  ASSERT_TRUE(doc["dispatch"].contains("thresholds"));
+  const size_t steps = doc["steps"].size();
+  json before = doc;
+  size_t dropped = npu::drop_keys_unknown_since(doc, 1, newer);
+  EXPECT_EQ(dropped, 1 + 1 + steps + 2);  // timeline, thresholds, each step's free_ratio, both env values
+  EXPECT_FALSE(doc.contains("timeline"));
+  EXPECT_FALSE(doc["dispatch"].contains("thresholds"));
+  EXPECT_TRUE(doc["run"]["env"].empty());
+  for (const json& st : doc["steps"]) EXPECT_FALSE(st.contains("free_ratio"));
+  for (const auto& p : validate_facts(doc, newer, true)) ADD_FAILURE() << p;
+  // the rest is untouched
+  before.erase("timeline");
+  before["dispatch"].erase("thresholds");
+  before["run"]["env"] = json::object();
+  for (json& st : before["steps"]) st.erase("free_ratio");
+  EXPECT_EQ(doc, before);
+  // and against the schema it was written with, nothing goes
+  json same = before;
+  EXPECT_EQ(npu::drop_keys_unknown_since(same, 1, FactsSchema::builtin()), 0u);
+}
+
 TEST(FactsSchema, NeedPathsResolveLikeTheRuleEngine) {
   const FactsSchema& s = FactsSchema::builtin();
   EXPECT_TRUE(s.has_need_path("dispatch.overall.host_bound_free_ns"));
