@@ -19,17 +19,20 @@ using json = nlohmann::json;
 const std::vector<std::string> kPlainTypes = {"integer", "number", "string", "boolean", "null",
                                               "object",  "array",  "map",    "any"};
 
-std::vector<std::string> split_types(const std::string& text) {
+// "a|b" -> {"a", "b"}; empty parts kept.
+std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= text.size()) {
-    size_t bar = text.find('|', start);
-    out.push_back(text.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-    if (bar == std::string::npos) break;
-    start = bar + 1;
+    size_t at = text.find(sep, start);
+    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
   }
   return out;
 }
+
+std::vector<std::string> split_types(const std::string& text) { return split(text, '|'); }
 
 bool is_plain(const std::string& t) {
   return std::find(kPlainTypes.begin(), kPlainTypes.end(), t) != kPlainTypes.end();
@@ -281,15 +284,7 @@ size_t drop_keys_unknown_since(json& doc, int version, const FactsSchema& schema
   std::sort(gone.begin(), gone.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
   size_t dropped = 0;
   for (const std::string& path : gone) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (start <= path.size()) {
-      size_t dot = path.find('.', start);
-      parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    dropped += drop_path(doc, parts, 0);
+    dropped += drop_path(doc, split(path, '.'), 0);
   }
   return dropped;
 }
