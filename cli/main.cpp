@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,8 @@
 
 namespace {
 
+using namespace npu::cli;
+
 // An empty value ("-o ''", a path variable that was never set) would otherwise surface later as
 // "error: : no such file or folder": refuse it here, naming the option.
 void reject_empty_values(const CLI::App& app) {
@@ -33,42 +36,154 @@ void reject_empty_values(const CLI::App& app) {
   }
 }
 
-int run_cli(int argc, char** argv) {
-  using namespace npu::cli;
-  CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", NPU_ADVISOR_VERSION);
-
-  // `analyze OUT -- CMD ARGS...` and `capture -o OUT -- CMD ARGS...`: the command after `--` is
-  // taken out before CLI11 parses, so none of its arguments is read as one of ours.
+// `analyze OUT -- CMD ARGS...` and `capture -o OUT -- CMD ARGS...`: the command after `--` is
+// taken out before CLI11 parses, so none of its arguments is read as one of ours.
+struct ChildCommand {
   std::vector<std::string> command;
   bool has_command = false;
-  int parse_argc = argc;
-  {
-    int sub = 1;
-    while (sub < argc && argv[sub][0] == '-') ++sub;
-    std::string_view name = sub < argc ? argv[sub] : "";
-    if (name == "analyze" || name == "capture")
-      for (int i = sub + 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--") {
-          command.assign(argv + i + 1, argv + argc);
-          has_command = true;
-          parse_argc = i;
-          break;
-        }
-  }
+  int parse_argc = 0;  // the arguments CLI11 parses: those before the `--`
+};
 
+ChildCommand take_child_command(int argc, char** argv) {
+  ChildCommand c;
+  c.parse_argc = argc;
+  int sub = 1;
+  while (sub < argc && argv[sub][0] == '-') ++sub;
+  std::string_view name = sub < argc ? argv[sub] : "";
+  if (name == "analyze" || name == "capture")
+    for (int i = sub + 1; i < argc; ++i)
+      if (std::string_view(argv[i]) == "--") {
+        c.command.assign(argv + i + 1, argv + argc);
+        c.has_command = true;
+        c.parse_argc = i;
+        break;
+      }
+  return c;
+}
+
+// The subcommands and the variables their options fill. Options shared by several subcommands
+// (common, rule and collector options) fill one variable each, whichever subcommand was given.
+// The subcommands are added in the order `--help` lists them, each one's options in the order its
+// `--help` does: moving a line changes the help text.
+struct Cli {
+  Cli();
+  Cli(const Cli&) = delete;  // the subcommands point into `app` and the options into the members
+  Cli& operator=(const Cli&) = delete;
+
+  CLI::App app{"npu-advisor: performance advisor for Ascend NPU (and PyTorch GPU/CPU) profiles"};
   CommonOptions common;
-  auto add_common = [&](CLI::App* sub) {
-    sub->add_option("--threads", common.threads, "Parser threads (0: up to 2)")->check(CLI::Range(0, 64));
-    sub->add_flag("-q,--quiet", common.quiet, "No progress or status lines on stderr");
-  };
+  RuleOptions rule_opts;
+  npu::collector::CaptureOptions cap;
+  std::vector<CLI::Option*> collector_options;  // refused on `analyze` without a command to run
 
+  CLI::App* inspect = nullptr;
   std::string inspect_path;
   bool inspect_json = false;
-  auto* inspect = app.add_subcommand("inspect",
-                                     "Show what a profiler output contains: files, ranks, steps, counts, "
-                                     "and what is missing");
+
+  CLI::App* analyze = nullptr;
+  std::string analyze_path;
+  OutputOptions out;
+  ClusterOptions cluster_opts;
+
+  CLI::App* capture = nullptr;
+
+  CLI::App *rules_list = nullptr, *rules_show = nullptr, *rules_test = nullptr;
+  std::string show_id, test_dir;
+
+  CLI::App* facts = nullptr;
+  std::string facts_path, facts_out;
+
+  CLI::App* whatif = nullptr;
+  std::string whatif_path;
+  std::vector<std::string> whatif_apply;
+  OutputOptions whatif_out;
+
+  CLI::App* compare = nullptr;
+  std::string cmp_base, cmp_new;
+  bool cmp_keep_warmup = false;
+  OutputOptions cmp_out;
+
+  CLI::App* gate = nullptr;
+  std::string gate_base, gate_new;
+  GateOptions gate_opts;
+
+  CLI::App* mcp = nullptr;
+  std::vector<std::string> mcp_allow;
+
+ private:
+  void add_common(CLI::App* sub);
+  void add_rule_options(CLI::App* sub, bool with_params);
+  void add_collector_options(CLI::App* sub);
+  void add_inspect();
+  void add_analyze();
+  void add_capture();
+  void add_rules();
+  void add_facts();
+  void add_whatif();
+  void add_compare();
+  void add_gate();
+  void add_mcp();
+};
+
+Cli::Cli() {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", NPU_ADVISOR_VERSION);
+  add_inspect();
+  add_analyze();
+  add_capture();
+  add_rules();
+  add_facts();
+  add_whatif();
+  add_compare();
+  add_gate();
+  add_mcp();
+}
+
+void Cli::add_common(CLI::App* sub) {
+  sub->add_option("--threads", common.threads, "Parser threads (0: up to 2)")->check(CLI::Range(0, 64));
+  sub->add_flag("-q,--quiet", common.quiet, "No progress or status lines on stderr");
+}
+
+void Cli::add_rule_options(CLI::App* sub, bool with_params) {
+  sub->add_option("--rules", rule_opts.dirs, "Also load the rules in DIR (repeatable)");
+  sub->add_flag("--no-builtin-rules", rule_opts.no_builtin, "Only the rules given with --rules");
+  if (with_params) {
+    sub->add_option("--set", rule_opts.sets, "Override a rule parameter: RULE_ID.PARAM=VALUE (repeatable)");
+    sub->add_option("--config", rule_opts.config, "File of RULE_ID.PARAM = VALUE lines");
+  }
+}
+
+// Options of the embedded collector (docs/collector.md), for capture and analyze -- CMD.
+void Cli::add_collector_options(CLI::App* sub) {
+  auto add = [&](CLI::Option* o) { collector_options.push_back(o->group("Capture (with -- CMD)")); };
+  add(sub->add_option("--profiler", cap.profiler, "auto (default), torch_npu, msprof or torch")
+          ->check(CLI::IsMember({"auto", "torch_npu", "msprof", "torch"})));
+  add(sub->add_option("--steps", cap.active, "Training steps to record (default 3)")->check(CLI::Range(1, 1000000)));
+  add(sub->add_option("--warmup", cap.warmup, "Steps profiled but not recorded before them (default 1)")
+          ->check(CLI::Range(0, 1000000)));
+  add(sub->add_option("--wait", cap.wait,
+                      "Steps skipped before the warm-up, after the first step, which is "
+                      "never captured (default 1)")
+          ->check(CLI::Range(0, 1000000)));
+  add(sub->add_flag("--record-shapes", cap.record_shapes, "Record operator input shapes"));
+  add(sub->add_flag("--with-stack", cap.with_stack, "Record Python stacks"));
+  add(sub->add_flag("--profile-memory", cap.profile_memory, "Record memory allocations"));
+  add(sub->add_option("--level", cap.level, "torch_npu profiler level: Level_none, Level0, Level1, Level2"));
+  add(sub->add_option("--aic-metrics", cap.aic_metrics,
+                      "torch_npu AI Core metrics: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0, "
+                      "MemoryUB, ResourceConflictRatio, L2Cache, MemoryAccess, AiCoreNone"));
+  add(sub->add_option("--timeout", cap.timeout_s,
+                      "Stop the command after SECONDS (SIGINT, then SIGTERM and "
+                      "SIGKILL after --kill-grace each) and analyze what it captured")
+          ->check(CLI::NonNegativeNumber));
+  add(sub->add_option("--kill-grace", cap.grace_s, "Seconds between SIGINT, SIGTERM and SIGKILL (default 30)")
+          ->check(CLI::NonNegativeNumber));
+}
+
+void Cli::add_inspect() {
+  inspect = app.add_subcommand("inspect",
+                               "Show what a profiler output contains: files, ranks, steps, counts, "
+                               "and what is missing");
   inspect
       ->add_option("PATH", inspect_path,
                    "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
@@ -76,11 +191,10 @@ int run_cli(int argc, char** argv) {
       ->required();
   inspect->add_flag("--json", inspect_json, "Print the summary as JSON");
   add_common(inspect);
+}
 
-  std::string analyze_path;
-  OutputOptions out;
-  auto* analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
-  ClusterOptions cluster_opts;
+void Cli::add_analyze() {
+  analyze = app.add_subcommand("analyze", "Analyze a run and report (text, Markdown, JSON or HTML)");
   analyze->add_option("PATH", analyze_path,
                       "*_ascend_pt folder, its ASCEND_PROFILER_OUTPUT/, a trace file, "
                       "or a parent folder of several ranks; with -- CMD: the (new or "
@@ -92,53 +206,17 @@ int run_cli(int argc, char** argv) {
   analyze->add_option("-o,--output", out.out_file, "Write the report to FILE (format from its extension)");
   analyze->add_option("--format", out.format, "Report format")->check(CLI::IsMember({"text", "json", "md", "html"}));
   add_common(analyze);
-  RuleOptions rule_opts;
-  auto add_rule_options = [&](CLI::App* sub, bool with_params) {
-    sub->add_option("--rules", rule_opts.dirs, "Also load the rules in DIR (repeatable)");
-    sub->add_flag("--no-builtin-rules", rule_opts.no_builtin, "Only the rules given with --rules");
-    if (with_params) {
-      sub->add_option("--set", rule_opts.sets, "Override a rule parameter: RULE_ID.PARAM=VALUE (repeatable)");
-      sub->add_option("--config", rule_opts.config, "File of RULE_ID.PARAM = VALUE lines");
-    }
-  };
   add_rule_options(analyze, true);
-
-  // Options of the embedded collector (docs/collector.md), for capture and analyze -- CMD.
-  npu::collector::CaptureOptions cap;
-  std::vector<CLI::Option*> collector_options;
-  auto add_collector_options = [&](CLI::App* sub) {
-    auto add = [&](CLI::Option* o) { collector_options.push_back(o->group("Capture (with -- CMD)")); };
-    add(sub->add_option("--profiler", cap.profiler, "auto (default), torch_npu, msprof or torch")
-            ->check(CLI::IsMember({"auto", "torch_npu", "msprof", "torch"})));
-    add(sub->add_option("--steps", cap.active, "Training steps to record (default 3)")->check(CLI::Range(1, 1000000)));
-    add(sub->add_option("--warmup", cap.warmup, "Steps profiled but not recorded before them (default 1)")
-            ->check(CLI::Range(0, 1000000)));
-    add(sub->add_option("--wait", cap.wait,
-                        "Steps skipped before the warm-up, after the first step, which is "
-                        "never captured (default 1)")
-            ->check(CLI::Range(0, 1000000)));
-    add(sub->add_flag("--record-shapes", cap.record_shapes, "Record operator input shapes"));
-    add(sub->add_flag("--with-stack", cap.with_stack, "Record Python stacks"));
-    add(sub->add_flag("--profile-memory", cap.profile_memory, "Record memory allocations"));
-    add(sub->add_option("--level", cap.level, "torch_npu profiler level: Level_none, Level0, Level1, Level2"));
-    add(sub->add_option("--aic-metrics", cap.aic_metrics,
-                        "torch_npu AI Core metrics: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0, "
-                        "MemoryUB, ResourceConflictRatio, L2Cache, MemoryAccess, AiCoreNone"));
-    add(sub->add_option("--timeout", cap.timeout_s,
-                        "Stop the command after SECONDS (SIGINT, then SIGTERM and "
-                        "SIGKILL after --kill-grace each) and analyze what it captured")
-            ->check(CLI::NonNegativeNumber));
-    add(sub->add_option("--kill-grace", cap.grace_s, "Seconds between SIGINT, SIGTERM and SIGKILL (default 30)")
-            ->check(CLI::NonNegativeNumber));
-  };
   add_collector_options(analyze);
   analyze->footer(
       "\nWith a command after --, runs it under the profiler that is present and analyzes what it wrote:\n"
       "  npu-advisor analyze OUT -- python train.py --epochs 1\n"
       "OUT must be a new or empty folder. The command keeps its stdout, stderr and exit code; see `capture --help`\n"
       "and docs/collector.md.");
+}
 
-  auto* capture = app.add_subcommand("capture", "Run a command under a profiler and keep its output (no analysis)");
+void Cli::add_capture() {
+  capture = app.add_subcommand("capture", "Run a command under a profiler and keep its output (no analysis)");
   capture->add_option("-o,--output", cap.out_dir, "Folder for the profiler output (new or empty)")->required();
   add_collector_options(capture);
   capture->add_flag("-q,--quiet", cap.quiet, "No status lines of our own on stderr");
@@ -149,45 +227,43 @@ int run_cli(int argc, char** argv) {
       "script: the recorded steps end at optimizer.step() (or npu_advisor_capture.step(); docs/collector.md).\n"
       "Other commands run under msprof. Exit code: the command's own, 2 when nothing was captured.\n"
       "Ctrl-C stops the command; what was recorded is still written.");
+}
 
+void Cli::add_rules() {
   auto* rules = app.add_subcommand("rules", "List, document and test rules");
   rules->require_subcommand(1);
-  auto* rules_list = rules->add_subcommand("list", "List the rules: id, category, title, the facts they need");
+  rules_list = rules->add_subcommand("list", "List the rules: id, category, title, the facts they need");
   add_rule_options(rules_list, false);
-  std::string show_id;
-  auto* rules_show = rules->add_subcommand("show", "Show a rule's documentation and parameters");
+  rules_show = rules->add_subcommand("show", "Show a rule's documentation and parameters");
   rules_show->add_option("ID", show_id, "Rule id")->required();
   add_rule_options(rules_show, false);
-  std::string test_dir;
-  auto* rules_test =
-      rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
+  rules_test = rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
   rules_test->add_option("DIR", test_dir, "Folder of rule files and their test files")->required();
+}
 
-  std::string facts_path, facts_out;
-  auto* facts = app.add_subcommand("facts",
-                                   "Compute the facts about a run (the input to rules and reports) "
-                                   "and write them as JSON");
+void Cli::add_facts() {
+  facts = app.add_subcommand("facts",
+                             "Compute the facts about a run (the input to rules and reports) "
+                             "and write them as JSON");
   facts->add_option("PATH", facts_path, "A run folder or trace file")->required();
   facts->add_option("-o,--output", facts_out, "Write to FILE instead of stdout");
   add_common(facts);
+}
 
-  std::string whatif_path;
-  std::vector<std::string> whatif_apply;
-  OutputOptions whatif_out;
-  auto* whatif = app.add_subcommand("whatif",
-                                    "Replay a run's steps with fixes applied and print what each saves "
-                                    "(dataloader, graphs, syncs, pinned, gc, compile)");
+void Cli::add_whatif() {
+  whatif = app.add_subcommand("whatif",
+                              "Replay a run's steps with fixes applied and print what each saves "
+                              "(dataloader, graphs, syncs, pinned, gc, compile)");
   whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
   whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
       ->delimiter(',');
   whatif->add_option("-o,--output", whatif_out.out_file, "Write to FILE (JSON when it ends in .json)");
   whatif->add_option("--format", whatif_out.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   add_common(whatif);
+}
 
-  std::string cmp_base, cmp_new;
-  bool cmp_keep_warmup = false;
-  OutputOptions cmp_out;
-  auto* compare = app.add_subcommand("compare", "Compare two runs (or facts files): what got slower, and why");
+void Cli::add_compare() {
+  compare = app.add_subcommand("compare", "Compare two runs (or facts files): what got slower, and why");
   compare->add_option("BASE", cmp_base, "The baseline: a run folder, trace file or facts file")->required();
   compare->add_option("NEW", cmp_new, "The run to judge: a run folder, trace file or facts file")->required();
   compare->add_option("-o,--output", cmp_out.out_file, "Write the comparison to FILE (format from its extension)");
@@ -196,10 +272,10 @@ int run_cli(int argc, char** argv) {
   compare->add_flag("--keep-warmup", cmp_keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
   add_common(compare);
   add_rule_options(compare, false);
+}
 
-  std::string gate_base, gate_new;
-  GateOptions gate_opts;
-  auto* gate = app.add_subcommand("gate", "Fail (exit 1) when NEW regresses past the budgets against the baseline");
+void Cli::add_gate() {
+  gate = app.add_subcommand("gate", "Fail (exit 1) when NEW regresses past the budgets against the baseline");
   gate->add_option("--baseline", gate_base, "The baseline: a run folder, trace file or facts file")->required();
   gate->add_option("NEW", gate_new, "The run to judge")->required();
   gate->add_option("--config", gate_opts.config, "Gate config: .yaml/.yml, or key = value lines (.conf, .toml)");
@@ -218,83 +294,104 @@ int run_cli(int argc, char** argv) {
   gate->add_option("--json", gate_opts.json, "Write the verdict and the comparison as JSON");
   add_common(gate);
   add_rule_options(gate, false);
+}
 
-  std::vector<std::string> mcp_allow;
-  auto* mcp = app.add_subcommand("mcp",
-                                 "Serve the Model Context Protocol on stdin/stdout: analyze, facts, explain_finding, "
-                                 "compare, whatif and list_rules as tools for an AI assistant (docs/mcp.md)");
+void Cli::add_mcp() {
+  mcp = app.add_subcommand("mcp",
+                           "Serve the Model Context Protocol on stdin/stdout: analyze, facts, explain_finding, "
+                           "compare, whatif and list_rules as tools for an AI assistant (docs/mcp.md)");
   mcp->add_option("--allow", mcp_allow, "A folder the tools may read (repeatable; at least one)")
       ->required()
       ->check(CLI::ExistingDirectory);
+}
 
+// CLI11's parse plus the checks it cannot express; on an error (or --help, --version) CLI11 has
+// printed what to print and the exit code is returned.
+std::optional<int> parse(Cli& cli, const ChildCommand& child, char** argv) {
   try {
-    app.parse(parse_argc, argv);
-    if (*capture && !has_command)
+    cli.app.parse(child.parse_argc, argv);
+    if (*cli.capture && !child.has_command)
       throw CLI::ValidationError("capture",
                                  "give the command after --, e.g. "
                                  "capture -o OUT -- python train.py");
-    if (has_command && command.empty()) throw CLI::ValidationError("--", "no command after --");
-    reject_empty_values(app);
-    if (*analyze && !has_command)
-      for (const auto* o : collector_options)
+    if (child.has_command && child.command.empty()) throw CLI::ValidationError("--", "no command after --");
+    reject_empty_values(cli.app);
+    if (*cli.analyze && !child.has_command)
+      for (const auto* o : cli.collector_options)
         if (o->count() > 0)
           throw CLI::ValidationError(o->get_name(), "only with a command to run: analyze OUT [options] -- CMD");
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
+    int rc = cli.app.exit(e);
     return rc == 0 ? kOk : kBadInput;
   }
+  return std::nullopt;
+}
 
-  // One output guard for every command and output flag, before anything is loaded.
-  std::vector<std::string> rule_inputs = rule_opts.dirs;
-  if (!rule_opts.config.empty()) rule_inputs.push_back(rule_opts.config);
+// One output guard for every command and output flag, before anything is loaded.
+bool outputs_are_safe(const Cli& cli) {
+  std::vector<std::string> rule_inputs = cli.rule_opts.dirs;
+  if (!cli.rule_opts.config.empty()) rule_inputs.push_back(cli.rule_opts.config);
   auto with_rules = [&](std::vector<std::string> in) {
     in.insert(in.end(), rule_inputs.begin(), rule_inputs.end());
     return in;
   };
   bool outputs_ok = true;
-  if (*analyze)
-    outputs_ok = outputs_leave_inputs_alone({{"-o", out.out_file}}, with_rules({analyze_path, cluster_opts.facts_dir}),
-                                            cluster_opts.facts_dir);
-  if (*facts) outputs_ok = outputs_leave_inputs_alone({{"-o", facts_out}}, {facts_path});
-  if (*whatif) outputs_ok = outputs_leave_inputs_alone({{"-o", whatif_out.out_file}}, {whatif_path});
-  if (*compare) outputs_ok = outputs_leave_inputs_alone({{"-o", cmp_out.out_file}}, with_rules({cmp_base, cmp_new}));
-  if (*gate)
+  if (*cli.analyze)
+    outputs_ok = outputs_leave_inputs_alone({{"-o", cli.out.out_file}},
+                                            with_rules({cli.analyze_path, cli.cluster_opts.facts_dir}),
+                                            cli.cluster_opts.facts_dir);
+  if (*cli.facts) outputs_ok = outputs_leave_inputs_alone({{"-o", cli.facts_out}}, {cli.facts_path});
+  if (*cli.whatif) outputs_ok = outputs_leave_inputs_alone({{"-o", cli.whatif_out.out_file}}, {cli.whatif_path});
+  if (*cli.compare)
+    outputs_ok = outputs_leave_inputs_alone({{"-o", cli.cmp_out.out_file}}, with_rules({cli.cmp_base, cli.cmp_new}));
+  if (*cli.gate)
     outputs_ok = outputs_leave_inputs_alone(
-        {{"--junit", gate_opts.junit}, {"--markdown", gate_opts.markdown}, {"--json", gate_opts.json}},
-        with_rules({gate_base, gate_new, gate_opts.config}));
-  if (!outputs_ok) return kBadInput;
+        {{"--junit", cli.gate_opts.junit}, {"--markdown", cli.gate_opts.markdown}, {"--json", cli.gate_opts.json}},
+        with_rules({cli.gate_base, cli.gate_new, cli.gate_opts.config}));
+  return outputs_ok;
+}
 
+// The command that was given, with its options.
+int dispatch(Cli& cli, const ChildCommand& child) {
+  if (*cli.inspect) return cmd_inspect(cli.inspect_path, cli.common, cli.inspect_json);
+  if (*cli.capture) {
+    cli.cap.command = child.command;
+    return cmd_capture(cli.cap);
+  }
+  if (*cli.analyze && child.has_command) {
+    if (cli.analyze_path.empty() || !cli.cluster_opts.facts_dir.empty()) {
+      std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
+      return kBadInput;
+    }
+    cli.cap.command = child.command;
+    cli.cap.out_dir = cli.analyze_path;
+    cli.cap.quiet = cli.common.quiet;
+    return cmd_analyze_command(cli.cap, cli.common, cli.out, cli.rule_opts);
+  }
+  if (*cli.analyze) {
+    if (cli.analyze_path.empty() == cli.cluster_opts.facts_dir.empty()) {
+      std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
+      return kBadInput;
+    }
+    return cmd_analyze(cli.analyze_path, cli.common, cli.out, cli.rule_opts, cli.cluster_opts);
+  }
+  if (*cli.rules_list) return cmd_rules_list(cli.rule_opts);
+  if (*cli.rules_show) return cmd_rules_show(cli.show_id, cli.rule_opts);
+  if (*cli.rules_test) return cmd_rules_test(cli.test_dir);
+  if (*cli.facts) return cmd_facts(cli.facts_path, cli.common, cli.facts_out);
+  if (*cli.whatif) return cmd_whatif(cli.whatif_path, cli.whatif_apply, cli.common, cli.whatif_out);
+  if (*cli.compare)
+    return cmd_compare(cli.cmp_base, cli.cmp_new, cli.common, cli.cmp_out, cli.rule_opts, cli.cmp_keep_warmup);
+  if (*cli.gate) return cmd_gate(cli.gate_base, cli.gate_new, cli.common, cli.rule_opts, cli.gate_opts);
+  if (*cli.mcp) return cmd_mcp(cli.mcp_allow);
+  return kBadInput;
+}
+
+// What escapes a command becomes one line on stderr and its exit code: bad input (2) for what
+// the user can fix, internal (3) for the rest.
+int dispatch_reporting_errors(Cli& cli, const ChildCommand& child) {
   try {
-    if (*inspect) return cmd_inspect(inspect_path, common, inspect_json);
-    if (*capture) {
-      cap.command = command;
-      return cmd_capture(cap);
-    }
-    if (*analyze && has_command) {
-      if (analyze_path.empty() || !cluster_opts.facts_dir.empty()) {
-        std::fprintf(stderr, "error: analyze OUT -- CMD needs the OUT folder to capture into (and no --facts)\n");
-        return kBadInput;
-      }
-      cap.command = command;
-      cap.out_dir = analyze_path;
-      cap.quiet = common.quiet;
-      return cmd_analyze_command(cap, common, out, rule_opts);
-    }
-    if (*analyze) {
-      if (analyze_path.empty() == cluster_opts.facts_dir.empty()) {
-        std::fprintf(stderr, "error: analyze needs PATH or --facts DIR (one of them)\n");
-        return kBadInput;
-      }
-      return cmd_analyze(analyze_path, common, out, rule_opts, cluster_opts);
-    }
-    if (*rules_list) return cmd_rules_list(rule_opts);
-    if (*rules_show) return cmd_rules_show(show_id, rule_opts);
-    if (*rules_test) return cmd_rules_test(test_dir);
-    if (*facts) return cmd_facts(facts_path, common, facts_out);
-    if (*whatif) return cmd_whatif(whatif_path, whatif_apply, common, whatif_out);
-    if (*compare) return cmd_compare(cmp_base, cmp_new, common, cmp_out, rule_opts, cmp_keep_warmup);
-    if (*gate) return cmd_gate(gate_base, gate_new, common, rule_opts, gate_opts);
-    if (*mcp) return cmd_mcp(mcp_allow);
+    return dispatch(cli, child);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
@@ -309,7 +406,14 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "internal error: %s\n", e.what());
     return kInternal;
   }
-  return kBadInput;
+}
+
+int run_cli(int argc, char** argv) {
+  const ChildCommand child = take_child_command(argc, argv);
+  Cli cli;
+  if (const std::optional<int> rc = parse(cli, child, argv)) return *rc;
+  if (!outputs_are_safe(cli)) return kBadInput;
+  return dispatch_reporting_errors(cli, child);
 }
 }  // namespace
 

@@ -49,11 +49,9 @@ std::string modules_markdown(const nlohmann::json& facts) {
   return out;
 }
 
-}  // namespace
-
-std::string render_markdown(const nlohmann::json& r) {
+// The title and what was read: the input, its framework, rank, device and profiler level.
+std::string header_markdown(const nlohmann::json& r, const nlohmann::json& facts) {
   std::string out;
-  const auto& facts = r["facts"];
   const auto& run = facts.value("run", nlohmann::json::object());
   out += "# npu-advisor report\n\n";
   out += fmt::format("**Input:** {}  \n**Framework:** {}  \n", text::md_safe_cell(r["input"].value("description", "")),
@@ -62,13 +60,23 @@ std::string render_markdown(const nlohmann::json& r) {
   if (run.value("device", -1) >= 0) out += fmt::format("**Device:** {}  \n", run.value("device", -1));
   if (!run.value("profiler_level", std::string()).empty())
     out += fmt::format("**Profiler level:** {}  \n", run.value("profiler_level", std::string()));
+  return out;
+}
 
+// What the loaders skipped: the numbers below are from what remained.
+std::string warnings_markdown(const nlohmann::json& r) {
+  std::string out;
   if (r.contains("warnings") && !r["warnings"].empty()) {
     out += "\n## Loader warnings\n\n";
     for (const auto& w : r["warnings"])
       if (w.is_string()) out += "- " + text::md_prose(w.get<std::string>()) + "\n";
   }
+  return out;
+}
 
+// One device's step breakdown, a row per step with the profiler's agreement.
+std::string steps_markdown(const nlohmann::json& facts) {
+  std::string out;
   if (facts.contains("overall")) {
     const auto& o = facts["overall"];
     out += "\n## Step breakdown\n\n";
@@ -88,57 +96,62 @@ std::string render_markdown(const nlohmann::json& r) {
                          opt_ms(s, "free_ns"), format_percent(s.value("free_ratio", 0.0)), agree);
     }
   }
+  return out;
+}
 
-  if (facts.contains("cluster")) out += render_cluster_markdown(facts["cluster"]);
+// One finding: what was observed, why it matters, what to do, the estimate and its evidence.
+std::string finding_markdown(const nlohmann::json& f) {
+  std::string out;
+  out += fmt::format("### {}. {}\n\n", f.value("rank", 0), text::md_prose(f.value("title", "")));
+  std::string saving = "unknown";
+  if (f.value("saving_ns", int64_t{0}) > 0) {
+    saving = format_ms(f["saving_ns"].get<double>()) + " per step";
+    if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
+  }
+  out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
+                     f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
+  out += "**Observed:** " + text::md_prose(f.value("observed", "")) + "\n\n";
+  if (!f.value("why", std::string()).empty())
+    out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
+  if (!f.value("action", std::string()).empty())
+    out += "**What to do:** " + text::md_prose(f.value("action", std::string())) + "\n\n";
+  const auto& cmds = f.value("commands", nlohmann::json::array());
+  if (!cmds.empty()) {
+    out += "```sh\n";
+    for (const auto& c : cmds) {
+      std::string line = c.is_string() ? c.get<std::string>() : c.dump();
+      for (size_t p; (p = line.find("```")) != std::string::npos;) line.replace(p, 3, "'''");  // stays in the block
+      out += line + "\n";
+    }
+    out += "```\n\n";
+  }
+  if (!f.value("saving_formula", std::string()).empty())
+    out += "*Estimate:* " + text::md_prose(f.value("saving_formula", std::string())) + "\n\n";
+  const auto& ev = f.value("evidence", nlohmann::json::array());
+  if (!ev.empty()) {
+    out += "Evidence:\n";
+    for (const auto& e : ev) out += "- " + text::md_safe_cell(evidence_text(e)) + "\n";
+    out += "\n";
+  }
+  return out;
+}
 
-  // Where the step goes, by cause (rules/attribution.h): what the findings' savings are parts of.
-  const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
-  if (const std::string text = step_split_text(split); !text.empty())
-    out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
-
-  out += modules_markdown(facts);
-
+// The findings in rank order, after how much of the step their savings explain.
+std::string findings_markdown(const nlohmann::json& r, const nlohmann::json& split) {
+  std::string out;
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
   if (const std::string text = explained_text(split); !text.empty())
     out += "Ranked by saving per step x confidence; percentages are of the step. " + text::md_prose(text) + "." +
            (replay_text(split).empty() ? "" : " " + text::md_prose(replay_text(split)) + ".") + "\n\n";
   if (findings.empty()) out += "No findings.\n";
-  for (const auto& f : findings) {
-    out += fmt::format("### {}. {}\n\n", f.value("rank", 0), text::md_prose(f.value("title", "")));
-    std::string saving = "unknown";
-    if (f.value("saving_ns", int64_t{0}) > 0) {
-      saving = format_ms(f["saving_ns"].get<double>()) + " per step";
-      if (f["saving_ratio"].is_number())
-        saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
-    }
-    out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
-                       f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
-    out += "**Observed:** " + text::md_prose(f.value("observed", "")) + "\n\n";
-    if (!f.value("why", std::string()).empty())
-      out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
-    if (!f.value("action", std::string()).empty())
-      out += "**What to do:** " + text::md_prose(f.value("action", std::string())) + "\n\n";
-    const auto& cmds = f.value("commands", nlohmann::json::array());
-    if (!cmds.empty()) {
-      out += "```sh\n";
-      for (const auto& c : cmds) {
-        std::string line = c.is_string() ? c.get<std::string>() : c.dump();
-        for (size_t p; (p = line.find("```")) != std::string::npos;) line.replace(p, 3, "'''");  // stays in the block
-        out += line + "\n";
-      }
-      out += "```\n\n";
-    }
-    if (!f.value("saving_formula", std::string()).empty())
-      out += "*Estimate:* " + text::md_prose(f.value("saving_formula", std::string())) + "\n\n";
-    const auto& ev = f.value("evidence", nlohmann::json::array());
-    if (!ev.empty()) {
-      out += "Evidence:\n";
-      for (const auto& e : ev) out += "- " + text::md_safe_cell(evidence_text(e)) + "\n";
-      out += "\n";
-    }
-  }
+  for (const auto& f : findings) out += finding_markdown(f);
+  return out;
+}
 
+// Rules skipped, failed or not applicable and facts unavailable; rules for the other scope in one line.
+std::string checks_not_run_markdown(const nlohmann::json& r) {
+  std::string out;
   out += "## Checks not run\n\n";
   int n = 0;
   // Rules for the other scope (single-rank rules on a cluster, cluster rules on one rank) in one line.
@@ -165,10 +178,33 @@ std::string render_markdown(const nlohmann::json& r) {
   if (!other_scope.empty()) {
     std::string ids;
     for (const auto& id : other_scope) ids += (ids.empty() ? "" : ", ") + id;
-    out += fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), text::md_safe_cell(other_reason), ids);
+    out +=
+        fmt::format("- {} checks not applicable ({}): {}\n", other_scope.size(), text::md_safe_cell(other_reason), ids);
     ++n;
   }
   if (n == 0) out += "All checks ran.\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const nlohmann::json& r) {
+  std::string out;
+  const auto& facts = r["facts"];
+  out += header_markdown(r, facts);
+  out += warnings_markdown(r);
+  out += steps_markdown(facts);
+
+  if (facts.contains("cluster")) out += render_cluster_markdown(facts["cluster"]);
+
+  // Where the step goes, by cause (rules/attribution.h): what the findings' savings are parts of.
+  const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
+  if (const std::string text = step_split_text(split); !text.empty())
+    out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
+
+  out += modules_markdown(facts);
+  out += findings_markdown(r, split);
+  out += checks_not_run_markdown(r);
   return out;
 }
 

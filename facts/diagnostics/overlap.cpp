@@ -354,44 +354,57 @@ void from_profiler_rows(const RunModel& m, Facts& facts) {
                         source + ", not recomputed");
 }
 
-}  // namespace
+// No device timeline and no profiler rows: the facts say why (a CPU-only Kineto trace, a GPU
+// trace captured without CUDA activities, ...).
+void no_breakdown(const RunModel& m, Facts& facts) {
+  const std::string platform = run_platform(m);
+  const char* why =
+      platform == "cpu"
+          ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
+      : platform == "gpu"  ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
+                             "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
+      : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
+                           : "no device tasks in the trace and no step_trace_time.csv";
+  facts.unavailable("steps", why);
+  facts.unavailable("overall", why);
+}
 
-void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle) {
+// The steps of the breakdown and the device window of each.
+struct StepFrame {
+  std::vector<Step> steps;
+  std::vector<StepWindow> windows;
+  bool pseudo = false;    // no steps: one pseudo-step over the whole device window
+  bool launched = false;  // GPU: a step is the device work it launched
+};
+
+StepFrame step_frame(const DiagnosticContext& ctx) {
   const RunModel& m = ctx.model;
   const DeviceTimeline& d = ctx.device;
-
-  if (!(d.has_device && !d.compute.empty())) {
-    if (!m.step_trace.empty()) return from_profiler_rows(m, facts);
-    const std::string platform = run_platform(m);
-    const char* why =
-        platform == "cpu"
-            ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
-        : platform == "gpu"
-            ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
-              "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
-        : platform == "mtia"
-            ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
-            : "no device tasks in the trace and no step_trace_time.csv";
-    facts.unavailable("steps", why);
-    facts.unavailable("overall", why);
-    return;
-  }
-
+  StepFrame f;
   // Steps: ProfilerStep#N (or msprof's Iteration N), or one pseudo-step over the whole device
   // window (no schedule).
-  std::vector<Step> steps = m.steps;
-  const bool pseudo = steps.empty();
-  if (pseudo) steps.push_back(Step{kNoId, d.window.start, d.window.end, {}});
-  const bool launched = m.meta.step_semantics == StepSemantics::LaunchedWork;
-  std::vector<StepWindow> windows;
-  if (!pseudo) windows = ctx.step_windows;
+  f.steps = m.steps;
+  f.pseudo = f.steps.empty();
+  if (f.pseudo) f.steps.push_back(Step{kNoId, d.window.start, d.window.end, {}});
+  f.launched = m.meta.step_semantics == StepSemantics::LaunchedWork;
+  if (!f.pseudo) f.windows = ctx.step_windows;
   // No steps on a GPU: the one pseudo-step is the device window (clipped windows need an end).
-  else if (launched) windows = {StepWindow{d.window.start, d.window.end}};
+  else if (f.launched) f.windows = {StepWindow{d.window.start, d.window.end}};
   else {
-    windows = device_step_windows(m, steps);
-    windows[0].end = std::numeric_limits<Ns>::max();
+    f.windows = device_step_windows(m, f.steps);
+    f.windows[0].end = std::numeric_limits<Ns>::max();
   }
+  return f;
+}
 
+// Our breakdown of each step, recomputed from the device tasks by the profiler's rule; the Free
+// segments and Preparing intervals go to `idle` (the idle attribution reads them).
+std::vector<Breakdown> recompute(const DiagnosticContext& ctx, const StepFrame& f, StepIdle* idle) {
+  const RunModel& m = ctx.model;
+  const DeviceTimeline& d = ctx.device;
+  const std::vector<Step>& steps = f.steps;
+  const std::vector<StepWindow>& windows = f.windows;
+  const bool pseudo = f.pseudo, launched = f.launched;
   Accumulator acc(steps.size());
   if (launched) launched_work(d, windows, acc);
   else if (m.meta.step_semantics == StepSemantics::CaptureSegments) capture_segments(m, d, windows, acc);
@@ -410,9 +423,26 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     for (size_t i = 0; i < per.size(); ++i)
       if (per[i].preparing != kNoId) idle->preparing[i] = {windows[i].host_start, acc.first_busy[i]};
   }
+  return std::move(acc.per);
+}
 
-  std::vector<Breakdown> track(steps.size());
-  const bool have_track = overlap_track_breakdown(m, windows, track);
+// The steps as shown, with the totals over them and the worst agreement with the profiler.
+struct StepsShown {
+  nlohmann::json steps_json;
+  Breakdown total;
+  std::vector<Ns> device_times, host_times;
+  nlohmann::json worst;
+  size_t shown_from_profiler = 0;
+};
+
+// Each step as shown: ours, or the profiler's own numbers (its table, else the Overlap Analysis
+// track) where ours differ beyond tolerance, with ours beside them.
+StepsShown steps_shown(const DiagnosticContext& ctx, const StepFrame& f, const std::vector<Breakdown>& per,
+                       const std::vector<Breakdown>& track, bool have_track) {
+  const RunModel& m = ctx.model;
+  const std::vector<Step>& steps = f.steps;
+  const std::vector<StepWindow>& windows = f.windows;
+  const bool pseudo = f.pseudo, launched = f.launched;
   const auto rows = rows_of_device(m, devices_in_rows(m).size() > 1 ? m.meta.device : -1);
   const std::string row_source = profiler_source(m);
 
@@ -474,7 +504,21 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     if (host_dur) host_times.push_back(s.end - s.start);
     steps_json.push_back(o.take());  // a long capture has tens of thousands of steps: no copies
   }
+  return {std::move(steps_json), total, std::move(device_times), std::move(host_times), std::move(worst),
+          shown_from_profiler};
+}
 
+// The members of "overall" beside the breakdown: where the numbers come from, what a step is,
+// the device, the self-check and the worst agreement.
+nlohmann::json overall_extra(const DiagnosticContext& ctx, const StepFrame& f, const std::vector<Breakdown>& per,
+                             const StepsShown& shown, bool have_track, Facts& facts) {
+  const RunModel& m = ctx.model;
+  const DeviceTimeline& d = ctx.device;
+  const std::vector<Step>& steps = f.steps;
+  const std::vector<StepWindow>& windows = f.windows;
+  const bool pseudo = f.pseudo, launched = f.launched;
+  const nlohmann::json& worst = shown.worst;
+  const size_t shown_from_profiler = shown.shown_from_profiler;
   nlohmann::json extra;
   extra["source"] = shown_from_profiler == 0 ? "recomputed from device tasks"
                     : shown_from_profiler == steps.size()
@@ -510,8 +554,27 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
     facts.unavailable("steps.profiler",
                       gpu ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
                           : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
-  facts.doc["steps"] = std::move(steps_json);
-  put_overall(facts, total, steps.size(), std::move(device_times), std::move(host_times), extra);
+  return extra;
+}
+
+}  // namespace
+
+void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle) {
+  const RunModel& m = ctx.model;
+  const DeviceTimeline& d = ctx.device;
+
+  if (!(d.has_device && !d.compute.empty())) {
+    if (!m.step_trace.empty()) return from_profiler_rows(m, facts);
+    return no_breakdown(m, facts);
+  }
+  const StepFrame f = step_frame(ctx);
+  const std::vector<Breakdown> per = recompute(ctx, f, idle);
+  std::vector<Breakdown> track(f.steps.size());
+  const bool have_track = overlap_track_breakdown(m, f.windows, track);
+  StepsShown shown = steps_shown(ctx, f, per, track, have_track);
+  const nlohmann::json extra = overall_extra(ctx, f, per, shown, have_track, facts);
+  facts.doc["steps"] = std::move(shown.steps_json);
+  put_overall(facts, shown.total, f.steps.size(), std::move(shown.device_times), std::move(shown.host_times), extra);
 }
 
 }  // namespace npu

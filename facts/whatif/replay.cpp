@@ -82,15 +82,11 @@ void Edit::add(const Edit& o) {
   relaunch.insert(relaunch.end(), o.relaunch.begin(), o.relaunch.end());
 }
 
-Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
-                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained) {
-  Graph g;
-  g.chained = chained;
-  if (steps.empty()) {
-    g.why_not = "no steps";
-    return g;
-  }
-  // Device tasks, per stream in measured order, with the step that owns each.
+namespace {
+
+// Device tasks of the run's device, per stream in measured order, with the step that owns each.
+void add_device_tasks(Graph& g, const RunModel& m, const std::vector<StepWindow>& windows,
+                      const std::vector<LaunchedOp>& launched) {
   // `launched` and the tasks are both in slice order (tracks in order, each track by time): the
   // lookups below are binary searches, not hash maps (a big run holds millions of tasks).
   const StepWindowIndex windex(windows);
@@ -120,12 +116,10 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
     }
   }
   g.stream_begin.push_back(static_cast<uint32_t>(g.tasks.size()));
-  if (g.tasks.empty()) {
-    g.why_not = "no device tasks";
-    return g;
-  }
+}
 
-  // The host call that launched each task: Kineto by correlation id, Ascend by its arrow.
+// The host call that launched each task (kNone32: not known): Kineto by correlation id, Ascend by its arrow.
+std::vector<uint32_t> launch_slices(const Graph& g, const RunModel& m, const std::vector<LaunchedOp>& launched) {
   std::vector<uint32_t> launch_slice(g.tasks.size(), kNone32);
   if (!launched.empty()) {
     // GPU runs with steps: launched_ops joined them already, in the same slice order.
@@ -151,8 +145,16 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       if (l == kNone32) l = f.start_slice;
     }
   }
+  return launch_slice;
+}
 
-  // Host items: launches, blocking calls and the step spans' ends, in host order.
+using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item), sorted by slice
+
+// Host items: launches, blocking calls and the step spans' ends, in host order, and each step's
+// marks and measured window. Returns the item of each launching or blocking host slice.
+SliceItems add_host_items(Graph& g, const RunModel& m, const std::vector<Step>& steps,
+                          const std::vector<StepWindow>& windows, const std::vector<uint32_t>& launch_slice,
+                          const std::vector<uint32_t>& syncs) {
   std::vector<uint32_t> host_slices;
   for (uint32_t s : launch_slice)
     if (s != kNone32) host_slices.push_back(s);
@@ -182,7 +184,7 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
   }
   std::stable_sort(g.items.begin(), g.items.end(),
                    [](const HostItem& a, const HostItem& b) { return a.s != b.s ? a.s < b.s : a.e > b.e; });
-  std::vector<std::pair<uint32_t, uint32_t>> item_of_slice;  // (slice, item), sorted by slice
+  SliceItems item_of_slice;
   item_of_slice.reserve(host_slices.size());
   g.steps.assign(steps.size(), StepRef{});
   for (uint32_t j = 0; j < g.items.size(); ++j) {
@@ -193,15 +195,19 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
                    : g.steps[static_cast<size_t>(it.step)].start_mark) = j;
   }
   std::sort(item_of_slice.begin(), item_of_slice.end());
-  auto item_of = [&](uint32_t slice) {
-    return std::lower_bound(item_of_slice.begin(), item_of_slice.end(), std::make_pair(slice, 0u))->second;
-  };
   for (size_t i = 0; i < steps.size(); ++i) {
     g.steps[i].measured_start = windows[i].start;
     g.steps[i].measured_end = windows[i].end;
   }
+  return item_of_slice;
+}
 
-  // Each task's launcher (or the host item running when it started), its order and its gates.
+// Each task's launcher (or the host item running when it started), its order and its gates; the
+// typical gap between tasks of a stream and the typical launch latency.
+void assign_launchers(Graph& g, const std::vector<uint32_t>& launch_slice, const SliceItems& item_of_slice) {
+  auto item_of = [&](uint32_t slice) {
+    return std::lower_bound(item_of_slice.begin(), item_of_slice.end(), std::make_pair(slice, 0u))->second;
+  };
   std::vector<Ns> item_starts(g.items.size());
   for (size_t j = 0; j < g.items.size(); ++j) item_starts[j] = g.items[j].s;
   std::vector<Ns> lat, gaps;
@@ -236,6 +242,11 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
   // lags (a GPU-bound trace has few such tasks, some held by another stream's work), at most 50 us.
   g.launch_latency = lat.empty() ? kDefaultLatency
                                  : std::clamp<Ns>(stats::nearest_rank_of(std::move(lat), 0.25, Ns{0}), 0, kMaxLatency);
+}
+
+// What held each task: its stream predecessor, its launch, or another stream's task that had
+// just ended (its dependency).
+void find_gates(Graph& g) {
   // Every task by its end: which one another stream's task may have waited for.
   std::vector<uint32_t> by_end(g.tasks.size());
   for (uint32_t i = 0; i < by_end.size(); ++i) by_end[i] = i;
@@ -268,18 +279,19 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       }
     }
   }
-  // Orders once the dependencies are known, in start order (a task's predecessor and the task it
-  // waited for started before it): max(launcher, stream predecessor's order, dependency's order).
-  {
-    std::vector<uint32_t> by_start(g.tasks.size());
-    for (uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
-    std::stable_sort(by_start.begin(), by_start.end(),
-                     [&](uint32_t a, uint32_t b) { return g.tasks[a].s < g.tasks[b].s; });
-    for (uint32_t i : by_start) {
-      DeviceTask& d = g.tasks[i];
-      if (i != g.stream_begin[d.stream]) d.order = std::max(d.order, g.tasks[i - 1].order);
-      if (d.dep != kNone32) d.order = std::max(d.order, g.tasks[d.dep].order);
-    }
+}
+
+// Orders once the dependencies are known, in start order (a task's predecessor and the task it
+// waited for started before it): max(launcher, stream predecessor's order, dependency's order).
+void order_tasks(Graph& g) {
+  std::vector<uint32_t> by_start(g.tasks.size());
+  for (uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](uint32_t a, uint32_t b) { return g.tasks[a].s < g.tasks[b].s; });
+  for (uint32_t i : by_start) {
+    DeviceTask& d = g.tasks[i];
+    if (i != g.stream_begin[d.stream]) d.order = std::max(d.order, g.tasks[i - 1].order);
+    if (d.dep != kNone32) d.order = std::max(d.order, g.tasks[d.dep].order);
   }
   g.by_order.resize(g.tasks.size());
   for (uint32_t i = 0; i < g.by_order.size(); ++i) g.by_order[i] = i;
@@ -287,9 +299,11 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
     const DeviceTask &x = g.tasks[a], &y = g.tasks[b];
     return x.order != y.order ? x.order < y.order : x.s < y.s;
   });
+}
 
-  // Blocking calls: what each waited for, its tail after that work ended and its own cost. A
-  // waiting call (HostCause::Sync, facts/host_causes.h decides) that launched a copy waited for it.
+// Blocking calls: what each waited for, its tail after that work ended and its own cost. A
+// waiting call (HostCause::Sync, facts/host_causes.h decides) that launched a copy waited for it.
+void cost_blocking_calls(Graph& g, const RunModel& m) {
   for (uint32_t i = 0; i < g.tasks.size(); ++i) {
     const DeviceTask& d = g.tasks[i];
     HostItem& it = g.items[d.launcher];
@@ -329,6 +343,11 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
       it.cost = d;
     }
   }
+}
+
+// Chained steps (GPU): the tasks before the first step's own, run as warm-up. Else each step's
+// last task and how far its own work overhangs its measured end.
+void attribute_step_ends(Graph& g) {
   if (g.chained) {
     Ns first_own = std::numeric_limits<Ns>::max();
     for (const DeviceTask& d : g.tasks)
@@ -347,12 +366,37 @@ Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::
     for (size_t i = 0; i < g.steps.size(); ++i)
       g.steps[i].overhang = std::max<Ns>(0, owned_end[i] - g.steps[i].measured_end);
   }
+}
+
+}  // namespace
+
+Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
+                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained) {
+  Graph g;
+  g.chained = chained;
+  if (steps.empty()) {
+    g.why_not = "no steps";
+    return g;
+  }
+  // Each part reads what the ones before it found: the tasks, who launched them, the host items,
+  // each task's launcher, what held it, the order of everything, what blocking calls waited for.
+  add_device_tasks(g, m, windows, launched);
+  if (g.tasks.empty()) {
+    g.why_not = "no device tasks";
+    return g;
+  }
+  const std::vector<uint32_t> launch_slice = launch_slices(g, m, launched);
+  const SliceItems item_of_slice = add_host_items(g, m, steps, windows, launch_slice, syncs);
+  assign_launchers(g, launch_slice, item_of_slice);
+  find_gates(g);
+  order_tasks(g);
+  cost_blocking_calls(g, m);
+  attribute_step_ends(g);
   if (g.joined == 0)
     g.why_not = "none of the " + std::to_string(g.tasks.size()) +
                 " device tasks is joined to the host call that launched it (no flows or correlation ids)";
   return g;
 }
-
 Replay simulate(const Graph& g, const Edit* edit, bool split) {
   const Removed removed(edit ? &edit->removed : nullptr);
   std::vector<Ns> unblock(edit && !edit->unblock.empty() ? g.items.size() : 0, -1);
