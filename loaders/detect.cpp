@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "base/load_error.h"
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
 
 namespace npu {
 namespace fs = std::filesystem;

@@ -6,11 +6,11 @@
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "base/text.h"
-#include "loaders/ascend_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/hccl_task_args.h"
-#include "loaders/input_files.h"
-#include "loaders/msprof_loader.h"
+#include "loaders/common/input_files.h"
+#include "loaders/msprof/msprof_loader.h"
 #include "loaders/run_communication.h"
 
 namespace npu {

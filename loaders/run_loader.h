@@ -2,7 +2,7 @@
 // recording for every input file whether it was found, and why it matters when it was not.
 #pragma once
 #include "loaders/detect.h"
-#include "loaders/load_options.h"
+#include "loaders/common/load_options.h"
 #include "model/model.h"
 
 namespace npu {

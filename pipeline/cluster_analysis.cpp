@@ -13,7 +13,7 @@
 #include "base/input_registry.h"
 #include "base/load_error.h"
 #include "facts/cluster/cluster_facts.h"
-#include "loaders/cluster_reference_loader.h"
+#include "loaders/cluster/cluster_reference_loader.h"
 #include "loaders/detect.h"
 #include "loaders/run_loader.h"
 #include "pipeline/child_processes.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/json_file.h"
-#include "loaders/ascend_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "loaders/parallel_groups.h"
 #include "test_support.h"
 

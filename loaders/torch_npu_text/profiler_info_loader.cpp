@@ -6,7 +6,7 @@
 
 #include "base/json_file.h"
 #include "base/text.h"
-#include "loaders/ascend_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "loaders/parallel_groups.h"
 
 namespace npu {

@@ -1,7 +1,7 @@
 // step_trace_time.csv: the profiler's own per-step breakdown (values in us).
 #include "base/decimal.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
+#include "loaders/torch_npu_text/ascend_files.h"
+#include "loaders/common/csv_table.h"
 
 namespace npu {
 

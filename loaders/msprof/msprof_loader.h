@@ -2,7 +2,7 @@
 // and CSV importers (op_summary is a kernel_details variant) and the DB loader.
 #pragma once
 #include "loaders/detect.h"
-#include "loaders/load_options.h"
+#include "loaders/common/load_options.h"
 #include "model/model.h"
 
 namespace npu {
