@@ -6,8 +6,8 @@
 #include "base/text.h"
 #include "cli/commands.h"
 #include "pipeline/run_facts.h"
-#include "reports/report_document.h"
 #include "pipeline/run_summary.h"
+#include "reports/report_document.h"
 
 namespace npu::cli {
 

@@ -9,8 +9,7 @@ namespace npu::cli {
 
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file) {
   Detection d = pipeline::detect(path);
-  if (d.cluster)
-    throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
+  if (d.cluster) throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
   if (output_is_an_input(out_file, d)) return kBadInput;
   RunModel m = pipeline::load(d, load_settings(common));
   if (output_is_an_input(out_file, d, &m)) return kBadInput;

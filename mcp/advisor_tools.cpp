@@ -10,9 +10,9 @@
 #include "pipeline/cluster_analysis.h"
 #include "pipeline/compare_side.h"
 #include "pipeline/run_facts.h"
+#include "pipeline/run_summary.h"
 #include "pipeline/whatif_run.h"
 #include "reports/report_document.h"
-#include "pipeline/run_summary.h"
 
 namespace npu::mcp::tools {
 

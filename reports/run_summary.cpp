@@ -20,7 +20,6 @@ std::string human_bytes(uint64_t b) {
 
 std::string ms(Ns ns) { return text::ms_number(static_cast<double>(ns)); }
 
-
 void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, const std::string& indent) {
   auto bold = [&](const std::string& t) { return st.color ? "\x1b[1m" + t + "\x1b[0m" : t; };
   auto dim = [&](const std::string& t) { return st.color ? "\x1b[2m" + t + "\x1b[0m" : t; };

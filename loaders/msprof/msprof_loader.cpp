@@ -6,9 +6,9 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/torch_npu_text/ascend_files.h"
-#include "loaders/db/db_export.h"
 #include "loaders/common/input_files.h"
+#include "loaders/db/db_export.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 namespace fs = std::filesystem;

@@ -327,7 +327,8 @@ TEST(DbExport, DetectsDbFilesAndFolders) {
   npu::Detection d = npu::detect_input((dir.path() / "w_1_20260101000000000_ascend_ms").string());
   EXPECT_EQ(d.format, "sqlite");
   EXPECT_EQ(d.framework, "mindspore");
-  EXPECT_EQ(d.files, (std::vector<std::string>{out + "/ascend_mindspore_profiler_1.db", out + "/communication_analyzer.db"}));
+  EXPECT_EQ(d.files,
+            (std::vector<std::string>{out + "/ascend_mindspore_profiler_1.db", out + "/communication_analyzer.db"}));
   npu::RunModel m = npu::load_run(d);
   EXPECT_EQ(m.meta.framework, "mindspore");
   EXPECT_EQ(m.kernels.size(), 3u);
