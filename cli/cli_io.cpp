@@ -71,7 +71,8 @@ bool output_is_an_input(const std::string& out_file, const Detection& d, const R
   if (out_file.empty() || out_file == "-") return false;
   std::error_code ec;
   if (!std::filesystem::exists(out_file, ec)) return false;
-  std::vector<std::string> inputs = {d.path, d.trace_file, d.db_file, d.analysis_db, d.single_file};
+  std::vector<std::string> inputs = d.files;
+  inputs.push_back(d.path);
   if (model)
     for (const auto& f : model->files) inputs.push_back(f.path);
   for (const auto& in : inputs) {

@@ -5,10 +5,9 @@
 
 #include "base/text.h"
 #include "cli/commands.h"
-#include "loaders/detect.h"
 #include "pipeline/run_facts.h"
+#include "pipeline/run_summary.h"
 #include "reports/report_document.h"
-#include "reports/run_summary.h"
 
 namespace npu::cli {
 
@@ -107,8 +106,8 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
     member_failed = c.member_failed;
     cluster_warnings = std::move(c.warnings);
   } else {
-    Detection d = detect_input(path);
-    if (d.kind == InputKind::Cluster) {
+    Detection d = pipeline::detect(path);
+    if (d.cluster) {
       if (int rc = rule_options_ok(); rc != kOk) return rc;
       ClusterAnalysis c = pipeline::analyze_cluster_input(d, load_settings(common), copt);
       if (common.quiet && c.is_run_list())

@@ -3,15 +3,13 @@
 
 #include "base/load_error.h"
 #include "cli/commands.h"
-#include "loaders/detect.h"
 #include "pipeline/run_facts.h"
 
 namespace npu::cli {
 
 int cmd_facts(const std::string& path, const CommonOptions& common, const std::string& out_file) {
-  Detection d = detect_input(path);
-  if (d.kind == InputKind::Cluster)
-    throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
+  Detection d = pipeline::detect(path);
+  if (d.cluster) throw LoadError::whole_file(path, "is a cluster: run `facts` on each rank folder (the map step)");
   if (output_is_an_input(out_file, d)) return kBadInput;
   RunModel m = pipeline::load(d, load_settings(common));
   if (output_is_an_input(out_file, d, &m)) return kBadInput;

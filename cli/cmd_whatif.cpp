@@ -6,7 +6,6 @@
 
 #include "base/load_error.h"
 #include "cli/commands.h"
-#include "loaders/detect.h"
 #include "pipeline/load_settings.h"
 #include "pipeline/whatif_run.h"
 
@@ -52,8 +51,8 @@ std::string text_of(const nlohmann::json& r, const std::string& path) {
 
 int cmd_whatif(const std::string& path, const std::vector<std::string>& apply, const CommonOptions& common,
                const OutputOptions& out) {
-  Detection d = detect_input(path);
-  if (d.kind == InputKind::Cluster) throw LoadError::whole_file(path, "is a cluster: run `whatif` on one rank folder");
+  Detection d = pipeline::detect(path);
+  if (d.cluster) throw LoadError::whole_file(path, "is a cluster: run `whatif` on one rank folder");
   RunModel m = pipeline::load(d, load_settings(common));
   const nlohmann::json r = pipeline::whatif_run(m, apply);
   const bool json = out.format == "json" || (out.format.empty() && out.out_file.size() > 5 &&

@@ -7,7 +7,7 @@
 #include "base/decimal.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
 
 namespace npu {
 namespace {

@@ -1,5 +1,5 @@
-// Decides what an input path is, or says what it looked for. The one place that knows the
-// on-disk layouts of the supported profilers.
+// Decides what an input path is: every registered format (loaders/format.h) sniffs it and the
+// most confident one claims it, or the error says what was looked for.
 #pragma once
 #include <string>
 
@@ -7,8 +7,8 @@
 
 namespace npu {
 
-// Throws LoadError (whole file) when the path is missing or is none of the above; the
-// message lists what was looked for.
+// Throws LoadError (whole file) when the path is missing, is no format's, or two formats claim it
+// with the same confidence.
 Detection detect_input(const std::string& path);
 
 }  // namespace npu

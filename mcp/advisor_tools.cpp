@@ -6,14 +6,13 @@
 
 #include "base/load_error.h"
 #include "base/text.h"
-#include "loaders/detect.h"
 #include "mcp/advisor_handler.h"
 #include "pipeline/cluster_analysis.h"
 #include "pipeline/compare_side.h"
 #include "pipeline/run_facts.h"
+#include "pipeline/run_summary.h"
 #include "pipeline/whatif_run.h"
 #include "reports/report_document.h"
-#include "reports/run_summary.h"
 
 namespace npu::mcp::tools {
 
@@ -41,12 +40,12 @@ std::string first_paragraph(const std::string& doc) {
 }  // namespace
 
 json analyze_report(const std::string& real_path) {
-  Detection d = detect_input(real_path);
+  Detection d = pipeline::detect(real_path);
   pipeline::LoadSettings settings;  // no progress display: stdout is the protocol's
   Facts facts;
   json summary;
   json cluster_warnings = json::array();
-  if (d.kind == InputKind::Cluster) {
+  if (d.cluster) {
     pipeline::ClusterAnalysis c = pipeline::analyze_cluster_input(d, settings, pipeline::ClusterOptions{});
     if (c.is_run_list()) {
       std::string runs;
@@ -165,8 +164,8 @@ json compare_runs(const std::string& base, const std::string& next, bool keep_wa
 }
 
 json whatif(const std::string& real_path, const std::vector<std::string>& apply) {
-  Detection d = detect_input(real_path);
-  if (d.kind == InputKind::Cluster) throw ToolInputError(real_path + " is a cluster: give one rank's folder or trace");
+  Detection d = pipeline::detect(real_path);
+  if (d.cluster) throw ToolInputError(real_path + " is a cluster: give one rank's folder or trace");
   RunModel m = pipeline::load(d, pipeline::LoadSettings{});
   json r = pipeline::whatif_run(m, apply);
   r["input"] = real_path;

@@ -1,36 +1,28 @@
-// What an input path is: its kind and the files that make it up. Filled by loaders/detect.cpp,
-// read by every later layer (reports name the input, the pipeline dispatches on the kind).
+// What an input path is: the format that claimed it (loaders/formats.cpp), its kind in words and
+// what that format found there. Filled by loaders/registry.cpp, read by every later layer
+// (reports name the input, the pipeline treats a cluster apart from a run).
 #pragma once
+#include <any>
 #include <string>
 #include <vector>
 
 namespace npu {
 
-enum class InputKind {
-  AscendRun,        // a *_ascend_pt / *_ascend_ms folder (or its ASCEND_PROFILER_OUTPUT/)
-  TraceFile,        // one Chrome-format trace: trace_view.json, msprof_*.json, *.pt.trace.json[.gz]
-  Cluster,          // a parent folder of several rank folders
-  AscendDb,         // SQLite export: a *.db file, or an ASCEND_PROFILER_OUTPUT holding only .db files
-  MsprofFolder,     // one msprof PROF_* folder (mindstudio_profiler_output/, msprof_*.db, or the
-                    // older device_N/timeline/ layout)
-  MindSporeLegacy,  // MindSpore 1.x/2.0 profiler/ folder (ascend_timeline_display_N.json + raw dumps)
-};
-const char* to_string(InputKind k);
+// The kind in words of every cluster input, whichever format found it.
+inline constexpr const char* kClusterKind = "cluster (several ranks)";
 
 struct Detection {
-  InputKind kind = InputKind::AscendRun;
-  std::string path;        // as given
-  std::string run_dir;     // AscendRun: the run folder (holds profiler_info*.json), may be empty
-  std::string output_dir;  // AscendRun: ASCEND_PROFILER_OUTPUT (or the folder holding the files)
-  std::string trace_file;  // TraceFile
-  // AscendRun from one lone CSV: its path and the file it stands for ("kernel_details.csv").
-  std::string single_file, single_role;
-  std::string framework;  // "torch_npu", "mindspore", "" when unknown
-  // AscendDb: the profiler database and analysis.db / communication_analyzer.db (either may be
-  // empty). MindSporeLegacy: trace_file is ascend_timeline_display_N.json.
-  std::string db_file, analysis_db;
-  std::vector<std::string> members;  // Cluster: the rank folders/files, sorted
-  std::string description;           // one line for `inspect`
+  std::string format;                // the registered format's name ("torch_npu_text", "msprof", ...)
+  std::string kind;                  // the kind in words, as reports print it ("ascend run folder")
+  bool cluster = false;              // several runs: the pipeline loads each member (none: only the profiler's
+                                     // own cluster analysis is there)
+  std::string path;                  // the input: as given, or the one run inside the folder given
+  std::string framework;             // "torch_npu", "mindspore", "" when unknown
+  std::string description;           // the sniff's reason: one line for `inspect`
+  int confidence = 0;                // the sniff's confidence (loaders/format.h)
+  std::vector<std::string> members;  // cluster: the rank folders/files, sorted
+  std::vector<std::string> files;    // the files the format found (the output guard never writes over them)
+  std::any found;                    // what only its format reads back (its folders and files)
 };
 
 }  // namespace npu

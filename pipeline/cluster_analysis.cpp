@@ -13,14 +13,14 @@
 #include "base/input_registry.h"
 #include "base/load_error.h"
 #include "facts/cluster/cluster_facts.h"
-#include "loaders/cluster_reference_loader.h"
+#include "loaders/cluster/cluster_reference_loader.h"
 #include "loaders/detect.h"
 #include "loaders/run_loader.h"
 #include "pipeline/child_processes.h"
 #include "pipeline/cluster_membership.h"
 #include "pipeline/rank_outcome.h"
 #include "pipeline/run_facts.h"
-#include "reports/run_summary.h"
+#include "pipeline/run_summary.h"
 #include "rules/attribution.h"
 
 namespace npu::pipeline {
@@ -85,7 +85,7 @@ json cluster_summary(const std::string& path, const std::string& description,
          {"steps", r.steps.size()}});
   return {{"schema", "npu-advisor.run-summary"},
           {"schema_version", kRunSummarySchemaVersion},
-          {"input", {{"path", path}, {"kind", to_string(InputKind::Cluster)}, {"description", description}}},
+          {"input", {{"path", path}, {"kind", kClusterKind}, {"description", description}}},
           {"members", members}};
 }
 

@@ -50,13 +50,13 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
     side.description = in.value("description", std::string("facts written by npu-advisor facts"));
   } else {
     Detection d = detect_input(path);
-    if (d.kind == InputKind::Cluster)
+    if (d.cluster)
       throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
     RunModel m = load(d, settings);
     side.warnings = m.stats.warnings;
     side.rejected = m.stats.rejected;
     side.facts = run_facts(m, path, d);
-    side.kind = to_string(d.kind);
+    side.kind = d.kind;
     side.description = d.description;
   }
   RuleEngine engine;

@@ -1,15 +1,14 @@
 #include "pipeline/input_summary.h"
 
 #include "base/load_error.h"
-#include "loaders/detect.h"
-#include "reports/run_summary.h"
+#include "pipeline/run_summary.h"
 
 namespace npu::pipeline {
 
 nlohmann::json summarize_input(const std::string& path, const LoadSettings& settings, bool* any_member_failed) {
-  Detection d = detect_input(path);
+  Detection d = detect(path);
   *any_member_failed = false;
-  if (d.kind != InputKind::Cluster) {
+  if (!d.cluster) {
     RunModel m = load(d, settings);
     return summarize_run(m, d);
   }
@@ -17,7 +16,7 @@ nlohmann::json summarize_input(const std::string& path, const LoadSettings& sett
   std::vector<nlohmann::json> members;
   for (const auto& member : d.members) {
     try {
-      Detection md = detect_input(member);
+      Detection md = detect(member);
       RunModel m = load(md, settings);
       members.push_back(summarize_run(m, md));
     } catch (const LoadError& e) {

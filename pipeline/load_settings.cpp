@@ -1,8 +1,11 @@
 #include "pipeline/load_settings.h"
 
+#include "loaders/detect.h"
 #include "loaders/run_loader.h"
 
 namespace npu::pipeline {
+
+Detection detect(const std::string& path) { return detect_input(path); }
 
 RunModel load(const Detection& d, const LoadSettings& settings) {
   std::unique_ptr<LoadProgress> progress = settings.progress ? settings.progress(d.path) : nullptr;

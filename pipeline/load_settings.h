@@ -24,6 +24,10 @@ struct LoadSettings {
   std::function<std::unique_ptr<LoadProgress>(const std::string& path)> progress;
 };
 
+// What the path is (loaders/format.h: the most confident format's sniff). Throws LoadError
+// when it is none, saying what was looked for.
+Detection detect(const std::string& path);
+
 // Loads one run (not a cluster) with these settings.
 RunModel load(const Detection& d, const LoadSettings& settings);
 

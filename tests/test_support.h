@@ -12,7 +12,7 @@
 
 #include "loaders/detect.h"
 #include "loaders/run_loader.h"
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/trace_json_loader.h"
 
 namespace npu::test {
 

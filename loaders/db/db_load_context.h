@@ -18,7 +18,7 @@
 
 #include "loaders/db/db_id_index.h"
 #include "loaders/db/sqlite_db.h"
-#include "loaders/track_slice_blocks.h"
+#include "loaders/common/track_slice_blocks.h"
 #include "model/model.h"
 
 namespace npu {

@@ -1,11 +1,13 @@
 // StepTraceTime of analysis.db / communication_analyzer.db: the profiler's own per-step
-// breakdown (step_trace_time.csv in a text export), kept as a cross-check of the breakdown
-// computed from the tasks. The CommAnalyzer* tables beside it are only noted here.
+// breakdown (step_trace_time.csv in a text export; the columns: loaders/common/step_trace_columns.h), kept as a
+// cross-check of the breakdown computed from the tasks. The CommAnalyzer* tables beside it are only noted here.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "base/decimal.h"
 #include "base/load_error.h"
+#include "loaders/common/step_trace_columns.h"
 #include "loaders/db/db_readers.h"
 
 namespace npu {
@@ -28,12 +30,16 @@ void read_analysis_step_trace(const std::string& path, RunModel& model) {
   f.status = InputFile::Status::Loaded;
   f.table = "StepTraceTime";
   uint16_t id = model.add_file(std::move(f));
+  namespace cols = step_trace_columns;
   ColumnPicker c(db, "StepTraceTime");
-  int dev = c.add({"deviceId"}), step = c.add({"step"}), comp = c.add({"computing"}),
-      cno = c.add({"communication_not_overlapped"}), ovl = c.add({"overlapped"}), comm = c.add({"communication"}),
-      free = c.add({"free"}), stage = c.add({"stage"}), bubble = c.add({"bubble"}),
-      cnox = c.add({"communication_not_overlapped_and_exclude_receive"}), prep = c.add({"preparing"});
-  if (!c.has(comp) || !c.has(free) || !c.has(cno))
+  const int dev = c.add({cols::kDbDevice}), step = c.add({cols::kDbStep});
+  std::vector<int> time;
+  bool required = true;
+  for (const auto& col : cols::kTimes) {
+    time.push_back(c.add({col.db}));
+    if (col.required) required = required && c.has(time.back());
+  }
+  if (!required)
     throw LoadError::whole_file(path, "table StepTraceTime has no computing/free/communication_not_overlapped columns");
   SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM StepTraceTime", "StepTraceTime");
   // Values are microseconds (as step_trace_time.csv), stored as NUMERIC: read the text and
@@ -52,15 +58,7 @@ void read_analysis_step_trace(const std::string& path, RunModel& model) {
     r.line = static_cast<uint32_t>(st.i64(0));
     r.device = c.has(dev) && !st.null(1 + dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
     if (c.has(step) && !st.null(1 + step)) r.step = parse_int(st.text(1 + step)).value_or(kNoId);
-    r.computing = us(comp, 0);
-    r.comm_not_overlapped = us(cno, 0);
-    r.overlapped = us(ovl, 0);
-    r.communication = us(comm, 0);
-    r.free = us(free, 0);
-    r.stage = us(stage, kNoId);
-    r.bubble = us(bubble, kNoId);
-    r.comm_not_overlapped_excl_receive = us(cnox, kNoId);
-    r.preparing = us(prep, kNoId);
+    for (size_t i = 0; i < cols::kTimes.size(); ++i) r.*cols::kTimes[i].field = us(time[i], cols::kTimes[i].missing);
     model.step_trace.push_back(r);
     ++n;
   }

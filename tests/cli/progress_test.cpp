@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/progress_line.h"
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/trace_json_loader.h"
 #include "test_support.h"
 
 namespace {

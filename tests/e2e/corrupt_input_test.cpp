@@ -53,9 +53,9 @@
 
 #include "base/decimal.h"
 #include "base/load_error.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/csv_table.h"
+#include "loaders/common/trace_json_loader.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "model/model.h"
 #include "test_support.h"
 

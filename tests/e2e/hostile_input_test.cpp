@@ -13,7 +13,7 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/ascend_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/db/sqlite_db.h"
 #include "test_support.h"

@@ -11,8 +11,8 @@
 
 #include "base/load_error.h"
 #include "fuzz_util.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "model/model.h"
 
 namespace {

@@ -24,7 +24,7 @@
 
 #include "base/load_error.h"
 #include "fuzz_util.h"
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/trace_json_loader.h"
 #include "model/model.h"
 
 namespace {

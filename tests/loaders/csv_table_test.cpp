@@ -1,4 +1,4 @@
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
 
 #include <gtest/gtest.h>
 

@@ -325,10 +325,10 @@ TEST(DbExport, DetectsDbFilesAndFolders) {
   make_db(out + "/ascend_mindspore_profiler_1.db", kNewSchema);
   make_db(out + "/communication_analyzer.db", "CREATE TABLE CommAnalyzerTime (x INTEGER);");
   npu::Detection d = npu::detect_input((dir.path() / "w_1_20260101000000000_ascend_ms").string());
-  EXPECT_EQ(d.kind, npu::InputKind::AscendDb);
+  EXPECT_EQ(d.format, "sqlite");
   EXPECT_EQ(d.framework, "mindspore");
-  EXPECT_EQ(d.db_file, out + "/ascend_mindspore_profiler_1.db");
-  EXPECT_EQ(d.analysis_db, out + "/communication_analyzer.db");
+  EXPECT_EQ(d.files,
+            (std::vector<std::string>{out + "/ascend_mindspore_profiler_1.db", out + "/communication_analyzer.db"}));
   npu::RunModel m = npu::load_run(d);
   EXPECT_EQ(m.meta.framework, "mindspore");
   EXPECT_EQ(m.kernels.size(), 3u);
@@ -488,7 +488,7 @@ TEST(DbExport, SampleDbExportGivesTheSameFactsAsTheTextExport) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::string db_run = (dir.path() / std::filesystem::path(npu::test::sample_run()).filename()).string();
   npu::Detection d = npu::detect_input(db_run);
-  ASSERT_EQ(d.kind, npu::InputKind::AscendDb);
+  ASSERT_EQ(d.format, "sqlite");
   npu::RunModel text = npu::test::load_path(npu::test::sample_run());
   npu::RunModel db = npu::load_run(d);
 

@@ -37,7 +37,7 @@ TEST(MsprofFolder, Cann8TextLayoutWithSlicedTimeline) {
   dir.write(prof + "/device_0/info.json.0", R"({"devices":"0","rank_id":5,"version":"1.1"})");
 
   npu::Detection d = npu::detect_input((dir.path() / prof).string());
-  ASSERT_EQ(d.kind, npu::InputKind::MsprofFolder);
+  ASSERT_EQ(d.format, "msprof");
   npu::RunModel m = npu::load_run(d);
   EXPECT_EQ(m.meta.source_format, "msprof PROF_ text export (CANN 8.0+ file names)");
   EXPECT_EQ(m.meta.rank, 5);

@@ -12,8 +12,8 @@
 
 #include "base/json_file.h"
 #include "facts/cluster/cluster_facts.h"
-#include "loaders/ascend_files.h"
 #include "loaders/db/db_export.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "reports/report_document.h"
 #include "test_support.h"
 

@@ -29,7 +29,7 @@ const char* kProf1 = "msprof_PROF/mindinsight_2device/PROF_000001_20230818142704
 TEST(RealDataFormats, MsinsightFullDb) {
   REQUIRE_REALDATA(kFullDb);
   npu::Detection d = npu::detect_input(real(kFullDb));
-  EXPECT_EQ(d.kind, npu::InputKind::AscendDb);
+  EXPECT_EQ(d.format, "sqlite");
   npu::RunModel m = npu::load_run(d);
   EXPECT_EQ(m.meta.source_format,
             "msprof DB (schema with COMPUTE_TASK_INFO.blockDim, OVERLAP_ANALYSIS, no PYTORCH_API)");
@@ -77,9 +77,9 @@ TEST(RealDataFormats, MsinsightAnalysisDb) {
 TEST(RealDataFormats, MsprofTwoDevicesIsACluster) {
   REQUIRE_REALDATA(kProf2);
   npu::Detection d = npu::detect_input(real(kProf2));
-  EXPECT_EQ(d.kind, npu::InputKind::Cluster);
+  EXPECT_EQ(d.cluster, true);
   ASSERT_EQ(d.members.size(), 2u);
-  EXPECT_EQ(npu::detect_input(d.members[0]).kind, npu::InputKind::MsprofFolder);
+  EXPECT_EQ(npu::detect_input(d.members[0]).format, "msprof");
 }
 
 void check_prof(const char* rel, uint64_t events, uint64_t cann, uint64_t overlap, int device) {
@@ -115,7 +115,7 @@ TEST(RealDataFormats, MindSporeLegacyTimeline) {
   const char* rel = "mindspore_legacy/mindinsight_run_2/profiler";
   REQUIRE_REALDATA(rel);
   npu::Detection d = npu::detect_input(real(rel));
-  EXPECT_EQ(d.kind, npu::InputKind::MindSporeLegacy);
+  EXPECT_EQ(d.format, "mindspore_legacy");
   npu::RunModel m = npu::load_run(d);
   EXPECT_EQ(m.meta.framework, "mindspore");
   EXPECT_EQ(m.stats.trace_events, 112u);
@@ -140,8 +140,8 @@ TEST(RealDataFormats, MindSporeLegacyWithoutTimelineIsExplained) {
 TEST(RealDataFormats, ParentFoldersOfADbAndOfAMindSporeProfilerFolder) {
   REQUIRE_REALDATA(kFullDb);
   npu::Detection folder = npu::detect_input(real("ascend_db/msinsight_full_db"));
-  EXPECT_EQ(folder.kind, npu::InputKind::AscendDb);
-  EXPECT_EQ(std::filesystem::path(folder.db_file).filename(), "msprof_0.db");
+  EXPECT_EQ(folder.format, "sqlite");
+  EXPECT_EQ(std::filesystem::path(folder.files.at(0)).filename(), "msprof_0.db");
   npu::RunModel a = npu::load_run(folder), b = npu::load_run(npu::detect_input(real(kFullDb)));
   EXPECT_EQ(a.slices.size(), b.slices.size());
   EXPECT_EQ(a.kernels.size(), b.kernels.size());
@@ -150,8 +150,8 @@ TEST(RealDataFormats, ParentFoldersOfADbAndOfAMindSporeProfilerFolder) {
   const char* job = "mindspore_legacy/mindinsight_run_2";
   REQUIRE_REALDATA(job);
   npu::Detection d = npu::detect_input(real(job));
-  EXPECT_EQ(d.kind, npu::InputKind::MindSporeLegacy);
-  EXPECT_EQ(std::filesystem::path(d.output_dir).filename(), "profiler");
+  EXPECT_EQ(d.format, "mindspore_legacy");
+  EXPECT_EQ(std::filesystem::path(d.path).filename(), "profiler");
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ TEST(RealData, MsttTimelineAdviceTrace) {
 TEST(RealData, Msinsight2RankIsDetectedAsCluster) {
   REQUIRE_REALDATA("ascend_torch_npu/msinsight_2rank");
   auto d = npu::detect_input(real("ascend_torch_npu/msinsight_2rank"));
-  EXPECT_EQ(d.kind, npu::InputKind::Cluster);
+  EXPECT_EQ(d.cluster, true);
   ASSERT_EQ(d.members.size(), 2u);
 }
 

@@ -8,7 +8,7 @@
 #pragma once
 #include <unordered_map>
 
-#include "loaders/trace_chunk_parser.h"
+#include "loaders/common/trace_chunk_parser.h"
 #include "model/model.h"
 
 namespace npu {

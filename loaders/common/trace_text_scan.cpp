@@ -1,7 +1,7 @@
 // The byte-level scans of trace text the streaming loader needs besides the parse itself: where a
 // chunk may end, where an object-form file's event array starts, and, after a failed parse,
 // which event broke it (loaders/trace_text_scan.h).
-#include "loaders/trace_text_scan.h"
+#include "loaders/common/trace_text_scan.h"
 
 #include <cstring>
 #include <simdjson.h>

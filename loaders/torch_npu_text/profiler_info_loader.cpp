@@ -6,8 +6,8 @@
 
 #include "base/json_file.h"
 #include "base/text.h"
-#include "loaders/ascend_files.h"
 #include "loaders/parallel_groups.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/trace_json_loader.h"
 #include "model/model.h"
 
 namespace npu {

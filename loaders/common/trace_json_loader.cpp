@@ -1,4 +1,4 @@
-#include "loaders/trace_json_loader.h"
+#include "loaders/common/trace_json_loader.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,11 +14,11 @@
 #include "base/byte_source.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/duration_bound.h"
-#include "loaders/flow_pairing.h"
-#include "loaders/trace_chunk_parser.h"
-#include "loaders/trace_text_scan.h"
-#include "loaders/track_slice_blocks.h"
+#include "loaders/common/duration_bound.h"
+#include "loaders/common/flow_pairing.h"
+#include "loaders/common/trace_chunk_parser.h"
+#include "loaders/common/trace_text_scan.h"
+#include "loaders/common/track_slice_blocks.h"
 
 namespace npu {
 namespace {

@@ -1,7 +1,7 @@
 // op_statistic.csv: the profiler's per-operator-type totals.
 #include "base/decimal.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 

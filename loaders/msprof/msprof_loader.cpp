@@ -1,4 +1,4 @@
-#include "loaders/msprof_loader.h"
+#include "loaders/msprof/msprof_loader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/ascend_files.h"
+#include "loaders/common/input_files.h"
 #include "loaders/db/db_export.h"
-#include "loaders/input_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -201,8 +201,8 @@ void framework_from_operator_names(RunModel& model) {
 
 }  // namespace
 
-void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& opt) {
-  fs::path root(d.output_dir);
+void load_msprof_folder(const std::string& folder, RunModel& model, const LoadOptions& opt) {
+  fs::path root(folder);
   load_device_info(root, model);
   if (fs::is_directory(root / "mindstudio_profiler_output")) {
     load_mindstudio_output(root / "mindstudio_profiler_output", model, opt);
@@ -230,11 +230,11 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
     }
   }
   if (timeline.empty())
-    throw LoadError::whole_file(d.output_dir,
+    throw LoadError::whole_file(folder,
                                 "msprof PROF_ folder without exported data: looked for "
                                 "mindstudio_profiler_output/, msprof_*.db and device_*/timeline/msprof_*.json "
                                 "(run `msprof --export=on --output=" +
-                                    d.output_dir + "` first)");
+                                    folder + "` first)");
   sort_natural(timeline);
   sort_natural(step_trace);
   model.meta.source_format =
@@ -245,40 +245,11 @@ void load_msprof_folder(const Detection& d, RunModel& model, const LoadOptions& 
   if (iterations_as_steps(model) > 0) model.meta.step_semantics = StepSemantics::MsprofTasks;
   framework_from_operator_names(model);
   if (!unread.empty() || !step_trace.empty())
-    model.stats.warnings.push_back(d.output_dir + ": " + std::to_string(unread.size() + step_trace.size()) +
+    model.stats.warnings.push_back(folder + ": " + std::to_string(unread.size() + step_trace.size()) +
                                    " hccl_*/task_time_*/step_trace_* timeline files not read (msprof_*.json already "
                                    "holds their events)");
   for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
     note_missing(model, role, "not in the CANN 6.x timeline layout (export with a newer msprof for op_summary)");
-}
-
-void load_mindspore_legacy(const Detection& d, RunModel& model, const LoadOptions& opt) {
-  model.meta.framework = "mindspore";
-  model.meta.source_format = "MindSpore legacy profiler folder (MindInsight era)";
-  if (d.trace_file.empty())
-    throw LoadError::whole_file(d.output_dir,
-                                "MindSpore legacy profiler folder without ascend_timeline_display_N.json; "
-                                "its raw files (hccl_raw, step_trace_raw, framework_raw, ...) are not "
-                                "supported: profile with MindSpore 2.3+ (ASCEND_PROFILER_OUTPUT)");
-  load_trace_files(model, "trace_view.json", {d.trace_file}, opt.trace);
-  // These timelines carry no process names: pid 1 holds the device operators, one thread per
-  // stream (MindInsight's timeline writer). Name it so the device analyses see it.
-  const StrId hw = model.strings.intern("Ascend Hardware");
-  bool named = false;
-  for (auto& t : model.tracks)
-    if (t.process_name == kEmptyStr && t.pid == 1) {
-      t.process_name = hw;
-      named = true;
-    }
-  if (named)
-    model.stats.warnings.push_back(d.trace_file +
-                                   ": no process names; pid 1 (device operators by stream) read as "
-                                   "Ascend Hardware");
-  model.stats.warnings.push_back(d.output_dir +
-                                 ": MindSpore legacy raw files (framework_raw, aicore_intermediate, "
-                                 "step_trace_raw, minddata_*, hccl_raw) are not read: only the timeline is analysed");
-  for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
-    note_missing(model, role, "not in the MindSpore legacy layout (MindSpore 2.3+ writes it)");
 }
 
 }  // namespace npu

@@ -3,9 +3,9 @@
 #include <set>
 
 #include "base/decimal.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
-#include "loaders/duration_bound.h"
+#include "loaders/common/csv_table.h"
+#include "loaders/common/duration_bound.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 namespace {

@@ -1,4 +1,4 @@
-#include "loaders/input_files.h"
+#include "loaders/common/input_files.h"
 
 namespace npu {
 namespace fs = std::filesystem;

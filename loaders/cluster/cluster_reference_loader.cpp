@@ -1,4 +1,4 @@
-#include "loaders/cluster_reference_loader.h"
+#include "loaders/cluster/cluster_reference_loader.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // The three memory CSVs of a profile_memory=True run.
 #include "base/decimal.h"
-#include "loaders/ascend_files.h"
-#include "loaders/csv_table.h"
+#include "loaders/common/csv_table.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 
 namespace npu {
 namespace {

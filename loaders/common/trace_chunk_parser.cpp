@@ -1,4 +1,4 @@
-#include "loaders/trace_chunk_parser.h"
+#include "loaders/common/trace_chunk_parser.h"
 
 #include <charconv>
 #include <cstring>

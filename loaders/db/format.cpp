@@ -1,0 +1,110 @@
+#include "loaders/db/format.h"
+
+#include <algorithm>
+
+#include "loaders/common/ascend_layout.h"
+#include "loaders/common/input_files.h"
+#include "loaders/db/db_export.h"
+#include "loaders/torch_npu_text/run_metadata.h"
+
+namespace npu {
+namespace fs = std::filesystem;
+
+namespace {
+
+// What the sniff found: the per-rank profiler database and analysis.db /
+// communication_analyzer.db (either may be empty), and the run folder they belong to.
+struct DbExport {
+  std::string run_dir, output_dir, db_file, analysis_db;
+};
+
+bool is_analysis_db_name(const std::string& n) { return n == "analysis.db" || n == "communication_analyzer.db"; }
+
+bool is_profiler_db_name(const std::string& n) {
+  return n.ends_with(".db") && (n.starts_with("ascend_pytorch_profiler") ||
+                                n.starts_with("ascend_mindspore_profiler") || n.starts_with("msprof"));
+}
+
+std::string framework_of_db(const std::string& file) {
+  std::string n = file.empty() ? "" : fs::path(file).filename().string();
+  return n.starts_with("ascend_mindspore_profiler") ? "mindspore"
+         : n.starts_with("ascend_pytorch_profiler") ? "torch_npu"
+                                                    : "";
+}
+
+// The databases of a folder: the (first, sorted) per-rank profiler DB and analysis.db.
+bool find_db_export(const fs::path& dir, DbExport& x) {
+  std::error_code ec;
+  std::vector<std::string> dbs;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (!e.is_regular_file()) continue;
+    if (is_profiler_db_name(n)) dbs.push_back(e.path().string());
+    else if (is_analysis_db_name(n) && x.analysis_db.empty()) x.analysis_db = e.path().string();
+  }
+  std::sort(dbs.begin(), dbs.end());
+  if (!dbs.empty()) x.db_file = dbs[0];
+  return !dbs.empty() || !x.analysis_db.empty();
+}
+
+Sniff found(int confidence, std::string reason, std::string framework, DbExport x) {
+  Sniff s;
+  s.confidence = confidence;
+  s.reason = std::move(reason);
+  s.found.framework = std::move(framework);
+  for (const auto& f : {x.db_file, x.analysis_db})
+    if (!f.empty()) s.found.files.push_back(f);
+  s.found.found = std::move(x);
+  return s;
+}
+
+Sniff sniff(const fs::path& p) {
+  DbExport x;
+  if (fs::is_regular_file(p)) {
+    std::string n = p.filename().string();
+    if (!n.ends_with(".db")) return {};
+    (is_analysis_db_name(n) ? x.analysis_db : x.db_file) = p.string();
+    return found(confidence::kLayout, "SQLite profiler export " + n, framework_of_db(p.string()), std::move(x));
+  }
+  if (std::optional<AscendOutput> o = find_ascend_output(p)) {
+    if (has_export_files(o->out) || !find_db_export(o->out, x)) return {};
+    std::string framework = o->run.empty() ? "" : framework_of_run_folder(o->run);
+    if (framework.empty() && !x.db_file.empty())
+      framework = fs::path(x.db_file).filename().string().starts_with("ascend_mindspore") ? "mindspore" : "torch_npu";
+    std::string reason =
+        std::string(framework == "mindspore" ? "MindSpore" : "torch_npu") + " run folder (SQLite export) " + o->where();
+    x.run_dir = o->run.string();
+    x.output_dir = o->out.string();
+    return found(confidence::kLayout, std::move(reason), std::move(framework), std::move(x));
+  }
+  // A folder holding a profiler database on its own, or a MindSpore job folder holding its
+  // profiler/ folder: what a user points at.
+  if (!find_db_export(p, x)) return {};
+  x.output_dir = p.string();
+  std::string framework = framework_of_db(x.db_file);
+  return found(confidence::kLooseFiles, "SQLite profiler export in " + p.string(), std::move(framework), std::move(x));
+}
+
+// The per-rank profiler database, analysis.db, and the run folder's metadata.
+void load(const Detection& d, RunModel& model, const LoadOptions&) {
+  const auto& x = std::any_cast<const DbExport&>(d.found);
+  model.meta.framework = d.framework;
+  load_run_metadata(x.run_dir, x.output_dir, model);
+  if (!x.db_file.empty()) {
+    model.meta.source_format = load_profiler_db(x.db_file, model).description;
+  } else {
+    model.meta.source_format = "analysis DB";
+    note_missing(model, "profiler.db",
+                 "no ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db / msprof_*.db: "
+                 "no timeline, operators or memory");
+  }
+  if (!x.analysis_db.empty()) load_analysis_db(x.analysis_db, model);
+  else if (!model.file("step_trace_time.csv"))
+    note_missing(model, "step_trace_time.csv", "no analysis.db: the profiler's own per-step breakdown (cross-check)");
+}
+
+}  // namespace
+
+InputFormat sqlite_format() { return {"sqlite", "SQLite export", sniff, load, nullptr}; }
+
+}  // namespace npu

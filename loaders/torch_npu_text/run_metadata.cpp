@@ -1,0 +1,48 @@
+#include "loaders/torch_npu_text/run_metadata.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "loaders/common/input_files.h"
+#include "loaders/torch_npu_text/ascend_files.h"
+
+namespace npu {
+namespace fs = std::filesystem;
+
+void load_run_metadata(const std::string& run_dir, const std::string& output_dir, RunModel& model) {
+  std::vector<fs::path> info_dirs;
+  if (!run_dir.empty()) info_dirs.push_back(run_dir);
+  if (!output_dir.empty()) info_dirs.push_back(output_dir);
+  fs::path info, metadata;
+  for (const auto& dir : info_dirs) {
+    std::error_code ec;
+    std::vector<fs::path> infos;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string n = e.path().filename().string();
+      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")
+        infos.push_back(e.path());
+      if (n == "profiler_metadata.json" && metadata.empty()) metadata = e.path();
+    }
+    std::sort(infos.begin(), infos.end());
+    if (!infos.empty() && info.empty()) {
+      info = infos[0];
+      if (infos.size() > 1)
+        model.stats.warnings.push_back(dir.string() + ": " + std::to_string(infos.size()) +
+                                       " profiler_info*.json files; using " + info.filename().string());
+    }
+  }
+  if (!info.empty()) {
+    uint16_t id = register_found(model, "profiler_info.json", info);
+    if (model.files[id].status == InputFile::Status::Loaded) load_profiler_info(info.string(), model);
+  } else {
+    note_missing(model, "profiler_info.json", "rank id, profiler level and capture options are unknown");
+  }
+  if (!metadata.empty()) {
+    uint16_t id = register_found(model, "profiler_metadata.json", metadata);
+    if (model.files[id].status == InputFile::Status::Loaded) load_profiler_metadata(metadata.string(), model);
+  } else {
+    note_missing(model, "profiler_metadata.json", "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
+  }
+}
+
+}  // namespace npu
