@@ -16,14 +16,14 @@ using nlohmann::json;
 
 const char* const kTransports[] = {"HCCS", "PCIE", "RDMA", "SDMA", "SIO", "LOCAL"};
 
-// "step12" -> 12; "step" or anything else -> null (no step schedule).
-json step_id(const std::string& key) {
+// "step12" -> 12; "step" or anything else -> kNoId (no step schedule).
+int64_t step_id(const std::string& key) {
   if (key.size() > 4 && key.compare(0, 4, "step") == 0) {
     int64_t v = 0;
     auto [p, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), v);
     if (ec == std::errc() && p == key.data() + key.size()) return v;
   }
-  return nullptr;
+  return kNoId;
 }
 
 // "hcom_allReduce__483_2@9350434047717501483" -> name, group.
@@ -65,53 +65,48 @@ bool is_p2p_name(const std::string& name) {
 }
 
 // One operator's {"Communication Time Info", "Communication Bandwidth Info"}.
-json op_record(const std::string& path, const std::string& where, const json& step, const std::string& kind,
-               const std::string& key, int rank, const json& info) {
+CommOp op_record(const std::string& path, const std::string& where, int64_t step, const std::string& kind,
+                 const std::string& key, int rank, const json& info) {
   if (!info.is_object()) throw LoadError::whole_file(path, where + ": expected an object");
-  json r;
-  std::string name, group;
-  split_op(key, name, group);
-  r["step"] = step;
-  r["kind"] = kind.empty() ? (is_p2p_name(name) ? "p2p" : "collective") : kind;
-  r["name"] = name;
-  r["group"] = group;
-  r["rank"] = rank;
+  CommOp r;
+  split_op(key, r.name, r.group);
+  r.step = step;
+  r.kind = kind.empty() ? (is_p2p_name(r.name) ? "p2p" : "collective") : kind;
+  r.rank = rank;
   const json& t = member_object(info, "Communication Time Info");
-  r["elapse_ns"] = ms(t, "Elapse Time(ms)", path, where);
-  r["transit_ns"] = ms(t, "Transit Time(ms)", path, where);
-  r["wait_ns"] = ms(t, "Wait Time(ms)", path, where);
-  r["sync_ns"] = ms(t, "Synchronization Time(ms)", path, where);
-  r["idle_ns"] = ms(t, "Idle Time(ms)", path, where);
-  r["wait_ratio"] = num(t, "Wait Time Ratio");
-  r["sync_ratio"] = num(t, "Synchronization Time Ratio");
-  json bw = json::object();
+  r.elapse_ns = ms(t, "Elapse Time(ms)", path, where);
+  r.transit_ns = ms(t, "Transit Time(ms)", path, where);
+  r.wait_ns = ms(t, "Wait Time(ms)", path, where);
+  r.sync_ns = ms(t, "Synchronization Time(ms)", path, where);
+  r.idle_ns = ms(t, "Idle Time(ms)", path, where);
+  r.wait_ratio = num(t, "Wait Time Ratio");
+  r.sync_ratio = num(t, "Synchronization Time Ratio");
   const json& b = member_object(info, "Communication Bandwidth Info");
   for (const char* tr : kTransports) {
     auto it = b.find(tr);
     if (it == b.end() || !it->is_object()) continue;
-    double size = num(*it, "Transit Size(MB)");
-    int64_t time = ms(*it, "Transit Time(ms)", path, where);
-    if (size <= 0 && time <= 0) continue;  // transport not used by this op
-    uint64_t packets = 0;
+    CommBandwidth u;
+    u.transport = tr;
+    u.size_mb = num(*it, "Transit Size(MB)");
+    u.time_ns = ms(*it, "Transit Time(ms)", path, where);
+    if (u.size_mb <= 0 && u.time_ns <= 0) continue;  // transport not used by this op
     if (auto d = it->find("Size Distribution"); d != it->end() && d->is_object())
       for (const auto& [sz, v] : d->items())
-        if (v.is_array() && !v.empty() && v[0].is_number()) packets += static_cast<uint64_t>(v[0].get<double>());
-    bw[tr] = {{"size_mb", size},
-              {"time_ns", time},
-              {"gbps", num(*it, "Bandwidth(GB/s)")},
-              {"large_packet_ratio", num(*it, "Large Packet Ratio")},
-              {"packets", packets}};
+        if (v.is_array() && !v.empty() && v[0].is_number()) u.packets += static_cast<uint64_t>(v[0].get<double>());
+    u.gbps = num(*it, "Bandwidth(GB/s)");
+    u.large_packet_ratio = num(*it, "Large Packet Ratio");
+    r.bandwidth.push_back(std::move(u));
   }
-  r["bandwidth"] = bw;
-  r["evidence"] = json::array({{{"file", path}, {"what", where}}});
+  std::sort(r.bandwidth.begin(), r.bandwidth.end(),
+            [](const CommBandwidth& a, const CommBandwidth& c) { return a.transport < c.transport; });
+  r.source = {path, "", -1, where};
   return r;
 }
 
-json link_record(const std::string& path, const std::string& where, const json& step, const std::string& kind,
-                 const std::string& key, const std::string& src_dst, const json& info) {
-  json r;
-  std::string name, group;
-  split_op(key, name, group);
+CommLink link_record(const std::string& path, const std::string& where, int64_t step, const std::string& kind,
+                     const std::string& key, const std::string& src_dst, const json& info) {
+  CommLink r;
+  split_op(key, r.op, r.group);
   auto dash = src_dst.find('-');
   int src = -1, dst = -1;
   if (dash != std::string::npos) {
@@ -120,18 +115,16 @@ json link_record(const std::string& path, const std::string& where, const json& 
   }
   if (src < 0 || dst < 0)
     throw LoadError::whole_file(path, where + ": link key \"" + src_dst + "\" is not \"src-dst\"");
-  r["step"] = step;
-  r["kind"] = kind.empty() ? (is_p2p_name(name) ? "p2p" : "collective") : kind;
-  r["op"] = name;
-  r["group"] = group;
-  r["src"] = src;
-  r["dst"] = dst;
+  r.step = step;
+  r.kind = kind.empty() ? (is_p2p_name(r.op) ? "p2p" : "collective") : kind;
+  r.src = src;
+  r.dst = dst;
   auto tt = info.find("Transport Type");
-  r["transport"] = tt != info.end() && tt->is_string() ? tt->get<std::string>() : std::string();
-  r["size_mb"] = num(info, "Transit Size(MB)");
-  r["time_ns"] = ms(info, "Transit Time(ms)", path, where);
-  r["gbps"] = num(info, "Bandwidth(GB/s)");
-  r["evidence"] = json::array({{{"file", path}, {"what", where}}});
+  r.transport = tt != info.end() && tt->is_string() ? tt->get<std::string>() : std::string();
+  r.size_mb = num(info, "Transit Size(MB)");
+  r.time_ns = ms(info, "Transit Time(ms)", path, where);
+  r.gbps = num(info, "Bandwidth(GB/s)");
+  r.source = {path, "", -1, where};
   return r;
 }
 
@@ -177,16 +170,16 @@ int64_t json_ms_to_ns(const nlohmann::json& v) {
   return ns.value_or(0);
 }
 
-json load_communication_ops(const std::string& path, int rank) {
-  json out = json::array();
+std::vector<CommOp> load_communication_ops(const std::string& path, int rank) {
+  std::vector<CommOp> out;
   for_each_op(path, read_json_file(path),
               [&](const std::string& step, const std::string& kind, const std::string& op, const std::string& where,
                   const json& oval) { out.push_back(op_record(path, where, step_id(step), kind, op, rank, oval)); });
   return out;
 }
 
-json load_communication_links(const std::string& path) {
-  json out = json::array();
+std::vector<CommLink> load_communication_links(const std::string& path) {
+  std::vector<CommLink> out;
   for_each_op(path, read_json_file(path),
               [&](const std::string& step, const std::string& kind, const std::string& op, const std::string& where,
                   const json& oval) {
@@ -197,8 +190,8 @@ json load_communication_links(const std::string& path) {
   return out;
 }
 
-json load_cluster_communication_ops(const std::string& path) {
-  json out = json::array();
+std::vector<CommOp> load_cluster_communication_ops(const std::string& path) {
+  std::vector<CommOp> out;
   for_each_op(
       path, read_json_file(path),
       [&](const std::string& group, const std::string& step, const std::string& op, const std::string& where,
@@ -214,8 +207,8 @@ json load_cluster_communication_ops(const std::string& path) {
   return out;
 }
 
-json load_cluster_communication_links(const std::string& path) {
-  json out = json::array();
+std::vector<CommLink> load_cluster_communication_links(const std::string& path) {
+  std::vector<CommLink> out;
   for_each_op(path, read_json_file(path),
               [&](const std::string& group, const std::string& step, const std::string& op, const std::string& where,
                   const json& oval) {
@@ -226,9 +219,9 @@ json load_cluster_communication_links(const std::string& path) {
   return out;
 }
 
-json load_cluster_step_trace_time(const std::string& path) {
+std::vector<ClusterStepRow> load_cluster_step_trace_time(const std::string& path) {
   CsvTable t(path);
-  json out = json::array();
+  std::vector<ClusterStepRow> out;
   if (t.header().empty()) return out;
   const int c_step = t.col({"Step", "Step Id", "Step ID"});
   const int c_type = t.require({"Type"});
@@ -246,28 +239,26 @@ json load_cluster_step_trace_time(const std::string& path) {
     if (trim_cell(r[c_type]) != "rank") return;
     auto rank = r.integer(c_index);
     if (!rank) throw LoadError::at_line(path, r.line(), "rank row without an integer Index");
-    json row;
-    row["rank"] = *rank;
-    auto step = r.integer(c_step);
-    row["step"] = step ? json(*step) : json(nullptr);
-    Ns comp = r.us_to_ns(c_comp).value_or(0), cno = r.us_to_ns(c_cno).value_or(0), fr = r.us_to_ns(c_free).value_or(0);
-    row["computing_ns"] = comp;
-    row["comm_not_overlapped_ns"] = cno;
-    row["overlapped_ns"] = r.us_to_ns(c_ovl).value_or(0);
-    row["communication_ns"] = r.us_to_ns(c_comm).value_or(0);
-    row["free_ns"] = fr;
-    row["device_time_ns"] = comp + cno + fr;
-    if (c_bubble >= 0) row["bubble_ns"] = r.us_to_ns(c_bubble).value_or(0);
-    if (c_stage >= 0) row["stage_ns"] = r.us_to_ns(c_stage).value_or(0);
-    row["evidence"] = json::array({{{"file", path}, {"line", r.line()}, {"what", "rank row"}}});
+    ClusterStepRow row;
+    row.rank = static_cast<int32_t>(*rank);
+    row.step = r.integer(c_step).value_or(kNoId);
+    row.computing_ns = r.us_to_ns(c_comp).value_or(0);
+    row.comm_not_overlapped_ns = r.us_to_ns(c_cno).value_or(0);
+    row.overlapped_ns = r.us_to_ns(c_ovl).value_or(0);
+    row.communication_ns = r.us_to_ns(c_comm).value_or(0);
+    row.free_ns = r.us_to_ns(c_free).value_or(0);
+    row.device_time_ns = row.computing_ns + row.comm_not_overlapped_ns + row.free_ns;
+    if (c_bubble >= 0) row.bubble_ns = r.us_to_ns(c_bubble).value_or(0);
+    if (c_stage >= 0) row.stage_ns = r.us_to_ns(c_stage).value_or(0);
+    row.source = {path, "", static_cast<int64_t>(r.line()), "rank row"};
     out.push_back(std::move(row));
   });
   return out;
 }
 
-json load_cluster_pipeline_stages(const std::string& path) {
+std::vector<ClusterStage> load_cluster_pipeline_stages(const std::string& path) {
   CsvTable t(path);
-  json out = json::array();
+  std::vector<ClusterStage> out;
   if (t.header().empty()) return out;
   const int c_type = t.require({"Type"});
   const int c_index = t.require({"Index"});
@@ -277,30 +268,30 @@ json load_cluster_pipeline_stages(const std::string& path) {
     std::string index(trim_cell(r[c_index]));
     if (!seen.insert(index).second) return;  // one row per step and stage: the ranks are the same
     // "(8, 9, 10, 11)": the ranks of the stage.
-    json ranks = json::array();
+    ClusterStage stage;
     int64_t v = -1;
     for (char ch : index + ",") {
       if (ch >= '0' && ch <= '9') v = (v < 0 ? 0 : v * 10) + (ch - '0');
-      else if (v >= 0) ranks.push_back(v), v = -1;
+      else if (v >= 0) stage.ranks.push_back(v), v = -1;
     }
-    if (ranks.empty()) throw LoadError::at_line(path, r.line(), "stage row whose Index names no rank: " + index);
-    out.push_back(
-        {{"ranks", ranks}, {"evidence", json::array({{{"file", path}, {"line", r.line()}, {"what", "stage row"}}})}});
+    if (stage.ranks.empty()) throw LoadError::at_line(path, r.line(), "stage row whose Index names no rank: " + index);
+    stage.source = {path, "", static_cast<int64_t>(r.line()), "stage row"};
+    out.push_back(std::move(stage));
   });
   return out;
 }
 
-json communication_groups(const json& doc) {
-  json out = json::array();
+std::vector<ClusterCommGroup> communication_groups(const json& doc) {
+  std::vector<ClusterCommGroup> out;
   for (const char* kind : {"collective", "p2p"}) {
     if (!doc.is_object() || !doc.contains(kind) || !doc[kind].is_array()) continue;
     for (const auto& g : doc[kind]) {
       if (!g.is_array()) continue;
-      json ranks = json::array();
+      ClusterCommGroup group{kind, {}};
       for (const auto& r : g)
-        if (auto id = json_small_id(r)) ranks.push_back(*id);
-      std::sort(ranks.begin(), ranks.end());
-      out.push_back({{"kind", kind}, {"ranks", ranks}});
+        if (auto id = json_small_id(r)) group.ranks.push_back(*id);
+      std::sort(group.ranks.begin(), group.ranks.end());
+      out.push_back(std::move(group));
     }
   }
   return out;

@@ -18,13 +18,13 @@ void read_from_text_export(RunModel& m, InputFile* ops_file, InputFile* links_fi
   if (ops_file) {
     c.ops = load_communication_ops(ops_file->path, m.meta.rank);
     c.ops_source = ops_file->path;
-    ops_file->records = c.ops.size();
+    ops_file->records = c.ops->size();
     ops_file->note.clear();
   }
   if (links_file) {
     c.links = load_communication_links(links_file->path);
     c.links_source = links_file->path;
-    links_file->records = c.links.size();
+    links_file->records = c.links->size();
     links_file->note.clear();
   }
 }
@@ -33,13 +33,11 @@ void read_from_text_export(RunModel& m, InputFile* ops_file, InputFile* links_fi
 // operators: a link table without its operators has nothing to be read against.
 void read_from_analysis_db(RunModel& m, const std::string& analysis_db) {
   auto& c = m.communication;
-  c.ops = load_comm_analyzer_ops(analysis_db, m.meta.rank);
-  if (c.ops.empty()) {
-    c.ops = nullptr;
-    return;
-  }
+  std::vector<CommOp> ops = load_comm_analyzer_ops(analysis_db, m.meta.rank);
+  if (ops.empty()) return;
+  c.ops = std::move(ops);
   c.ops_source = analysis_db + " (table CommAnalyzerTime)";
-  nlohmann::json links = load_comm_analyzer_links(analysis_db);
+  std::vector<CommLink> links = load_comm_analyzer_links(analysis_db);
   if (links.empty()) return;
   c.links = std::move(links);
   c.links_source = analysis_db + " (table CommAnalyzerMatrix)";

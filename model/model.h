@@ -6,9 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/types.h"
+#include "model/communication.h"
 #include "model/parallel_group.h"
 #include "model/string_pool.h"
 
@@ -335,13 +334,8 @@ struct RunModel {
   std::vector<ModuleMemory> module_memory;
 
   // The rank's communication records (communication.json and communication_matrix.json, or the
-  // SQLite export's analysis.db CommAnalyzerTime / CommAnalyzerMatrix), in the one record shape
-  // the cluster analysis compares across ranks (loaders/communication_loader.h). Kept as JSON
-  // records because that is what facts.communication carries unchanged. Null: not in the input.
-  struct Communication {
-    nlohmann::json ops, links;             // arrays of records, or null
-    std::string ops_source, links_source;  // file path, "(table ...)" for a database
-  } communication;
+  // SQLite export's analysis.db CommAnalyzerTime / CommAnalyzerMatrix): model/communication.h.
+  RunCommunication communication;
 
   LoadStats stats;
 

@@ -4,11 +4,13 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "facts/communication_records.h"
+
 namespace npu::pipeline {
 namespace {
 
-using nlohmann::json;
 using cluster::StepRow;
+using nlohmann::json;
 static_assert(std::is_trivially_copyable_v<StepRow>, "step rows travel as raw bytes");
 
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -23,13 +25,15 @@ uint64_t get_u64(const std::string& in, size_t& at) {
 
 }  // namespace
 
-// Layout: [u64 header size][header CBOR: the slim facts, the communication rows][u64 step count][step rows].
+// Layout: [u64 header size][header CBOR: the slim facts, the communication rows as facts records
+// (facts/communication_records.h)][u64 step count][step rows].
 std::string encode_rank_outcome(const RankOutcome& r) {
-  json header = {{"error", r.error},
-                 {"rank", r.rank.rank},
-                 {"path", r.rank.path},
-                 {"facts", r.rank.facts},
-                 {"communication_rows", cluster::rows_to_json(r.rank.comm_ops, r.rank.links)}};
+  json header = {
+      {"error", r.error},
+      {"rank", r.rank.rank},
+      {"path", r.rank.path},
+      {"facts", r.rank.facts},
+      {"communication", {{"ops", comm_ops_json(r.rank.comm_ops)}, {"links", comm_links_json(r.rank.links)}}}};
   header["input_files"] = r.input_files;
   if (r.full) header["full"] = {{"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}};
   std::vector<uint8_t> cbor = json::to_cbor(header);
@@ -56,7 +60,8 @@ RankOutcome decode_rank_outcome(const std::string& bytes) {
   r.rank.rank = header["rank"].get<int>();
   r.rank.path = header["path"].get<std::string>();
   r.rank.facts = std::move(header["facts"]);
-  cluster::rows_from_json(header["communication_rows"], r.rank.comm_ops, r.rank.links);
+  r.rank.comm_ops = comm_ops_from_json(header["communication"]["ops"]);
+  r.rank.links = comm_links_from_json(header["communication"]["links"]);
   r.input_files = header["input_files"].get<std::vector<std::pair<uint64_t, uint64_t>>>();
   r.rank.steps.resize(rows);
   std::memcpy(r.rank.steps.data(), bytes.data() + at, rows * sizeof(StepRow));

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "facts/cluster/communication_rows.h"
 #include "facts/facts.h"
 #include "model/cluster_reference.h"
 
@@ -31,20 +30,25 @@ struct StepRow {
 
 struct RankFacts {
   int rank = -1;
-  std::string path;                // the rank folder / trace / facts file it came from
-  nlohmann::json facts;            // the rank's facts, slimmed (see rank_facts_from)
-  std::vector<StepRow> steps;      // the rank's steps[] (rank set by build_cluster_facts)
-  std::vector<CommOpRow> comm_ops;  // its communication.ops[]
-  std::vector<LinkRow> links;       // its communication.links[]
+  std::string path;              // the rank folder / trace / facts file it came from
+  nlohmann::json facts;          // the rank's facts, slimmed (see rank_facts_from)
+  std::vector<StepRow> steps;    // the rank's steps[] (rank set by build_cluster_facts)
+  std::vector<CommOp> comm_ops;  // its communication.ops[] (model/communication.h)
+  std::vector<CommLink> links;   // its communication.links[] between two ranks (without_self_links)
 };
 
 // What the cluster analysis keeps of a rank's facts: run (without env/config), overall,
-// communication (its operator and link records as rows), the step split's totals, unavailable,
+// communication (its operator and link records as rows, read by facts/communication_records.h;
+// rank >= 0 overrides the records' own rank), the step split's totals, unavailable,
 // and the steps as StepRows. Everything else (operators, dispatch, step evidence, ...) is
 // dropped so memory stays small however many ranks there are.
 RankFacts rank_facts_from(int rank, std::string path, const nlohmann::json& facts);
 
 using npu::ClusterReference;  // model/cluster_reference.h
+
+// The links between two ranks: a rank's copies to itself (src = dst, or transport LOCAL) are no
+// link, and the link reduction skips them.
+std::vector<CommLink> without_self_links(std::vector<CommLink> links);
 
 // Standard link bandwidths (GB/s) of the reference advisor (msprof-analyze v2.1.0 constants):
 // SDMA aggregates the intra-node links and is held to the HCCS value.

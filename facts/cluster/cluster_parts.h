@@ -24,13 +24,18 @@ inline double dbl(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
 }
-inline std::string step_text(const json& s) { return s.is_null() ? std::string("-") : s.dump(); }
+// A step id as a sort key: what its JSON text was ("-" for none), so records group and order as before.
+inline std::string step_text(int64_t step) {
+  return step == StepRow::kNoStep ? std::string("-") : std::to_string(step);
+}
 inline json step_json(int64_t step) { return step == StepRow::kNoStep ? json(nullptr) : json(step); }
 
 // The step-time metrics compared across ranks: their facts keys and StepRow fields.
 inline const char* const kMetrics[] = {"computing_ns", "comm_not_overlapped_ns", "free_ns"};
 inline constexpr int64_t StepRow::*kMetricFields[] = {&StepRow::computing, &StepRow::comm_not_overlapped,
                                                       &StepRow::free};
+inline constexpr Ns ClusterStepRow::*kReferenceMetricFields[] = {
+    &ClusterStepRow::computing_ns, &ClusterStepRow::comm_not_overlapped_ns, &ClusterStepRow::free_ns};
 
 // ---- rank x step (rank_steps.cpp) ----
 
@@ -83,15 +88,15 @@ json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReferenc
 // ---- communication over ranks (communication_reduction.cpp) ----
 
 // Every rank's communication op records (rank id set), else the reference's.
-std::vector<CommOpRow> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
-                                         std::string& source);
+std::vector<CommOp> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                      std::string& source);
 // Dixon votes per collective (votes: rank -> ops it was slow in; judged: ops tested) and the
 // per-op table.
-json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int& judged);
-json groups_table(const std::vector<CommOpRow>& ops);
-json bandwidth_table(const std::vector<CommOpRow>& ops);
-json small_packets(const std::vector<CommOpRow>& ops);
-json retransmission(const std::vector<CommOpRow>& ops);
+json judge_ops(const std::vector<CommOp>& ops, std::map<int, int>& votes, int& judged);
+json groups_table(const std::vector<CommOp>& ops);
+json bandwidth_table(const std::vector<CommOp>& ops);
+json small_packets(const std::vector<CommOp>& ops);
+json retransmission(const std::vector<CommOp>& ops);
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref);
 
 // ---- the groups' names (group_names.cpp) ----

@@ -9,11 +9,12 @@
 
 #include "facts/cluster/cluster_parts.h"
 #include "facts/cluster/dixon.h"
+#include "facts/communication_records.h"
 
 namespace npu::cluster {
 namespace {
 
-bool is_p2p(const CommOpRow& op) {
+bool is_p2p(const CommOp& op) {
   return op.kind == "p2p" || op.name.find("send") != std::string::npos || op.name.find("receive") != std::string::npos;
 }
 
@@ -24,11 +25,11 @@ struct OpKey {
 
 }  // namespace
 
-std::vector<CommOpRow> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
-                                         std::string& source) {
-  std::vector<CommOpRow> ops;
+std::vector<CommOp> communication_ops(const std::vector<RankFacts>& ranks, const ClusterReference& ref,
+                                      std::string& source) {
+  std::vector<CommOp> ops;
   for (const auto& r : ranks)
-    for (CommOpRow op : r.comm_ops) {
+    for (CommOp op : r.comm_ops) {
       op.rank = r.rank;  // the discovered rank id wins over what the rank's facts said
       ops.push_back(std::move(op));
     }
@@ -40,22 +41,22 @@ std::vector<CommOpRow> communication_ops(const std::vector<RankFacts>& ranks, co
   source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
                    : "communication.json of each rank";
   if (ops.empty() && !ref.ops.empty()) {
-    ops = comm_op_rows(ref.ops, -1);
+    ops = ref.ops;
     source = "cluster_communication.json";
   }
   return ops;
 }
 
 // Dixon votes per collective (excluding send/receive, like the recipe) and the per-op table.
-json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int& judged) {
-  std::map<OpKey, std::vector<const CommOpRow*>> by_op;
+json judge_ops(const std::vector<CommOp>& ops, std::map<int, int>& votes, int& judged) {
+  std::map<OpKey, std::vector<const CommOp*>> by_op;
   for (const auto& op : ops)
     if (!is_p2p(op)) by_op[{step_text(op.step), op.group, op.name}].push_back(&op);
   json table = json::array();
   judged = 0;
   for (const auto& [key, recs] : by_op) {
     std::vector<double> elapse;
-    for (const CommOpRow* r : recs) elapse.push_back(static_cast<double>(r->elapse_ns));
+    for (const CommOp* r : recs) elapse.push_back(static_cast<double>(r->elapse_ns));
     OutlierResult t = low_outliers(elapse);
     if (t.tested) ++judged;
     json slow = json::array();
@@ -67,15 +68,15 @@ json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int
     auto [mn, mx] = std::minmax_element(elapse.begin(), elapse.end());
     int64_t wait_max = 0, wait_min = INT64_MAX, wait_sum = 0, transit_sum = 0, sync_sum = 0, transit_max = 0;
     int wait_max_rank = -1, wait_min_rank = -1;
-    for (const CommOpRow* r : recs) {
+    for (const CommOp* r : recs) {
       int64_t w = r->wait_ns;
       wait_sum += w, transit_sum += r->transit_ns, sync_sum += r->sync_ns;
       transit_max = std::max(transit_max, r->transit_ns);
       if (w > wait_max || wait_max_rank < 0) wait_max = w, wait_max_rank = r->rank;
       if (w < wait_min) wait_min = w, wait_min_rank = r->rank;
     }
-    const CommOpRow& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
-    json row = {{"step", recs[0]->step},
+    const CommOp& fastest = *recs[static_cast<size_t>(mn - elapse.begin())];
+    json row = {{"step", step_json(recs[0]->step)},
                 {"group", key.group},
                 {"name", key.name},
                 {"ranks", recs.size()},
@@ -96,7 +97,7 @@ json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int
                                    : 0.0},
                 {"slow_ranks", slow}};
     if (t.tested) row["test"] = {{"method", t.method}, {"statistic", t.statistic}, {"critical", t.critical}};
-    if (!fastest.evidence.empty()) row["evidence"] = json::array({json::parse(fastest.evidence)});
+    if (!fastest.source.file.empty()) row["evidence"] = record_evidence_json(fastest.source);
     table.push_back(std::move(row));
   }
   std::sort(table.begin(), table.end(),
@@ -104,7 +105,7 @@ json judge_ops(const std::vector<CommOpRow>& ops, std::map<int, int>& votes, int
   return table;
 }
 
-json groups_table(const std::vector<CommOpRow>& ops) {
+json groups_table(const std::vector<CommOp>& ops) {
   struct Acc {
     std::set<int> ranks;
     std::set<std::string> names;
@@ -164,7 +165,7 @@ json groups_table(const std::vector<CommOpRow>& ops) {
   return out;
 }
 
-json bandwidth_table(const std::vector<CommOpRow>& ops) {
+json bandwidth_table(const std::vector<CommOp>& ops) {
   const json standard = standard_bandwidth();
   struct Acc {
     double size = 0, large_weighted = 0;
@@ -174,7 +175,7 @@ json bandwidth_table(const std::vector<CommOpRow>& ops) {
   };
   std::map<std::string, Acc> by_tr;
   for (const auto& op : ops) {
-    for (const TransportUse& b : op.bandwidth) {
+    for (const CommBandwidth& b : op.bandwidth) {
       if (b.transport == "LOCAL") continue;
       Acc& a = by_tr[b.transport];
       a.size += b.size_mb, a.time += b.time_ns, a.ops++, a.packets += b.packets;
@@ -212,14 +213,14 @@ json bandwidth_table(const std::vector<CommOpRow>& ops) {
 
 // Small packets as the reference advisor counts them: ops whose SDMA transfer is < 16 MB or
 // RDMA transfer < 1 MB, among the ops that used the transport.
-json small_packets(const std::vector<CommOpRow>& ops) {
+json small_packets(const std::vector<CommOp>& ops) {
   json out = json::array();
   for (auto [tr, threshold] : {std::pair<const char*, double>{"SDMA", 16.0}, {"RDMA", 1.0}}) {
     uint64_t n = 0, small = 0;
     int64_t small_time = 0;
     std::map<std::string, uint64_t> names;
     for (const auto& op : ops) {
-      const TransportUse* b = op.use(tr);
+      const CommBandwidth* b = op.use(tr);
       if (!b || b->size_mb <= 0) continue;
       ++n;
       if (b->size_mb < threshold) ++small, small_time += b->time_ns, names[op.name]++;
@@ -243,23 +244,23 @@ json small_packets(const std::vector<CommOpRow>& ops) {
 
 // RDMA retransmission (reference advisor): every rank spent >= 4 s in the op (not a desync)
 // and some rank's RDMA transit took > 4 s.
-json retransmission(const std::vector<CommOpRow>& ops) {
-  std::map<OpKey, std::vector<const CommOpRow*>> by_op;
+json retransmission(const std::vector<CommOp>& ops) {
+  std::map<OpKey, std::vector<const CommOp*>> by_op;
   for (const auto& op : ops) by_op[{step_text(op.step), op.group, op.name}].push_back(&op);
   constexpr int64_t kLimit = 4'000'000'000;
   json out = json::array();
   for (const auto& [key, recs] : by_op) {
     int64_t min_elapse = INT64_MAX, max_rdma = 0;
     json slow = json::array();
-    for (const CommOpRow* r : recs) {
+    for (const CommOp* r : recs) {
       min_elapse = std::min(min_elapse, r->elapse_ns);
-      const TransportUse* rdma = r->use("RDMA");
+      const CommBandwidth* rdma = r->use("RDMA");
       int64_t t = rdma ? rdma->time_ns : 0;
       max_rdma = std::max(max_rdma, t);
       if (t > kLimit) slow.push_back(r->rank);
     }
     if (min_elapse >= kLimit && max_rdma > kLimit)
-      out.push_back({{"step", recs[0]->step},
+      out.push_back({{"step", step_json(recs[0]->step)},
                      {"group", key.group},
                      {"name", key.name},
                      {"min_elapse_ns", min_elapse},
@@ -269,18 +270,24 @@ json retransmission(const std::vector<CommOpRow>& ops) {
   return out;
 }
 
+std::vector<CommLink> without_self_links(std::vector<CommLink> links) {
+  std::erase_if(links, [](const CommLink& l) { return l.src == l.dst || l.transport == "LOCAL"; });
+  return links;
+}
+
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
-  std::vector<const LinkRow*> raw;
+  std::vector<const CommLink*> raw;
   std::string source = "communication_matrix.json of each rank";
   for (const auto& r : ranks) {
     for (const auto& l : r.links) raw.push_back(&l);
-    if (auto c = r.facts.find("communication"); c != r.facts.end() && c->is_object() &&
-                                                 c->value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
+    if (auto c = r.facts.find("communication");
+        c != r.facts.end() && c->is_object() &&
+        c->value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
       source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
   }
-  std::vector<LinkRow> from_ref;
+  std::vector<CommLink> from_ref;
   if (raw.empty() && !ref.links.empty()) {
-    from_ref = link_rows(ref.links);
+    from_ref = without_self_links(ref.links);
     for (const auto& l : from_ref) raw.push_back(&l);
     source = "cluster_communication_matrix.json";
   }
@@ -291,16 +298,16 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
     double size = 0;
     int64_t time = 0;
     uint64_t ops = 0;
-    const std::string* evidence = nullptr;  // of the first record
+    const RecordSource* source = nullptr;  // of the first record
   };
   std::map<std::tuple<int, int, std::string>, Acc> by_link;
-  for (const LinkRow* l : raw) {
+  for (const CommLink* l : raw) {
     const int src = l->src, dst = l->dst;
-    const std::string& tr = l->transport;  // never LOCAL, never src = dst: link_rows() leaves those out
+    const std::string& tr = l->transport;  // never LOCAL, never src = dst: without_self_links() leaves those out
     if (!seen.insert({step_text(l->step), l->group, l->op, src, dst}).second) continue;
     Acc& a = by_link[{src, dst, tr}];
     a.transport = tr, a.size += l->size_mb, a.time += l->time_ns, a.ops++;
-    if (!a.evidence) a.evidence = &l->evidence;
+    if (!a.source) a.source = &l->source;
   }
   json list = json::array();
   std::map<std::string, std::vector<double>> by_tr;
@@ -313,7 +320,7 @@ json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& r
                     {"time_ns", a.time},
                     {"gbps", gbps},
                     {"ops", a.ops},
-                    {"evidence", json::parse(*a.evidence)}});
+                    {"evidence", record_evidence_json(*a.source)}});
     by_tr[a.transport].push_back(gbps);
   }
   json medians = json::object();

@@ -5,6 +5,7 @@
 
 #include "facts/cluster/cluster_parts.h"
 #include "facts/cluster/dixon.h"
+#include "facts/communication_records.h"
 
 namespace npu::cluster {
 
@@ -12,7 +13,7 @@ namespace npu::cluster {
 std::map<int, int> stage_map(const ClusterReference& ref) {
   std::map<int, int> out;
   for (size_t i = 0; i < ref.stages.size(); ++i)
-    for (const auto& r : ref.stages[i]["ranks"]) out[r.get<int>()] = static_cast<int>(i);
+    for (int64_t r : ref.stages[i].ranks) out[static_cast<int>(r)] = static_cast<int>(i);
   return out;
 }
 
@@ -62,7 +63,7 @@ json pipeline_section(const std::vector<StepRow>& aligned, const ClusterReferenc
                 {"step_median_ns", static_cast<int64_t>(std::llround(med_d))},
                 {"bubble_ratio", ratio}};
     if (st >= 0 && static_cast<size_t>(st) < ref.stages.size())
-      row["evidence"] = ref.stages[static_cast<size_t>(st)]["evidence"];
+      row["evidence"] = record_evidence_json(ref.stages[static_cast<size_t>(st)].source);
     stages.push_back(std::move(row));
   }
   return {

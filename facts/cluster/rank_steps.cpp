@@ -29,13 +29,11 @@ std::vector<StepRow> rank_step_rows(const std::vector<RankFacts>& ranks, const C
   if (rows.empty() && !ref.rank_steps.empty()) {
     for (const auto& r : ref.rank_steps) {
       StepRow s;
-      s.rank = r.value("rank", -1);
-      s.step = r["step"].is_number_integer() ? r["step"].get<int64_t>() : StepRow::kNoStep;
-      s.computing = i64(r, "computing_ns"), s.comm_not_overlapped = i64(r, "comm_not_overlapped_ns"),
-      s.free = i64(r, "free_ns");
-      s.communication = i64(r, "communication_ns"), s.overlapped = i64(r, "overlapped_ns"),
-      s.device_time = i64(r, "device_time_ns");
-      s.bubble = i64(r, "bubble_ns");
+      s.rank = r.rank;
+      s.step = r.step;
+      s.computing = r.computing_ns, s.comm_not_overlapped = r.comm_not_overlapped_ns, s.free = r.free_ns;
+      s.communication = r.communication_ns, s.overlapped = r.overlapped_ns, s.device_time = r.device_time_ns;
+      s.bubble = r.bubble_ns;
       rows.push_back(s);
     }
     source = "cluster_step_trace_time.csv";

@@ -2,13 +2,14 @@
 // synchronisation time and bandwidth per transport) and communication_matrix.json (per link).
 // Kept as records, not aggregated: the cluster analysis (facts/cluster) compares the same
 // operator across ranks, which needs each rank's per-operator numbers.
+#include "facts/communication_records.h"
 #include "facts/diagnostics/diagnostics.h"
 
 namespace npu {
 
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
-  const RunModel::Communication& in = ctx.model.communication;
-  if (in.ops.is_null() && in.links.is_null()) {
+  const RunCommunication& in = ctx.model.communication;
+  if (!in.ops && !in.links) {
     facts.unavailable("communication",
                       "no communication.json / communication_matrix.json (profiler_level Level1 or Level2, "
                       "several cards, text export)");
@@ -17,22 +18,15 @@ void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
   nlohmann::json c;
   c["rank"] = ctx.model.meta.rank;
   // The framework's name of each record's group (parallel_group_info), where known.
-  auto name_groups = [&](nlohmann::json& records) {
-    if (ctx.model.meta.parallel_groups.empty() || !records.is_array()) return;
-    for (auto& r : records)
-      if (const auto* g = find_parallel_group(ctx.model.meta.parallel_groups, r.value("group", "")))
-        r["group_name"] = g->name;
-  };
-  if (!in.ops.is_null()) {
-    c["ops"] = in.ops;
-    name_groups(c["ops"]);
+  const std::vector<ParallelGroup>& groups = ctx.model.meta.parallel_groups;
+  if (in.ops) {
+    c["ops"] = comm_ops_json(*in.ops, groups);
     c["ops_source"] = in.ops_source;
   } else {
     facts.unavailable("communication.ops", "no communication.json: wait/transit times and bandwidth per operator");
   }
-  if (!in.links.is_null()) {
-    c["links"] = in.links;
-    name_groups(c["links"]);
+  if (in.links) {
+    c["links"] = comm_links_json(*in.links, groups);
     c["links_source"] = in.links_source;
   } else {
     facts.unavailable("communication.links", in.ops_source.find("(table") != std::string::npos

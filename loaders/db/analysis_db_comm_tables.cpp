@@ -1,5 +1,6 @@
 #include "loaders/db/analysis_db_comm_tables.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -25,17 +26,17 @@ double num_cell(const SqliteStmt& st, int col) {
   return v.is_number() ? v.get<double>() : 0;
 }
 
-json step_of(std::string_view s) {  // "step50" -> 50
+int64_t step_of(std::string_view s) {  // "step50" -> 50
   if (s.rfind("step", 0) == 0 && s.size() > 4 && s.find_first_not_of("0123456789", 4) == std::string_view::npos)
     return std::stoll(std::string(s.substr(4)));
-  return nullptr;
+  return kNoId;
 }
 
 }  // namespace
 
-json load_comm_analyzer_ops(const std::string& path, int rank) {
+std::vector<CommOp> load_comm_analyzer_ops(const std::string& path, int rank) {
   SqliteDb db(path);
-  json ops = json::array();
+  std::vector<CommOp> ops;
   if (!db.has_table("CommAnalyzerTime")) return ops;
   ColumnPicker c(db, "CommAnalyzerTime");
   const int name = c.add({"hccl_op_name"}), group = c.add({"group_name"}), elapse = c.add({"elapse_time"}),
@@ -44,26 +45,24 @@ json load_comm_analyzer_ops(const std::string& path, int rank) {
   SqliteStmt st(db, "SELECT rowid, " + c.select_list() + " FROM CommAnalyzerTime", "CommAnalyzerTime");
   std::map<std::pair<std::string, std::string>, size_t> index;  // (op, step) -> record
   while (st.step()) {
-    json r;
+    CommOp r;
     const std::string op(st.text(1 + name)), st_text(st.text(1 + step));
-    r["step"] = step_of(st_text);
-    r["kind"] = c.has(type) && !st.null(1 + type) ? std::string(st.text(1 + type)) : "collective";
-    r["name"] = op;
-    r["group"] = std::string(st.text(1 + group));
-    r["rank"] = rank;
-    r["elapse_ns"] = ms_cell(st, 1 + elapse);
-    r["transit_ns"] = ms_cell(st, 1 + transit);
-    r["wait_ns"] = ms_cell(st, 1 + wait);
-    r["sync_ns"] = ms_cell(st, 1 + sync);
-    r["idle_ns"] = ms_cell(st, 1 + idle);
+    r.step = step_of(st_text);
+    r.kind = c.has(type) && !st.null(1 + type) ? std::string(st.text(1 + type)) : "collective";
+    r.name = op;
+    r.group = std::string(st.text(1 + group));
+    r.rank = rank;
+    r.elapse_ns = ms_cell(st, 1 + elapse);
+    r.transit_ns = ms_cell(st, 1 + transit);
+    r.wait_ns = ms_cell(st, 1 + wait);
+    r.sync_ns = ms_cell(st, 1 + sync);
+    r.idle_ns = ms_cell(st, 1 + idle);
     // The JSON export writes the ratios, the table does not: x / (x + transit), as the profiler computes them.
-    const double w = static_cast<double>(r["wait_ns"].get<int64_t>()),
-                 t = static_cast<double>(r["transit_ns"].get<int64_t>()),
-                 sy = static_cast<double>(r["sync_ns"].get<int64_t>());
-    r["wait_ratio"] = w + t > 0 ? w / (w + t) : 0.0;
-    r["sync_ratio"] = sy + t > 0 ? sy / (sy + t) : 0.0;
-    r["bandwidth"] = json::object();
-    r["evidence"] = json::array({{{"file", path}, {"table", "CommAnalyzerTime"}, {"rowid", st.i64(0)}, {"what", op}}});
+    const double w = static_cast<double>(r.wait_ns), t = static_cast<double>(r.transit_ns),
+                 sy = static_cast<double>(r.sync_ns);
+    r.wait_ratio = w + t > 0 ? w / (w + t) : 0.0;
+    r.sync_ratio = sy + t > 0 ? sy / (sy + t) : 0.0;
+    r.source = {path, "CommAnalyzerTime", st.i64(0), op};
     index[{op, st_text}] = ops.size();
     ops.push_back(std::move(r));
   }
@@ -77,26 +76,23 @@ json load_comm_analyzer_ops(const std::string& path, int rank) {
     auto it = index.find({std::string(bs.text(1 + bname)), std::string(bs.text(1 + bstep))});
     if (it == index.end()) continue;
     const std::string transport(bs.text(1 + tr));
-    json& rec = ops[it->second]["bandwidth"];
+    std::vector<CommBandwidth>& rec = ops[it->second].bandwidth;
     const double size_mb = num_cell(bs, 1 + size);
     const int64_t time_ns = ms_cell(bs, 1 + time);
     if (size_mb <= 0 && time_ns <= 0) continue;
     // One row per (transport, packet size): the transport's totals repeat, the packets add up.
-    if (!rec.contains(transport))
-      rec[transport] = {{"size_mb", size_mb},
-                        {"time_ns", time_ns},
-                        {"gbps", num_cell(bs, 1 + bw)},
-                        {"large_packet_ratio", num_cell(bs, 1 + large)},
-                        {"packets", 0}};
-    rec[transport]["packets"] =
-        rec[transport]["packets"].get<uint64_t>() + static_cast<uint64_t>(num_cell(bs, 1 + count));
+    auto at = std::lower_bound(rec.begin(), rec.end(), transport,
+                               [](const CommBandwidth& u, const std::string& t) { return u.transport < t; });
+    if (at == rec.end() || at->transport != transport)
+      at = rec.insert(at, {transport, size_mb, time_ns, num_cell(bs, 1 + bw), num_cell(bs, 1 + large), 0});
+    at->packets += static_cast<uint64_t>(num_cell(bs, 1 + count));
   }
   return ops;
 }
 
-json load_comm_analyzer_links(const std::string& path) {
+std::vector<CommLink> load_comm_analyzer_links(const std::string& path) {
   SqliteDb db(path);
-  json out = json::array();
+  std::vector<CommLink> out;
   if (!db.has_table("CommAnalyzerMatrix")) return out;
   ColumnPicker c(db, "CommAnalyzerMatrix");
   const int op = c.add({"hccl_op_name"}), group = c.add({"group_name"}), src = c.add({"src_rank"}),
@@ -117,19 +113,18 @@ json load_comm_analyzer_links(const std::string& path) {
   while (st.step()) {
     // hccl_op_name is the matrix's operator ("allreduce-top1", the key of communication_matrix.json).
     const std::string name(st.text(1 + op));
-    json r;
-    r["step"] = step_of(st.text(1 + step));
-    r["kind"] = c.has(type) && !st.null(1 + type) ? std::string(st.text(1 + type)) : "collective";
-    r["op"] = name;
-    r["group"] = std::string(st.text(1 + group));
-    r["src"] = rank_at(src);
-    r["dst"] = rank_at(dst);
-    r["transport"] = std::string(st.text(1 + tr));
-    r["size_mb"] = num_cell(st, 1 + size);
-    r["time_ns"] = ms_cell(st, 1 + time);
-    r["gbps"] = num_cell(st, 1 + bw);
-    r["evidence"] =
-        json::array({{{"file", path}, {"table", "CommAnalyzerMatrix"}, {"rowid", st.i64(0)}, {"what", name}}});
+    CommLink r;
+    r.step = step_of(st.text(1 + step));
+    r.kind = c.has(type) && !st.null(1 + type) ? std::string(st.text(1 + type)) : "collective";
+    r.op = name;
+    r.group = std::string(st.text(1 + group));
+    r.src = rank_at(src);
+    r.dst = rank_at(dst);
+    r.transport = std::string(st.text(1 + tr));
+    r.size_mb = num_cell(st, 1 + size);
+    r.time_ns = ms_cell(st, 1 + time);
+    r.gbps = num_cell(st, 1 + bw);
+    r.source = {path, "CommAnalyzerMatrix", st.i64(0), name};
     out.push_back(std::move(r));
   }
   return out;

@@ -10,6 +10,7 @@
 #include "base/load_error.h"
 #include "facts/cluster/cluster_facts.h"
 #include "facts/cluster/dixon.h"
+#include "facts/communication_records.h"
 #include "loaders/communication_loader.h"
 #include "test_support.h"
 
@@ -76,25 +77,50 @@ TEST(CommunicationLoader, ReadsOpsAndLinks) {
        "Large Packet Ratio": 0.0, "Size Distribution": {"10.0": [2, 1.25]}},
        "RDMA": {"Transit Size(MB)": 0, "Transit Time(ms)": 0, "Bandwidth(GB/s)": 0, "Large Packet Ratio": 0, "Size Distribution": {}}}},
     "Total Op Info": {}}, "p2p": {}}})J");
-  json ops = npu::load_communication_ops(comm, 5);
+  std::vector<npu::CommOp> ops = npu::load_communication_ops(comm, 5);
   ASSERT_EQ(ops.size(), 1u);
-  EXPECT_EQ(ops[0]["step"], 3);
-  EXPECT_EQ(ops[0]["name"], "hcom_allReduce__1_0");
-  EXPECT_EQ(ops[0]["group"], "77");
-  EXPECT_EQ(ops[0]["rank"], 5);
-  EXPECT_EQ(ops[0]["elapse_ns"], 2500000);
-  EXPECT_EQ(ops[0]["wait_ns"], 1000000);
-  EXPECT_EQ(ops[0]["sync_ns"], 500000);
-  EXPECT_EQ(ops[0]["bandwidth"]["HCCS"]["packets"], 2);
-  EXPECT_FALSE(ops[0]["bandwidth"].contains("RDMA"));  // unused transport
+  EXPECT_EQ(ops[0].step, 3);
+  EXPECT_EQ(ops[0].kind, "collective");
+  EXPECT_EQ(ops[0].name, "hcom_allReduce__1_0");
+  EXPECT_EQ(ops[0].group, "77");
+  EXPECT_EQ(ops[0].rank, 5);
+  EXPECT_EQ(ops[0].elapse_ns, 2500000);
+  EXPECT_EQ(ops[0].transit_ns, 1250000);
+  EXPECT_EQ(ops[0].wait_ns, 1000000);
+  EXPECT_EQ(ops[0].sync_ns, 500000);
+  EXPECT_EQ(ops[0].idle_ns, 250000);
+  EXPECT_EQ(ops[0].wait_ratio, 0.4444);
+  ASSERT_EQ(ops[0].bandwidth.size(), 1u);  // RDMA: unused transport
+  EXPECT_EQ(ops[0].bandwidth[0].transport, "HCCS");
+  EXPECT_EQ(ops[0].bandwidth[0].packets, 2u);
+  EXPECT_EQ(ops[0].bandwidth[0].time_ns, 1250000);
+  EXPECT_EQ(ops[0].source.file, comm);
+  EXPECT_EQ(ops[0].source.what, "step3/collective/hcom_allReduce__1_0@77");
+  // The facts record of it (facts.communication.ops[]), with the group's name from parallel_group_info.
+  const json want = json::parse(R"J([{"bandwidth":{"HCCS":{"gbps":16.0,"large_packet_ratio":0.0,"packets":2,
+    "size_mb":20.0,"time_ns":1250000}},"elapse_ns":2500000,"evidence":[{"file":"FILE",
+    "what":"step3/collective/hcom_allReduce__1_0@77"}],"group":"77","group_name":"tp","idle_ns":250000,
+    "kind":"collective","name":"hcom_allReduce__1_0","rank":5,"step":3,"sync_ns":500000,"sync_ratio":0.2857,
+    "transit_ns":1250000,"wait_ns":1000000,"wait_ratio":0.4444}])J");
+  std::string want_text = want.dump();
+  want_text.replace(want_text.find("FILE"), 4, comm);
+  const std::vector<npu::ParallelGroup> groups = {{"77", "", "tp", {0, 1}}};
+  EXPECT_EQ(npu::comm_ops_json(ops, groups).dump(), want_text);
+  // Read back, the record writes the same text (the cluster analysis reads rank facts this way).
+  EXPECT_EQ(npu::comm_ops_json(npu::comm_ops_from_json(npu::comm_ops_json(ops, groups)), groups).dump(), want_text);
   std::string mat = dir.write("communication_matrix.json", R"J({"step3": {"collective": {"allreduce-top1@77": {
     "5-5": {"Transport Type": "LOCAL", "Transit Size(MB)": 1, "Transit Time(ms)": 0.01, "Bandwidth(GB/s)": 100},
     "5-6": {"Transport Type": "HCCS", "Transit Size(MB)": 20, "Transit Time(ms)": 1.25, "Bandwidth(GB/s)": 16}}}}})J");
-  json links = npu::load_communication_links(mat);
+  std::vector<npu::CommLink> links = npu::load_communication_links(mat);
   ASSERT_EQ(links.size(), 2u);
-  EXPECT_EQ(links[1]["src"], 5);
-  EXPECT_EQ(links[1]["dst"], 6);
-  EXPECT_EQ(links[1]["time_ns"], 1250000);
+  EXPECT_EQ(links[1].src, 5);
+  EXPECT_EQ(links[1].dst, 6);
+  EXPECT_EQ(links[1].time_ns, 1250000);
+  EXPECT_EQ(npu::comm_links_json({links[1]}).dump(),
+            R"J([{"dst":6,"evidence":[{"file":")J" + mat +
+                R"J(","what":"step3/collective/allreduce-top1@77/5-6"}],"gbps":16.0,"group":"77","kind":"collective",)J"
+                R"J("op":"allreduce-top1","size_mb":20.0,"src":5,"step":3,"time_ns":1250000,"transport":"HCCS"}])J");
+  EXPECT_EQ(npu::cluster::without_self_links(links).size(), 1u);  // 5-5 over LOCAL is no link
   std::string bad = dir.write("bad_matrix.json", R"J({"step1": {"collective": {"op@1": {"5to6": {}}}}})J");
   EXPECT_THROW(npu::load_communication_links(bad), npu::LoadError);
 }
@@ -290,9 +316,11 @@ TEST(ClusterFacts, AgreementWithTheProfilersClusterStepTraceTime) {
   npu::cluster::ClusterReference ref;
   ref.dir = "cluster_analysis_output";
   ref.files = {"cluster_analysis_output/cluster_step_trace_time.csv"};
-  ref.rank_steps = json::array(
-      {{{"rank", 0}, {"step", 7}, {"computing_ns", 1000}, {"comm_not_overlapped_ns", 200}, {"free_ns", 30}},
-       {{"rank", 1}, {"step", 7}, {"computing_ns", 1100}, {"comm_not_overlapped_ns", 95}, {"free_ns", 30}}});
+  ref.rank_steps.resize(2);
+  ref.rank_steps[0].rank = 0, ref.rank_steps[0].step = 7, ref.rank_steps[0].computing_ns = 1000,
+  ref.rank_steps[0].comm_not_overlapped_ns = 200, ref.rank_steps[0].free_ns = 30;
+  ref.rank_steps[1].rank = 1, ref.rank_steps[1].step = 7, ref.rank_steps[1].computing_ns = 1100,
+  ref.rank_steps[1].comm_not_overlapped_ns = 95, ref.rank_steps[1].free_ns = 30;
   npu::Facts f = npu::cluster::build_cluster_facts(ranks, ref, {}, "in");
   const json& c = f.doc["cluster"];
   EXPECT_EQ(c["rank_steps_source"], "each rank's recomputed steps");
@@ -617,15 +645,22 @@ TEST(AnalysisDbComm, MatrixGivesTheCommunicationMatrixJsonLinks) {
   )SQL");
   // The ops (CommAnalyzerTime + Bandwidth) are load_comm_analyzer_ops' (its own tests); the
   // links are this reader's.
-  json ops = npu::load_comm_analyzer_ops(db, 5);
+  std::vector<npu::CommOp> ops = npu::load_comm_analyzer_ops(db, 5);
   ASSERT_EQ(ops.size(), 1u);
-  EXPECT_EQ(ops[0]["bandwidth"]["HCCS"]["packets"], 3);
-  json links = npu::load_comm_analyzer_links(db);
+  ASSERT_EQ(ops[0].bandwidth.size(), 1u);
+  EXPECT_EQ(ops[0].bandwidth[0].packets, 3u);
+  EXPECT_EQ(ops[0].step, 3);
+  EXPECT_EQ(ops[0].idle_ns, 250000);
+  EXPECT_DOUBLE_EQ(ops[0].wait_ratio, 1.0 / 2.25);  // wait / (wait + transit): the table has no ratios
+  EXPECT_EQ(npu::record_source_json(ops[0].source).dump(),
+            R"J({"file":")J" + db + R"J(","rowid":1,"table":"CommAnalyzerTime","what":"hcom_allReduce__1_0"})J");
+  std::vector<npu::CommLink> links = npu::load_comm_analyzer_links(db);
   ASSERT_EQ(links.size(), 1u);
-  EXPECT_EQ(links[0]["op"], "allreduce-top1");
-  EXPECT_EQ(links[0]["src"], 5);
-  EXPECT_EQ(links[0]["dst"], 6);
-  EXPECT_EQ(links[0]["time_ns"], 1250000);
+  EXPECT_EQ(links[0].op, "allreduce-top1");
+  EXPECT_EQ(links[0].src, 5);
+  EXPECT_EQ(links[0].dst, 6);
+  EXPECT_EQ(links[0].time_ns, 1250000);
+  EXPECT_EQ(links[0].source.table, "CommAnalyzerMatrix");
 
   // A bad rank id names the file and the row.
   std::string bad = (dir.path() / "bad.db").string();

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "facts/communication_records.h"
 #include "facts/facts.h"
 #include "facts/facts_schema.h"
 #include "fuzz_util.h"
@@ -60,10 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   npu_fuzz::ScratchFile file(".json");
   file.write(data, size);
   const std::string& p = file.path();
-  read("load_communication_ops", p, size, [&] { return npu::load_communication_ops(p, 0); });
-  read("load_communication_links", p, size, [&] { return npu::load_communication_links(p); });
-  read("load_cluster_communication_ops", p, size, [&] { return npu::load_cluster_communication_ops(p); });
-  read("load_cluster_communication_links", p, size, [&] { return npu::load_cluster_communication_links(p); });
+  // The records as the facts carry them (facts/communication_records.h), where the times are checked.
+  read("load_communication_ops", p, size, [&] { return npu::comm_ops_json(npu::load_communication_ops(p, 0)); });
+  read("load_communication_links", p, size, [&] { return npu::comm_links_json(npu::load_communication_links(p)); });
+  read("load_cluster_communication_ops", p, size,
+       [&] { return npu::comm_ops_json(npu::load_cluster_communication_ops(p)); });
+  read("load_cluster_communication_links", p, size,
+       [&] { return npu::comm_links_json(npu::load_cluster_communication_links(p)); });
   try {
     npu::Facts f = npu::read_facts(p);
     const auto problems = npu::validate_facts(f.doc, npu::FactsSchema::builtin(), false);

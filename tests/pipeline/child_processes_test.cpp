@@ -5,11 +5,11 @@
 
 #include <csignal>
 #include <string>
-
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include "facts/communication_records.h"
 #include "pipeline/rank_outcome.h"
 
 namespace {
@@ -78,15 +78,17 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   in.full = npu::pipeline::RunOfList{"/x/rank5", {{"schema", "npu-advisor.run-summary"}}, {}};
   in.full->facts.doc = {{"steps", json::array({{{"id", 1}, {"free_ns", 2.5}}})}};
   in.input_files = {{2049, 18446744073709551615ull}, {64768, 1}};
-  npu::cluster::CommOpRow op;
+  npu::CommOp op;
   op.rank = 5, op.step = 3, op.group = "g", op.name = "hcom_allReduce__1", op.kind = "collective";
-  op.elapse_ns = 10, op.transit_ns = 4, op.wait_ns = 5, op.sync_ns = 1;
-  op.bandwidth = {{"HCCS", 64.5, 0.25, 7, 3}, {"RDMA", 0.1, 1.0, 9, 18446744073709551615ull}};
-  op.evidence = R"({"file":"/x/communication.json","what":"step3/g/hcom_allReduce__1"})";
+  op.elapse_ns = 10, op.transit_ns = 4, op.wait_ns = 5, op.sync_ns = 1, op.idle_ns = 2;
+  op.wait_ratio = 0.5555555555555556, op.sync_ratio = 0.2;
+  op.bandwidth = {{"HCCS", 64.5, 7, 16.25, 0.25, 3}, {"RDMA", 0.1, 9, 0.5, 1.0, 18446744073709551615ull}};
+  op.source = {"/x/communication.json", "", -1, "step3/g/hcom_allReduce__1"};
   in.rank.comm_ops = {op};
-  npu::cluster::LinkRow link;
-  link.step = nullptr, link.group = "g", link.op = "hcom_allReduce__1", link.transport = "HCCS";
-  link.src = 5, link.dst = 6, link.size_mb = 64.5, link.time_ns = 7, link.evidence = "[]";
+  npu::CommLink link;
+  link.group = "g", link.op = "hcom_allReduce__1", link.transport = "HCCS", link.kind = "collective";
+  link.src = 5, link.dst = 6, link.size_mb = 64.5, link.time_ns = 7, link.gbps = 9.2;
+  link.source = {"/x/analysis.db", "CommAnalyzerMatrix", 12, "hcom_allReduce__1"};
   in.rank.links = {link};
 
   npu::pipeline::RankOutcome out = npu::pipeline::decode_rank_outcome(npu::pipeline::encode_rank_outcome(in));
@@ -103,18 +105,22 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   }
   EXPECT_EQ(out.input_files, in.input_files);
   ASSERT_EQ(out.rank.comm_ops.size(), 1u);
-  const npu::cluster::CommOpRow& o = out.rank.comm_ops[0];
+  // The rows cross as facts records (facts/communication_records.h): what comes back writes the same JSON.
+  ASSERT_EQ(out.rank.comm_ops.size(), 1u);
+  const npu::CommOp& o = out.rank.comm_ops[0];
   EXPECT_EQ(o.step, 3);
   EXPECT_EQ(o.name, "hcom_allReduce__1");
   EXPECT_EQ(o.wait_ns, 5);
   ASSERT_EQ(o.bandwidth.size(), 2u);
   EXPECT_EQ(o.bandwidth[0].size_mb, 64.5);
   EXPECT_EQ(o.bandwidth[1].packets, 18446744073709551615ull);
-  EXPECT_EQ(o.evidence, op.evidence);
+  EXPECT_EQ(o.source.what, op.source.what);
+  EXPECT_EQ(npu::comm_ops_json(out.rank.comm_ops).dump(), npu::comm_ops_json(in.rank.comm_ops).dump());
   ASSERT_EQ(out.rank.links.size(), 1u);
-  EXPECT_TRUE(out.rank.links[0].step.is_null());
+  EXPECT_EQ(out.rank.links[0].step, npu::kNoId);
   EXPECT_EQ(out.rank.links[0].dst, 6);
-  EXPECT_EQ(out.rank.links[0].evidence, "[]");
+  EXPECT_EQ(out.rank.links[0].source.row, 12);
+  EXPECT_EQ(npu::comm_links_json(out.rank.links).dump(), npu::comm_links_json(in.rank.links).dump());
   ASSERT_TRUE(out.full.has_value());
   EXPECT_EQ(out.full->summary.dump(), in.full->summary.dump());
   EXPECT_EQ(out.full->facts.doc.dump(), in.full->facts.doc.dump());
