@@ -19,7 +19,8 @@ struct RankOutcome {
 };
 
 // Lossless both ways: the JSON parts as CBOR (exact doubles, same keys and values), the step
-// rows as they lie in memory (tens of thousands per rank, too many to spell out as JSON).
+// rows as they lie in memory (tens of thousands per rank, too many to spell out as JSON), the
+// communication records field by field.
 std::string encode_rank_outcome(const RankOutcome& r);
 RankOutcome decode_rank_outcome(const std::string& bytes);
 
