@@ -158,6 +158,9 @@ int run_cli(int argc, char** argv) {
   auto* rules_show = rules->add_subcommand("show", "Show a rule's documentation and parameters");
   rules_show->add_option("ID", show_id, "Rule id")->required();
   add_rule_options(rules_show, false);
+  auto* rules_doc = rules->add_subcommand(
+      "doc", "The parameters of every verdict and rule as Markdown tables (docs/rules.md is generated from it)");
+  add_rule_options(rules_doc, false);
   std::string test_dir;
   auto* rules_test =
       rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
@@ -289,6 +292,7 @@ int run_cli(int argc, char** argv) {
     }
     if (*rules_list) return cmd_rules_list(rule_opts);
     if (*rules_show) return cmd_rules_show(show_id, rule_opts);
+    if (*rules_doc) return cmd_rules_doc(rule_opts);
     if (*rules_test) return cmd_rules_test(test_dir);
     if (*facts) return cmd_facts(facts_path, common, facts_out);
     if (*whatif) return cmd_whatif(whatif_path, whatif_apply, common, whatif_out);

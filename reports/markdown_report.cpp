@@ -49,6 +49,12 @@ std::string modules_markdown(const nlohmann::json& facts) {
   return out;
 }
 
+// The per-step class the rules decided (the same the HTML badge shows), or "".
+std::string step_class_markdown(const nlohmann::json& r) {
+  const std::string line = step_class_line(r);
+  return line.empty() ? "" : "\n" + text::md_prose(line) + ".\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const nlohmann::json& r) {
@@ -96,7 +102,7 @@ std::string render_markdown(const nlohmann::json& r) {
   if (const std::string text = step_split_text(split); !text.empty())
     out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
 
-  out += modules_markdown(facts);
+  out += step_class_markdown(r) + modules_markdown(facts);
 
   const auto& findings = r["findings"];
   out += fmt::format("\n## Findings ({})\n\n", findings.size());
