@@ -43,14 +43,26 @@ int cmd_rules_show(const std::string& id, const RuleOptions& o) {
     for (const auto& n : m.needs) needs += (needs.empty() ? "" : ", ") + n;
     out += "needs: " + (needs.empty() ? std::string("-") : needs) + "\n";
     if (!m.platforms.empty()) out += "platforms: " + nlohmann::json(m.platforms).dump() + "\n";
-    out += "parameters (override with --set " + m.id + ".NAME=VALUE):\n";
-    for (auto& [k, v] : m.params.items()) out += "  " + k + " = " + v.dump() + "\n";
+    out += "parameters (override with --set " + m.id + ".NAME=VALUE):\n" + params_markdown(m.param_specs);
     out += "\n" + m.doc + "\n";
     write_output("", out);
     return kOk;
   }
   std::fprintf(stderr, "error: no rule with id %s (see `npu-advisor rules list`)\n", id.c_str());
   return kBadInput;
+}
+
+int cmd_rules_doc(const RuleOptions& o) {
+  RuleEngine engine;
+  pipeline::add_rule_sources(engine, o);
+  std::string out = "### Parameters of the verdicts (decided once per run, before the rules)\n";
+  for (const auto& m : engine.verdicts())
+    out += fmt::format("\n#### `{}`: {}\n\n", m.id, m.title) + params_markdown(m.param_specs);
+  out += "\n### Parameters of the rules\n";
+  for (const auto& m : engine.rules())
+    out += fmt::format("\n#### `{}`: {}\n\n", m.id, m.title) + params_markdown(m.param_specs);
+  write_output("", out);
+  return kOk;
 }
 
 int cmd_rules_test(const std::string& dir) {

@@ -52,6 +52,7 @@ int cmd_analyze_command(const collector::CaptureOptions& opt, const CommonOption
                         const RuleOptions& rules);
 int cmd_rules_list(const RuleOptions& rules);
 int cmd_rules_show(const std::string& id, const RuleOptions& rules);
+int cmd_rules_doc(const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);
 // The rules with the user's options (pipeline/rule_run.h): a bad option is printed, kBadInput.
 int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules,

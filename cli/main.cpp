@@ -87,7 +87,7 @@ struct Cli {
 
   CLI::App* capture = nullptr;
 
-  CLI::App *rules_list = nullptr, *rules_show = nullptr, *rules_test = nullptr;
+  CLI::App *rules_list = nullptr, *rules_show = nullptr, *rules_doc = nullptr, *rules_test = nullptr;
   std::string show_id, test_dir;
 
   CLI::App* facts = nullptr;
@@ -237,6 +237,9 @@ void Cli::add_rules() {
   rules_show = rules->add_subcommand("show", "Show a rule's documentation and parameters");
   rules_show->add_option("ID", show_id, "Rule id")->required();
   add_rule_options(rules_show, false);
+  rules_doc = rules->add_subcommand(
+      "doc", "The parameters of every verdict and rule as Markdown tables (docs/rules.md is generated from it)");
+  add_rule_options(rules_doc, false);
   rules_test = rules->add_subcommand("test", "Run the test file of every rule in DIR (NAME.test.json beside NAME.lua)");
   rules_test->add_option("DIR", test_dir, "Folder of rule files and their test files")->required();
 }
@@ -377,6 +380,7 @@ int dispatch(Cli& cli, const ChildCommand& child) {
   }
   if (*cli.rules_list) return cmd_rules_list(cli.rule_opts);
   if (*cli.rules_show) return cmd_rules_show(cli.show_id, cli.rule_opts);
+  if (*cli.rules_doc) return cmd_rules_doc(cli.rule_opts);
   if (*cli.rules_test) return cmd_rules_test(cli.test_dir);
   if (*cli.facts) return cmd_facts(cli.facts_path, cli.common, cli.facts_out);
   if (*cli.whatif) return cmd_whatif(cli.whatif_path, cli.whatif_apply, cli.common, cli.whatif_out);

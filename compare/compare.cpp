@@ -116,7 +116,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   doc["device_time"] = s::device_time_section(steps, opt);
   doc["operators"] = s::operators_section(base.facts, next.facts, notes);
   doc["modules"] = s::modules_section(base.facts, next.facts, notes);
-  doc["dispatch"] = s::dispatch_section(base.facts, next.facts);
+  doc["dispatch"] = s::dispatch_section(base.facts, next.facts, base.verdicts, next.verdicts);
   doc["host_activity"] = s::host_activity_section(base.facts, next.facts);
   doc["idle_causes"] = s::idle_causes_section(base.facts, next.facts);
   doc["memory"] = s::memory_section(base.facts, next.facts);

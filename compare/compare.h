@@ -24,6 +24,7 @@ struct CompareSide {
   std::string description;  // one line
   Facts facts;
   nlohmann::json findings = nlohmann::json::array();  // ranked_findings() of the rule engine
+  nlohmann::json verdicts = nlohmann::json::object();  // verdict_document() of the rule engine
   std::vector<std::string> warnings;                  // the loaders' (records skipped, ...); none for a facts file
   std::vector<std::string> rejected;                  // those of them that dropped records (LoadStats::rejected)
 };

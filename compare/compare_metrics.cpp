@@ -4,7 +4,25 @@
 
 namespace npu::compare::sections {
 
-json dispatch_section(const Facts& base, const Facts& next) {
+namespace {
+
+// verdicts.dispatch.step_class.<keys> of one side, or `def`.
+json step_class(const json& verdicts, std::initializer_list<const char*> keys, const json& def) {
+  const json* at = &verdicts;
+  for (const char* k : {"dispatch", "step_class"}) {
+    if (!at->is_object() || !at->contains(k)) return def;
+    at = &(*at)[k];
+  }
+  for (const char* k : keys) {
+    if (!at->is_object() || !at->contains(k)) return def;
+    at = &(*at)[k];
+  }
+  return *at;
+}
+
+}  // namespace
+
+json dispatch_section(const Facts& base, const Facts& next, const json& base_verdicts, const json& next_verdicts) {
   const json& db = section(base, "dispatch").value("overall", json::object());
   const json& dn = section(next, "dispatch").value("overall", json::object());
   json d = {{"available", !db.empty() && !dn.empty()}};
@@ -26,10 +44,11 @@ json dispatch_section(const Facts& base, const Facts& next) {
        metric_row("launches_per_ms", "launches per ms", "1/ms", num(db, "launches_per_ms"), num(dn, "launches_per_ms")),
        metric_row("sync_calls_per_step", "synchronize calls per step", "count",
                   per_step(num(db, "sync_calls"), steps_b), per_step(num(dn, "sync_calls"), steps_n))});
-  d["classification"] = {{"base", db.value("classification", json(nullptr))},
-                         {"new", dn.value("classification", json(nullptr))},
-                         {"base_steps_by_class", db.value("steps_by_class", json::object())},
-                         {"new_steps_by_class", dn.value("steps_by_class", json::object())}};
+  const json none;
+  d["classification"] = {{"base", step_class(base_verdicts, {"overall", "class"}, none)},
+                         {"new", step_class(next_verdicts, {"overall", "class"}, none)},
+                         {"base_steps_by_class", step_class(base_verdicts, {"steps_by_class"}, json::object())},
+                         {"new_steps_by_class", step_class(next_verdicts, {"steps_by_class"}, json::object())}};
   return d;
 }
 

@@ -71,7 +71,8 @@ json operators_section(const Facts& base, const Facts& next, json& notes);
 json modules_section(const Facts& base, const Facts& next, json& notes);
 
 // ---- one-value metrics (compare_metrics.cpp)
-json dispatch_section(const Facts& base, const Facts& next);
+// The class of the run (verdicts.dispatch.step_class of each side's rule run) beside the numbers.
+json dispatch_section(const Facts& base, const Facts& next, const json& base_verdicts, const json& next_verdicts);
 json host_activity_section(const Facts& base, const Facts& next);
 json memory_section(const Facts& base, const Facts& next);
 json idle_causes_section(const Facts& base, const Facts& next);

@@ -8,6 +8,7 @@
 #include "base/load_error.h"
 #include "loaders/detect.h"
 #include "pipeline/run_facts.h"
+#include "rules/verdicts.h"
 
 namespace npu::pipeline {
 namespace {
@@ -64,6 +65,7 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
   if (std::string why = run_rules(engine, side.facts, rules, &outcomes); !why.empty())
     throw LoadError::whole_file(path, "the rules could not be run on this side: " + why);
   side.findings = ranked_findings(outcomes);
+  side.verdicts = verdict_document(outcomes);
   return side;
 }
 

@@ -50,11 +50,9 @@ std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions&
       return std::string("--set ") + e.what();
     }
   }
-  for (const auto& [key, value] : run.overrides) {
-    bool known = false;
-    for (const auto& m : engine.rules()) known |= key.rfind(m.id + ".", 0) == 0;
-    if (!known) return "--set " + key + ": no rule with that id (see `npu-advisor rules list`)";
-  }
+  // A mistyped value, a parameter out of its declared range or an unknown name is an error
+  // before anything runs (the rule would otherwise fail quietly in the report).
+  if (std::string err = engine.check_overrides(run.overrides); !err.empty()) return "--set " + err;
   *outcomes = engine.run(facts, run);
   return "";
 }

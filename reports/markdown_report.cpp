@@ -49,6 +49,12 @@ std::string modules_markdown(const nlohmann::json& facts) {
   return out;
 }
 
+// The per-step class the rules decided (the same the HTML badge shows), or "".
+std::string step_class_markdown(const nlohmann::json& r) {
+  const std::string line = step_class_line(r);
+  return line.empty() ? "" : "\n" + text::md_prose(line) + ".\n";
+}
+
 // The title and what was read: the input, its framework, rank, device and profiler level.
 std::string header_markdown(const nlohmann::json& r, const nlohmann::json& facts) {
   std::string out;
@@ -202,7 +208,7 @@ std::string render_markdown(const nlohmann::json& r) {
   if (const std::string text = step_split_text(split); !text.empty())
     out += "\n## " + text::md_prose(step_split_title(split)) + "\n\n" + text::md_prose(text) + ".\n";
 
-  out += modules_markdown(facts);
+  out += step_class_markdown(r) + modules_markdown(facts);
   out += findings_markdown(r, split);
   out += checks_not_run_markdown(r);
   return out;

@@ -3,6 +3,7 @@
 #include "base/text.h"
 #include "reports/run_summary.h"
 #include "rules/attribution.h"
+#include "rules/verdicts.h"
 
 namespace npu {
 
@@ -18,6 +19,8 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
   r["findings"] = ranked_findings(outcomes);
   r["attribution"] = attribute_savings(r["findings"], facts.doc);
   r["rules"] = rule_status_list(outcomes);
+  // What the verdicts decided for this run: the reports show these (docs/rules.md, Verdicts).
+  r["verdicts"] = verdict_document(outcomes);
   nlohmann::json skipped = nlohmann::json::array();
   if (const auto it = facts.doc.find("unavailable"); it != facts.doc.end())
     for (const auto& u : *it) skipped.push_back(u);
@@ -32,6 +35,27 @@ nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& fact
                             const std::vector<RuleOutcome>& outcomes) {
   Facts copy = facts;
   return build_report(run_summary, std::move(copy), outcomes);
+}
+
+const nlohmann::json& step_class_verdict(const nlohmann::json& report) {
+  static const nlohmann::json kNone;
+  const nlohmann::json* at = &report;
+  for (const char* key : {"verdicts", "dispatch", "step_class"}) {
+    if (!at->is_object() || !at->contains(key)) return kNone;
+    at = &(*at)[key];
+  }
+  return *at;
+}
+
+std::string step_class_line(const nlohmann::json& report) {
+  const nlohmann::json& v = step_class_verdict(report);
+  if (!v.is_object() || !v.contains("overall")) return "";
+  const nlohmann::json& o = v["overall"];
+  if (!o.is_object() || !o.contains("class") || !o["class"].is_string()) return "";
+  std::string line = "Dispatch: " + o["class"].get<std::string>();
+  if (o.contains("why") && o["why"].is_string() && !o["why"].get<std::string>().empty())
+    line += " (" + o["why"].get<std::string>() + ")";
+  return line;
 }
 
 std::string format_ms(double ns) { return text::ms(ns); }

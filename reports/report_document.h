@@ -20,6 +20,13 @@ nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& fact
 // The same, taking the facts document over (no copy of it).
 nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, const std::vector<RuleOutcome>& outcomes);
 
+// The per-step class the rules decided (verdicts.dispatch.step_class, rules/verdicts.h):
+// {steps[] {id, start_ns, class, why}, overall {class, why}, steps_by_class}; null when the run
+// had none to decide. Reports show this, never a class of their own.
+const nlohmann::json& step_class_verdict(const nlohmann::json& report);
+// "Dispatch: host-bound (why)" for the terminal and Markdown reports; "" without a verdict.
+std::string step_class_line(const nlohmann::json& report);
+
 struct TerminalOptions {
   bool color = false;
   std::string report_path;  // where the full report was written, if anywhere

@@ -260,7 +260,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   const nlohmann::json& split = r.value("attribution", nlohmann::json::object());
   if (const std::string text = step_split_text(split); !text.empty())
     out += step_split_title(split) + ": " + text + "\n";
-
+  if (const std::string line = step_class_line(r); !line.empty()) out += line + "\n";  // as the HTML badge
   out += findings_lines(r, split, opt, paint);
   // How much of the step the findings' savings explain (they never add up past it).
   if (const std::string text = explained_text(split); !text.empty()) out += "  " + text + "\n";

@@ -17,6 +17,8 @@
 #include "rules/attribution.h"
 #include "rules/builtin_rules.h"
 #include "rules/replay_saving.h"
+#include "rules/rule_declaration.h"
+#include "rules/verdicts.h"
 
 namespace npu {
 namespace fs = std::filesystem;
@@ -35,118 +37,6 @@ const char* to_string(RuleOutcome::Status s) {
 namespace {
 
 constexpr size_t kMaxObserved = 1200;  // characters of a finding's observed text
-
-constexpr const char* kRuleDecl = "__npu_rule";
-
-// `rule { ... }` stores its table; the engine reads it after the chunk ran.
-int lua_rule_decl(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_pushvalue(L, 1);
-  lua_setfield(L, LUA_REGISTRYINDEX, kRuleDecl);
-  return 0;
-}
-
-std::vector<std::string> string_list(const nlohmann::json& j) {
-  std::vector<std::string> out;
-  if (j.is_array())
-    for (const auto& v : j)
-      if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
-}
-
-// A string field of a rule's table (rule{} or emit{}): `def` when absent; an error text in
-// `err` when present with another type (a number as a title must not end the whole report).
-std::string string_field(const nlohmann::json& t, const char* key, const std::string& def, const char* what,
-                         std::string& err) {
-  auto it = t.find(key);
-  if (it == t.end() || it->is_null()) return def;
-  if (it->is_string()) return it->get<std::string>();
-  if (err.empty()) err = std::string(what) + ": '" + key + "' must be a string, not " + it->type_name();
-  return def;
-}
-
-// Loads a rule chunk into `sb` and fills `meta`; returns an error text or "".
-std::string load_rule(LuaSandbox& sb, const RuleSource& src, RuleMeta& meta) {
-  lua_State* L = sb.L();
-  lua_pushcfunction(L, lua_rule_decl);
-  lua_setglobal(L, "rule");
-  if (!sb.run_chunk(src.code, src.path)) return sb.error();
-  lua_getfield(L, LUA_REGISTRYINDEX, kRuleDecl);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return src.path + ": no rule { id = ..., ... } declaration";
-  }
-  nlohmann::json d;
-  bool converted = sb.to_json(-1, d);
-  lua_pop(L, 1);
-  if (!converted) return src.path + ": rule declaration: " + sb.error();
-  if (d.is_array() && d.empty()) d = nlohmann::json::object();
-  if (!d.is_object()) return src.path + ": rule declaration: rule{} takes named fields (id = ..., title = ...)";
-  meta.file = src.path;
-  std::string err;
-  meta.id = string_field(d, "id", "", "rule declaration", err);
-  meta.title = string_field(d, "title", "", "rule declaration", err);
-  meta.category = string_field(d, "category", "general", "rule declaration", err);
-  meta.severity = string_field(d, "severity", "medium", "rule declaration", err);
-  meta.doc = string_field(d, "doc", "", "rule declaration", err);
-  if (!err.empty()) return src.path + ": " + err;
-  // The declaration's words are copied into every finding the rule makes (up to 1000): a 64 KiB
-  // title made one 300-byte rule file a 261 MB report. Short, as the words they are.
-  for (const auto& [key, value, cap] : {std::tuple<const char*, const std::string*, size_t>{"id", &meta.id, 128},
-                                        {"title", &meta.title, 300},
-                                        {"category", &meta.category, 64},
-                                        {"severity", &meta.severity, 64}})
-    if (value->size() > cap)
-      return src.path + ": rule declaration: '" + key + "' is " + std::to_string(value->size()) +
-             " bytes long (at most " + std::to_string(cap) + ")";
-  // Lists are lists of strings, params a table of name = default, residual a boolean: a wrong
-  // type is the rule's error, never a silent default (platforms = "gpu" ran it everywhere).
-  for (const char* key : {"needs", "platforms", "frameworks"}) {
-    const auto it = d.find(key);
-    if (it == d.end() || it->is_null()) continue;
-    const bool empty_table = it->is_object() && it->empty();
-    if ((!it->is_array() && !empty_table) ||
-        std::any_of(it->begin(), it->end(), [](const auto& v) { return !v.is_string(); }))
-      return src.path + ": rule declaration: '" + key + "' must be a list of strings ({ \"a\", \"b\" })";
-  }
-  if (d.contains("params") && !d["params"].is_null() && !d["params"].is_object() &&
-      !(d["params"].is_array() && d["params"].empty()))
-    return src.path + ": rule declaration: 'params' must be a table of name = default";
-  if (d.contains("residual") && !d["residual"].is_null() && !d["residual"].is_boolean())
-    return src.path + ": rule declaration: 'residual' must be true or false";
-  meta.needs = string_list(d.value("needs", nlohmann::json::array()));
-  meta.platforms = string_list(d.value("platforms", nlohmann::json::array()));
-  meta.frameworks = string_list(d.value("frameworks", nlohmann::json::array()));
-  meta.params = d.contains("params") && d["params"].is_object() ? d["params"] : nlohmann::json::object();
-  meta.pool = string_field(d, "pool", "", "rule declaration", err);
-  if (!err.empty()) return src.path + ": " + err;
-  if (meta.pool.size() > 64) return src.path + ": rule declaration: 'pool' is too long (at most 64 bytes)";
-  // A saving is drawn from a pool the step split has (rules/attribution.h): an unknown name
-  // would escape the cap (a 1000 ms saving in a 14 ms step ranked first).
-  if (!meta.pool.empty() && meta.pool != "compute" && meta.pool != "communication" && meta.pool != "copies" &&
-      meta.pool != "idle" &&
-      !(meta.pool.rfind("idle.", 0) == 0 &&
-        FactsSchema::builtin().has_need_path("idle_attribution.causes." + meta.pool.substr(5))))
-    return src.path + ": rule declaration: pool '" + meta.pool +
-           "' is not a pool of the step split (compute, communication, copies, idle, idle.<cause>: docs/rules.md)";
-  if (meta.pool.empty())
-    meta.pool = meta.category == "communication" || meta.category == "cluster" ? "communication"
-                : meta.category == "compute"                                   ? "compute"
-                                                                               : "idle";
-  meta.residual = d.value("residual", false);
-  meta.whatif = string_field(d, "whatif", "", "rule declaration", err);
-  if (!err.empty()) return src.path + ": " + err;
-  if (!meta.whatif.empty() && !is_whatif_transform(meta.whatif))
-    return src.path + ": rule declaration: whatif '" + meta.whatif + "' is no transformation of the replay (" +
-           whatif_transform_list() + ")";
-  if (meta.id.empty()) return src.path + ": rule declaration has no id";
-  if (meta.title.empty()) return src.path + ": rule " + meta.id + " has no title";
-  lua_getglobal(L, "check");
-  bool has_check = lua_isfunction(L, -1);
-  lua_pop(L, 1);
-  if (!has_check) return src.path + ": rule " + meta.id + " defines no check(facts, params, emit) function";
-  return "";
-}
 
 // A rule may only need key paths of the facts schema (facts/schema/): a misspelled path would
 // otherwise skip the rule on every run with "missing ...", and nobody would notice.
@@ -201,35 +91,13 @@ std::string missing_reason(const nlohmann::json& doc, const std::string& path) {
   return best;
 }
 
-nlohmann::json coerce(const nlohmann::json& def, const std::string& text) {
-  if (def.is_boolean()) return text == "true" || text == "1" || text == "yes";
-  if (def.is_number_integer()) {
-    try {
-      size_t pos = 0;
-      long long v = std::stoll(text, &pos);
-      if (pos == text.size()) return v;
-    } catch (...) {
-    }
-  }
-  if (def.is_number()) {
-    try {
-      size_t pos = 0;
-      double v = std::stod(text, &pos);
-      // nan would make every comparison false (silently disabling the rule), inf overflows.
-      if (pos == text.size() && std::isfinite(v)) return v;
-    } catch (...) {
-    }
-    throw std::invalid_argument("\"" + text + "\" is not a finite number");
-  }
-  return text;
-}
-
 struct EmitContext {
   LuaSandbox* sb;
   RuleOutcome* outcome;
   double step_ns;
   const nlohmann::json* facts;
   const nlohmann::json* params;
+  const nlohmann::json* verdicts;  // decided before the rules (rules/verdicts.h)
 };
 
 int lua_emit(lua_State* L);
@@ -244,6 +112,7 @@ int lua_run_check(lua_State* L) {
   ctx->sb->begin_trusted();
   ctx->sb->push_view(*ctx->facts);
   ctx->sb->push_view(*ctx->params);
+  set_verdicts_global(*ctx->sb, *ctx->verdicts);
   ctx->sb->end_trusted();
   lua_pushlightuserdata(L, ctx);
   lua_pushcclosure(L, lua_emit, 1);
@@ -432,7 +301,7 @@ constexpr std::string_view kLibraryDir = "lib/";
 
 void RuleEngine::add_builtin_rules() {
   for (const auto& r : builtin_rules())
-    if (r.path.rfind(kLibraryDir, 0) != 0)
+    if (r.path.rfind(kLibraryDir, 0) != 0 && !is_verdict_path(r.path))
       add_rule_source({"builtin:" + std::string(r.path), std::string(r.code)}, true);
 }
 
@@ -443,7 +312,7 @@ std::vector<std::string> rule_files(const std::string& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
     if (!e.is_regular_file() || e.path().extension() != ".lua") continue;
     std::string rel = e.path().lexically_relative(dir).generic_string();
-    if (rel.rfind(kLibraryDir, 0) != 0) files.push_back(e.path().string());
+    if (rel.rfind(kLibraryDir, 0) != 0 && !is_verdict_path(rel)) files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -466,7 +335,7 @@ void RuleEngine::load_meta() {
   for (size_t i = 0; i < sources_.size(); ++i) {
     LuaSandbox sb;
     RuleMeta meta;
-    std::string err = load_rule(sb, sources_[i], meta);
+    std::string err = load_declaration(sb, sources_[i], "rule", "check", meta);
     meta.builtin = builtin_[i];
     if (meta.id.empty()) meta.id = fs::path(sources_[i].path).stem().string();
     meta.file = sources_[i].path;
@@ -482,7 +351,33 @@ void RuleEngine::load_meta() {
     metas_.push_back(meta);
     load_errors_.push_back(err);
   }
+  verdict_sources_ = builtin_verdict_sources();
+  verdict_metas_.assign(verdict_sources_.size(), RuleMeta{});
+  verdict_errors_.clear();
+  for (size_t i = 0; i < verdict_sources_.size(); ++i)
+    verdict_errors_.push_back(load_verdict(verdict_sources_[i], verdict_metas_[i]));
   loaded_ = true;
+}
+
+const std::vector<RuleMeta>& RuleEngine::verdicts() {
+  load_meta();
+  return verdict_metas_;
+}
+
+std::string RuleEngine::check_overrides(const std::map<std::string, std::string>& overrides) {
+  load_meta();
+  for (const auto& [key, value] : overrides) {
+    // The owner is the rule or verdict whose id is the longest prefix ending at a dot.
+    const RuleMeta* owner = nullptr;
+    for (const auto* list : {&metas_, &verdict_metas_})
+      for (const auto& m : *list)
+        if (key.rfind(m.id + ".", 0) == 0 && (!owner || m.id.size() > owner->id.size())) owner = &m;
+    if (!owner) return key + ": no rule or verdict with that id (see `npu-advisor rules list`)";
+    nlohmann::json scratch = owner->params;
+    std::map<std::string, std::string> one{{key, value}};
+    if (std::string err = apply_param_overrides(owner->id, owner->param_specs, one, scratch); !err.empty()) return err;
+  }
+  return "";
 }
 
 const std::vector<RuleMeta>& RuleEngine::rules() {
@@ -490,120 +385,124 @@ const std::vector<RuleMeta>& RuleEngine::rules() {
   return metas_;
 }
 
+struct RuleEngine::RunInputs {
+  std::string platform, framework;
+  double step_ns = 0;
+  std::string single_rank_reason;
+  nlohmann::json verdicts;
+};
+
 std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOptions& opt) {
   load_meta();
-  std::vector<RuleOutcome> outcomes;
-  const std::string platform = facts_platform(facts);
-  std::string framework;
-  if (const auto* f = fact_at(facts.doc, "run.framework"); f && f->is_string()) framework = f->get<std::string>();
-  const double step_ns = step_denominator(facts.doc);
+  std::vector<RuleOutcome> decided;  // the verdicts, decided before the rules
+  for (size_t i = 0; i < verdict_sources_.size(); ++i) {
+    RuleOutcome o;
+    o.meta = verdict_metas_[i];
+    o.status = RuleOutcome::Status::Failed;
+    o.reason = verdict_errors_[i];
+    nlohmann::json params = o.meta.params;
+    if (o.reason.empty()) o.reason = apply_param_overrides(o.meta.id, o.meta.param_specs, opt.overrides, params);
+    if (o.reason.empty()) decide_verdict(verdict_sources_[i], facts.doc, params, opt.limits, o);
+    decided.push_back(std::move(o));
+  }
+  RunInputs in;
+  in.verdicts = verdict_document(decided);
+  in.platform = facts_platform(facts);
+  if (const auto* f = fact_at(facts.doc, "run.framework"); f && f->is_string()) in.framework = f->get<std::string>();
+  in.step_ns = step_denominator(facts.doc);
   // On a cluster, a single-rank rule says where to run it: a real rank folder, not a placeholder.
-  std::string single_rank_reason = "single-rank check: run `npu-advisor analyze` on a rank's folder";
+  in.single_rank_reason = "single-rank check: run `npu-advisor analyze` on a rank's folder";
   if (const auto* ranks = fact_at(facts.doc, "cluster.ranks"); ranks && ranks->is_array() && !ranks->empty())
     if (std::string dir = (*ranks)[0].value("path", ""); !dir.empty())
-      single_rank_reason = "single-rank check: run `npu-advisor analyze " + text::shell_word(dir) + "` on a rank";
-  for (size_t i = 0; i < sources_.size(); ++i) {
-    RuleOutcome o;
-    o.meta = metas_[i];
-    if (!load_errors_[i].empty()) {
-      o.status = RuleOutcome::Status::Failed;
-      o.reason = load_errors_[i];
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-    if (!o.meta.platforms.empty() &&
-        std::find(o.meta.platforms.begin(), o.meta.platforms.end(), platform) == o.meta.platforms.end()) {
-      o.status = RuleOutcome::Status::NotApplicable;
-      // "Ascend-only (this run is gpu)" reads better than a list of one.
-      static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
-      auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
-      o.reason = nm != kName.end()
-                     ? nm->second + "-only (this run is " + platform + ")"
-                     : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-    if (!o.meta.frameworks.empty() && !framework.empty() &&
-        std::find(o.meta.frameworks.begin(), o.meta.frameworks.end(), framework) == o.meta.frameworks.end()) {
-      o.status = RuleOutcome::Status::NotApplicable;
-      std::string list;
-      for (const auto& f : o.meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
-      o.reason = "not applicable to " + framework_display(framework) + " (a " + list + " check)";
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-    // Cluster rules (needs under "cluster.") run on cluster facts, the others on one rank's.
-    bool cluster_rule = std::any_of(o.meta.needs.begin(), o.meta.needs.end(),
-                                    [](const std::string& n) { return n.rfind("cluster", 0) == 0; });
-    if (cluster_rule != facts.doc.contains("cluster")) {
-      o.status = RuleOutcome::Status::NotApplicable;
-      o.reason = cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
-                              : single_rank_reason;
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-    std::string missing;
-    for (const auto& need : o.meta.needs) {
-      const nlohmann::json* v = fact_at(facts.doc, need);
-      if (!v || v->is_null() || (v->is_array() && v->empty()) || declared_unavailable(facts.doc, need)) {
-        std::string why = missing_reason(facts.doc, need);
-        missing = "missing " + need + (why.empty() ? "" : " (" + why + ")");
-        break;
-      }
-    }
-    if (!missing.empty()) {
-      o.status = RuleOutcome::Status::Skipped;
-      o.reason = missing;
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-    // Parameters: declared defaults, then overrides.
-    nlohmann::json params = o.meta.params;
-    for (const auto& [key, value] : opt.overrides) {
-      if (key.rfind(o.meta.id + ".", 0) != 0) continue;
-      std::string name = key.substr(o.meta.id.size() + 1);
-      if (!params.contains(name)) {
-        o.status = RuleOutcome::Status::Failed;
-        o.reason = "unknown parameter " + key + " (declared: " + o.meta.params.dump() + ")";
-        break;
-      }
-      try {
-        params[name] = coerce(params[name], value);
-      } catch (const std::invalid_argument& e) {
-        o.status = RuleOutcome::Status::Failed;
-        o.reason = key + ": " + e.what();
-        break;
-      }
-    }
-    if (o.status == RuleOutcome::Status::Failed) {
-      outcomes.push_back(std::move(o));
-      continue;
-    }
-
-    LuaSandbox sb(opt.limits);
-    RuleMeta ignored;
-    std::string err = load_rule(sb, sources_[i], ignored);
-    if (err.empty()) {
-      sb.reset_budget();
-      EmitContext ctx{&sb, &o, step_ns, &facts.doc, &params};
-      lua_State* L = sb.L();
-      lua_pushcfunction(L, lua_run_check);
-      lua_pushlightuserdata(L, &ctx);
-      if (!sb.call(1, 0)) err = sb.error();
-    }
-    if (!err.empty()) {
-      o.status = RuleOutcome::Status::Failed;
-      o.reason = err;
-      o.findings.clear();
-    } else {
-      o.status = o.findings.empty() ? RuleOutcome::Status::Quiet : RuleOutcome::Status::Fired;
-      if (o.findings_dropped > 0)
-        o.reason = "kept the first " + std::to_string(o.findings.size()) + " findings, " +
-                   std::to_string(o.findings_dropped) + " more were dropped (limit per rule)";
-    }
-    outcomes.push_back(std::move(o));
-  }
+      in.single_rank_reason = "single-rank check: run `npu-advisor analyze " + text::shell_word(dir) + "` on a rank";
+  std::vector<RuleOutcome> outcomes;
+  for (size_t i = 0; i < sources_.size(); ++i) outcomes.push_back(run_rule(i, facts, opt, in));
+  for (auto& o : decided) outcomes.push_back(std::move(o));
   return outcomes;
+}
+
+RuleOutcome RuleEngine::run_rule(size_t i, const Facts& facts, const RuleRunOptions& opt, const RunInputs& in) {
+  const std::string& platform = in.platform;
+  const std::string& framework = in.framework;
+  RuleOutcome o;
+  o.meta = metas_[i];
+  if (!load_errors_[i].empty()) {
+    o.status = RuleOutcome::Status::Failed;
+    o.reason = load_errors_[i];
+    return o;
+  }
+  if (!o.meta.platforms.empty() &&
+      std::find(o.meta.platforms.begin(), o.meta.platforms.end(), platform) == o.meta.platforms.end()) {
+    o.status = RuleOutcome::Status::NotApplicable;
+    // "Ascend-only (this run is gpu)" reads better than a list of one.
+    static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
+    auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
+    o.reason = nm != kName.end()
+                   ? nm->second + "-only (this run is " + platform + ")"
+                   : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+    return o;
+  }
+  if (!o.meta.frameworks.empty() && !framework.empty() &&
+      std::find(o.meta.frameworks.begin(), o.meta.frameworks.end(), framework) == o.meta.frameworks.end()) {
+    o.status = RuleOutcome::Status::NotApplicable;
+    std::string list;
+    for (const auto& f : o.meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
+    o.reason = "not applicable to " + framework_display(framework) + " (a " + list + " check)";
+    return o;
+  }
+  // Cluster rules (needs under "cluster.") run on cluster facts, the others on one rank's.
+  bool cluster_rule = std::any_of(o.meta.needs.begin(), o.meta.needs.end(),
+                                  [](const std::string& n) { return n.rfind("cluster", 0) == 0; });
+  if (cluster_rule != facts.doc.contains("cluster")) {
+    o.status = RuleOutcome::Status::NotApplicable;
+    o.reason = cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
+                            : in.single_rank_reason;
+    return o;
+  }
+  std::string missing;
+  for (const auto& need : o.meta.needs) {
+    const nlohmann::json* v = fact_at(facts.doc, need);
+    if (!v || v->is_null() || (v->is_array() && v->empty()) || declared_unavailable(facts.doc, need)) {
+      std::string why = missing_reason(facts.doc, need);
+      missing = "missing " + need + (why.empty() ? "" : " (" + why + ")");
+      break;
+    }
+  }
+  if (!missing.empty()) {
+    o.status = RuleOutcome::Status::Skipped;
+    o.reason = missing;
+    return o;
+  }
+  // Parameters: declared defaults, then overrides.
+  nlohmann::json params = o.meta.params;
+  if (std::string err = apply_param_overrides(o.meta.id, o.meta.param_specs, opt.overrides, params); !err.empty()) {
+    o.status = RuleOutcome::Status::Failed;
+    o.reason = err;
+    return o;
+  }
+
+  LuaSandbox sb(opt.limits);
+  RuleMeta ignored;
+  std::string err = load_declaration(sb, sources_[i], "rule", "check", ignored);
+  if (err.empty()) {
+    sb.reset_budget();
+    EmitContext ctx{&sb, &o, in.step_ns, &facts.doc, &params, &in.verdicts};
+    lua_State* L = sb.L();
+    lua_pushcfunction(L, lua_run_check);
+    lua_pushlightuserdata(L, &ctx);
+    if (!sb.call(1, 0)) err = sb.error();
+  }
+  if (!err.empty()) {
+    o.status = RuleOutcome::Status::Failed;
+    o.reason = err;
+    o.findings.clear();
+  } else {
+    o.status = o.findings.empty() ? RuleOutcome::Status::Quiet : RuleOutcome::Status::Fired;
+    if (o.findings_dropped > 0)
+      o.reason = "kept the first " + std::to_string(o.findings.size()) + " findings, " +
+                 std::to_string(o.findings_dropped) + " more were dropped (limit per rule)";
+  }
+  return o;
 }
 
 nlohmann::json ranked_findings(const std::vector<RuleOutcome>& outcomes) {
@@ -624,7 +523,9 @@ nlohmann::json ranked_findings(const std::vector<RuleOutcome>& outcomes) {
 
 nlohmann::json rule_status_list(const std::vector<RuleOutcome>& outcomes) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& o : outcomes)
+  for (const auto& o : outcomes) {
+    // A verdict is listed only when it could not be decided (rules/verdicts.h).
+    if (o.meta.verdict && o.status != RuleOutcome::Status::Failed) continue;
     out.push_back({{"rule", o.meta.id},
                    {"title", o.meta.title},
                    {"category", o.meta.category},
@@ -632,6 +533,7 @@ nlohmann::json rule_status_list(const std::vector<RuleOutcome>& outcomes) {
                    {"reason", o.reason},
                    {"findings", o.findings.size()},
                    {"file", o.meta.file}});
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "facts/facts.h"
 #include "rules/lua_sandbox.h"
+#include "rules/rule_params.h"
 
 namespace npu {
 
@@ -26,7 +27,8 @@ struct RuleMeta {
   // "torch_npu", "pytorch", "mindspore"; empty = any. A run whose framework is unknown (msprof)
   // is checked anyway.
   std::vector<std::string> frameworks;
-  nlohmann::json params = nlohmann::json::object();
+  std::vector<ParamSpec> param_specs;                // declared once: type, range, meaning (rules/rule_params.h)
+  nlohmann::json params = nlohmann::json::object();  // name -> default
   // The time a finding's saving comes out of (rules/attribution.h): "idle", "communication" or
   // "compute"; from the category unless the rule says. A residual rule (the idle-time symptom)
   // gets what the causes before it left.
@@ -36,6 +38,7 @@ struct RuleMeta {
   std::string whatif;
   bool residual = false;
   bool builtin = false;
+  bool verdict = false;  // a verdict (rules/verdicts.h), not a rule
 };
 
 struct RuleOutcome {
@@ -45,6 +48,7 @@ struct RuleOutcome {
   std::string reason;  // why skipped / not applicable / failed ("file:line: message")
   std::vector<nlohmann::json> findings;
   size_t findings_dropped = 0;  // emitted beyond SandboxLimits::findings (reason says so)
+  nlohmann::json decided;       // a verdict's decision (null: nothing to judge, or failed)
 };
 const char* to_string(RuleOutcome::Status s);
 
@@ -65,20 +69,34 @@ class RuleEngine {
   // Loads metadata of every rule (running only the rule{} declaration). Rules whose file
   // fails to load come back as Failed outcomes from run().
   const std::vector<RuleMeta>& rules();
+  // The verdicts (rules/verdicts.h): built in, decided before the rules on every run.
+  const std::vector<RuleMeta>& verdicts();
 
+  // Checks overrides against the declared parameters of the rules and verdicts: "" or a one-line
+  // error naming the rule (or verdict) and the parameter.
+  std::string check_overrides(const std::map<std::string, std::string>& overrides);
+
+  // The rules' outcomes in the order of their sources, then the verdicts' (RuleMeta::verdict,
+  // RuleOutcome::decided), which were decided before the rules ran.
   std::vector<RuleOutcome> run(const Facts& facts, const RuleRunOptions& opt = {});
 
  private:
   void load_meta();
+  struct RunInputs;  // what every rule of one run shares (rule_engine.cpp)
+  RuleOutcome run_rule(size_t i, const Facts& facts, const RuleRunOptions& opt, const RunInputs& in);
   std::vector<RuleSource> sources_;
   std::vector<bool> builtin_;
   std::vector<RuleMeta> metas_;
   std::vector<std::string> load_errors_;  // per source, empty when fine
+  std::vector<RuleSource> verdict_sources_;
+  std::vector<RuleMeta> verdict_metas_;
+  std::vector<std::string> verdict_errors_;
   bool loaded_ = false;
 };
 
 // The rule files under dir: every *.lua (recursively, sorted) except the rule library's
-// (dir/lib/, rules/lua_library.h), so the source tree rules/lua can be passed as a rule folder.
+// (dir/lib/, rules/lua_library.h) and the verdicts' (dir/verdicts/, rules/verdicts.h), so the
+// source tree rules/lua can be passed as a rule folder.
 // Throws LoadError when dir is missing.
 std::vector<std::string> rule_files(const std::string& dir);
 

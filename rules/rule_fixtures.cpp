@@ -86,8 +86,9 @@ std::string run_case(const RuleSource& rule, const CaseGroup& group, const json&
   RuleRunOptions opt;
   const std::string& id = engine.rules().at(0).id;
   const json params = c.value("params", json::object());
+  // A dotted name is a whole key: a verdict's parameter (dispatch.step_class.host_bound_free_ratio).
   for (const auto& [k, v] : params.items())
-    opt.overrides[id + "." + k] = v.is_string() ? v.get<std::string>() : v.dump();
+    opt.overrides[k.find('.') == std::string::npos ? id + "." + k : k] = v.is_string() ? v.get<std::string>() : v.dump();
   const RuleOutcome o = engine.run(facts, opt).at(0);
   summary = std::string(to_string(o.status)) + (o.reason.empty() ? "" : ": " + o.reason);
   if (o.status != group.status) {

@@ -11,8 +11,6 @@
 namespace npu::operator_health {
 namespace {
 
-// Row 5: the AI CPU check only fires when the longest task of the run is at least 20 us.
-constexpr Ns kAiCpuMinMaxTaskNs = 20'000;
 constexpr size_t kFewShapes = 3;      // distinct input shapes kept per AI CPU op type
 constexpr size_t kAiCpuEvidence = 3;  // evidence rows per AI CPU op type
 constexpr size_t kFewNames = 5;       // distinct operator names kept per AI CPU op type
@@ -84,11 +82,7 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
          {"share_of_all_tasks", ratio(all.total, all_ns)},
          {"distinct_types", types.size()},
          {"by_type", by_type},
-         {"max_task_ns_all_ops", max_all},
-         {"reference_min_max_task_ns", kAiCpuMinMaxTaskNs},
-         {"reference_high_share", kReferenceHighShare},
-         {"reference_medium_share", kReferenceMediumShare},
-         {"reference_triggered", all.count > 0 && max_all >= kAiCpuMinMaxTaskNs}};
+         {"max_task_ns_all_ops", max_all}};
 }
 
 // Without kernel_details: the device tasks of the trace whose Task Type is AI_CPU.
@@ -122,9 +116,7 @@ void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out) {
          {"max_ns", all.count ? all.max : 0},
          {"share_of_compute", ratio(all.total, compute_ns)},
          {"by_name", arr},
-         {"max_task_ns_all_ops", max_all},
-         {"reference_min_max_task_ns", kAiCpuMinMaxTaskNs},
-         {"reference_triggered", all.count > 0 && max_all >= kAiCpuMinMaxTaskNs}};
+         {"max_task_ns_all_ops", max_all}};
 }
 
 }  // namespace npu::operator_health

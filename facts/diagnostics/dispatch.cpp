@@ -22,6 +22,7 @@
 #include "base/json_object.h"
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/launch_flows.h"
 #include "facts/diagnostics/line_fit.h"
 #include "facts/graph_calls.h"
 
@@ -33,14 +34,6 @@ namespace {
 // launch (negative lags from host/device clock offset count too): the device started "as
 // soon as" the host launched, i.e. it was waiting on the host.
 constexpr Ns kVerticalLagNs = 50'000;
-// host-bound: at least this share of a step's launches are vertical ...
-constexpr double kHostBoundVerticalShare = 0.5;
-// ... and the device sat idle waiting on the host (host_bound_free_ratio) at least this share
-// of the step's device time.
-constexpr double kHostBoundFreeRatio = 0.10;
-// device-bound: at most this share of launches are vertical (the host ran ahead for the rest)
-// and host-caused idle stays below kHostBoundFreeRatio. Anything else is "mixed".
-constexpr double kDeviceBoundVerticalShare = 0.2;
 // A pipeline interruption is a device task or communication op longer than this ...
 constexpr Ns kInterruptMinNs = 500'000;
 // ... and longer than this many times the median compute task of its step ...
@@ -53,14 +46,6 @@ constexpr size_t kTopGapsPerStep = 3;
 constexpr size_t kTopGapsOverall = 5;
 
 using nlohmann::json;
-
-// One launch arrow: host launch -> device task start.
-struct Launch {
-  Ns launch = 0;  // flow start (host)
-  Ns start = 0;   // device task start: the end slice's ts, else the flow's end ts
-  Ns lag = 0;
-  uint32_t flow = 0;
-};
 
 struct Gap {
   Ns start = 0, end = 0;
@@ -93,37 +78,6 @@ struct Group {
   Ns sync_ns = 0;
 };
 
-struct Verdict {
-  const char* cls = "unknown";
-  std::string why;
-};
-
-// The rule (docs/facts-dispatch.md). Without a device timeline there are no idle gaps to
-// blame, and the verdict rests on the launch lags alone.
-Verdict classify(size_t n, double vertical_share, double host_bound_free_ratio, bool has_device) {
-  Verdict v;
-  if (n == 0) {
-    v.why = "no launches to judge";
-    return v;
-  }
-  std::string lags =
-      fmt::format("{:.0f}% of launches started within {} of the host launch", vertical_share * 100, us(kVerticalLagNs));
-  if (!has_device) {
-    if (vertical_share >= kHostBoundVerticalShare) v.cls = "host-bound";
-    else if (vertical_share <= kDeviceBoundVerticalShare) v.cls = "device-bound";
-    else v.cls = "mixed";
-    v.why = lags + "; no device timeline, so judged on launch lags alone";
-    return v;
-  }
-  if (vertical_share >= kHostBoundVerticalShare && host_bound_free_ratio >= kHostBoundFreeRatio) v.cls = "host-bound";
-  else if (vertical_share <= kDeviceBoundVerticalShare && host_bound_free_ratio < kHostBoundFreeRatio)
-    v.cls = "device-bound";
-  else v.cls = "mixed";
-  v.why = lags +
-          fmt::format("; the device sat idle waiting on the host for {:.1f}% of its time", host_bound_free_ratio * 100);
-  return v;
-}
-
 class Dispatch {
  public:
   Dispatch(const DiagnosticContext& ctx, Facts& facts)
@@ -139,7 +93,8 @@ class Dispatch {
   }
 
   void run() {
-    pick_flows();
+    picked_ = pick_launches(m_, d_);
+    launches_ = std::move(picked_.launches);
     keep_first_launch_per_graph(m_, launches_, [&](const Launch& l) -> const Flow& { return flows()[l.flow]; });
     make_steps();
     groups_.resize(steps_.size());
@@ -150,24 +105,16 @@ class Dispatch {
 
     json out = json::object();
     out["flow_kind"] = flow_kind_json();
-    // Rules judge each step again with their own thresholds (docs/facts-dispatch.md): they need
-    // to know which rule applies.
+    // The rules judge each step (rules/lua/verdicts/step_class.lua): they need to know whether
+    // idle gaps could be measured, and what the measurements counted as vertical or long.
     out["has_device_timeline"] = d_.has_device;
     out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
-                         {"host_bound_vertical_share", kHostBoundVerticalShare},
-                         {"host_bound_free_ratio", kHostBoundFreeRatio},
-                         {"device_bound_vertical_share", kDeviceBoundVerticalShare},
                          {"interruption_min_ns", kInterruptMinNs},
                          {"interruption_median_factor", kInterruptMedianFactor}};
     json steps = json::array();
-    std::map<std::string, int> by_class;
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      const char* cls = nullptr;
-      steps.push_back(group_json(groups_[i], steps_[i], kTopGapsPerStep, &cls));
-      by_class[cls]++;
-    }
+    for (size_t i = 0; i < steps_.size(); ++i) steps.push_back(group_json(groups_[i], steps_[i], kTopGapsPerStep));
     out["steps"] = std::move(steps);
-    out["overall"] = overall_json(by_class);
+    out["overall"] = overall_json();
     out["task_queue"] = task_queue_json();
     out["interruptions"] = interruptions_json();
     facts_.doc["dispatch"] = std::move(out);
@@ -193,80 +140,9 @@ class Dispatch {
   }
 
  private:
-  json flow_kind_json() const {
-    if (by_correlation_) return "correlation";
-    return kind_used_ ? json(to_string(*kind_used_)) : json(nullptr);
-  }
+  json flow_kind_json() const { return picked_.kind_json(); }
 
-  const std::vector<Flow>& flows() const { return by_correlation_ ? corr_flows_ : m_.flows; }
-
-  // GPU (Kineto): a launch is a runtime call (cudaLaunchKernel, cudaLaunchKernelExC,
-  // cuLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync, hipLaunchKernel, ...) and the kernel,
-  // memcpy or memset that carries the same "correlation" arg. That is the relation Kineto's
-  // ac2g flows draw (their id is the correlation id), but it also holds where the flows were
-  // dropped (trimmed traces) or are named otherwise (2021 traces: cat "async", name "launch").
-  // One launch per device event: a CUDA graph launch starts several kernels with one id.
-  void pick_correlated() {
-    const auto host = runtime_calls_by_correlation(m_);
-    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
-      const Track& tr = m_.tracks[t];
-      if (tr.kind != TrackKind::Device || tr.device != d_.device) continue;
-      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i) {
-        const Slice& s = m_.slices[i];
-        if (s.corr == kNoId || classify_device_task(m_, s) == TaskClass::Marker) continue;
-        auto it = host.find(s.corr);
-        if (it == host.end()) continue;
-        const Slice& h = m_.slices[it->second];
-        Flow f = Flow::between(s.corr, {h.ts, h.loc, h.track}, {s.ts, s.loc, s.track}, FlowKind::Ac2g);
-        f.start_slice = it->second;
-        f.end_slice = i;
-        corr_flows_.push_back(f);
-      }
-    }
-    by_correlation_ = true;
-    launches_.reserve(corr_flows_.size());
-    for (uint32_t i = 0; i < corr_flows_.size(); ++i) {
-      const Flow& f = corr_flows_[i];
-      launches_.push_back(Launch{f.start_ts, f.end_ts, f.end_ts - f.start_ts, i});
-    }
-    std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
-      if (a.start != b.start) return a.start < b.start;
-      return a.launch < b.launch;
-    });
-  }
-
-  // Prefer HostToDevice (CANN launch -> task), else async_npu (Python op -> task), else
-  // Kineto ac2g (runtime launch -> kernel). GPU runs join by correlation id (pick_correlated).
-  void pick_flows() {
-    if (m_.meta.platform == "gpu") {
-      pick_correlated();
-      return;
-    }
-    size_t count[3] = {0, 0, 0};
-    for (const auto& f : m_.flows) {
-      if (f.kind == FlowKind::HostToDevice) ++count[0];
-      else if (f.kind == FlowKind::AsyncNpu) ++count[1];
-      else if (f.kind == FlowKind::Ac2g) ++count[2];
-    }
-    const FlowKind kinds[3] = {FlowKind::HostToDevice, FlowKind::AsyncNpu, FlowKind::Ac2g};
-    for (int k = 0; k < 3; ++k)
-      if (count[k] > 0) {
-        kind_used_ = kinds[k];
-        break;
-      }
-    if (!kind_used_) return;
-    launches_.reserve(count[0] + count[1] + count[2]);
-    for (uint32_t i = 0; i < m_.flows.size(); ++i) {
-      const Flow& f = m_.flows[i];
-      if (f.kind != *kind_used_) continue;
-      Ns start = f.end_slice != kNone32 ? m_.slices[f.end_slice].ts : f.end_ts;
-      launches_.push_back(Launch{f.start_ts, start, start - f.start_ts, i});
-    }
-    std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
-      if (a.start != b.start) return a.start < b.start;
-      return a.launch < b.launch;
-    });
-  }
+  const std::vector<Flow>& flows() const { return picked_.flows(m_); }
 
   bool host_op_track(const Track& t) const {
     return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
@@ -479,16 +355,15 @@ class Dispatch {
     return v;
   }
 
-  // Lag statistics and fit over the launches `idx`; x = ms since `x0`. Returns the share of
-  // vertical launches (0 without launches).
-  double add_lags(JsonObject& j, const std::vector<uint32_t>& idx, Ns x0) const {
+  // Lag statistics and fit over the launches `idx`; x = ms since `x0`.
+  void add_lags(JsonObject& j, const std::vector<uint32_t>& idx, Ns x0) const {
     static const char* kStatKeys[] = {"lag_min_ns",  "lag_p10_ns",     "lag_p50_ns",      "lag_p90_ns",   "lag_max_ns",
                                       "lag_mean_ns", "vertical_share", "slope_ns_per_ms", "intercept_ns", "r2"};
     j.add("count", idx.size());
     if (idx.empty()) {
       for (const char* k : kStatKeys) j.add(k, nullptr);
       j.add("negative_lags", 0);
-      return 0.0;
+      return;
     }
     std::vector<Ns> lags;
     std::vector<double> x, y;
@@ -520,13 +395,12 @@ class Dispatch {
     j.add("slope_ns_per_ms", fit ? json(fit->slope) : json(nullptr))
         .add("intercept_ns", fit ? json(fit->intercept) : json(nullptr))
         .add("r2", fit && fit->r2 ? json(*fit->r2) : json(nullptr));
-    return vertical_share;
   }
 
-  // Fields shared by a step and the run: host-bound idle, rates, syncs, verdict, evidence.
-  // `launches_per_ms`: launches over the span, as the caller counts them. Returns the verdict.
-  const char* add_common(JsonObject& j, const Group& g, const std::vector<uint32_t>& launches, double vertical_share,
-                         uint64_t host_ops, Ns span_ns, double launches_per_ms, size_t top_gaps) const {
+  // Fields shared by a step and the run: host-bound idle, rates, syncs, evidence.
+  // `launches_per_ms`: launches over the span, as the caller counts them.
+  void add_common(JsonObject& j, const Group& g, const std::vector<uint32_t>& launches, uint64_t host_ops, Ns span_ns,
+                  double launches_per_ms, size_t top_gaps) const {
     Ns device_time = g.busy_ns + g.free_ns;
     double ms = static_cast<double>(span_ns) / 1e6;
     j.add("free_ns", g.free_ns)
@@ -543,49 +417,47 @@ class Dispatch {
         .add("sync_ns", g.sync_ns)
         .add("interruptions", g.interruptions);
 
-    const size_t n = launches.size();
-    Verdict v = classify(n, vertical_share, stats::ratio(g.host_bound_free_ns, device_time), d_.has_device);
-    j.add("classification", v.cls).add("why", std::move(v.why));
-
     std::vector<Gap> top = longest(g.host_bound_gaps, top_gaps);
     json gaps = json::array();
     for (const Gap& gp : top) {
       JsonObject o;
-      o.add("start_ns", gp.start).add("dur_ns", gp.length()).add("lag_ns", gp.lag).add("task", task_name(launches_[gp.launch]));
+      o.add("start_ns", gp.start)
+          .add("dur_ns", gp.length())
+          .add("lag_ns", gp.lag)
+          .add("task", task_name(launches_[gp.launch]));
       gaps.push_back(o.take());
     }
     j.add("top_host_bound_gaps", std::move(gaps));
 
-    // Evidence that explains the verdict: host-caused gaps for host-bound (and mixed) steps,
-    // the longest-waiting launch for device-bound (and mixed) steps.
+    // Evidence of the measurements: the host-caused gaps listed above, and the launch that
+    // waited longest. The step verdict picks what explains it (lib.steps, steps.evidence).
     json ev = json::array();
-    std::string_view cls = v.cls;
-    if (cls == "host-bound" || cls == "mixed")
-      for (const Gap& gp : top) gap_evidence(ev, gp);
-    if ((cls == "device-bound" || cls == "mixed") && n > 0) {
+    for (const Gap& gp : top) gap_evidence(ev, gp);
+    j.add("evidence", std::move(ev));
+    json lag_ev = json::array();
+    if (!launches.empty()) {
       const Launch* worst = nullptr;
       for (uint32_t i : launches)
         if (!worst || launches_[i].lag > worst->lag) worst = &launches_[i];
-      launch_evidence(ev, *worst, "device task that started " + after_launch(worst->lag) + " (largest lag)",
+      launch_evidence(lag_ev, *worst, "device task that started " + after_launch(worst->lag) + " (largest lag)",
                       "host launch of that task");
     }
-    j.add("evidence", std::move(ev));
-    return v.cls;
+    j.add("largest_lag_evidence", std::move(lag_ev));
   }
 
-  json group_json(const Group& g, const Step& s, size_t top_gaps, const char** cls) const {
+  json group_json(const Group& g, const Step& s, size_t top_gaps) const {
     JsonObject j;
     j.add("id", step_id(s)).add("start_ns", s.start).add("end_ns", s.end);
-    double vertical_share = add_lags(j, g.launches, s.start);
+    add_lags(j, g.launches, s.start);
     j.add("median_task_ns", g.median_task_ns);
     const Ns span = s.end - s.start;
     const double launches_per_ms =
         span > 0 ? static_cast<double>(g.launches.size()) / (static_cast<double>(span) / 1e6) : 0.0;
-    *cls = add_common(j, g, g.launches, vertical_share, g.host_ops, span, launches_per_ms, top_gaps);
+    add_common(j, g, g.launches, g.host_ops, span, launches_per_ms, top_gaps);
     return j.take();
   }
 
-  json overall_json(const std::map<std::string, int>& by_class) const {
+  json overall_json() const {
     JsonObject j;
     std::vector<uint32_t> all(launches_.size());
     for (uint32_t i = 0; i < launches_.size(); ++i) all[i] = i;
@@ -593,7 +465,7 @@ class Dispatch {
     Ns x0 = launches_.empty() ? 0 : std::min_element(launches_.begin(), launches_.end(), [](auto& a, auto& b) {
                                       return a.launch < b.launch;
                                     })->launch;
-    double vertical_share = add_lags(j, all, x0);
+    add_lags(j, all, x0);
     j.add("flows_used", launches_.size())
         .add("flow_kind", flow_kind_json())
         .add("flows_outside_steps", outside_steps_)
@@ -609,11 +481,8 @@ class Dispatch {
     }
     const double launches_per_ms =
         span > 0 ? static_cast<double>(launches_.size() - outside_steps_) / (static_cast<double>(span) / 1e6) : 0.0;
-    add_common(j, overall_, all, vertical_share, ops_in_steps, span, launches_per_ms, kTopGapsOverall);
+    add_common(j, overall_, all, ops_in_steps, span, launches_per_ms, kTopGapsOverall);
     j.add("host_ops_total", overall_.host_ops);
-    json bc = json::object();
-    for (const auto& [k, v] : by_class) bc[k] = v;
-    j.add("steps_by_class", std::move(bc));
     return j.take();
   }
 
@@ -672,9 +541,7 @@ class Dispatch {
   const DeviceTimeline& d_;
   const StepWindowIndex windows_;  // the steps on the device (GPUs: until the work they launched ends)
   Facts& facts_;
-  std::optional<FlowKind> kind_used_;
-  bool by_correlation_ = false;
-  std::vector<Flow> corr_flows_;  // GPU: launches joined by correlation id
+  LaunchFlows picked_;            // the launches' flows (its own launch list is moved to launches_)
   std::vector<Launch> launches_;  // sorted by device start
   std::vector<Step> steps_;
   bool pseudo_ = false;

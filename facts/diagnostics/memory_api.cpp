@@ -2,13 +2,6 @@
 #include "facts/diagnostics/host_trace_pass.h"
 
 namespace npu::operator_health {
-namespace {
-
-// Row 24: a memory API whose total time reaches 10 ms (10000 us).
-constexpr Ns kMemoryApiMinTotalNs = 10'000'000;
-
-}  // namespace
-
 nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p) {
   nlohmann::json arr = nlohmann::json::array();
   for (const char* api : kMemApis) {
@@ -33,7 +26,7 @@ nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p) {
                    {"max_step", {{"step", step_json(worst_step)}, {"total_ns", worst_total}}},
                    {"evidence", nlohmann::json::array({slice_evidence(m, a.all.max_index, "longest call")})}});
   }
-  return {{"by_api", arr}, {"reference_min_total_ns", kMemoryApiMinTotalNs}};
+  return {{"by_api", arr}};
 }
 
 }  // namespace npu::operator_health

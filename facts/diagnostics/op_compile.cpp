@@ -4,22 +4,12 @@
 #include "facts/diagnostics/host_trace_pass.h"
 
 namespace npu::operator_health {
-namespace {
-
-// Row 17: 20 or more aclopCompileAndExecute calls (in a step) mean online compilation.
-constexpr uint64_t kMaxOpCompileCount = 20;
-
-}  // namespace
-
 nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p) {
   nlohmann::json c = {{"count", p.compile.all.count},
                       {"total_ns", p.compile.all.total},
                       {"max_ns", p.compile.all.count ? p.compile.all.max : 0},
                       {"by_step", by_step_json(m, p.compile, "aclopCompileAndExecute")},
-                      {"longest", top_slices_json(m, p.compile_top, "aclopCompileAndExecute")},
-                      {"reference_max_count", kMaxOpCompileCount},
-                      {"reference_high_share", kReferenceHighShare},
-                      {"reference_medium_share", kReferenceMediumShare}};
+                      {"longest", top_slices_json(m, p.compile_top, "aclopCompileAndExecute")}};
   c["per_step"] = step_summary_json(m, p.compile);
   uint64_t worst = 0;  // the most calls in one step (or outside steps when there are none)
   for (const auto& [step, a] : p.compile.by_step) worst = std::max(worst, a.count);

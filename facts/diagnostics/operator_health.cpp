@@ -3,8 +3,8 @@
 // operators, dynamic shapes, block dims, PMU bound ratios, online compiles, stream syncs, Python
 // GC, slow dataloader, memory APIs, SyncBatchNorm. Then "memory" (memory.cpp).
 //
-// Facts only: the reference's thresholds are recorded next to the numbers (as `reference_*`)
-// so a rule can decide; nothing here is a verdict. See docs/facts-operators.md.
+// Facts only: measurements; the rules decide (with their declared parameters). The bounds that
+// define a count are recorded beside it (as `reference_*`). See docs/facts-operators.md.
 #include "facts/diagnostics/operator_health.h"
 
 #include <algorithm>

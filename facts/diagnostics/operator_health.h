@@ -1,8 +1,9 @@
 // The operator-level checks behind "operator_health" (docs/facts-operators.md), one file per
 // check, and what they share: per-step aggregates, top-k lists and their JSON. Only the files of
-// this section include it. Facts only: the reference advisor's thresholds (the "rows" cited
-// beside them are its checks) are written next to the numbers as `reference_*` keys so a rule
-// can decide.
+// this section include it. Facts only: measurements, no verdicts and no thresholds of a check
+// (the rules declare those as parameters, docs/rules.md). The "rows" cited are the reference
+// advisor's checks the figures serve; the few bounds that define what a count counts (a GC event
+// of at least 1 ms, a slow fetch of 10 ms) are written beside it as `reference_*` keys.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -15,10 +16,6 @@
 #include "facts/diagnostics/diagnostics.h"
 
 namespace npu::operator_health {
-
-// Rows 5/17/24 priority: a share of step/total time of 5% is "high", 3% "medium".
-constexpr double kReferenceHighShare = 0.05;
-constexpr double kReferenceMediumShare = 0.03;
 
 constexpr size_t kTop = 10;  // entries in every list
 

@@ -113,8 +113,7 @@ void pmu(const RunModel& m, nlohmann::json& health, Facts& facts) {
                    {"ratio_columns", names},
                    {"types_with_ratios", acc.size()},
                    {"by_type", arr},
-                   {"no_bound_types", no_bound},
-                   {"reference_bound_ratio", kBoundRatio}};
+                   {"no_bound_types", no_bound}};
 }
 
 }  // namespace npu::operator_health

@@ -3,13 +3,6 @@
 #include "facts/diagnostics/host_trace_pass.h"
 
 namespace npu::operator_health {
-namespace {
-
-// Row 19: ASCEND_LAUNCH_BLOCKING is probably set when co_occur_ratio exceeds 0.5.
-constexpr double kLaunchBlockingCoOccurRatio = 0.5;
-
-}  // namespace
-
 nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p) {
   nlohmann::json apis = nlohmann::json::object();
   for (const auto& [name, a] : p.sync_by_api)
@@ -34,8 +27,7 @@ nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p) {
           {"co_occur_ratio", p.launches ? static_cast<double>(co) / static_cast<double>(p.launches) : 0.0},
           {"co_occur_same_thread", p.co_occur_same_thread},
           {"co_occur_same_thread_ratio",
-           p.launches ? static_cast<double>(p.co_occur_same_thread) / static_cast<double>(p.launches) : 0.0},
-          {"reference_co_occur_ratio", kLaunchBlockingCoOccurRatio}};
+           p.launches ? static_cast<double>(p.co_occur_same_thread) / static_cast<double>(p.launches) : 0.0}};
 }
 
 }  // namespace npu::operator_health

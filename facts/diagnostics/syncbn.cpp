@@ -2,17 +2,9 @@
 #include "facts/diagnostics/host_trace_pass.h"
 
 namespace npu::operator_health {
-namespace {
-
-// Row 18: 20 or more SyncBatchNorm events.
-constexpr uint64_t kMinSyncBnCount = 20;
-
-}  // namespace
-
 nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p) {
   nlohmann::json sb = {{"count", p.syncbn.count},
                        {"total_ns", p.syncbn.total},
-                       {"reference_min_count", kMinSyncBnCount},
                        {"evidence", nlohmann::json::array()}};
   if (p.syncbn.count) sb["evidence"].push_back(slice_evidence(m, p.syncbn.max_index, "longest SyncBatchNorm"));
   return sb;

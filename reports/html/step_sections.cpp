@@ -71,16 +71,20 @@ std::string section_dispatch(const json& r) {
     return out + "</section>\n";
   }
   const json& o = at(d, "overall");
+  // The classes as the rules decided them (verdicts.dispatch.step_class, docs/rules.md).
+  const json& decided = step_class_verdict(r);
+  const json& verdict = at(decided, "overall");
+  const json& classes = list(decided, "steps");
   out +=
       "<p class=\"hint\">Launch lag: time from the host's launch of a task to its start on the device. A lag that "
       "grows within a step (positive slope) means the host runs ahead and the device is the bottleneck; lags near "
       "zero with free time mean the device waits for the host.</p>\n";
   if (o.is_object()) {
     std::string line = "<p class=\"verdict\">";
-    if (!str(o, "classification").empty())
-      line += "<span class=\"badge cls-" + css_token(str(o, "classification")) + "\">" + esc(str(o, "classification")) +
+    if (!str(verdict, "class").empty())
+      line += "<span class=\"badge cls-" + css_token(str(verdict, "class")) + "\">" + esc(str(verdict, "class")) +
               "</span> ";
-    line += esc(str(o, "why"));
+    line += esc(str(verdict, "why"));
     std::vector<std::string> facts_line;
     if (auto v = num(o, "count")) facts_line.push_back(count_str(*v) + " launches");
     if (auto v = num(o, "lag_p50_ns")) facts_line.push_back("median lag " + dur(*v));
@@ -109,10 +113,12 @@ std::string section_dispatch(const json& r) {
                        {"r\xC2\xB2", true},
                        {"host-bound free", true},
                        {"sync calls", true}});
-  for (const auto& s : steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const json& s = steps[i];
     Cell id = tcell(step_label(s), "nowrap");
     if (auto v = num(s, "id")) id.sort_key = *v;
-    t.row({id, tcell(str(s, "classification"), "nowrap"), count_cell(num(s, "count")), dur_cell(num(s, "lag_p10_ns")),
+    const std::string cls = i < classes.size() ? str(classes[i], "class") : "";
+    t.row({id, tcell(cls, "nowrap"), count_cell(num(s, "count")), dur_cell(num(s, "lag_p10_ns")),
            dur_cell(num(s, "lag_p50_ns")), dur_cell(num(s, "lag_p90_ns")), dur_cell(num(s, "slope_ns_per_ms")),
            ncell(num(s, "r2"), [](double v) { return fmt::format("{:.2f}", v); }),
            pct_cell(num(s, "host_bound_free_ratio")), count_cell(num(s, "sync_calls"))});

@@ -162,10 +162,10 @@ std::string section_summary(const json& r) {
     kpis += kpi("Peak memory reserved", fmt::format("{:.0f} MB", *peak), sub);
   }
   const json& disp = at(at(facts, "dispatch"), "overall");
-  if (!str(disp, "classification").empty())
-    kpis += kpi("Dispatch", str(disp, "classification"),
-                num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "",
-                str(disp, "classification") == "host-bound" ? "bad" : "");
+  const std::string cls = str(at(step_class_verdict(r), "overall"), "class");
+  if (!cls.empty())
+    kpis += kpi("Dispatch", cls, num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "",
+                cls == "host-bound" ? "bad" : "");
   if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
   out += source_line;
 

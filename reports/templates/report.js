@@ -206,6 +206,9 @@
   function dispatchChart() {
     var d = facts.dispatch || {};
     var steps = Array.isArray(d.steps) ? d.steps : [];
+    // The class of each step as the rules decided it (report.verdicts, docs/rules.md).
+    var decided = ((report.verdicts || {}).dispatch || {}).step_class || {};
+    var classes = Array.isArray(decided.steps) ? decided.steps : [];
     var lagUnit = unitFor([].concat(steps.map(function (s) { return s.lag_p90_ns; }),
                                     steps.map(function (s) { return s.lag_p10_ns; })));
     var slopeUnit = unitFor(steps.map(function (s) { return s.slope_ns_per_ms; }));
@@ -247,7 +250,8 @@
               },
               footer: function (items) {
                 var s = steps[items[0].dataIndex] || {};
-                return (s.classification || '') + (isNum(s.count) ? ', ' + s.count + ' launches' : '');
+                var c = (classes[items[0].dataIndex] || {})['class'] || '';
+                return c + (isNum(s.count) ? ', ' + s.count + ' launches' : '');
               }
             }
           }

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "rules/rule_engine.h"
+#include "rules/verdicts.h"
 #include "test_support.h"
 #include "trace_builder.h"
 
@@ -29,6 +31,15 @@ json dispatch_of(const npu::RunModel& m, npu::Facts* facts_out = nullptr) {
   EXPECT_TRUE(f.doc.contains("dispatch"));
   if (facts_out) *facts_out = f;
   return f.doc["dispatch"];
+}
+
+// The class the rules decide for each step of these facts and for the run (the verdict
+// dispatch.step_class at its defaults: the facts carry only the measurements).
+json classes_of(const json& dispatch) {
+  npu::Facts f;
+  f.doc["dispatch"] = dispatch;
+  npu::RuleEngine engine;
+  return npu::verdict_document(engine.run(f))["dispatch"]["step_class"];
 }
 
 bool unavailable_has(const npu::Facts& f, const std::string& fact) {
@@ -97,6 +108,7 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   const json& s2 = d["steps"][1];
   const json& s3 = d["steps"][2];
   const json& s4 = d["steps"][3];
+  const json cls = classes_of(d);
 
   // Step 1: lags 100, 190, ..., 910 µs.
   EXPECT_EQ(s1["id"], 1);
@@ -116,14 +128,17 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   EXPECT_EQ(s1["free_ns"], us(11));
   EXPECT_EQ(s1["host_bound_free_ns"], us(11));
   EXPECT_EQ(s1["device_time_ns"], us(1011));
-  EXPECT_EQ(s1["classification"], "device-bound");
+  EXPECT_EQ(cls["steps"][0]["class"], "device-bound");
   EXPECT_EQ(s1["host_ops"], 3);
   EXPECT_DOUBLE_EQ(s1["host_ops_per_ms"].get<double>(), 3 / 1.2);
   EXPECT_DOUBLE_EQ(s1["launches_per_ms"].get<double>(), 10 / 1.2);
   EXPECT_EQ(s1["sync_calls"], 0);
-  // Device-bound evidence: the largest-lag task and its Node@launch.
-  ASSERT_EQ(s1["evidence"].size(), 2u);
-  EXPECT_NE(s1["evidence"][1]["what"].get<std::string>().find("Node@launch"), std::string::npos);
+  // The largest-lag task and its Node@launch (what explains a device-bound step); the one
+  // host-caused gap's task and launch.
+  ASSERT_EQ(s1["largest_lag_evidence"].size(), 2u);
+  EXPECT_NE(s1["largest_lag_evidence"][0]["what"].get<std::string>().find("(largest lag)"), std::string::npos);
+  EXPECT_NE(s1["largest_lag_evidence"][1]["what"].get<std::string>().find("Node@launch"), std::string::npos);
+  EXPECT_EQ(s1["evidence"].size(), 2u);
 
   // Step 2: 5 vertical launches (lag 1 µs); the unpaired start is not a launch.
   EXPECT_EQ(s2["count"], 5);
@@ -137,7 +152,7 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   EXPECT_EQ(s2["device_time_ns"], us(250 + 1039));
   EXPECT_DOUBLE_EQ(s2["host_bound_free_ratio"].get<double>(), 600.0 / 1289.0);
   EXPECT_DOUBLE_EQ(s2["host_bound_of_free_ratio"].get<double>(), 600.0 / 1039.0);
-  EXPECT_EQ(s2["classification"], "host-bound");
+  EXPECT_EQ(cls["steps"][1]["class"], "host-bound");
   EXPECT_EQ(s2["sync_calls"], 1);
   EXPECT_EQ(s2["sync_ns"], us(20));
   ASSERT_EQ(s2["top_host_bound_gaps"].size(), 3u);
@@ -150,11 +165,12 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   EXPECT_TRUE(s3["lag_p50_ns"].is_null());
   EXPECT_TRUE(s3["vertical_share"].is_null());
   EXPECT_TRUE(s3["slope_ns_per_ms"].is_null());
-  EXPECT_EQ(s3["classification"], "unknown");
+  EXPECT_EQ(cls["steps"][2]["class"], "unknown");
   EXPECT_EQ(s3["free_ns"], us(1110));
   EXPECT_EQ(s3["host_bound_free_ns"], us(1110));  // ended by step 4's first (vertical) launch
   EXPECT_EQ(s3["sync_calls"], 1);                 // ...WithTimeout counts as a stream sync
-  EXPECT_EQ(s3["evidence"].size(), 0u);
+  EXPECT_EQ(s3["evidence"].size(), 2u);  // its one host-caused gap: step 4's first task and launch
+  EXPECT_EQ(s3["largest_lag_evidence"].size(), 0u);
 
   // Step 4: lag = 10 + 2k µs, launch = 0.1 + 0.1k ms after the step start:
   // lag = 8000 ns + 20000 ns/ms * x exactly.
@@ -171,7 +187,7 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   EXPECT_EQ(s4["vertical_share"], 1.0);
   EXPECT_EQ(s4["host_bound_free_ns"], us(18));  // 9 gaps of 2 µs
   EXPECT_EQ(s4["device_time_ns"], us(1018));
-  EXPECT_EQ(s4["classification"], "mixed");
+  EXPECT_EQ(cls["steps"][3]["class"], "mixed");
   EXPECT_EQ(s4["host_ops"], 1);
   EXPECT_EQ(s4["device_sync_calls"], 1);
   EXPECT_EQ(s4["sync_calls"], 0);
@@ -186,8 +202,8 @@ TEST(Dispatch, FourStepsKnownAnswers) {
   EXPECT_EQ(o["free_ns"], us(11 + 600 + 439 + 1110 + 18));
   EXPECT_EQ(o["host_bound_free_ns"], us(11 + 600 + 1110 + 18));
   EXPECT_EQ(o["device_time_ns"], us(1000 + 250 + 100 + 1000 + 2178));
-  EXPECT_EQ(o["classification"], "host-bound");
-  EXPECT_EQ(o["steps_by_class"], json({{"device-bound", 1}, {"host-bound", 1}, {"mixed", 1}, {"unknown", 1}}));
+  EXPECT_EQ(cls["overall"]["class"], "host-bound");
+  EXPECT_EQ(cls["steps_by_class"], json({{"device-bound", 1}, {"host-bound", 1}, {"mixed", 1}, {"unknown", 1}}));
   EXPECT_EQ(o["host_ops"], 4);        // inside steps
   EXPECT_EQ(o["host_ops_total"], 5);  // including the one after the last step
   EXPECT_DOUBLE_EQ(o["host_ops_per_ms"].get<double>(), 4 / 5.0);
@@ -300,7 +316,7 @@ TEST(Dispatch, NoFlowsStillFillsHostSide) {
   EXPECT_TRUE(d["flow_kind"].is_null());
   EXPECT_EQ(d["overall"]["flows_used"], 0);
   EXPECT_EQ(d["steps"][0]["count"], 0);
-  EXPECT_EQ(d["steps"][0]["classification"], "unknown");
+  EXPECT_EQ(classes_of(d)["steps"][0]["class"], "unknown");
   EXPECT_EQ(d["steps"][0]["host_ops"], 2);
   EXPECT_DOUBLE_EQ(d["steps"][0]["host_ops_per_ms"].get<double>(), 1.0);
   EXPECT_EQ(d["steps"][0]["sync_calls"], 1);
@@ -324,8 +340,10 @@ TEST(Dispatch, NoDeviceTimelineJudgesOnLagsAlone) {
   EXPECT_EQ(s["count"], 4);
   EXPECT_EQ(s["vertical_share"], 1.0);
   EXPECT_EQ(s["free_ns"], 0);
-  EXPECT_EQ(s["classification"], "host-bound");
-  EXPECT_NE(s["why"].get<std::string>().find("no device timeline"), std::string::npos);
+  EXPECT_FALSE(d["has_device_timeline"].get<bool>());
+  const json v = classes_of(d)["steps"][0];
+  EXPECT_EQ(v["class"], "host-bound");
+  EXPECT_NE(v["why"].get<std::string>().find("no device timeline"), std::string::npos);
 }
 
 // An empty trace: nothing to say, nothing crashes.
@@ -348,6 +366,7 @@ TEST(Dispatch, SampleMatchesExpected) {
   EXPECT_EQ(d["flow_kind"], "HostToDevice");
   EXPECT_EQ(d["overall"]["flows_used"], expected["trace"]["flows_by_category"]["HostToDevice"]);
   int64_t host_bound_id = expected["host_bound_step"];
+  const json cls = classes_of(d);
   int64_t max_hb_id = -1, max_hb = -1;
   for (size_t i = 0; i < eb.size(); ++i) {
     const json& s = d["steps"][i];
@@ -368,13 +387,13 @@ TEST(Dispatch, SampleMatchesExpected) {
       max_hb_id = s["id"];
     }
     if (e["id"] == host_bound_id) {
-      EXPECT_EQ(s["classification"], "host-bound");
+      EXPECT_EQ(cls["steps"][i]["class"], "host-bound");
       EXPECT_GE(s["vertical_share"].get<double>(), 0.9);
       EXPECT_LT(std::abs(s["slope_ns_per_ms"].get<double>()), 100.0);  // flat: 15.4 ns/ms
       EXPECT_GT(s["host_bound_free_ratio"].get<double>(), 0.5);
       EXPECT_EQ(s["evidence"].size(), 6u);
     } else {
-      EXPECT_EQ(s["classification"], "device-bound");
+      EXPECT_EQ(cls["steps"][i]["class"], "device-bound");
       EXPECT_GT(s["slope_ns_per_ms"].get<double>(), 1e6);  // lag grows > 1 ms per ms of launches
       EXPECT_GT(s["r2"].get<double>(), 0.9);
       EXPECT_LE(s["vertical_share"].get<double>(), 0.2);
@@ -385,7 +404,7 @@ TEST(Dispatch, SampleMatchesExpected) {
   }
   EXPECT_EQ(max_hb_id, host_bound_id);
   const json& o = d["overall"];
-  EXPECT_EQ(o["steps_by_class"], json({{"device-bound", 4}, {"host-bound", 1}}));
+  EXPECT_EQ(cls["steps_by_class"], json({{"device-bound", 4}, {"host-bound", 1}}));
   EXPECT_EQ(o["sync_calls"], expected["trace"]["aclrt_synchronize_stream"]["count"]);
   EXPECT_EQ(o["free_ns"], expected["trace"]["overlap_totals_ns"]["Free"]);
   const json& tq = d["task_queue"];
@@ -453,7 +472,7 @@ TEST(Dispatch, RealMsttTimelineAdviceTrace) {
   EXPECT_EQ(s["host_bound_free_ns"], 9455360);
   EXPECT_EQ(s["host_bound_gaps"], 269);
   EXPECT_EQ(s["device_time_ns"], 1788267 + 9481650);
-  EXPECT_EQ(s["classification"], "host-bound");
+  EXPECT_EQ(classes_of(d)["steps"][0]["class"], "host-bound");
   EXPECT_EQ(s["top_host_bound_gaps"][0]["dur_ns"], 1093430);
   EXPECT_EQ(s["top_host_bound_gaps"][0]["task"], "trans_Cast_0");
   EXPECT_NE(s["evidence"][1]["what"].get<std::string>().find("aclopCompileAndExecute"), std::string::npos);

@@ -148,7 +148,7 @@ function check(facts, p, emit) emit { observed = "launch-bound", saving_ns = 100
 function check(facts, p, emit) end)"},
                          false);
   const auto outcomes = engine.run(f);
-  ASSERT_EQ(outcomes.size(), 2u);
+  ASSERT_EQ(outcomes.size(), 2u + engine.verdicts().size());  // the rules, then the verdicts
   ASSERT_EQ(outcomes[0].findings.size(), 1u) << outcomes[0].reason;
   const json& x = outcomes[0].findings[0];
   EXPECT_EQ(x["saving_ns"], 61'000);

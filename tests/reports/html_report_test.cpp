@@ -322,3 +322,51 @@ TEST(HtmlReport, MarkdownStillRenders) {
   EXPECT_NE(md.find("## Findings (" + std::to_string(sample_report()["findings"].size()) + ")"), std::string::npos);
   EXPECT_NE(md.find("| step | computing (ms)"), std::string::npos);
 }
+
+// The reports show what the rules decided (verdicts.dispatch.step_class): one --set of the
+// verdict's parameter moves the HTML badge and step table, the terminal line and the rules
+// together. The sample: the run is mixed (26% vertical, 22% host-caused idle), step 3 host-bound
+// (100% vertical, 55% idle), the others device-bound.
+TEST(HtmlReport, VerdictParameterMovesTheBadgeAndTheRules) {
+  npu::test::TempDir dir;
+  const std::string bin = NPU_ADVISOR_BIN;
+  auto run = [&](const std::string& args, const std::string& name) {
+    std::string out = (dir.path() / name).string();
+    std::string cmd = bin + " analyze '" + npu::test::sample_run() + "' -q " + args + " > '" + out + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return read_file(out);
+  };
+  std::string html = run("--format html", "default.html");
+  EXPECT_NE(html.find("<span class=\"badge cls-mixed\">mixed</span>"), std::string::npos);
+  std::string moved = run("--format html --set dispatch.step_class.host_bound_vertical_share=0.25", "moved.html");
+  EXPECT_NE(moved.find("<span class=\"badge cls-host-bound\">host-bound</span>"), std::string::npos);
+  EXPECT_EQ(moved.find("<span class=\"badge cls-mixed\">mixed</span>"), std::string::npos);
+  EXPECT_NE(run("--format text --set dispatch.step_class.host_bound_vertical_share=0.25", "moved.txt")
+                .find("Dispatch: host-bound (26% of launches"),
+            std::string::npos);
+
+  // Asking for 60% host-caused idle: step 3 is mixed, so the host-bound rule has nothing left, in
+  // the same report that shows step 3 as mixed.
+  json def = json::parse(run("--format json", "default.json"));
+  json r = json::parse(run("--format json --set dispatch.step_class.host_bound_free_ratio=0.6", "moved.json"));
+  const json& steps = r["verdicts"]["dispatch"]["step_class"]["steps"];
+  ASSERT_EQ(steps.size(), 5u);
+  EXPECT_EQ(def["verdicts"]["dispatch"]["step_class"]["steps"][2]["class"], "host-bound");
+  EXPECT_EQ(steps[2]["class"], "mixed");
+  auto fired = [](const json& report, const std::string& rule) {
+    for (const auto& f : report["findings"])
+      if (f["rule"] == rule) return true;
+    return false;
+  };
+  EXPECT_TRUE(fired(def, "dispatch.host_bound"));
+  EXPECT_FALSE(fired(r, "dispatch.host_bound"));
+
+  // A value the declaration refuses ends the command with one line naming the verdict and the parameter.
+  std::string err = (dir.path() / "err.txt").string();
+  std::string cmd = bin + " analyze '" + npu::test::sample_run() +
+                    "' -q --set dispatch.step_class.host_bound_free_ratio=2 > /dev/null 2> '" + err + "'";
+  EXPECT_NE(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(read_file(err),
+            "error: --set dispatch.step_class.host_bound_free_ratio: dispatch.step_class's parameter "
+            "host_bound_free_ratio must be between 0 and 1, not 2\n");
+}

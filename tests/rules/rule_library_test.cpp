@@ -23,10 +23,17 @@ Facts facts() {
                 {"total_ns", 2000000},
                 {"evidence", {{{"file", "k.csv"}, {"line", 3}, {"what", "a"}}, {{"file", "k.csv"}, {"line", 4}}}}},
                {{"name", "hcom_b"}, {"total_ns", 1000000}, {"evidence", nlohmann::json::array()}}}}}},
-           {"steps",
-            {{{"id", 1}, {"classification", "host-bound"}, {"host_bound_free_ns", 3}, {"start_ns", 10}, {"end_ns", 30}},
-             {{"id", 2}, {"classification", "device-bound"}, {"host_bound_free_ns", 9}},
-             {{"id", 3}, {"classification", "host-bound"}, {"host_bound_free_ns", 5}}}}};
+           // Classes by the verdict dispatch.step_class at its defaults: host-bound, device-bound,
+           // host-bound.
+           {"dispatch",
+            {{"has_device_timeline", true},
+             {"steps",
+              {{{"id", 1}, {"count", 4}, {"vertical_share", 0.9}, {"host_bound_free_ratio", 0.3},
+                {"host_bound_free_ns", 3}, {"start_ns", 10}, {"end_ns", 30}},
+               {{"id", 2}, {"count", 4}, {"vertical_share", 0.1}, {"host_bound_free_ratio", 0.01},
+                {"host_bound_free_ns", 9}},
+               {{"id", 3}, {"count", 4}, {"vertical_share", 0.6}, {"host_bound_free_ratio", 0.2},
+                {"host_bound_free_ns", 5}}}}}}};
   return f;
 }
 
@@ -62,30 +69,12 @@ end)"),
 TEST(RuleLibrary, StepHelpers) {
   EXPECT_EQ(observed(R"(local steplib = require "lib.steps"
 function check(facts, p, emit)
-  local n, idle, worst = steplib.host_bound(facts.steps, {}, facts)  -- no has_device_timeline: the facts' verdicts
+  local n, idle, worst = steplib.host_bound(facts.dispatch.steps)
   emit { observed = table.concat({ steplib.count(facts), tostring(steplib.count({})), n, idle, worst.id,
-    steplib.duration_ns(facts.steps[1]), steplib.label(nil), steplib.label(7),
+    steplib.duration_ns(facts.dispatch.steps[1]), steplib.label(nil), steplib.label(7),
     steplib.cluster_count({ cluster = { steps = {} } }), steplib.cluster_count({ cluster = { step_count = 3 } }) }, "|") }
 end)"),
             "4|nil|2|8|3|20|(whole trace, no ProfilerStep)|7|1|3");
-}
-
-// The dispatch verdict with the calling rule's thresholds (docs/facts-dispatch.md): 0.6 of the
-// launches vertical and 20% host-bound idle is host-bound at the defaults, mixed once the rule
-// asks for 30%; without a device timeline the launch lags alone decide.
-TEST(RuleLibrary, StepVerdictUsesTheRuleThresholds) {
-  EXPECT_EQ(observed(R"(local steplib = require "lib.steps"
-function check(facts, p, emit)
-  local t = { host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.1, device_bound_vertical_share = 0.2 }
-  local strict = { host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.3, device_bound_vertical_share = 0.2 }
-  local dev, nodev = { dispatch = { has_device_timeline = true } }, { dispatch = { has_device_timeline = false } }
-  local s = { count = 10, vertical_share = 0.6, host_bound_free_ratio = 0.2 }
-  emit { observed = table.concat({ steplib.verdict(s, t, dev), steplib.verdict(s, strict, dev),
-    steplib.verdict({ count = 10, vertical_share = 0.1, host_bound_free_ratio = 0.01 }, t, dev),
-    steplib.verdict({ count = 10, vertical_share = 0.1 }, t, nodev), steplib.verdict({ count = 0 }, t, dev),
-    steplib.verdict({ classification = "mixed" }, t, {}) }, "|") }
-end)"),
-            "host-bound|mixed|device-bound|device-bound|unknown|mixed");
 }
 
 TEST(RuleLibrary, CollectiveAndRunHelpers) {
@@ -116,7 +105,7 @@ function check(facts, p, emit)
   local ev = evidence.add({}, { { file = "f", what = "w" } })
   emit { observed = util.median({ 3, 1, 2 }) .. " " .. ev[1].file .. " " .. tostring(util.extra) }
 end)"});
-  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out.size(), 2u + 1u);  // and the verdict
   ASSERT_EQ(out[0].status, RuleOutcome::Status::Fired) << out[0].reason;
   EXPECT_EQ(out[0].findings[0]["observed"],
             "lib.util is read-only|lib.evidence is read-only|lib.util is read-only|"

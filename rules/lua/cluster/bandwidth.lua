@@ -5,8 +5,15 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.bandwidth" },
-  params = { utilization = 0.8, large_packet_ratio = 0.8, min_size_mb = 10.0,
-             standard_hccs_gbps = 18.0, standard_sdma_gbps = 18.0, standard_pcie_gbps = 20.0, standard_rdma_gbps = 12.5 },
+  params = {
+    utilization = { default = 0.8, min = 0, max = 1, doc = "reported when a transport reaches less than this share of its standard bandwidth" },
+    large_packet_ratio = { default = 0.8, min = 0, max = 1, doc = "below this share of the data in large packets the cause is small packets, else the link" },
+    min_size_mb = { default = 10.0, min = 0, doc = "a transport must have moved at least this many MB to be judged" },
+    standard_hccs_gbps = { default = 18.0, min = 0, doc = "the standard HCCS bandwidth, GB/s (msProf v2.1.0; 28 on newer hardware)" },
+    standard_sdma_gbps = { default = 18.0, min = 0, doc = "the standard SDMA bandwidth, GB/s (held to the HCCS value)" },
+    standard_pcie_gbps = { default = 20.0, min = 0, doc = "the standard PCIe bandwidth, GB/s" },
+    standard_rdma_gbps = { default = 12.5, min = 0, doc = "the standard RDMA bandwidth, GB/s (25 on newer hardware, msProf v4.1.0)" },
+  },
   doc = [[
 Why: when a transport's achieved bandwidth is far below what the link can do, communication
 takes longer than it must: either the transfers are too small to reach line rate, or the link

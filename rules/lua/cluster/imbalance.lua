@@ -5,7 +5,10 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.spread", "cluster.rank_steps" },
-  params = { ratio = 0.05, factor = 0.5 },
+  params = {
+    ratio = { default = 0.05, min = 0, doc = "reported when a typical step's (max - min) / mean across ranks is above this" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the (max - min) not-overlapped communication the fix recovers" },
+  },
   doc = [[
 Why: in a synchronous job every rank waits for the slowest at each collective. When one rank
 has much more free (idle) or computing time than another, the difference shows up on the other

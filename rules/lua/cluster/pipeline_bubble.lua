@@ -5,7 +5,11 @@ rule {
   category = "cluster",
   severity = "high",
   needs = { "cluster.pipeline.stages" },
-  params = { ratio = 0.1, factor = 0.5, confidence = 0.4 },
+  params = {
+    ratio = { default = 0.1, min = 0, max = 1, doc = "reported when a stage's median bubble is above this share of its step" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the stage's median bubble the fix recovers" },
+    confidence = { default = 0.4, min = 0, max = 1, doc = "the finding's confidence" },
+  },
   doc = [[
 Why: with pipeline parallelism each stage waits for the previous stage's activations (forward)
 and the next stage's gradients (backward). The time a rank spends receiving is the pipeline

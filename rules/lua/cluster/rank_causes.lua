@@ -5,7 +5,10 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.rank_findings" },
-  params = { max_findings = 8, min_saving_ratio = 0.01 },
+  params = {
+    max_findings = { default = 8, min = 1, doc = "at most this many merged causes are reported" },
+    min_saving_ratio = { default = 0.01, min = 0, max = 1, doc = "causes whose median saving is below this share of the median step are left out" },
+  },
   doc = [[
 Why: a cluster is as fast as its ranks. Exposed communication, host-bound phases, online
 compilation or a slow dataloader on the ranks themselves are what a cluster report must show,

@@ -5,7 +5,11 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.links.list" },
-  params = { ratio = 0.5, min_size_mb = 1.0, min_links = 3 },
+  params = {
+    ratio = { default = 0.5, min = 0, max = 1, doc = "reported when a link reaches less than this share of its transport's median bandwidth" },
+    min_size_mb = { default = 1.0, min = 0, doc = "a link must have carried at least this many MB to be judged" },
+    min_links = { default = 3, min = 1, doc = "the transport must have at least this many links" },
+  },
   doc = [[
 Why: in a ring or tree collective every rank waits for the slowest hop. A link that moves data
 at a fraction of the speed of the other links of the same transport (a degraded HCCS lane, a

@@ -5,7 +5,10 @@ rule {
   category = "cluster",
   severity = "high",
   needs = { "cluster.slow_rank", "cluster.ranks" },
-  params = { confidence_agree = 0.7, confidence_single = 0.45 },
+  params = {
+    confidence_agree = { default = 0.7, min = 0, max = 1, doc = "confidence when both signals name the rank" },
+    confidence_single = { default = 0.45, min = 0, max = 1, doc = "confidence when one signal does" },
+  },
   doc = [[
 Why: a collective finishes only when its last rank arrives. A rank that computes longer, or
 idles longer (host-bound, data loading, GC, a throttled or different card), makes every other

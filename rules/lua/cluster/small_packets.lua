@@ -5,7 +5,9 @@ rule {
   category = "cluster",
   severity = "low",
   needs = { "cluster.communication" },
-  params = { ratio = 0.2 },
+  params = {
+    ratio = { default = 0.2, min = 0, max = 1, doc = "reported when more than this share of the operators are small packets" },
+  },
   doc = [[
 Why: every transfer pays a fixed start-up cost; small ones never reach line rate, so many small
 collectives spend more time per byte than a few large ones.

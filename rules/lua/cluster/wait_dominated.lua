@@ -5,7 +5,12 @@ rule {
   category = "cluster",
   severity = "medium",
   needs = { "cluster.communication.groups" },
-  params = { wait_ratio = 0.2, sync_ratio = 0.2, gap = 0.1, factor = 0.5 },
+  params = {
+    wait_ratio = { default = 0.2, min = 0, max = 1, doc = "reported for groups whose wait / (wait + transit) is above this" },
+    sync_ratio = { default = 0.2, min = 0, max = 1, doc = "above this synchronisation ratio of the most-waiting rank, the least-waiting rank is blamed" },
+    gap = { default = 0.1, min = 0, max = 1, doc = "when the most and least waiting ranks are within this of each other no rank is blamed" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the group's average wait per rank and step the fix recovers" },
+  },
   doc = [[
 Why: the Wait time of a collective is time a rank spends before the data moves, waiting for
 the other ranks to arrive. When it dominates the transit time, faster links will not help: the

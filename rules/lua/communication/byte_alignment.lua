@@ -5,7 +5,9 @@ rule {
   category = "communication",
   severity = "low",
   needs = { "collectives.alignment", "collectives.ops", "collectives.steps" },
-  params = { factor = 0.3 },
+  params = {
+    factor = { default = 0.3, min = 0, max = 1, doc = "share of the unaligned transfers' time aligning would save" },
+  },
   doc = [[
 Why: SDMA moves data between devices fastest when each transfer is a multiple of 512 bytes; an
 odd-sized tail (a bucket or tensor size that is not a multiple of 128 fp32 / 256 bf16 elements)

@@ -6,7 +6,10 @@ rule {
   severity = "high",
   needs = { "overall.comm_not_overlapped_ns", "overall.communication_ns", "overall.computing_ns",
             "overall.overlapped_ns", "overall.steps" },
-  params = { ratio = 1.5, factor = 0.3 },
+  params = {
+    ratio = { default = 1.5, min = 0, doc = "reported when communication is at least this many times computing" },
+    factor = { default = 0.3, min = 0, max = 1, doc = "share of the exposed communication overlap cannot hide the fix recovers" },
+  },
   doc = [[
 Why: when the collectives take longer than all the computation of the step, even perfect
 overlap leaves (communication - computation) exposed: the job is communication-bound and only

@@ -6,7 +6,12 @@ rule {
   category = "communication",
   severity = "high",
   needs = { "collectives.ops", "collectives.steps" },
-  params = { min_share = 0.1, min_ns = 1e6, factor_stall = 0.5, factor_transit = 0.3 },
+  params = {
+    min_share = { default = 0.1, min = 0, max = 1, doc = "the collective must take at least this share of the median device step" },
+    min_ns = { default = 1e6, min = 0, doc = "... and at least this long, ns" },
+    factor_stall = { default = 0.5, min = 0, max = 1, doc = "share of the exposed time recovered when the cause is wait or idle" },
+    factor_transit = { default = 0.3, min = 0, max = 1, doc = "share recovered when the cause is transit" },
+  },
   doc = [[
 Why: the tuning guide's second communication problem is a single communication operator that
 runs far too long. What helps depends on where its time goes, which the profiler measures per

@@ -6,7 +6,10 @@ rule {
   severity = "medium",
   needs = { "overall.comm_not_overlapped_ns", "overall.communication_ns", "overall.computing_ns",
             "overall.overlapped_ns", "overall.device_time_ns", "overall.steps", "steps" },
-  params = { min_share = 0.02, factor = 0.5 },
+  params = {
+    min_share = { default = 0.02, min = 0, max = 1, doc = "reported when not-overlapped communication is at least this share of the device time" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the communication overlap could still hide that the fix recovers" },
+  },
   doc = [[
 Why: a collective (allreduce of gradients, allgather of parameters, ...) that runs while no
 computation runs is pure step time. Data-parallel training overlaps the gradient allreduce

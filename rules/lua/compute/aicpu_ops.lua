@@ -6,7 +6,11 @@ rule {
   severity = "medium",
   needs = { "operator_health.ai_cpu" },
   platforms = { "ascend" },
-  params = { min_share = 0.01, min_task_ns = 20000, factor = 0.8 },
+  params = {
+    min_share = { default = 0.01, min = 0, max = 1, doc = "reported when AI CPU time is at least this share of compute" },
+    min_task_ns = { default = 20000, min = 0, doc = "... and the run's longest task is at least this long, ns (the reference's gate)" },
+    factor = { default = 0.8, min = 0, max = 1, doc = "share of the AI CPU time moving the operators to the AI Core saves" },
+  },
   doc = [[
 Why: an operator falls back to the AI CPU when no AI Core kernel supports it for the given
 data type or shape: typically INT64 indices or DOUBLE data, or index/nonzero style operators.

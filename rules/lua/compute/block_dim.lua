@@ -6,7 +6,11 @@ rule {
   severity = "low",
   needs = { "operator_health.block_dim" },
   platforms = { "ascend" },
-  params = { min_share = 0.05, factor = 0.5, max_cores = 64 },
+  params = {
+    min_share = { default = 0.05, min = 0, max = 1, doc = "reported when kernels below half the largest plausible block dim take at least this share of compute" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of their time a full block dim saves" },
+    max_cores = { default = 64, min = 1, doc = "a block dim above this is no core count (more than any Ascend core type has)" },
+  },
   doc = [[
 Why: an AI Core / AI Vector Core kernel runs on Block Dim cores. A kernel with a block dim well
 below the core count leaves the other cores idle for its whole duration (small shapes,

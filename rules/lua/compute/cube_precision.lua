@@ -6,7 +6,11 @@ rule {
   severity = "medium",
   needs = { "operators.matmul_precision", "operators.totals" },
   platforms = { "ascend" },
-  params = { min_compute_share = 0.20, min_ns_per_step = 500000, speedup = 2.0 },
+  params = {
+    min_compute_share = { default = 0.20, min = 0, max = 1, doc = "reported when fp32 matrix operators take at least this share of the computing time" },
+    min_ns_per_step = { default = 500000, min = 0, doc = "... and at least this long per step, ns" },
+    speedup = { default = 2.0, min = 1, doc = "the speed-up assumed for HF32/bf16 over fp32" },
+  },
   doc = [[
 Why: the Cube multiplies fp16 / bf16 inputs at its full rate. Given fp32 inputs it runs in fp32,
 or in HF32 (fp32 storage, a shorter mantissa in the products) where HF32 is allowed: torch_npu

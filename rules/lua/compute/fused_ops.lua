@@ -7,7 +7,9 @@ rule {
   needs = { "operators.host.by_name" },
   platforms = { "ascend" },
   frameworks = { "torch_npu", "pytorch" },  -- torch_npu fused APIs
-  params = { factor = 0.5 },
+  params = {
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the signature operators' host time a fused operator saves (half of it for foreach optimizers)" },
+  },
   doc = [[
 Why: every small operator costs a host launch and a device kernel with its own memory traffic.
 torch_npu ships fused replacements for the common sequences (the reference's affinity-API

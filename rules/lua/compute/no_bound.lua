@@ -6,7 +6,10 @@ rule {
   severity = "low",
   needs = { "operator_health.pmu" },
   platforms = { "ascend" },
-  params = { min_share = 0.05, bound_ratio = 0.8 },
+  params = {
+    min_share = { default = 0.05, min = 0, max = 1, doc = "reported when types with no bound pipe take at least this share of compute" },
+    bound_ratio = { default = 0.8, min = 0, max = 1, doc = "the pipe ratio a type's busiest pipe is measured against in the saving (the facts' bound uses 0.8)" },
+  },
   doc = [[
 Why: a kernel whose busiest pipe (cube MAC, vector, scalar, MTE1/2/3 memory moves) is below 80 %
 of its time is bound by nothing in particular: pipeline bubbles, synchronisation between

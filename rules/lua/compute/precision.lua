@@ -7,7 +7,11 @@ rule {
   whatif = "bf16",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "gpu.gemm", "gpu.steps" },
   platforms = { "gpu" },
-  params = { min_step_share = 0.10, min_saving_share = 0.05, speedup = 7.5 },
+  params = {
+    min_step_share = { default = 0.10, min = 0, max = 1, doc = "reported when fp32 matrix kernels take at least this share of the median step" },
+    min_saving_share = { default = 0.05, min = 0, max = 1, doc = "... and the replay (when it can tell) gives bf16 at least this share of the step" },
+    speedup = { default = 7.5, min = 1, doc = "the speed-up assumed for TF32/bf16 tensor cores over fp32 CUDA cores" },
+  },
   doc = [[
 Why: with TF32 off (PyTorch's default for matmuls since 1.12) an fp32 model multiplies its
 matrices in fp32 on the CUDA cores (FFMA). The tensor cores do the same work many times faster

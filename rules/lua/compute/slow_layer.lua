@@ -5,7 +5,12 @@ rule {
   category = "compute",
   severity = "medium",
   needs = { "modules.repeated", "modules.step_device_ns" },
-  params = { min_members = 4, max_spread = 0.10, min_ratio = 1.3, min_excess_share = 0.01 },
+  params = {
+    min_members = { default = 4, min = 2, doc = "a repeated layer needs at least this many members" },
+    max_spread = { default = 0.10, min = 0, max = 1, doc = "the members agree when their MAD is at most this share of their median" },
+    min_ratio = { default = 1.3, min = 1, doc = "a member at least this many times the median is slow" },
+    min_excess_share = { default = 0.01, min = 0, max = 1, doc = "reported when the slow members' excess is at least this share of the step's device work" },
+  },
   doc = [[
 Why: the layers of a stack (decoder layer 0..N, the blocks of a ResNet stage) are the same code on
 the same shapes, so they launch the same kernels and take the same device time. One that takes

@@ -6,7 +6,13 @@ rule {
   severity = "medium",
   needs = { "gpu.kernels", "gpu.steps" },
   platforms = { "gpu" },
-  params = { min_share = 0.5, min_per_step = 100, min_time_share = 0.05, launch_ns = 5000, factor = 0.5 },
+  params = {
+    min_share = { default = 0.5, min = 0, max = 1, doc = "reported when kernels under 10 us launched one by one are at least this share of all kernels" },
+    min_per_step = { default = 100, min = 0, doc = "... at least this many per step" },
+    min_time_share = { default = 0.05, min = 0, max = 1, doc = "... and at least this share of kernel time" },
+    launch_ns = { default = 5000, min = 0, doc = "the launch cost assumed per small kernel, ns" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of that launch cost (capped at GPU idle) fusion saves" },
+  },
   doc = [[
 Why: a kernel shorter than ~10 us costs about as much host time to launch (cudaLaunchKernel
 plus the PyTorch dispatcher, 5-20 us per operator) as it runs on the GPU. A step made of

@@ -6,7 +6,10 @@ rule {
   severity = "low",
   needs = { "operators.by_type" },
   platforms = { "ascend" },
-  params = { min_share = 0.30, headroom = 0.10 },
+  params = {
+    min_share = { default = 0.30, min = 0, max = 1, doc = "reported when one operator type takes more than this share of compute" },
+    headroom = { default = 0.10, min = 0, max = 1, doc = "the share of the type's time tuning saves when no PMU ratio tells" },
+  },
   doc = [[
 Why: when one operator type takes most of the device's compute time, it is the only place where
 kernel-level work (shapes, formats, dtypes, fusion, tuning) moves the step time.

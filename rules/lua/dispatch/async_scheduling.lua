@@ -7,8 +7,11 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "operators.host.by_name" },
   platforms = { "ascend" },
-  params = { min_host_bound_share = 0.5, factor = 0.5, graph_share = 0.5,
-            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = {
+    min_host_bound_share = { default = 0.5, min = 0, max = 1, doc = "reported when at least this share of the steps are host-bound (dispatch.step_class)" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the host-bound idle async scheduling recovers" },
+    graph_share = { default = 0.5, min = 0, max = 1, doc = "from this share of device time launched by graphs, the finding says the forward runs as graphs" },
+  },
   doc = [[
 Why: an inference server prepares each step on the host (scheduling, input preparation,
 sampling, output handling), then runs the forward pass on the device. Done one after the
@@ -30,8 +33,8 @@ How it is measured:
     list is capped, hence confidence 0.3.
   - not already on: run.env.MINDIE_ASYNC_SCHEDULING_ENABLE=1 (when recorded) means the job
     schedules asynchronously already, and the rule is quiet.
-  - host-bound: at least `min_host_bound_share` (half) of the steps are classified host-bound
-    (dispatch.steps, docs/facts-dispatch.md).
+  - host-bound: at least `min_host_bound_share` (half) of the steps are host-bound (dispatch.steps
+    as the verdict dispatch.step_class classifies them, docs/facts-dispatch.md).
 When the forward pass already runs as graphs (at least `graph_share`, half, of the device time from
 graph executions, facts.graph_execution: ACL graph replay in vLLM-Ascend / MindIE, GE), the finding
 says so: the idle left is the host work between the graph executions, which async scheduling is
@@ -66,7 +69,7 @@ function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local hb, idle, worst = steplib.host_bound(steps, p, facts)
+  local hb, idle, worst = steplib.host_bound(steps)
   if hb == 0 or hb < p.min_host_bound_share * n then return end
   local ev = evidence.add({}, worst.evidence, 2)
   local top = {}

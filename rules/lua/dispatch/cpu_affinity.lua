@@ -7,8 +7,12 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps" },
   platforms = { "ascend" },
-  params = { slow_rate_ratio = 0.7, min_steps = 3, long_gap_ns = 2000000, factor = 0.5,
-            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = {
+    slow_rate_ratio = { default = 0.7, min = 0, max = 1, doc = "a step whose host op rate is below this share of the median is slow" },
+    min_steps = { default = 3, min = 1, doc = "the median rate needs at least this many steps with host ops" },
+    long_gap_ns = { default = 2000000, min = 0, doc = "a host-bound gap at least this long, ns (not from compilation) is a long host gap" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the slow steps' excess idle and the long gaps binding recovers" },
+  },
   doc = [[
 Why: torch_npu launches every operator from the Python thread (and its task-queue thread).
 When the OS moves these threads between cores or NUMA nodes, or other processes (dataloader
@@ -89,7 +93,7 @@ function check(facts, p, emit)
   -- Long host gaps not caused by online compilation.
   local long_n, long_desc = 0, {}
   for i, s in ipairs(steps) do
-    local verdict = steplib.verdict(s, p, facts)
+    local verdict = steplib.verdict(s)
     if verdict == "host-bound" or verdict == "mixed" then
       local evs = s.evidence or {}
       for k, g in ipairs(s.top_host_bound_gaps or {}) do
@@ -142,7 +146,7 @@ function check(facts, p, emit)
   if long_n > 0 then texts[#texts + 1] = string.format("%d long host gaps (%s)", long_n, table.concat(long_desc, ", ")) end
   if worst then
     local s = worst.step
-    evidence.add(ev, s.evidence, 2)
+    evidence.add(ev, steplib.evidence(s), 2)
     ev[#ev + 1] = { fact = "dispatch.steps[id=" .. sname(s.id) .. "].host_ops_per_ms", value = s.host_ops_per_ms }
   end
   if not mindspore then ev[#ev + 1] = { fact = "run.env.CPU_AFFINITY_CONF", value = cur } end

@@ -8,7 +8,11 @@ rule {
   whatif = "syncs",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "gpu.syncs", "gpu.blocking_d2h", "gpu.steps", "dispatch.overall.host_bound_free_ns" },
   platforms = { "gpu" },
-  params = { min_per_step = 2, min_wait_ns = 100000, factor = 0.5 },
+  params = {
+    min_per_step = { default = 2, min = 0, doc = "reported when a step holds at least this many sync points on average" },
+    min_wait_ns = { default = 100000, min = 0, doc = "... the host waits at least this long in them per step, ns, and the GPU idles on the host at least as long" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of min(host wait, GPU idle) removing the syncs recovers" },
+  },
   doc = [[
 Why: a synchronisation makes the Python thread wait until the GPU has drained its queue.
 While it waits it launches nothing, so after the sync the GPU starts from an empty queue and

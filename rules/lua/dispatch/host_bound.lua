@@ -7,16 +7,19 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "dispatch.task_queue", "dispatch.overall.host_bound_free_ns" },
   platforms = { "ascend" },
-  params = { factor = 0.5, factor_level2 = 0.25, graph_share = 0.5,
-            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = {
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the host-bound idle above the healthy-step baseline the task queue recovers" },
+    factor_level2 = { default = 0.25, min = 0, max = 1, doc = "the share at task queue level 2 already (only code changes left)" },
+    graph_share = { default = 0.5, min = 0, max = 1, doc = "from this share of device time launched by graphs, the work counts as run as graphs" },
+  },
   doc = [[
 Why: in a host-bound step the device finishes each task before the host has launched the next
 one, so the device idles between tasks. Every microsecond of that idle is step time.
 
-How it is measured (facts.dispatch, docs/facts-dispatch.md): a step is host-bound when at least
-half of its launches are vertical (the task starts within 50 us of its host launch) and the idle
-gaps ended by such launches ("host-bound idle", host_bound_free_ns) are at least 10 % of the
-step's device time. The reference advisor has no such check at all: on the real mstt
+How it is measured (facts.dispatch, docs/facts-dispatch.md): a step is host-bound, as the verdict
+dispatch.step_class decides it (its parameters, defaults here), when at least half of its launches
+are vertical (the task starts within 50 us of its host launch) and the idle gaps ended by such
+launches ("host-bound idle", host_bound_free_ns) are at least 10 % of the step's device time. The reference advisor has no such check at all: on the real mstt
 timeline_advice trace (device idle 84 % of the step, 99 % vertical launches) it gives no
 host-dispatch advice.
 
@@ -72,7 +75,7 @@ function check(facts, p, emit)
   if n == 0 then return end
   local others = {}
   local verdict = {}
-  for i, s in ipairs(steps) do verdict[i] = steplib.verdict(s, p, facts) end
+  for i, s in ipairs(steps) do verdict[i] = steplib.verdict(s) end
   for i, s in ipairs(steps) do
     if verdict[i] ~= "host-bound" and verdict[i] ~= "unknown" and s.host_bound_free_ns then
       others[#others + 1] = s.host_bound_free_ns

@@ -8,7 +8,11 @@ rule {
   whatif = "graphs",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "dispatch.steps", "dispatch.overall.host_bound_free_ns", "gpu.kernels" },
   platforms = { "gpu" },
-  params = { factor = 0.5, graph_share = 0.5, min_syncs_first = 2, host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = {
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the host-bound idle CUDA graphs or fusion recover" },
+    graph_share = { default = 0.5, min = 0, max = 1, doc = "from this share of kernel time replayed from graphs, the finding is about the host work between them" },
+    min_syncs_first = { default = 2, min = 0, doc = "a training step with at least this many reads back per step is told to remove them first" },
+  },
   doc = [[
 Why: PyTorch launches every kernel from the Python thread (cudaLaunchKernel / hipLaunchKernel,
 a few microseconds of host time each, plus the operator's own Python and dispatcher overhead).
@@ -17,9 +21,10 @@ launched and idles in between: the step time is the host's launch time, not the 
 
 How it is measured (facts.dispatch, docs/facts-dispatch.md): each kernel, memcpy and memset is
 joined to the runtime call that launched it by its correlation id (the relation Kineto's ac2g
-arrows draw); the launch lag is device start - host call start. A step is host-bound when at
-least half its launches start within 50 us of the host call ("vertical") and the GPU idle
-gaps ended by such launches (host_bound_free_ns) are at least 10 % of the step's device time.
+arrows draw); the launch lag is device start - host call start. A step is host-bound (the verdict
+dispatch.step_class, at its defaults) when at least half its launches start within 50 us of the
+host call ("vertical") and the GPU idle gaps ended by such launches (host_bound_free_ns) are at
+least 10 % of the step's device time.
 The finding also quotes the kernel sizes (facts.gpu.kernels: median duration, share of kernels
 under 10 us).
 
@@ -65,7 +70,7 @@ function check(facts, p, emit)
   local steps = facts.dispatch.steps
   local n = #steps
   if n == 0 then return end
-  local hb, idle, worst = steplib.host_bound(steps, p, facts)
+  local hb, idle, worst = steplib.host_bound(steps)
   if hb == 0 then return end
   local k = facts.gpu.kernels
   local ev = evidence.add({}, worst.evidence, 4)

@@ -9,7 +9,11 @@ rule {
   needs = { "operator_health" },
   platforms = { "ascend" },
   frameworks = { "torch_npu", "pytorch" },  -- the reference skips operator-dispatch checks on MindSpore
-  params = { max_count = 20, min_step_share = 0.03, hidden_factor = 0.5 },
+  params = {
+    max_count = { default = 20, min = 1, doc = "a step with at least this many aclopCompileAndExecute compiles online (the reference's MAX_OP_COMPILE_NUM)" },
+    min_step_share = { default = 0.03, min = 0, max = 1, doc = "... or whose compile time is at least this share of the step" },
+    hidden_factor = { default = 0.5, min = 0, max = 1, doc = "share of the compile time counted when no host-bound idle bounds it" },
+  },
   doc = [[
 Why: with jit_compile=True (the default of older torch_npu) an aclop operator that meets a new
 shape is compiled on the host inside AscendCL@aclopCompileAndExecute before it can run. The

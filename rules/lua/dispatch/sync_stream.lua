@@ -7,8 +7,12 @@ rule {
   pool = "idle.sync",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health.sync", "dispatch.interruptions" },
   platforms = { "ascend" },
-  params = { co_occur_ratio = 0.5, min_launches = 10, min_syncs_per_step = 2, min_share = 0.01,
-            host_bound_vertical_share = 0.5, host_bound_free_ratio = 0.10, device_bound_vertical_share = 0.2 },
+  params = {
+    co_occur_ratio = { default = 0.5, min = 0, max = 1, doc = "ASCEND_LAUNCH_BLOCKING is suspected when more than this share of launches are followed by a stream sync" },
+    min_launches = { default = 10, min = 0, doc = "... with at least this many launches" },
+    min_syncs_per_step = { default = 2, min = 0, doc = "a host-bound or mixed step with at least this many syncs is reported" },
+    min_share = { default = 0.01, min = 0, max = 1, doc = "those steps' cost must reach this share of the device time" },
+  },
   doc = [[
 Why: a stream synchronisation (aclrtSynchronizeStream, behind `.item()`, `.cpu()`, `print(tensor)`,
 `torch.npu.synchronize()`, data-dependent shapes such as nonzero) makes the host wait until the
@@ -116,7 +120,7 @@ function check(facts, p, emit)
   -- C: frequent syncs in host-bound / mixed steps.
   local c_sum, c_parts, c_dev = 0, {}, 0
   for _, s in ipairs(steps) do
-    local verdict = steplib.verdict(s, p, facts)
+    local verdict = steplib.verdict(s)
     if (verdict == "host-bound" or verdict == "mixed")
         and (s.sync_calls or 0) + (s.device_sync_calls or 0) >= p.min_syncs_per_step then
       local cost = math.min(s.sync_ns or 0, s.host_bound_free_ns or 0)

@@ -6,7 +6,9 @@ rule {
   severity = "medium",
   needs = { "run.env" },
   platforms = { "ascend" },
-  params = { recommended = 3 },
+  params = {
+    recommended = { default = 3, min = 0, max = 4, doc = "ASCEND_GLOBAL_LOG_LEVEL below this logs more than needed" },
+  },
   doc = [[
 ASCEND_GLOBAL_LOG_LEVEL below 3 (0 debug, 1 info, 2 warning) makes CANN write log lines on
 the launch path of every operator, which costs host time in host-bound steps. The reference

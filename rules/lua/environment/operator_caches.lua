@@ -6,7 +6,11 @@ rule {
   severity = "low",
   needs = { "run.env" },
   platforms = { "ascend" },
-  params = { aclnn_cache_limit = 10000, recommended_aclnn = 100000, recommended_host_cache = 20 },
+  params = {
+    aclnn_cache_limit = { default = 10000, min = 0, doc = "ACLNN_CACHE_LIMIT below this is too small" },
+    recommended_aclnn = { default = 100000, min = 0, doc = "the ACLNN_CACHE_LIMIT the command sets" },
+    recommended_host_cache = { default = 20, min = 0, doc = "the HOST_CACHE_CAPACITY the command sets" },
+  },
   doc = [[
 ACLNN_CACHE_LIMIT bounds the aclnn operator cache (default 10000 entries) and
 HOST_CACHE_CAPACITY the host-side cache of operator information (0 disables it). Models with

@@ -20,33 +20,45 @@ function steps.cluster_count(facts)
   return n
 end
 
--- The verdict on one dispatch.steps entry (or dispatch.overall): "host-bound", "device-bound",
--- "mixed" or "unknown", by the rule of docs/facts-dispatch.md with the thresholds as the calling
--- rule's parameters p.host_bound_vertical_share, p.host_bound_free_ratio and
--- p.device_bound_vertical_share (so `--set RULE.PARAM=V` moves it). Facts without
--- dispatch.has_device_timeline (written by an older version) keep their own classification.
-function steps.verdict(s, p, facts)
-  local has_device = facts.dispatch and facts.dispatch.has_device_timeline
-  if has_device == nil then return s.classification end
-  if (s.count or 0) == 0 then return "unknown" end
-  local v = s.vertical_share or 0
-  if not has_device then
-    if v >= p.host_bound_vertical_share then return "host-bound" end
-    if v <= p.device_bound_vertical_share then return "device-bound" end
-    return "mixed"
+-- The decided classes (verdicts/step_class.lua, decided once per run before the rules), by
+-- "id@start_ns" of the dispatch.steps entry; built on first use.
+local decided = nil
+
+-- The class of one dispatch.steps entry: "host-bound", "device-bound", "mixed" or "unknown", as
+-- the verdict dispatch.step_class decided it for this run (its parameters move every rule and
+-- the reports together: --set dispatch.step_class.host_bound_free_ratio=0.2). Extra arguments
+-- (the older steps.verdict(s, p, facts)) are ignored.
+function steps.verdict(s)
+  if not decided then
+    local v = verdicts and verdicts.dispatch and verdicts.dispatch.step_class
+    if not v then error("the verdict dispatch.step_class was not decided for this run (see the report's rule list)", 2) end
+    decided = {}
+    for _, x in ipairs(v.steps) do decided[tostring(x.id) .. "@" .. tostring(x.start_ns)] = x.class end
   end
-  local idle = s.host_bound_free_ratio or 0
-  if v >= p.host_bound_vertical_share and idle >= p.host_bound_free_ratio then return "host-bound" end
-  if v <= p.device_bound_vertical_share and idle < p.host_bound_free_ratio then return "device-bound" end
-  return "mixed"
+  return decided[tostring(s.id) .. "@" .. tostring(s.start_ns)] or "unknown"
 end
 
--- The host-bound steps of a dispatch.steps list (steps.verdict with the rule's parameters p):
--- how many, their host-bound idle in all (ns) and the step with the most of it (nil when none).
-function steps.host_bound(list, p, facts)
+-- The evidence that explains a step's class: its listed host-bound gaps (evidence) for a
+-- host-bound step, the launch that waited longest (largest_lag_evidence) for a device-bound one,
+-- both for a mixed one.
+function steps.evidence(s)
+  local cls = steps.verdict(s)
+  local out = {}
+  if cls == "host-bound" or cls == "mixed" then
+    for _, e in ipairs(s.evidence or {}) do out[#out + 1] = e end
+  end
+  if cls == "device-bound" or cls == "mixed" then
+    for _, e in ipairs(s.largest_lag_evidence or {}) do out[#out + 1] = e end
+  end
+  return out
+end
+
+-- The host-bound steps of a dispatch.steps list (steps.verdict): how many, their host-bound
+-- idle in all (ns) and the step with the most of it (nil when none). Extra arguments are ignored.
+function steps.host_bound(list)
   local count, idle_ns, worst = 0, 0, nil
   for _, s in ipairs(list) do
-    if steps.verdict(s, p, facts) == "host-bound" then
+    if steps.verdict(s) == "host-bound" then
       count = count + 1
       idle_ns = idle_ns + (s.host_bound_free_ns or 0)
       if not worst or (s.host_bound_free_ns or 0) > (worst.host_bound_free_ns or 0) then worst = s end

@@ -7,7 +7,11 @@ rule {
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "operator_health.memory_api" },
   platforms = { "ascend" },
-  params = { min_step_ns = 10000000, min_step_share = 0.03, factor = 0.8 },
+  params = {
+    min_step_ns = { default = 10000000, min = 0, doc = "a memory API is flagged when its time in a step reaches this, ns (the reference's 10 ms) ..." },
+    min_step_share = { default = 0.03, min = 0, max = 1, doc = "... or this share of the median step, whichever is smaller" },
+    factor = { default = 0.8, min = 0, max = 1, doc = "share of the flagged APIs' time the allocator settings save" },
+  },
   doc = [[
 Why: torch_npu's caching allocator normally serves tensors from memory it already holds. Calls
 to AscendCL@aclMallocMemInner / aclrtFree / aclrtFreePhysical in the step mean the cache is

@@ -8,7 +8,10 @@ rule {
   whatif = "pinned",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "gpu.pageable_copies", "gpu.steps" },
   platforms = { "gpu" },
-  params = { min_ns_per_step = 50000, factor = 0.5 },
+  params = {
+    min_ns_per_step = { default = 50000, min = 0, doc = "reported when pageable copies take at least this much GPU time per step, ns" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the pageable copy time pinned memory saves" },
+  },
   doc = [[
 Why: a copy from pageable host memory goes through a driver staging buffer: it runs at a
 fraction of the PCIe/NVLink bandwidth and is synchronous with respect to the host even when

@@ -6,7 +6,10 @@ rule {
   severity = "low",
   platforms = { "ascend" },
   needs = { "memory.peak_reserved_mb", "memory.peak_allocated_mb", "memory.overall" },
-  params = { min_gap_mb = 1024, min_gap_ratio = 0.2 },
+  params = {
+    min_gap_mb = { default = 1024, min = 0, doc = "reported when peak reserved - peak allocated is at least this many MB ..." },
+    min_gap_ratio = { default = 0.2, min = 0, max = 1, doc = "... and at least this share of the reserved peak" },
+  },
   doc = [[
 Why (informational): the caching allocator reserves device memory in segments and keeps it. When
 the peak reserved memory is far above the peak allocated memory, the difference is memory that

@@ -8,7 +8,11 @@ rule {
   pool = "idle.dataloader",  -- its saving is idle time of this cause (rules/attribution.h)
   whatif = "dataloader",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "operator_health.dataloader" },
-  params = { slow_ns = 10000000, min_step_share = 0.05, factor = 0.8 },
+  params = {
+    slow_ns = { default = 10000000, min = 0, doc = "a fetch this long is slow, ns; the facts count fetches of 10 ms or more (operator_health.dataloader.reference_slow_ns), so a value other than 10 ms does not move the check yet" },
+    min_step_share = { default = 0.05, min = 0, max = 1, doc = "reported when the fetch time per step is at least this share of the median step" },
+    factor = { default = 0.8, min = 0, max = 1, doc = "share of the fetch time workers and prefetching save (when the replay cannot tell)" },
+  },
   doc = [[
 Why: at the start of each step the Python thread waits in DataLoader.__next__ for the next
 batch. With num_workers=0 (`_SingleProcessDataLoaderIter`) the loading and preprocessing run in

@@ -6,7 +6,9 @@ rule {
   category = "schedule",
   severity = "high",
   needs = { "overall.free_ratio", "steps" },
-  params = { free_ratio = 0.10 },
+  params = {
+    free_ratio = { default = 0.10, min = 0, max = 1, doc = "reported when Free (with the step split: idle no cause explains) is at least this share of the step" },
+  },
   -- Its saving is the unexplained idle time (rules/attribution.h), dropped when under 1 % of the step.
   pool = "idle.unexplained",
   residual = true,

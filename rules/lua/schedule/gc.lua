@@ -9,7 +9,12 @@ rule {
   whatif = "gc",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   platforms = { "ascend" },
   needs = { "operator_health.gc" },
-  params = { min_events = 1, conjectured_factor = 0.5 },
+  params = {
+    min_events = { default = 1, min = 1, doc = "recorded GC events of 1 ms or more needed to report them" },
+    conjectured_factor = { default = 0.5, min = 0, max = 1, doc = "share of the conjectured GC gaps counted as saving" },
+    max_acl_time_ratio = { default = 0.01, min = 0, max = 1, doc = "a free gap is GC-like when AscendCL time in it is below this share of the gap ..." },
+    max_acl_per_us = { default = 1e-4, min = 0, doc = "... and it has fewer than this many AscendCL calls per us" },
+  },
   doc = [[
 Why: a full Python garbage collection (generation 2) stops the interpreter for milliseconds to
 seconds; the Python thread launches no operator meanwhile and the device drains and idles. Big
@@ -23,8 +28,10 @@ How it is measured (operator_health.gc, docs/facts-operators.md):
     host); without a usable replay, their total time / number of steps (an upper bound: the
     pause is lost step time when the device has drained meanwhile). Confidence 0.5.
   - conjectured (no GC events recorded): device idle gaps longer than 200 ms in which the CANN
-    layer made almost no call (< 1 % of the gap, < 1 call per 10 ms): the reference's
-    conjectured-GC test (reference_like). Saving per step = conjectured_factor (0.5) x the
+    layer made almost no call (AscendCL time below max_acl_time_ratio, 1 % of the gap, and fewer
+    than max_acl_per_us calls per us, 1 per 10 ms; the AscendCL calls must have been recorded,
+    conjectured.acl_counted): the reference's conjectured-GC test, on the 10 longest gaps the facts
+    list. Saving per step = conjectured_factor (0.5) x the
     listed gaps' time / number of steps (the replay has no recorded GC to remove).
     Confidence 0.3 (it is a guess; a long host computation or I/O looks the same).
 
@@ -79,17 +86,18 @@ function check(facts, p, emit)
     return
   end
   local c = g.conjectured
-  if not c or (c.reference_like_gaps or 0) == 0 then return end
-  local sum, parts, ev = 0, {}, {}
+  if not c or not c.acl_counted then return end
+  local sum, parts, ev, like = 0, {}, {}, 0
   for _, x in ipairs(c.gaps or {}) do
-    if x.reference_like then
+    if (x.acl_time_ratio or 1) < p.max_acl_time_ratio and (x.acl_per_us or 1) < p.max_acl_per_us then
+      like = like + 1
       sum = sum + x.dur_ns
       parts[#parts + 1] = string.format("%.1f ms in step %s with %d CANN calls", x.dur_ns / 1e6, sname(x.step), x.acl_count or 0)
       evidence.add(ev, x.evidence, 1)
     end
   end
   if sum == 0 then return end
-  ev[#ev + 1] = { fact = "operator_health.gc.conjectured.reference_like_gaps", value = c.reference_like_gaps }
+  ev[#ev + 1] = { fact = "operator_health.gc.conjectured.gaps", value = like }
   -- No GC was recorded: on torch_npu, record it first (GC events of 1 ms or more).
   if facts.run and facts.run.framework == "torch_npu" then
     table.insert(cmds, 1, "torch_npu.profiler.profile(..., experimental_config=torch_npu.profiler._ExperimentalConfig("
@@ -98,7 +106,7 @@ function check(facts, p, emit)
   emit {
     title = "Long device idle with no host activity: probably Python garbage collection",
     observed = string.format("%d device idle gaps over 200 ms with almost no CANN calls (%s); no GC events were recorded.",
-      c.reference_like_gaps, table.concat(parts, "; ")),
+      like, table.concat(parts, "; ")),
     why = "A long pause with neither device work nor host launches is typical of a full Python garbage collection.",
     action = "Confirm with torch_npu's GC detection (experimental_config gc_detect_threshold) or py-spy; then freeze "
       .. "long-lived objects and collect at a time of your choosing.",

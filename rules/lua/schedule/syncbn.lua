@@ -7,7 +7,10 @@ rule {
   severity = "medium",
   platforms = { "ascend" },
   needs = { "operator_health.syncbn" },
-  params = { min_count = 20, factor = 0.5 },
+  params = {
+    min_count = { default = 20, min = 1, doc = "reported at this many SyncBatchNorm events or more (the reference's threshold)" },
+    factor = { default = 0.5, min = 0, max = 1, doc = "share of the SyncBatchNorm time dropping the synchronisation saves" },
+  },
   doc = [[
 Why: torch.nn.SyncBatchNorm runs an all-gather of the batch statistics in every layer, forward
 and backward: many small collectives, each a synchronisation point, plus a slow Python path in
