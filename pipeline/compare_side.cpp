@@ -55,7 +55,7 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
     RunModel m = load(d, settings);
     side.warnings = m.stats.warnings;
     side.rejected = m.stats.rejected;
-    side.facts = run_facts(m, path, d);
+    side.facts = run_facts(m, path, d, &side.views);
     side.kind = to_string(d.kind);
     side.description = d.description;
   }

@@ -31,7 +31,9 @@ std::string encode_rank_outcome(const RankOutcome& r) {
                  {"facts", r.rank.facts},
                  {"communication_rows", cluster::rows_to_json(r.rank.comm_ops, r.rank.links)}};
   header["input_files"] = r.input_files;
-  if (r.full) header["full"] = {{"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}};
+  if (r.full)
+    header["full"] = {
+        {"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}, {"views", r.full->views}};
   std::vector<uint8_t> cbor = json::to_cbor(header);
   std::string out;
   out.reserve(2 * sizeof(uint64_t) + cbor.size() + r.rank.steps.size() * sizeof(StepRow));
@@ -62,7 +64,8 @@ RankOutcome decode_rank_outcome(const std::string& bytes) {
   std::memcpy(r.rank.steps.data(), bytes.data() + at, rows * sizeof(StepRow));
   if (header.contains("full")) {
     json& f = header["full"];
-    r.full = RunOfList{f["path"].get<std::string>(), std::move(f["summary"]), Facts{std::move(f["facts"])}};
+    r.full = RunOfList{f["path"].get<std::string>(), std::move(f["summary"]), Facts{std::move(f["facts"])},
+                       std::move(f["views"])};
   }
   return r;
 }
