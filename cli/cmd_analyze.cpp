@@ -58,7 +58,7 @@ int analyze_run_list(const std::string& path, ClusterAnalysis& c, const std::str
     RuleEngine engine;
     std::vector<RuleOutcome> outcomes;
     if (int rc = run_user_rules(engine, run.facts, rule_opts, &outcomes); rc != kOk) return rc;
-    list["runs"].push_back(build_report(run.summary, std::move(run.facts), outcomes));
+    list["runs"].push_back(build_report(run.summary, std::move(run.facts), outcomes, std::move(run.views)));
   }
   auto render = [&](bool to_terminal) {
     if (fmt == "json") return list.dump(1) + "\n";
@@ -84,6 +84,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   std::string fmt = output_format(out);
   nlohmann::json summary;
   Facts facts;
+  nlohmann::json views;  // a single run's (views/views.h); none for a cluster
   bool member_failed = false;
   std::vector<std::string> cluster_warnings;
   // A cluster runs the single-run rules on every rank (its own causes): check the rule options
@@ -122,7 +123,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       RunModel model = pipeline::load(d, load_settings(common));
       if (output_is_an_input(out.out_file, d, &model)) return kBadInput;
       summary = summarize_run(model, d);
-      facts = pipeline::run_facts(model, path, d);
+      facts = pipeline::run_facts(model, path, d, &views);
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.
@@ -131,7 +132,8 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   RuleEngine engine;
   std::vector<RuleOutcome> outcomes;
   if (int rc = run_user_rules(engine, facts, rule_opts, &outcomes); rc != kOk) return rc;
-  nlohmann::json report = build_report(summary, std::move(facts), outcomes);  // facts not used after
+  // facts and views not used after
+  nlohmann::json report = build_report(summary, std::move(facts), outcomes, std::move(views));
   int rc = write_report(report, fmt, common, out);
   // The process ends after this command: the report is left for the exit to take back whole
   // (freeing a 100 MB run's node by node took 0.3 s, 15% of its analysis).

@@ -16,6 +16,15 @@ compare::CompareSide load_compare_side(const std::string& path, const CommonOpti
   return side;
 }
 
+namespace {
+
+// A side's step timeline (views.timeline), null for a facts file: the facts carry no drawing.
+nlohmann::json timeline_of(const compare::CompareSide& side) {
+  return side.views.is_object() ? side.views.value("timeline", nlohmann::json()) : nlohmann::json();
+}
+
+}  // namespace
+
 int cmd_compare(const std::string& base, const std::string& next, const CommonOptions& common, const OutputOptions& out,
                 const RuleOptions& rules, bool keep_warmup) {
   std::string fmt = output_format(out);
@@ -25,9 +34,7 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   opt.skip_warmup = !keep_warmup;
   nlohmann::json doc = compare::build_compare(b, n, opt);
   auto render = [&](const std::string& f) {
-    if (f == "html")
-      return render_compare_html(doc, b.facts.doc.value("timeline", nlohmann::json()),
-                                 n.facts.doc.value("timeline", nlohmann::json()));
+    if (f == "html") return render_compare_html(doc, timeline_of(b), timeline_of(n));
     return f == "json" ? json_text(doc) + "\n"
            : f == "md" ? reports::render_compare_markdown(doc)
                        : reports::render_compare_text(doc);

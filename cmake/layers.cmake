@@ -2,8 +2,11 @@
 # (docs/architecture.md). A layer's sources are every .cpp in its folder, so a new file needs no
 # edit here; cmake/check_layers.cmake (run by every build) refuses an #include that points up.
 #
-#   base ─► model ─┬─► loaders ──────────────────────────────┐
-#                  └─► facts ─► rules ─► compare ─► reports ─┴─► pipeline ─► mcp ─► cli
+#   base ─► model ─┬─► loaders ─────────────────────────────────┐
+#                  └─► facts ─┬─► rules ─► compare ─► reports ─┼─► pipeline ─► mcp ─► cli
+#                             └─► views ───────────────────────┘
+#   views (what the HTML report draws, docs/views.md) stand beside the rules: they read the facts,
+#   and nothing but the pipeline (and above) reads them, so no rule can depend on drawing data.
 #   collector (the capture of a new run) stands at the edge: only base below it, only cli above.
 #   mcp (the MCP server: protocol, tools over the pipeline) is used by cli alone.
 set(NPU_LAYER_TARGETS "" CACHE INTERNAL "")

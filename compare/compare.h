@@ -23,6 +23,7 @@ struct CompareSide {
   std::string kind;         // "facts file", or the input kind ("AscendRun", "TraceFile", ...)
   std::string description;  // one line
   Facts facts;
+  nlohmann::json views;  // what the compare page draws (views/views.h); null for a facts file
   nlohmann::json findings = nlohmann::json::array();  // ranked_findings() of the rule engine
   nlohmann::json verdicts = nlohmann::json::object();  // verdict_document() of the rule engine
   std::vector<std::string> warnings;                  // the loaders' (records skipped, ...); none for a facts file

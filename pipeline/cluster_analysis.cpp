@@ -101,17 +101,15 @@ RankOutcome analyze_member(const std::string& member, const RuleOptions& rules, 
     LoadOptions lo;
     lo.trace.threads = 1;
     Facts f;
-    json summary;
+    json summary, views;
     {
       RunModel m = load_run(md, lo);
       // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
       if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
         throw LoadError::whole_file(member, "holds no profiler data (no trace events, kernels or step times)");
-      // A rank with a rank id is only ever a cluster member (its timeline is never drawn); a
+      // A rank with a rank id is only ever a cluster member (nothing of it is drawn: no views); a
       // run without one may become a run of a run list, with its own full report.
-      FactsOptions fo;
-      fo.timeline = m.meta.rank < 0;
-      f = run_facts(m, member, md, fo);
+      f = run_facts(m, member, md, m.meta.rank < 0 ? &views : nullptr);
       if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
     }  // the model (events) is gone here; only facts stay
     // In this process, give the freed pages back: the small facts that stay would otherwise pin a
@@ -119,7 +117,7 @@ RankOutcome analyze_member(const std::string& member, const RuleOptions& rules, 
     if (!in_child) malloc_trim(0);
     out.rank = cluster::rank_facts_from(rank_of(f.doc), member, f.doc);
     out.rank.facts["findings"] = own_findings(f, rules);
-    if (!summary.is_null()) out.full = RunOfList{member, std::move(summary), std::move(f)};
+    if (!summary.is_null()) out.full = RunOfList{member, std::move(summary), std::move(f), std::move(views)};
     else if (in_child) (void)new Facts(std::move(f));
   } catch (const LoadError& e) {
     out.error = e.what();
@@ -193,8 +191,9 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
         // A capture with a rank id (the newest of one rank): its full facts were not kept.
         Detection md = detect_input(d.members[i]);
         RunModel model = load(md, settings);
-        Facts f = run_facts(model, d.members[i], md);
-        out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f)});
+        json views;
+        Facts f = run_facts(model, d.members[i], md, &views);
+        out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f), std::move(views)});
       }
       name_one_worker(out);
       return out;
@@ -257,7 +256,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
       for (size_t i : m.runs) {
         Facts f = full[i] ? std::move(*full[i]) : read_facts(files[i]);
         json summary = run_list_summary(files[i], f);
-        out.runs.push_back(RunOfList{ranks[i].path, std::move(summary), std::move(f)});
+        out.runs.push_back(RunOfList{ranks[i].path, std::move(summary), std::move(f), nullptr});
       }
       name_one_worker(out);
       return out;

@@ -24,6 +24,7 @@ struct RunOfList {
   std::string path;
   nlohmann::json summary;  // the run summary (input, ...)
   Facts facts;             // the run's full facts
+  nlohmann::json views;    // its view document (views/views.h); null for a run read from a facts file
 };
 struct ClusterAnalysis {
   Facts facts;                        // the cluster facts document (docs/facts-cluster.md)

@@ -56,7 +56,7 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
     RunModel m = load(d, settings);
     side.warnings = m.stats.warnings;
     side.rejected = m.stats.rejected;
-    side.facts = run_facts(m, path, d);
+    side.facts = run_facts(m, path, d, &side.views);
     side.kind = d.kind;
     side.description = d.description;
   }

@@ -108,7 +108,9 @@ std::string encode_rank_outcome(const RankOutcome& r) {
       {"path", r.rank.path},
       {"facts", r.rank.facts}};
   header["input_files"] = r.input_files;
-  if (r.full) header["full"] = {{"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}};
+  if (r.full)
+    header["full"] = {
+        {"path", r.full->path}, {"summary", r.full->summary}, {"facts", r.full->facts.doc}, {"views", r.full->views}};
   std::vector<uint8_t> cbor = json::to_cbor(header);
   std::string out;
   out.reserve(2 * sizeof(uint64_t) + cbor.size() + r.rank.steps.size() * sizeof(StepRow));
@@ -141,7 +143,8 @@ RankOutcome decode_rank_outcome(const std::string& bytes) {
   get_records(records, r.rank.comm_ops, r.rank.links);
   if (header.contains("full")) {
     json& f = header["full"];
-    r.full = RunOfList{f["path"].get<std::string>(), std::move(f["summary"]), Facts{std::move(f["facts"])}};
+    r.full = RunOfList{f["path"].get<std::string>(), std::move(f["summary"]), Facts{std::move(f["facts"])},
+                       std::move(f["views"])};
   }
   return r;
 }

@@ -1,5 +1,5 @@
 // The step timeline section of the HTML report. The picture itself is drawn in the page by
-// reports/templates/timeline.js (a canvas, from facts.timeline of the embedded report); this
+// reports/templates/timeline*.js (a canvas, from views.timeline of the embedded report); this
 // writes the frame: the step selector, the controls, the legend, and a static sentence saying
 // what is embedded, so the section still reads (and prints) without JavaScript.
 //
@@ -22,8 +22,8 @@ std::string step_name(const json& s) {
   return id.is_number_integer() ? fmt::format("step {}", id.get<int64_t>()) : std::string("whole run");
 }
 
-// "worst, median": the fixed words timeline.cpp writes; anything else (a hand-edited facts
-// file) is left out rather than written into the page.
+// "worst, median": the fixed words views/timeline_steps.cpp writes; anything else (a hand-edited
+// report) is left out rather than written into the page.
 std::string chosen_as(const json& s) {
   std::string why;
   for (const auto& w : s.value("chosen_as", json::array())) {
@@ -37,7 +37,7 @@ std::string chosen_as(const json& s) {
 
 std::string ms(const json& v) { return v.is_number() ? text::ms(v.get<double>()) : "?"; }
 
-// The controls, caption, frame and legend of one timeline; `tl` is a facts.timeline object.
+// The controls, caption, frame and legend of one timeline; `tl` is a views.timeline object.
 std::string timeline_body(const json& tl, const char* where) {
   const json& steps = tl.contains("steps") && tl["steps"].is_array() ? tl["steps"] : json::array();
   if (steps.empty()) return "<p class=\"na\">no step to draw</p>\n";
@@ -77,12 +77,12 @@ const char* kHowToRead =
 }  // namespace
 
 std::string html_timeline_section(const json& report) {
-  const json& facts = report.contains("facts") ? report["facts"] : json();
-  if (!facts.is_object() || !facts.contains("timeline") || !facts["timeline"].is_object()) return "";
+  const json& views = report.contains("views") ? report["views"] : json();
+  if (!views.is_object() || !views.contains("timeline") || !views["timeline"].is_object()) return "";
   return std::string(
-             "<section id=\"timeline\" class=\"card tl-section\" data-timeline=\"facts\">\n<h2>Step "
+             "<section id=\"timeline\" class=\"card tl-section\" data-timeline=\"views\">\n<h2>Step "
              "timeline</h2>\n") +
-         kHowToRead + timeline_body(facts["timeline"], "facts.timeline") + "</section>\n";
+         kHowToRead + timeline_body(views["timeline"], "views.timeline") + "</section>\n";
 }
 
 std::string render_compare_html(const json& compare_doc, const json& base_timeline, const json& next_timeline) {
@@ -110,7 +110,8 @@ std::string render_compare_html(const json& compare_doc, const json& base_timeli
     if (tl.is_object()) body += timeline_body(tl, "timelines");
     else
       body +=
-          "<p class=\"na\">no timeline in this side's facts (a facts file written before the timeline existed?)</p>\n";
+          "<p class=\"na\">no timeline for this side: a facts file carries none (the timeline is drawn from the "
+          "run itself)</p>\n";
     body += "</div>\n";
     data["timelines"].push_back({{"label", labels[i]}, {"timeline", tl.is_object() ? tl : json(nullptr)}});
   }

@@ -7,8 +7,8 @@
 
 namespace npu {
 
-nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
-                            const std::vector<RuleOutcome>& outcomes) {
+nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, const std::vector<RuleOutcome>& outcomes,
+                            nlohmann::json views) {
   nlohmann::json r;
   r["schema"] = "npu-advisor.report";
   r["schema_version"] = kReportSchemaVersion;
@@ -24,7 +24,10 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
   nlohmann::json skipped = nlohmann::json::array();
   if (const auto it = facts.doc.find("unavailable"); it != facts.doc.end())
     for (const auto& u : *it) skipped.push_back(u);
+  if (views.is_object())
+    for (const auto& u : views.value("unavailable", nlohmann::json::array())) skipped.push_back(u);
   r["unavailable"] = skipped;
+  if (views.is_object()) r["views"] = std::move(views);
   // The rules have read the whole module tree: the report carries its heaviest part.
   if (const auto it = facts.doc.find("modules"); it != facts.doc.end()) trim_module_view(*it);
   r["facts"] = std::move(facts.doc);  // a long capture's facts are tens of MB: no second copy
@@ -32,9 +35,9 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts,
 }
 
 nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
-                            const std::vector<RuleOutcome>& outcomes) {
+                            const std::vector<RuleOutcome>& outcomes, nlohmann::json views) {
   Facts copy = facts;
-  return build_report(run_summary, std::move(copy), outcomes);
+  return build_report(run_summary, std::move(copy), outcomes, std::move(views));
 }
 
 const nlohmann::json& step_class_verdict(const nlohmann::json& report) {

@@ -1,6 +1,6 @@
 // The analysis report as one JSON document (schema docs/report.schema.json): the run
-// summary, the facts and the ranked findings. Every renderer (terminal, Markdown, HTML)
-// reads only this document.
+// summary, the facts, the ranked findings and, beside the facts, the views (what the HTML report
+// draws, docs/views.md). Every renderer (terminal, Markdown, HTML) reads only this document.
 #pragma once
 #include <vector>
 
@@ -15,10 +15,13 @@ namespace npu {
 // they were µs floats, `*_us`), as everywhere else in the document. docs/reports.md.
 constexpr int kReportSchemaVersion = 2;
 
+// views: the run's view document (views/views.h), or null for none (a cluster, a facts file);
+// what it could not draw joins the report's `unavailable`.
 nlohmann::json build_report(const nlohmann::json& run_summary, const Facts& facts,
-                            const std::vector<RuleOutcome>& outcomes);
+                            const std::vector<RuleOutcome>& outcomes, nlohmann::json views = nullptr);
 // The same, taking the facts document over (no copy of it).
-nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, const std::vector<RuleOutcome>& outcomes);
+nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, const std::vector<RuleOutcome>& outcomes,
+                            nlohmann::json views = nullptr);
 
 // The per-step class the rules decided (verdicts.dispatch.step_class, rules/verdicts.h):
 // {steps[] {id, start_ns, class, why}, overall {class, why}, steps_by_class}; null when the run

@@ -18,8 +18,8 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "model", "loaders", "facts", "rules", "compare", "reports", "pipeline", "mcp", "collector",
-          "cli"]
+LAYERS = ["base", "model", "loaders", "facts", "rules", "compare", "reports", "views", "pipeline", "mcp",
+          "collector", "cli"]
 
 
 def blank(text, js):

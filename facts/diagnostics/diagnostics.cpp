@@ -1,17 +1,18 @@
 #include "facts/diagnostics/diagnostics.h"
 
-#include "facts/whatif/whatif.h"
-
 #include <thread>
+
+#include "facts/whatif/whatif.h"
 
 namespace npu {
 
-Facts compute_facts(const RunModel& model, const FactsOptions& options) {
+Facts compute_facts(const RunModel& model, FactsWork* work) {
   Facts f;
   f.doc["schema"] = kFactsSchema;
   f.doc["schema_version"] = kFactsSchemaVersion;
   f.doc["unavailable"] = nlohmann::json::array();
-  DiagnosticContext ctx(model);
+  auto context = std::make_unique<DiagnosticContext>(model);
+  const DiagnosticContext& ctx = *context;
   // Dispatch health reads only the model (never other facts) and is one of the two costliest
   // diagnostics: on a second core it runs beside the step breakdown, into its own document,
   // merged afterwards in the sequential order (so the facts are the same either way).
@@ -47,9 +48,8 @@ Facts compute_facts(const RunModel& model, const FactsOptions& options) {
   diagnose_modules(ctx, f);
   diagnose_communication(ctx, f);
   diagnose_collectives(ctx, f);
-  std::vector<IdleStretch> stretches;
-  diagnose_idle_attribution(ctx, idle, host_bound, f, &stretches);
-  if (options.timeline) diagnose_timeline(ctx, f, &stretches);
+  diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr);
+  if (work) work->context = std::move(context);
   return f;
 }
 

@@ -2,6 +2,7 @@
 // writes its own section of the facts document (docs/facts.md) and records what it could
 // not compute with Facts::unavailable().
 #pragma once
+#include <memory>
 #include <mutex>
 
 #include "facts/device_tasks.h"
@@ -76,8 +77,8 @@ void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
 // Every idle stretch of every step given to at most one cause (compile, GC, sync, dataloader,
 // barrier, host launch, or unexplained); reads "overall" (runs after the breakdown).
-// Every idle stretch with the cause it was given (sorted by start), for the timeline to colour
-// Free by cause. cause: an index of idle_cause_name().
+// Every idle stretch with the cause it was given (sorted by start), for the timeline view to
+// colour Free by cause. cause: an index of idle_cause_name().
 struct IdleStretch {
   Interval iv;
   uint8_t cause = 0;
@@ -86,21 +87,20 @@ const char* idle_cause_name(uint8_t cause);
 void diagnose_idle_attribution(
     const DiagnosticContext& ctx, const StepIdle& idle, const HostBoundGaps& host_bound, Facts& facts,
     std::vector<IdleStretch>* stretches = nullptr);  // idle_attribution.cpp: "idle_attribution"
-// Reads "steps" and "dispatch": runs after them.
-// stretches: the idle attribution's, to draw Free by cause (null: Free drawn as one kind).
-void diagnose_timeline(const DiagnosticContext& ctx, Facts& facts,
-                       const std::vector<IdleStretch>* stretches = nullptr);  // timeline.cpp: "timeline"
 // graph_execution.cpp: "graph_execution" (Ascend runs)
 void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
 // modules.cpp: "modules" (device time per module / record_function range; after graph_execution)
 void diagnose_modules(const DiagnosticContext& ctx, Facts& facts);
 
-// timeline: compute the step timeline (what the HTML report draws). A cluster's ranks skip it:
-// the cluster report draws no rank's timeline, and it costs a long capture a tenth of its facts.
-struct FactsOptions {
-  bool timeline = true;
+// What the diagnostics leave for the views (views/views.h), which draw from it rather than derive
+// it again, so a picture shows what the facts measured: the context (device timeline, step
+// windows) and every idle stretch with the cause the idle attribution gave it.
+struct FactsWork {
+  std::unique_ptr<DiagnosticContext> context;
+  std::vector<IdleStretch> idle_stretches;
 };
-// Runs every diagnostic in order.
-Facts compute_facts(const RunModel& model, const FactsOptions& options = {});
+// Runs every diagnostic in order; `work`, when given, keeps what the views need (the model must
+// outlive it).
+Facts compute_facts(const RunModel& model, FactsWork* work = nullptr);
 
 }  // namespace npu

@@ -77,6 +77,9 @@ std::string html_page(const std::string& title, const std::string& body, const j
       {"format_js", asset("format.js")},
       {"app_js", asset("report.js")},
       {"timeline_css", asset("timeline.css")},
+      {"timeline_look_js", asset("timeline_look.js")},
+      {"timeline_draw_js", asset("timeline_draw.js")},
+      {"timeline_cards_js", asset("timeline_cards.js")},
       {"timeline_js", asset("timeline.js")},
       {"modules_js", asset("modules.js")},
   };

@@ -9,7 +9,7 @@ chromium (through chromedriver and python3-selenium) and checks that:
   * one <details class="finding"> per report finding, and every chart the report has data
     for was drawn (a canvas with a Chart.js instance and non-blank pixels);
   * sortable tables sort and the copy buttons run;
-  * the step timeline (facts.timeline) is drawn: one row per embedded row, the launch lines
+  * the step timeline (views.timeline, beside the facts) is drawn: one row per embedded row, the launch lines
     and finding marks counted on the canvas, non-blank pixels, red (vertical) lines where the
     facts have vertical launches; zoom (wheel, keys), hover card and step selection run;
   * the module icicle (facts.modules) is drawn: the step bar full width, a block per module wide
@@ -115,15 +115,15 @@ def save_artefacts(driver, out_dir, tag):
 
 
 def check_timeline(driver, report, out_dir, tag):
-    """The step timeline: drawn from facts.timeline, with its rows, lines and marks, and it
+    """The step timeline: drawn from views.timeline, with its rows, lines and marks, and it
     reacts to zoom, keys, hover and the step selector. Saves tag-timeline*.png."""
-    tl = (report.get("facts") or {}).get("timeline") or {}
+    tl = (report.get("views") or {}).get("timeline") or {}
     steps = tl.get("steps") or []
     has = driver.execute_script("return !!document.querySelector('#timeline canvas.tl-canvas')")
     if not steps:
-        return [] if not has else ["%s: a timeline canvas but no facts.timeline steps" % tag]
+        return [] if not has else ["%s: a timeline canvas but no views.timeline steps" % tag]
     if not has:
-        return ["%s: facts.timeline has %d steps but the page has no timeline canvas" % (tag, len(steps))]
+        return ["%s: views.timeline has %d steps but the page has no timeline canvas" % (tag, len(steps))]
     errors = []
     s0 = steps[0]
     want_flows = sum(1 for f in s0["flows"]["items"] if f[9] == 0)
@@ -146,13 +146,13 @@ def check_timeline(driver, report, out_dir, tag):
     if state["rendered"] != "true":
         errors.append("%s: timeline canvas not drawn" % tag)
     if state["rows"] != len(s0["rows"]) or state["rows"] == 0:
-        errors.append("%s: timeline has %d rows, facts %d" % (tag, state["rows"], len(s0["rows"])))
+        errors.append("%s: timeline has %d rows, the view %d" % (tag, state["rows"], len(s0["rows"])))
     if state["flows"] != want_flows:
-        errors.append("%s: timeline has %d launch lines, facts %d" % (tag, state["flows"], want_flows))
+        errors.append("%s: timeline has %d launch lines, the view %d" % (tag, state["flows"], want_flows))
     if state["marks"] != len(s0["marks"]["items"]):
-        errors.append("%s: timeline has %d marks, facts %d" % (tag, state["marks"], len(s0["marks"]["items"])))
+        errors.append("%s: timeline has %d marks, the view %d" % (tag, state["marks"], len(s0["marks"]["items"])))
     if state["options"] != len(steps):
-        errors.append("%s: step selector has %d options, facts %d steps" % (tag, state["options"], len(steps)))
+        errors.append("%s: step selector has %d options, the view %d steps" % (tag, state["options"], len(steps)))
     if state["painted"] < 1000:
         errors.append("%s: timeline canvas is blank (%d painted pixels)" % (tag, state["painted"]))
     if vertical and state["red"] < 20:
@@ -198,6 +198,15 @@ def check_timeline(driver, report, out_dir, tag):
         want = "whole run" if last.get("id") is None else "step %s" % last["id"]
         if step_attr != want:
             errors.append("%s: selecting the last embedded step drew %r, expected %r" % (tag, step_attr, want))
+    # A finding's "see it on the timeline" link turns the marks back on (and throws nothing).
+    relinked = driver.execute_script("""
+      var a = document.querySelector('.tl-seefinding a'), box = document.querySelector('#timeline input.tl-marks');
+      if (!a || !box) return null;
+      if (box.checked) box.click();
+      a.click();
+      return box.checked;""")
+    if relinked is False:
+        errors.append("%s: a finding's link to the timeline did not turn the marks back on" % tag)
     print("%s: timeline %d rows, %d lines (%d vertical), %d marks, %d steps embedded; %d hover cards"
           % (tag, state["rows"], state["flows"], vertical, state["marks"], len(steps), res["cards"]))
     return errors

@@ -77,6 +77,7 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   in.rank.steps.push_back(no_step);
   in.full = npu::pipeline::RunOfList{"/x/rank5", {{"schema", "npu-advisor.run-summary"}}, {}};
   in.full->facts.doc = {{"steps", json::array({{{"id", 1}, {"free_ns", 2.5}}})}};
+  in.full->views = {{"timeline", {{"steps", json::array()}, {"vertical_lag_ns", 50000}}}, {"unavailable", json::array()}};
   in.input_files = {{2049, 18446744073709551615ull}, {64768, 1}};
   npu::CommOp op;
   op.rank = 5, op.step = 3, op.group = "g", op.name = "hcom_allReduce__1", op.kind = "collective";
@@ -124,6 +125,7 @@ TEST(RankOutcome, BytesGiveBackTheSameFactsStepsAndRun) {
   ASSERT_TRUE(out.full.has_value());
   EXPECT_EQ(out.full->summary.dump(), in.full->summary.dump());
   EXPECT_EQ(out.full->facts.doc.dump(), in.full->facts.doc.dump());
+  EXPECT_EQ(out.full->views.dump(), in.full->views.dump());  // a run of a list keeps its timeline
 
   npu::pipeline::RankOutcome failed;
   failed.error = "rank7: holds no profiler data";

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json whatif_of(const std::string& rel) {
-  return npu::compute_facts(npu::test::load_path(npu::test::real(rel)), {false}).doc["whatif"];
+  return npu::compute_facts(npu::test::load_path(npu::test::real(rel))).doc["whatif"];
 }
 
 TEST(WhatIfRealData, TheUnmodifiedReplayReproducesEveryRunWithLaunchLinks) {

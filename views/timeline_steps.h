@@ -1,4 +1,4 @@
-// Which steps "timeline" draws (docs/facts-timeline.md): chosen from the step windows the facts
+// Which steps the timeline view draws (docs/views.md): chosen from the step windows the facts
 // already hold ("steps", else "dispatch".steps), never recomputed.
 #pragma once
 #include <string>

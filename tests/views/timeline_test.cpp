@@ -1,15 +1,21 @@
-// facts.timeline (facts/diagnostics/timeline.cpp, docs/facts-timeline.md) on a hand-built trace
-// with known answers, its bounds, and the HTML section around it (reports/html_timeline.cpp).
-// The picture itself is checked in a real browser by tests/browser/.
+// The timeline view (views/timeline*.cpp, docs/views.md) on a hand-built trace with known
+// answers, its bounds, its place beside the facts (never in them), its schema, and the HTML
+// section around it (reports/html_timeline.cpp). The picture itself is checked in a real browser
+// by tests/browser/.
 #include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/facts_schema.h"
 #include "reports/report_document.h"
 #include "test_support.h"
+#include "views/views.h"
 
 using nlohmann::json;
 
@@ -74,10 +80,18 @@ std::string three_step_trace() {
   return e.json();
 }
 
-json timeline_of(const npu::RunModel& m, npu::Facts* all = nullptr) {
-  npu::Facts f = npu::compute_facts(m);
-  if (all) *all = f;
-  return f.doc.contains("timeline") ? f.doc["timeline"] : json();
+// The view document of a run, as the pipeline computes it beside the facts.
+json views_of(const npu::RunModel& m, npu::Facts* facts = nullptr) {
+  npu::FactsWork work;
+  npu::Facts f = npu::compute_facts(m, &work);
+  json views = npu::compute_views(work, f.doc);
+  if (facts) *facts = std::move(f);
+  return views;
+}
+
+json timeline_of(const npu::RunModel& m) {
+  json v = views_of(m);
+  return v.contains("timeline") ? v["timeline"] : json();
 }
 
 const json* row_labelled(const json& step, const std::string& label) {
@@ -208,19 +222,77 @@ TEST(Timeline, LinesAreSampledBeyondTheLimit) {
   EXPECT_EQ(dev["items"].size(), 1000u);
 }
 
+// Without a step window the view says why in its own `unavailable`, which the report joins to the
+// facts' (after them, where the facts used to list it); the facts say nothing of a timeline.
 TEST(Timeline, NoStepWindowIsUnavailable) {
   npu::RunModel m = npu::test::load_trace_text("[]");
   npu::Facts f;
-  EXPECT_TRUE(timeline_of(m, &f).is_null());
-  bool said = false;
-  for (const auto& u : f.doc["unavailable"]) said |= u["fact"] == "timeline";
-  EXPECT_TRUE(said);
+  json views = views_of(m, &f);
+  EXPECT_FALSE(views.contains("timeline"));
+  ASSERT_EQ(views["unavailable"].size(), 1u);
+  EXPECT_EQ(views["unavailable"][0]["fact"], "timeline");
+  EXPECT_EQ(views["unavailable"][0]["why"], "no step window to draw: no steps facts and no dispatch steps");
+  for (const auto& u : f.doc["unavailable"]) EXPECT_NE(u["fact"], "timeline");
+  const size_t from_facts = f.doc["unavailable"].size();
+  json report = npu::build_report(json::object(), f, {}, views);
+  ASSERT_EQ(report["unavailable"].size(), from_facts + 1);
+  EXPECT_EQ(report["unavailable"].back(), views["unavailable"][0]);
+  EXPECT_EQ(report["views"], views);
+}
+
+// The timeline is drawing data: the facts (what rules and `npu-advisor facts` read) never hold it,
+// the report carries it under views.timeline, and a report built without views has none.
+TEST(Timeline, LivesBesideTheFactsNotInThem) {
+  npu::RunModel m = npu::test::load_trace_text(three_step_trace());
+  EXPECT_FALSE(npu::compute_facts(m).has("timeline"));
+  npu::Facts f;
+  json views = views_of(m, &f);
+  EXPECT_FALSE(f.has("timeline"));
+  ASSERT_TRUE(views["timeline"].is_object());
+  EXPECT_EQ(views["unavailable"], json::array());
+  json report = npu::build_report(json::object(), f, {}, views);
+  EXPECT_EQ(report["views"]["timeline"], views["timeline"]);
+  EXPECT_FALSE(report["facts"].contains("timeline"));
+  EXPECT_FALSE(npu::build_report(json::object(), f, {}).contains("views"));
+}
+
+// Every key the view writes is in views/schema/timeline.json (with its type), and every key the
+// schema requires is written: the view keeps a key-level contract as the facts do.
+TEST(Timeline, ViewMatchesItsSchema) {
+  std::ifstream in(npu::test::source_dir() + "/views/schema/timeline.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  // The shared types (evidence_ref, ...) are the facts schema's (facts/schema/document.json).
+  std::ifstream doc_types(npu::test::source_dir() + "/facts/schema/document.json");
+  std::stringstream types;
+  types << doc_types.rdbuf();
+  json shared = json::parse(types.str());
+  shared["keys"] = json::array();
+  const npu::FactsSchema schema = npu::FactsSchema::from_sections({shared, json::parse(text.str())});
+  npu::RunModel m = npu::test::load_trace_text(three_step_trace());
+  const json tl = {{"timeline", timeline_of(m)}};
+  ASSERT_TRUE(tl["timeline"].is_object());
+  for (const auto& p : npu::validate_facts(tl, schema, true)) ADD_FAILURE() << p;
+  // Each key is named, inside `backticks`, in the page that documents the view (as the facts
+  // schema test checks docs/facts*.md).
+  std::ifstream doc_in(npu::test::source_dir() + "/docs/views.md");
+  std::stringstream doc;
+  doc << doc_in.rdbuf();
+  for (const auto& k : schema.keys()) {
+    std::string key = k.path;
+    while (key.ends_with("[]")) key.resize(key.size() - 2);
+    key = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    EXPECT_TRUE(std::regex_search(doc.str(), std::regex("`[^`]*\\b" + key + "\\b[^`]*`")))
+        << k.path << " is not named in docs/views.md";
+  }
 }
 
 TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   npu::RunModel m = npu::test::load_trace_text(three_step_trace());
-  npu::Facts f = npu::compute_facts(m);
-  json report = {{"schema", "npu-advisor.report"}, {"input", {{"description", "t"}}}, {"facts", f.doc}};
+  npu::Facts f;
+  json views = views_of(m, &f);
+  json report = {
+      {"schema", "npu-advisor.report"}, {"input", {{"description", "t"}}}, {"facts", f.doc}, {"views", views}};
   std::string html = npu::render_html(report);
   EXPECT_NE(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_NE(html.find("href=\"#timeline\""), std::string::npos);
@@ -230,16 +302,20 @@ TEST(Timeline, HtmlSectionSaysWhatIsEmbeddedAndWritesNoInputText) {
   EXPECT_NE(html.find("<option value=\"2\">step 3 (fastest, last)</option>"), std::string::npos);
   EXPECT_EQ(html.find("{{timeline_js}}"), std::string::npos);
   EXPECT_EQ(html.find("{{timeline_css}}"), std::string::npos);
-  // A hand-edited facts file cannot put markup into the section: unknown reasons are dropped,
+  EXPECT_NE(html.find("data-timeline=\"views\""), std::string::npos);
+  for (const char* script : {"{{timeline_look_js}}", "{{timeline_draw_js}}", "{{timeline_cards_js}}"})
+    EXPECT_EQ(html.find(script), std::string::npos) << script;
+  EXPECT_NE(html.find("var npuTimelineDraw = "), std::string::npos);
+  // A hand-edited report cannot put markup into the section: unknown reasons are dropped,
   // names only travel in the embedded JSON.
-  report["facts"]["timeline"]["steps"][0]["chosen_as"] = json({"<img src=x onerror=alert(1)>", "worst"});
-  report["facts"]["timeline"]["steps"][0]["id"] = "<b>";
+  report["views"]["timeline"]["steps"][0]["chosen_as"] = json({"<img src=x onerror=alert(1)>", "worst"});
+  report["views"]["timeline"]["steps"][0]["id"] = "<b>";
   html = npu::render_html(report);
   EXPECT_EQ(html.find("<img src=x"), std::string::npos);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
   EXPECT_NE(html.find("whole run (worst"), std::string::npos);
-  // No timeline facts: no section, no link.
-  report["facts"].erase("timeline");
+  // No timeline view: no section, no link.
+  report["views"].erase("timeline");
   html = npu::render_html(report);
   EXPECT_EQ(html.find("<section id=\"timeline\" class=\"card tl-section\""), std::string::npos);
   EXPECT_EQ(html.find("href=\"#timeline\""), std::string::npos);
@@ -259,9 +335,9 @@ TEST(Timeline, DeviceSideStepsRankByDeviceTimeAndDrawTheirDeviceWindow) {
     f.doc["steps"][i]["device_time_ns"] = device_time[i];
   }
   f.doc["steps"][2]["device_window"] = {{"start_ns", base + us(3000)}, {"end_ns", base + us(3600)}};
-  f.doc.erase("timeline");
-  npu::diagnose_timeline(ctx, f);
-  const json& tl = f.doc["timeline"];
+  std::string why;
+  const json tl = npu::timeline_view(ctx, f.doc, nullptr, why);
+  ASSERT_TRUE(tl.is_object()) << why;
   EXPECT_EQ(tl["step_time"], "device_time_ns");
   ASSERT_FALSE(tl["steps"].empty());
   EXPECT_EQ(tl["steps"][0]["id"], 3);

@@ -1,4 +1,4 @@
-#include "facts/diagnostics/timeline_steps.h"
+#include "views/timeline_steps.h"
 
 #include <algorithm>
 #include <map>
