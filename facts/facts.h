@@ -15,7 +15,7 @@
 
 namespace npu {
 
-constexpr int kFactsSchemaVersion = 1;
+constexpr int kFactsSchemaVersion = 2;
 constexpr const char* kFactsSchema = "npu-advisor.facts";
 
 struct Facts {

@@ -2,6 +2,7 @@
 // describe it, and the rules and fixtures checked against it.
 #include "facts/facts_schema.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -113,14 +114,13 @@ TEST(FactsSchema, ReleasedKeysStayUntilTheVersionIsBumped) {
 }
 
 // An older facts file is read by leaving out what the newer schema no longer has: here a schema
-// without the timeline section, the dispatch thresholds and one key of every steps[] element and
-// of every map value; what is left validates against it, and nothing else moved.
+// without the dispatch thresholds and one key of every steps[] element and of every map value;
+// what is left validates against it, and nothing else moved.
 TEST(FactsSchema, OlderVersionDropsOnlyTheKeysTheNewerOneLacks) {
-  ASSERT_FALSE(npu::released_facts_keys(1).empty());
+  ASSERT_FALSE(npu::released_facts_keys(npu::kFactsSchemaVersion).empty());
   EXPECT_TRUE(npu::released_facts_keys(99).empty());
   auto gone = [](const std::string& p) {
-    return p == "timeline" || p.rfind("timeline.", 0) == 0 || p.rfind("timeline[", 0) == 0 ||
-           p.rfind("dispatch.thresholds", 0) == 0 || p == "steps[].free_ratio" || p == "run.env.*";
+    return p.rfind("dispatch.thresholds", 0) == 0 || p == "steps[].free_ratio" || p == "run.env.*";
   };
   std::vector<json> sections = schema_files();
   for (json& sec : sections) {
@@ -132,26 +132,56 @@ TEST(FactsSchema, OlderVersionDropsOnlyTheKeysTheNewerOneLacks) {
   FactsSchema newer = FactsSchema::from_sections(sections);
   json doc = npu::test::analyze_json(npu::test::sample_run())["facts"];
   doc["run"]["env"] = {{"A", "1"}, {"B", "2"}};
-  ASSERT_TRUE(doc.contains("timeline"));
   ASSERT_TRUE(doc["dispatch"].contains("thresholds"));
   const size_t steps = doc["steps"].size();
   json before = doc;
-  size_t dropped = npu::drop_keys_unknown_since(doc, 1, newer);
-  EXPECT_EQ(dropped, 1 + 1 + steps + 2);  // timeline, thresholds, each step's free_ratio, both env values
-  EXPECT_FALSE(doc.contains("timeline"));
+  size_t dropped = npu::drop_keys_unknown_since(doc, npu::kFactsSchemaVersion, newer);
+  EXPECT_EQ(dropped, 1 + steps + 2);  // thresholds, each step's free_ratio, both env values
   EXPECT_FALSE(doc["dispatch"].contains("thresholds"));
   EXPECT_TRUE(doc["run"]["env"].empty());
   for (const json& st : doc["steps"]) EXPECT_FALSE(st.contains("free_ratio"));
   for (const auto& p : validate_facts(doc, newer, true)) ADD_FAILURE() << p;
   // the rest is untouched
-  before.erase("timeline");
   before["dispatch"].erase("thresholds");
   before["run"]["env"] = json::object();
   for (json& st : before["steps"]) st.erase("free_ratio");
   EXPECT_EQ(doc, before);
   // and against the schema it was written with, nothing goes
   json same = before;
-  EXPECT_EQ(npu::drop_keys_unknown_since(same, 1, FactsSchema::builtin()), 0u);
+  EXPECT_EQ(npu::drop_keys_unknown_since(same, npu::kFactsSchemaVersion, FactsSchema::builtin()), 0u);
+}
+
+// Version 2 (docs/facts.md, Versions): a version-1 facts file still reads, without what version 2
+// no longer has (the timeline, the dispatch verdict, the checks' cut-offs), and the run's
+// warnings say how many values were left out.
+TEST(FactsSchema, VersionOneFileReadsAsVersionTwo) {
+  ASSERT_EQ(npu::kFactsSchemaVersion, 2);
+  json doc = npu::test::analyze_json(npu::test::sample_run())["facts"];
+  json v2 = doc;
+  doc["schema_version"] = 1;
+  doc["timeline"] = {{"names", json::array()}, {"steps", json::array()}};
+  doc["dispatch"]["overall"]["classification"] = "host-bound";
+  doc["dispatch"]["overall"]["steps_by_class"] = {{"host-bound", 1}, {"mixed", 0}};
+  doc["dispatch"]["thresholds"]["host_bound_free_ratio"] = 0.1;
+  npu::Facts f = npu::facts_from_json(doc, "old.facts.json");
+  EXPECT_EQ(f.doc["schema_version"], 2);
+  EXPECT_FALSE(f.doc.contains("timeline"));
+  EXPECT_FALSE(f.doc["dispatch"]["overall"].contains("classification"));
+  EXPECT_FALSE(f.doc["dispatch"]["overall"].contains("steps_by_class"));
+  EXPECT_FALSE(f.doc["dispatch"]["thresholds"].contains("host_bound_free_ratio"));
+  const json& warnings = f.doc["run"]["warnings"];
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_EQ(warnings.back(),
+            "old.facts.json: facts schema_version 1 read as 2: 4 values of keys this version no longer has were left out");
+  json& w = f.doc["run"]["warnings"];
+  w.erase(w.size() - 1);
+  if (w.empty() && !v2["run"].contains("warnings")) f.doc["run"].erase("warnings");
+  EXPECT_EQ(f.doc, v2);
+  // the keys version 2 released are the schema's
+  for (const std::string& k : npu::released_facts_keys(2)) EXPECT_NE(FactsSchema::builtin().find(k), nullptr) << k;
+  // and version 1 had the timeline
+  auto v1 = npu::released_facts_keys(1);
+  EXPECT_NE(std::find(v1.begin(), v1.end(), "timeline.steps[].rows"), v1.end());
 }
 
 TEST(FactsSchema, NeedPathsResolveLikeTheRuleEngine) {
