@@ -1,9 +1,8 @@
 #include "base/decimal.h"
 
+#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace npu {
@@ -27,6 +26,46 @@ bool is_missing_cell(std::string_view t) {
   return t.empty() || t == "N/A" || t == "NA" || t == "n/a" || t == "None" || t == "null" || t == "-" || t == "nan" ||
          t == "NaN";
 }
+
+namespace {
+
+// "[sign][digits][.digits]e[sign]digits" microseconds in nanoseconds, by decimal digit shifting, rounded
+// like the plain form (the first dropped digit, half away from zero). Exact, so the same on every CPU:
+// through long double it was not (80 bits on x86-64, 128 on aarch64: "3.15e-2" gave 31 ns on one
+// and 32 on the other).
+std::optional<Ns> parse_exponent_us_to_ns(std::string_view t, bool neg) {
+  size_t i = t[0] == '-' || t[0] == '+' ? 1 : 0;
+  std::string digits;    // the mantissa's digits, without the point
+  long long point = -1;  // digits before the point, once seen
+  for (; i < t.size() && t[i] != 'e' && t[i] != 'E'; ++i) {
+    if (t[i] == '.') point = static_cast<long long>(digits.size());
+    else digits += t[i];
+  }
+  long long exponent = 0;
+  size_t e = i + 1;
+  bool exp_neg = e < t.size() && t[e] == '-';
+  if (e < t.size() && (t[e] == '-' || t[e] == '+')) ++e;
+  if (e == t.size()) return std::nullopt;
+  for (; e < t.size(); ++e) {
+    if (t[e] < '0' || t[e] > '9') return std::nullopt;
+    exponent = std::min<long long>(exponent * 10 + (t[e] - '0'), 100000);  // far past any int64
+  }
+  // value in ns = digits * 10^shift
+  long long shift =
+      (exp_neg ? -exponent : exponent) + 3 - (point < 0 ? 0 : static_cast<long long>(digits.size()) - point);
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  if (digits.empty()) return Ns{0};
+  long long kept = static_cast<long long>(digits.size()) + shift;  // digits left of the ns point
+  if (kept > 19) return std::nullopt;                              // at least 10^19 ns
+  __int128 ns = 0;
+  for (long long k = 0; k < kept; ++k) ns = ns * 10 + (k < static_cast<long long>(digits.size()) ? digits[k] - '0' : 0);
+  if (kept >= 0 && kept < static_cast<long long>(digits.size()) && digits[static_cast<size_t>(kept)] >= '5') ++ns;
+  if (neg) ns = -ns;
+  if (ns > INT64_MAX || ns < INT64_MIN) return std::nullopt;
+  return static_cast<Ns>(ns);
+}
+
+}  // namespace
 
 std::optional<Ns> parse_us_to_ns(std::string_view text) {
   std::string_view t = trim_cell(text);
@@ -73,17 +112,7 @@ std::optional<Ns> parse_us_to_ns(std::string_view text) {
     if (ns > INT64_MAX || ns < INT64_MIN) return std::nullopt;
     return static_cast<Ns>(ns);
   }
-  // Exponent or other notation: fall back to long double, which is exact enough for the
-  // rare values written this way (durations such as 1.5e-05).
-  if (t[i] == 'e' || t[i] == 'E') {
-    std::string s(t);
-    char* end = nullptr;
-    long double v = std::strtold(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || !std::isfinite(static_cast<double>(v))) return std::nullopt;
-    long double ns = std::roundl(v * 1000.0L);
-    if (ns > 9.2e18L || ns < -9.2e18L) return std::nullopt;
-    return static_cast<Ns>(ns);
-  }
+  if (t[i] == 'e' || t[i] == 'E') return parse_exponent_us_to_ns(t, neg);
   return std::nullopt;
 }
 

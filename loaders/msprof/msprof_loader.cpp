@@ -6,6 +6,7 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
+#include "base/natural_order.h"
 #include "loaders/common/input_files.h"
 #include "loaders/db/db_export.h"
 #include "loaders/torch_npu_text/ascend_files.h"
@@ -25,30 +26,6 @@ std::vector<fs::path> list_dir(const fs::path& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
   return out;
-}
-
-// Numbers inside names compared as numbers: msprof_0_2_10.json after msprof_0_2_9.json.
-bool natural_less(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      size_t i2 = i, j2 = j;
-      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
-      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
-      std::string x = a.substr(i, i2 - i), y = b.substr(j, j2 - j);
-      x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
-      y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
-      if (x.size() != y.size()) return x.size() < y.size();
-      if (x != y) return x < y;
-      i = i2;
-      j = j2;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
 }
 
 void sort_natural(std::vector<std::string>& v) {

@@ -25,6 +25,32 @@ TEST(Decimal, FractionsPadAndRound) {
 TEST(Decimal, ScientificNotation) {
   EXPECT_EQ(parse_us_to_ns("1.5e3"), 1500000);
   EXPECT_EQ(parse_us_to_ns("1.69512E+15"), 1695120000000000000LL);
+  EXPECT_EQ(parse_us_to_ns("1.5e-05"), 0);
+  EXPECT_EQ(parse_us_to_ns("-2.5E-1"), -250);
+  EXPECT_EQ(parse_us_to_ns("0e30"), 0);
+  EXPECT_EQ(parse_us_to_ns("1e-400"), 0);
+  EXPECT_EQ(parse_us_to_ns("9.2e15"), 9200000000000000000LL);
+  EXPECT_FALSE(parse_us_to_ns("1e20"));  // 10^23 ns
+  EXPECT_FALSE(parse_us_to_ns("1e"));
+  EXPECT_FALSE(parse_us_to_ns("1e+"));
+  EXPECT_FALSE(parse_us_to_ns("1e5x"));
+}
+
+// Exponent forms are rounded from their decimal digits, like the plain form, and so the same on
+// every CPU: through long double, 3.15e-2 us (31.5 ns) gave 31 ns on x86-64 (80 bits) and 1.255e-1
+// (125.5 ns) gave 125 on aarch64 (128 bits). Every "N5e-4" us (N + 0.5 ns) is checked against
+// integer arithmetic; long double got some of them wrong on each CPU.
+TEST(Decimal, ScientificNotationRoundsExactlyOnEveryCpu) {
+  EXPECT_EQ(parse_us_to_ns("3.15e-2"), 32);
+  EXPECT_EQ(parse_us_to_ns("1.255e-1"), 126);
+  EXPECT_EQ(parse_us_to_ns("-3.15e-2"), -32);
+  EXPECT_EQ(parse_us_to_ns("0.0315e0"), 32);
+  for (int64_t n = 0; n < 20000; ++n) {
+    const std::string text = std::to_string(n) + "5e-4";
+    ASSERT_EQ(parse_us_to_ns(text), n + 1) << text;
+    const std::string negative = "-" + std::to_string(n) + ".5E-3";
+    ASSERT_EQ(parse_us_to_ns(negative), -(n + 1)) << negative;
+  }
 }
 
 TEST(Decimal, MissingAndGarbage) {
