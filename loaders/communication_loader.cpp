@@ -8,6 +8,7 @@
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "loaders/common/csv_table.h"
+#include "loaders/common/step_trace_columns.h"
 
 namespace npu {
 namespace {
@@ -223,18 +224,19 @@ std::vector<ClusterStepRow> load_cluster_step_trace_time(const std::string& path
   CsvTable t(path);
   std::vector<ClusterStepRow> out;
   if (t.header().empty()) return out;
-  const int c_step = t.col({"Step", "Step Id", "Step ID"});
+  // The rank rows have the columns of a rank's own step_trace_time.csv (one owner of their names),
+  // after Type and Index.
+  namespace col = step_trace_columns;
+  const int c_step = t.col({col::kCsvStep[0], col::kCsvStep[1], col::kCsvStep[2]});
   const int c_type = t.require({"Type"});
   const int c_index = t.require({"Index"});
-  const int c_comp = t.require({"Computing"});
-  const int c_cno = t.require({"Communication(Not Overlapped)"});
-  const int c_ovl = t.col({"Overlapped"});
-  const int c_comm = t.col({"Communication"});
-  const int c_free = t.require({"Free"});
-  // Pipeline parallelism (newer msprof-analyze): Stage = the step without Bubble, Bubble = the
-  // time spent receiving (waiting for the previous stage's activations).
-  const int c_stage = t.col({"Stage"});
-  const int c_bubble = t.col({"Bubble"});
+  const int c_comp = t.require({col::csv_of(&StepTraceRow::computing)});
+  const int c_cno = t.require({col::csv_of(&StepTraceRow::comm_not_overlapped)});
+  const int c_ovl = t.col({col::csv_of(&StepTraceRow::overlapped)});
+  const int c_comm = t.col({col::csv_of(&StepTraceRow::communication)});
+  const int c_free = t.require({col::csv_of(&StepTraceRow::free)});
+  const int c_stage = t.col({col::csv_of(&StepTraceRow::stage)});
+  const int c_bubble = t.col({col::csv_of(&StepTraceRow::bubble)});
   t.for_each_row([&](const CsvTable::Row& r) {
     if (trim_cell(r[c_type]) != "rank") return;
     auto rank = r.integer(c_index);

@@ -76,15 +76,19 @@ class TraceLoader {
     std::string head;
     size_t want = 1 << 16;
     bool eof = false;
-    size_t pos = 0;
-    uint64_t skipped = 0;  // leading whitespace dropped before `head` (its file offset)
-    for (;;) {
+    // Appends up to `want` more bytes of the file to `head`; eof once nothing more comes.
+    auto read_more = [&] {
       size_t old = head.size();
       head.resize(old + want);
       size_t n = src_->read(head.data() + old, want);
       head.resize(old + n);
       consumed_ += n;
       eof = n == 0;
+    };
+    size_t pos = 0;
+    uint64_t skipped = 0;  // leading whitespace dropped before `head` (its file offset)
+    for (;;) {
+      read_more();
       // Skip a UTF-8 byte order mark and leading whitespace.
       pos = 0;
       if (skipped == 0 && head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
@@ -107,12 +111,7 @@ class TraceLoader {
       for (;;) {
         open = find_trace_events_array(head, pos, eof, path_);
         if (open != std::string::npos) break;
-        size_t old = head.size();
-        head.resize(old + want);
-        size_t n = src_->read(head.data() + old, want);
-        head.resize(old + n);
-        consumed_ += n;
-        eof = n == 0;
+        read_more();
         want *= 2;
       }
       // Keep the object without traceEvents, to read its other keys at the end.
