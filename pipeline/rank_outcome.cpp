@@ -51,7 +51,9 @@ struct Reader {
     at += n;
   }
   template <class... T>
-  void all(T&... v) { (get(v), ...); }
+  void all(T&... v) {
+    (get(v), ...);
+  }
   uint64_t count(size_t min_bytes_each) {
     uint64_t n = get_u64(in, at);
     if ((in.size() - at) / min_bytes_each < n) throw std::runtime_error("truncated rank result");
@@ -60,15 +62,17 @@ struct Reader {
 };
 
 template <class... T>
-void put_all(std::string& out, const T&... v) { (put(out, v), ...); }
+void put_all(std::string& out, const T&... v) {
+  (put(out, v), ...);
+}
 
 void put_source(std::string& out, const RecordSource& s) { put_all(out, s.file, s.table, s.row, s.what); }
 
 void put_records(std::string& out, const std::vector<CommOp>& ops, const std::vector<CommLink>& links) {
   put_u64(out, ops.size());
   for (const CommOp& o : ops) {
-    put_all(out, o.step, o.kind, o.name, o.group, o.rank, o.elapse_ns, o.transit_ns, o.wait_ns, o.sync_ns,
-            o.idle_ns, o.wait_ratio, o.sync_ratio);
+    put_all(out, o.step, o.kind, o.name, o.group, o.rank, o.elapse_ns, o.transit_ns, o.wait_ns, o.sync_ns, o.idle_ns,
+            o.wait_ratio, o.sync_ratio);
     put_u64(out, o.bandwidth.size());
     for (const CommBandwidth& b : o.bandwidth)
       put_all(out, b.transport, b.size_mb, b.time_ns, b.gbps, b.large_packet_ratio, b.packets);
@@ -87,7 +91,8 @@ void get_records(Reader& r, std::vector<CommOp>& ops, std::vector<CommLink>& lin
     r.all(o.step, o.kind, o.name, o.group, o.rank, o.elapse_ns, o.transit_ns, o.wait_ns, o.sync_ns, o.idle_ns,
           o.wait_ratio, o.sync_ratio);
     o.bandwidth.resize(r.count(sizeof(uint64_t)));
-    for (CommBandwidth& b : o.bandwidth) r.all(b.transport, b.size_mb, b.time_ns, b.gbps, b.large_packet_ratio, b.packets);
+    for (CommBandwidth& b : o.bandwidth)
+      r.all(b.transport, b.size_mb, b.time_ns, b.gbps, b.large_packet_ratio, b.packets);
     r.all(o.source.file, o.source.table, o.source.row, o.source.what);
   }
   links.resize(r.count(sizeof(uint64_t)));
@@ -102,11 +107,7 @@ void get_records(Reader& r, std::vector<CommOp>& ops, std::vector<CommLink>& lin
 // Layout: [u64 header size][header CBOR: the slim facts][u64 step count][step rows][the
 // communication records, field by field (put_records)].
 std::string encode_rank_outcome(const RankOutcome& r) {
-  json header = {
-      {"error", r.error},
-      {"rank", r.rank.rank},
-      {"path", r.rank.path},
-      {"facts", r.rank.facts}};
+  json header = {{"error", r.error}, {"rank", r.rank.rank}, {"path", r.rank.path}, {"facts", r.rank.facts}};
   header["input_files"] = r.input_files;
   if (r.full)
     header["full"] = {

@@ -171,8 +171,9 @@ TEST(FactsSchema, VersionOneFileReadsAsVersionTwo) {
   EXPECT_FALSE(f.doc["dispatch"]["thresholds"].contains("host_bound_free_ratio"));
   const json& warnings = f.doc["run"]["warnings"];
   ASSERT_FALSE(warnings.empty());
-  EXPECT_EQ(warnings.back(),
-            "old.facts.json: facts schema_version 1 read as 2: 4 values of keys this version no longer has were left out");
+  EXPECT_EQ(
+      warnings.back(),
+      "old.facts.json: facts schema_version 1 read as 2: 4 values of keys this version no longer has were left out");
   json& w = f.doc["run"]["warnings"];
   w.erase(w.size() - 1);
   if (w.empty() && !v2["run"].contains("warnings")) f.doc["run"].erase("warnings");
@@ -319,8 +320,10 @@ TEST(FactsSchema, MutatedStepNumbersAreRefusedOrPossible) {
   npu::Facts f = npu::compute_facts(npu::test::load_path(npu::test::sample_run()));
   f.doc["schema"] = npu::kFactsSchema;
   f.doc["schema_version"] = npu::kFactsSchemaVersion;
-  const nlohmann::json values[] = {"12", -1, -5000000, 1e300, 1.5, nullptr, nlohmann::json::object(), 0, int64_t{1} << 62};
-  const char* keys[] = {"computing_ns", "free_ns", "device_time_ns", "host_dur_ns", "comm_not_overlapped_ns", "start_ns"};
+  const nlohmann::json values[] = {
+      "12", -1, -5000000, 1e300, 1.5, nullptr, nlohmann::json::object(), 0, int64_t{1} << 62};
+  const char* keys[] = {"computing_ns",           "free_ns", "device_time_ns", "host_dur_ns",
+                        "comm_not_overlapped_ns", "start_ns"};
   size_t refused = 0, accepted = 0;
   for (size_t s = 0; s < f.doc["steps"].size(); ++s)
     for (const char* k : keys)
