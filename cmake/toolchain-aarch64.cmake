@@ -16,9 +16,11 @@ set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgc
 set(ENV{PKG_CONFIG_PATH} "")
 
 # Programs built here run under qemu's user-mode emulator (gtest_discover_tests, ctest), so
-# binfmt_misc need not be registered. The loader and libc are the cross ones of libc6-arm64-cross;
-# the other arm64 libraries are found by that loader in /usr/lib/aarch64-linux-gnu (multiarch).
+# binfmt_misc need not be registered. No -L sysroot: the loader is the multiarch libc6:arm64's
+# (/lib/ld-linux-aarch64.so.1), the same version as the libc it loads from /lib/aarch64-linux-gnu.
+# With -L /usr/aarch64-linux-gnu the cross toolchain's older loader (libc6-arm64-cross) met the
+# multiarch libc, and pthread_create spun for ever (docs/arm64.md).
 find_program(NPU_QEMU_AARCH64 NAMES qemu-aarch64-static qemu-aarch64)
 if(NPU_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR "${NPU_QEMU_AARCH64};-L;/usr/aarch64-linux-gnu")
+  set(CMAKE_CROSSCOMPILING_EMULATOR "${NPU_QEMU_AARCH64}")
 endif()

@@ -61,7 +61,7 @@ phase "cross-built"
 # (tests/CMakeLists.txt). Left out unless ARM64_ALL_TESTS=1: the suites that start npu-advisor or
 # Python tens of times (each start of the emulated program costs seconds; all of them together
 # ran over 10 min per core here); step 4 checks the program's outputs byte for byte instead.
-emulator=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
+emulator=(qemu-aarch64-static)
 filter="-ReportSchema.*:GateCli.*:ComparePairs.*:HostileRule.*:ClusterMembership.*:ClusterEndToEnd.*"
 filter+=":CollectorChild.*:HtmlReport.*:SampleGenerator.*:CompareCli.*:ClusterCommands.*:ClusterAlignment.*"
 filter+=":ParallelGroups.*"
