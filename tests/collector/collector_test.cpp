@@ -174,7 +174,12 @@ TEST(CollectorChild, ExitCodesSignalsAndSpawnErrors) {
   r = run_child(o);
   EXPECT_EQ(r.spawn_error, "cannot run /nonexistent/program: No such file or directory");
 
-  // --timeout: SIGINT first, which ends `sleep`.
+  // --timeout: SIGINT first, which ends `sleep`. The child inherits this process's SIGINT
+  // disposition, and a background job of a non-interactive shell (`cmd &` in a script, as
+  // scripts/arm64-check.sh runs its shards) starts with SIGINT ignored: set the default here.
+  struct sigaction dfl {}, saved {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &dfl, &saved);
   o.argv = {"/bin/sh", "-c", "exec sleep 30"};
   o.timeout_s = 0.3;
   o.grace_s = 5;
@@ -183,9 +188,21 @@ TEST(CollectorChild, ExitCodesSignalsAndSpawnErrors) {
   EXPECT_EQ(r.term_signal, SIGINT);
   EXPECT_LT(r.seconds, 5);
 
+  // Started with SIGINT ignored, the command keeps it ignored (as a background job would have
+  // it), so the timeout goes on to SIGTERM after the grace period.
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ign, nullptr);
+  o.grace_s = 0.3;
+  r = run_child(o);
+  sigaction(SIGINT, &saved, nullptr);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.term_signal, SIGTERM);
+  EXPECT_GE(r.seconds, 0.5);
+  EXPECT_LT(r.seconds, 5);
+
   // A command that ignores SIGINT and SIGTERM gets SIGKILL after two grace periods.
   o.argv = {"/bin/sh", "-c", "trap '' INT TERM; while :; do sleep 0.05; done"};
-  o.grace_s = 0.3;
   r = run_child(o);
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.term_signal, SIGKILL);
