@@ -34,6 +34,8 @@ bool contains(std::string_view s, std::string_view what) { return s.find(what) !
 struct StepCounts {
   uint64_t kernels = 0, small_kernels = 0, sync_calls = 0, blocking_d2h = 0, pageable_copies = 0;
   Ns kernel_ns = 0, small_kernel_ns = 0, sync_ns = 0, blocking_d2h_wait_ns = 0, pageable_ns = 0;
+  // Matrix kernels (count_gemm) in the step's window: fp32 on the CUDA cores, and on the tensor cores.
+  Ns fp32_simt_ns = 0, tensor_core_ns = 0;
   // Sync points: each blocking wait of the host once (a synchronize call, or a synchronous copy
   // call that itself waited; an `.item()` is a copy and the sync it waits in: one point), and
   // the time the host spent inside those calls.
@@ -88,7 +90,9 @@ class GpuFacts {
                        {"blocking_d2h", c.blocking_d2h},
                        {"blocking_d2h_wait_ns", c.blocking_d2h_wait_ns},
                        {"pageable_copies", c.pageable_copies},
-                       {"pageable_ns", c.pageable_ns}});
+                       {"pageable_ns", c.pageable_ns},
+                       {"fp32_simt_ns", c.fp32_simt_ns},
+                       {"tensor_core_ns", c.tensor_core_ns}});
     }
     out["steps"] = std::move(steps);
     facts_.doc["gpu"] = std::move(out);
@@ -161,7 +165,7 @@ class GpuFacts {
             small_ns_ += s.dur;
           }
           count_graph_kernel(s, small);
-          count_gemm(s, i);
+          count_gemm(s, i, st);
           if (st) {
             ++st->kernels;
             st->kernel_ns += s.dur;
@@ -242,7 +246,9 @@ class GpuFacts {
   }
 
   // Matrix kernels by arithmetic (gpu_gemm_precision): fp32 on the CUDA cores, or tensor cores.
-  void count_gemm(const Slice& s, uint32_t i) {
+  // The trace totals count every kernel; the step's share only those in its window (a trace also
+  // holds the tail of the step before the first one it records: the GPU ran behind the host).
+  void count_gemm(const Slice& s, uint32_t i, StepCounts* st) {
     // Kernel names repeat millions of times: each is classified once.
     if (gemm_cache_.empty()) gemm_cache_.assign(m_.strings.size(), -1);
     int8_t& c = gemm_cache_[s.name];
@@ -251,8 +257,10 @@ class GpuFacts {
     if (p == GemmPrecision::TensorCore) {
       ++tensor_n_;
       tensor_ns_ += s.dur;
+      if (st) st->tensor_core_ns += s.dur;
     } else if (p == GemmPrecision::Fp32Simt && s.dur >= kComputeBoundGemmNs) {
       fp32_[s.name].add(s, i);
+      if (st) st->fp32_simt_ns += s.dur;
     }
   }
 

@@ -21,8 +21,10 @@ Linear(4096)) on an H200 took 48.7 ms per step, 10.0 ms with TF32 and 6.5 ms und
 How it is measured (facts.gpu.gemm, docs/facts-gpu.md): matrix kernels (GEMM, GEMV,
 implicit-GEMM convolutions) by their names: fp32 on the CUDA cores (`*_ffma_*`, `*simt_sgemm*`,
 `sgemm*`, `gemmSN_*<float`) of 10 us or more (shorter ones are bound by latency: a launch-bound
-step of tiny GEMMs gains nothing), against tf32/bf16/fp16 tensor-core kernels. Reported when
-their time per step is at least `min_step_share` (10 %) of the median step and, when the replay
+step of tiny GEMMs gains nothing), against tf32/bf16/fp16 tensor-core kernels. Their time per
+step is the mean over the steps' windows (gpu.steps[].fp32_simt_ns: a trace also holds kernels
+outside the steps, such as the tail of the step before the first it records). Reported when
+that time is at least `min_step_share` (10 %) of the median step and, when the replay
 can tell (facts.whatif), bf16 would shorten the step by at least `min_saving_share` (5 %): in a
 step bound by its host or its copies faster GEMMs save nothing.
 
@@ -38,13 +40,12 @@ the text gives TF32's replay too). Without a usable replay: fp32 matrix time per
 
 local evidence = require "lib.evidence"
 local run = require "lib.run"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local g = facts.gpu.gemm
   if (g.fp32_simt_ns or 0) == 0 then return end
-  local n = #facts.gpu.steps
-  if n == 0 then n = 1 end
-  local per_step = g.fp32_simt_ns / n
+  local n, per_step = steplib.per_step(facts.gpu.steps, "fp32_simt_ns", g.fp32_simt_ns)
   local o = facts.overall
   local step = o and o.step_time and o.step_time.median_ns or nil
   if step and step > 0 and per_step < p.min_step_share * step then return end
@@ -63,10 +64,10 @@ function check(facts, p, emit)
     evidence.add(ev, k.evidence)
   end
   ev[#ev + 1] = { fact = "gpu.gemm.fp32_simt_ns", value = g.fp32_simt_ns }
-  local observed = string.format("%d fp32 matrix kernels on the CUDA cores take %.3f ms per step%s (tensor-core "
+  local observed = string.format("fp32 matrix kernels on the CUDA cores (%d in the trace) take %.3f ms per step%s (tensor-core "
     .. "matrix kernels: %.3f ms per step)", g.fp32_simt_kernels, per_step / 1e6,
     step and string.format(", %.0f%% of the %.3f ms step", 100 * per_step / step, step / 1e6) or "",
-    (g.tensor_core_ns or 0) / n / 1e6)
+    select(2, steplib.per_step(facts.gpu.steps, "tensor_core_ns", g.tensor_core_ns or 0)) / 1e6)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
   if tf32 and tf32.applicable and bf16 and bf16.applicable then
     observed = observed .. string.format("; replayed, TF32 saves %.3f ms per step and bf16 autocast %.3f ms",

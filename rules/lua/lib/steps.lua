@@ -20,6 +20,24 @@ function steps.cluster_count(facts)
   return n
 end
 
+-- A per-step figure from a per-step list (gpu.steps: each entry counts what fell in its step's
+-- window): the count of steps (at least 1) and the mean of the entries' `key`. A trace's totals
+-- also count what lies outside the steps (the tail of the step before the first one recorded),
+-- which a total / steps would put in a step. With no list, the run's `total` over one step; with
+-- entries that lack `key` (a facts file from before it was written), `total` over the steps.
+function steps.per_step(list, key, total)
+  local n = #(list or {})
+  if n == 0 then return 1, total or 0 end
+  local sum, seen = 0, false
+  for _, s in ipairs(list) do
+    if s[key] ~= nil then
+      sum, seen = sum + s[key], true
+    end
+  end
+  if not seen then return n, (total or 0) / n end
+  return n, sum / n
+end
+
 -- The decided classes (verdicts/step_class.lua, decided once per run before the rules), by
 -- "id@start_ns" of the dispatch.steps entry; built on first use.
 local decided = nil

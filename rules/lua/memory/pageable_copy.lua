@@ -20,7 +20,8 @@ issued with non_blocking=True, so it cannot overlap with the next batch's launch
 
 How it is measured (facts.gpu.pageable_copies): gpu_memcpy events whose name says
 "Pageable" (Kineto: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pageable)").
-Reported when they take at least `min_ns_per_step` (50 us) of GPU time per step.
+Reported when they take at least `min_ns_per_step` (50 us) of GPU time per step (the mean over
+the steps' windows, gpu.steps[].pageable_ns: copies outside the steps are not put in one).
 
 Fix, chosen from what the trace shows: with a DataLoader in the trace
 (operator_health.dataloader.count > 0), `DataLoader(..., pin_memory=True)` and
@@ -40,12 +41,12 @@ as fast and overlap with compute. Confidence 0.5.
 local evidence = require "lib.evidence"
 local run = require "lib.run"
 local callsites = require "lib.callsites"
+local steplib = require "lib.steps"
 
 function check(facts, p, emit)
   local pc = facts.gpu.pageable_copies
-  local n = #facts.gpu.steps
   if (pc.count or 0) == 0 then return end
-  local per_step = n > 0 and pc.device_ns / n or pc.device_ns
+  local n, per_step = steplib.per_step(facts.gpu.steps, "pageable_ns", pc.device_ns)
   if per_step < p.min_ns_per_step then return end
   local ev, names = {}, {}
   for i, x in ipairs(pc.longest or {}) do
