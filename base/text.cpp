@@ -9,6 +9,7 @@ namespace npu::text {
 
 std::string ms_number(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string ms(double ns) { return ms_number(ns) + " ms"; }
+std::string us(double ns) { return fmt::format("{:.1f} us", ns / 1000.0); }
 
 std::string md_cell(std::string s) {
   for (auto& c : s)

@@ -8,6 +8,7 @@ namespace npu::text {
 
 std::string ms_number(double ns);  // "7.318": ns as milliseconds, 3 decimals
 std::string ms(double ns);         // "7.318 ms"
+std::string us(double ns);         // "12.3 us": ns as microseconds, 1 decimal
 
 // One Markdown table cell: '|' and line breaks become spaces.
 std::string md_cell(std::string s);

@@ -24,6 +24,11 @@ function(npu_layer name)
     list(APPEND deps npu_${d})
   endforeach()
   add_library(npu_${name} STATIC ${srcs} ${L_SOURCES})
+  # Out of the unity batches (CMakeLists.txt): generated sources, and each format's format.cpp
+  # (every one defines its own sniff and load).
+  set(alone ${srcs})
+  list(FILTER alone INCLUDE REGEX "/format\\.cpp$")
+  set_source_files_properties(${alone} ${L_SOURCES} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   target_include_directories(npu_${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(npu_${name} PUBLIC ${deps} ${L_LIBS})
   set(NPU_LAYER_TARGETS ${NPU_LAYER_TARGETS} npu_${name} CACHE INTERNAL "")

@@ -105,7 +105,6 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
   auto add = [&](const char* kind, Ns ts, Ns dur, int row, std::string label, json ev) {
     by_kind[kind].push_back({kind, ts, dur, row, std::move(label), std::move(ev)});
   };
-  auto us = [](Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); };
   // From the rows: compiles, syncs, GC, dataloader (outermost only), long collectives.
   Ns comm_min = std::max<Ns>(500'000, (c.end - c.start) / 20);
   for (size_t ri = 0; ri < rows.size(); ++ri) {
@@ -120,21 +119,21 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
                         ? it.depth == 0
                         : classify_device_task(m_, s) == TaskClass::Communication && !d_.comm_from_ops;
         if (comm && s.dur >= comm_min)
-          add("long_collective", s.ts, s.dur, row, std::string(n) + " (" + us(s.dur) + ")",
+          add("long_collective", s.ts, s.dur, row, std::string(n) + " (" + text::us(s.dur) + ")",
               evidence_event(m_, s.loc, "communication op"));
         continue;
       }
       if (n == "AscendCL@aclopCompileAndExecute") {
-        add("compile", s.ts, s.dur, row, "online compile (" + us(s.dur) + ")",
+        add("compile", s.ts, s.dur, row, "online compile (" + text::us(s.dur) + ")",
             evidence_event(m_, s.loc, "aclopCompileAndExecute"));
       } else if (n.starts_with("AscendCL@aclrtSynchronize") || gpu_sync_kind(n) != GpuSync::None) {
-        add("sync", s.ts, s.dur, row, std::string(n) + " (" + us(s.dur) + ")",
+        add("sync", s.ts, s.dur, row, std::string(n) + " (" + text::us(s.dur) + ")",
             evidence_event(m_, s.loc, "synchronize"));
       } else if (r.kind == RowKind::GC && it.depth == 0) {
-        add("gc", s.ts, s.dur, row, "Python GC (" + us(s.dur) + ")", evidence_event(m_, s.loc, "GC"));
+        add("gc", s.ts, s.dur, row, "Python GC (" + text::us(s.dur) + ")", evidence_event(m_, s.loc, "GC"));
       } else if (s.ts >= loader_end && text::contains_nocase(n, "dataloader")) {
         loader_end = s.end();
-        add("dataloader", s.ts, s.dur, row, "data loading (" + us(s.dur) + ")",
+        add("dataloader", s.ts, s.dur, row, "data loading (" + text::us(s.dur) + ")",
             evidence_event(m_, s.loc, "dataloader"));
       }
     }
@@ -146,8 +145,8 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
       Ns ts = in.value("start_ns", Ns{0}), dur = in.value("dur_ns", Ns{0});
       if (ts + dur < lo || ts >= hi) continue;
       add("interruption", ts, dur, -1,
-          "pipeline interruption: " + in.value("name", std::string()) + " (" + us(dur) + "), next launch " +
-              us(in.value("next_lag_ns", Ns{0})) + " after",
+          "pipeline interruption: " + in.value("name", std::string()) + " (" + text::us(dur) + "), next launch " +
+              text::us(in.value("next_lag_ns", Ns{0})) + " after",
           in.value("evidence", json::array()).empty() ? json(nullptr) : in["evidence"][0]);
     }
   if (disp.is_object() && disp.contains("steps"))
@@ -157,9 +156,9 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
           Ns ts = g.value("start_ns", Ns{0}), dur = g.value("dur_ns", Ns{0});
           Ns lag = g.value("lag_ns", Ns{0});
           add("host_bound_gap", ts, dur, -1,
-              "device idle " + us(dur) + ", waiting on the host: the next task (" + g.value("task", std::string()) +
+              "device idle " + text::us(dur) + ", waiting on the host: the next task (" + g.value("task", std::string()) +
                   ") started " +
-                  (lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (clock offset)"),
+                  (lag >= 0 ? text::us(lag) + " after its launch" : text::us(-lag) + " before its launch (clock offset)"),
               nullptr);
         }
         break;

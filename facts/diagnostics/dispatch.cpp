@@ -21,6 +21,7 @@
 
 #include "base/json_object.h"
 #include "base/stats.h"
+#include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/launch_flows.h"
 #include "facts/diagnostics/line_fit.h"
@@ -60,11 +61,9 @@ Ns floor_div(Ns a, Ns b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
-
 // "2.7 us after its launch", or for a negative lag "2.5 us before its launch (clock offset)".
 std::string after_launch(Ns lag) {
-  return lag >= 0 ? us(lag) + " after its launch" : us(-lag) + " before its launch (host/device clock offset)";
+  return lag >= 0 ? text::us(lag) + " after its launch" : text::us(-lag) + " before its launch (host/device clock offset)";
 }
 
 // Everything accumulated per step (or for the whole run).
@@ -343,7 +342,7 @@ class Dispatch {
 
   void gap_evidence(json& ev, const Gap& g) const {
     launch_evidence(ev, launches_[g.launch],
-                    "device task that ended a " + us(g.length()) + " idle gap, starting " + after_launch(g.lag),
+                    "device task that ended a " + text::us(g.length()) + " idle gap, starting " + after_launch(g.lag),
                     "host launch of that task");
   }
 
@@ -521,7 +520,7 @@ class Dispatch {
                  {"next_lag_ns", next.lag},
                  {"gap_after_ns", next.start - s.end()}};
       json ev = json::array();
-      ev.push_back(evidence_event(m_, s.loc, "long " + std::string(in.what) + " task (" + us(s.dur) + ")"));
+      ev.push_back(evidence_event(m_, s.loc, "long " + std::string(in.what) + " task (" + text::us(s.dur) + ")"));
       launch_evidence(ev, next, "next device task, started " + after_launch(next.lag), "host launch of the next task");
       it["evidence"] = std::move(ev);
       items.push_back(std::move(it));

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/stats.h"
+#include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
 
 namespace npu {
@@ -26,8 +27,6 @@ using nlohmann::json;
 constexpr Ns kSmallKernelNs = 10'000;
 // Items listed per list (the longest / the first); all are counted.
 constexpr size_t kListed = 5;
-
-std::string us(Ns ns) { return fmt::format("{:.1f} us", static_cast<double>(ns) / 1000.0); }
 
 bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
 
@@ -273,7 +272,7 @@ class GpuFacts {
                     {"count", g.count},
                     {"total_ns", g.total},
                     {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
-                                                             "longest fp32 matrix kernel (" + us(g.max) + ")")})}});
+                                                             "longest fp32 matrix kernel (" + text::us(g.max) + ")")})}});
     }
     return {{"fp32_simt_kernels", fp32.count},
             {"fp32_simt_ns", fp32.total},
@@ -357,7 +356,7 @@ class GpuFacts {
                     {"max_ns", g.max},
                     {"evidence",
                      json::array({evidence_event(m_, m_.slices[g.longest].loc,
-                                                 "longest " + std::string(m_.str(name)) + " (" + us(g.max) + ")")})}});
+                                                 "longest " + std::string(m_.str(name)) + " (" + text::us(g.max) + ")")})}});
     }
     j["count"] = syncs.count;
     j["total_ns"] = syncs.total;
@@ -387,7 +386,7 @@ class GpuFacts {
                  {"step", step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr)},
                  {"start_ns", s.ts},
                  {"dur_ns", s.dur}};
-      json ev = json::array({evidence_event(m_, s.loc, what + " (" + us(s.dur) + ")")});
+      json ev = json::array({evidence_event(m_, s.loc, what + " (" + text::us(s.dur) + ")")});
       if (c.host != kNone32) {
         const Slice& h = m_.slices[c.host];
         it["host_call"] = m_.str(h.name);
@@ -465,7 +464,7 @@ class GpuFacts {
                 {"host_calls", c.host_calls}};
       if (c.kernels)
         j["evidence"] = json::array(
-            {evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + us(c.longest_ns) + ")")});
+            {evidence_event(m_, m_.slices[c.longest].loc, "longest NCCL kernel (" + text::us(c.longest_ns) + ")")});
       a.push_back(std::move(j));
     }
     return a;
