@@ -5,10 +5,14 @@
 # user-mode emulator (no binfmt_misc needed), and compares `analyze --format json` and `facts` of the
 # sample and of a few real inputs byte for byte with the native build's (docs/arm64.md).
 #   scripts/arm64-check.sh [NATIVE_BUILD_DIR]   # default ./build, as scripts/quickstart.sh makes it
+#   scripts/arm64-check.sh --install-only       # step 1 alone (CI runs it beside the native build:
+#                                               # downloads and unpacking, while the compiler has the cores)
 # Needs root or sudo (apt-get). Writes build-arm64/ (the build, and the two arm64 -dev packages that
 # cannot be installed beside their amd64 ones, unpacked in build-arm64/deps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+install_only=0
+if [ "${1:-}" = "--install-only" ]; then install_only=1; shift; fi
 NATIVE="$(realpath "${1:-build}")"
 ARM="$(pwd -P)/build-arm64"
 SUDO=""
@@ -16,7 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 fail() { echo "arm64-check: FAILED: $*" >&2; exit 1; }
 t0=$(date +%s); tp=$t0
 phase() { local now; now=$(date +%s); echo "== arm64-check: $* ($((now - tp)) s, $((now - t0)) s in all)"; tp=$now; }
-[ -x "$NATIVE/npu-advisor" ] || fail "no native $NATIVE/npu-advisor to compare with (run scripts/quickstart.sh)"
+[ $install_only = 1 ] || [ -x "$NATIVE/npu-advisor" ] || fail "no native $NATIVE/npu-advisor to compare with (run scripts/quickstart.sh)"
 
 # -- 1. the cross compiler, qemu and the arm64 libraries
 # Multi-Arch "same": installed beside the amd64 ones.
@@ -48,6 +52,7 @@ for so in "$deps/usr/lib/aarch64-linux-gnu"/lib*.so; do
   for f in "$lib/$(basename "$so")".*; do ln -sf "$f" "$deps/usr/lib/aarch64-linux-gnu/"; done
 done
 phase "installed"
+[ $install_only = 0 ] || exit 0
 
 # -- 2. the cross build: the two programs the checks run, nothing else
 cmake -S . -B "$ARM" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake -DCMAKE_BUILD_TYPE=Release \
