@@ -156,9 +156,10 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
           Ns ts = g.value("start_ns", Ns{0}), dur = g.value("dur_ns", Ns{0});
           Ns lag = g.value("lag_ns", Ns{0});
           add("host_bound_gap", ts, dur, -1,
-              "device idle " + text::us(dur) + ", waiting on the host: the next task (" + g.value("task", std::string()) +
-                  ") started " +
-                  (lag >= 0 ? text::us(lag) + " after its launch" : text::us(-lag) + " before its launch (clock offset)"),
+              "device idle " + text::us(dur) + ", waiting on the host: the next task (" +
+                  g.value("task", std::string()) + ") started " +
+                  (lag >= 0 ? text::us(lag) + " after its launch"
+                            : text::us(-lag) + " before its launch (clock offset)"),
               nullptr);
         }
         break;

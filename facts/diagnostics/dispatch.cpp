@@ -63,7 +63,8 @@ Ns floor_div(Ns a, Ns b) {
 
 // "2.7 us after its launch", or for a negative lag "2.5 us before its launch (clock offset)".
 std::string after_launch(Ns lag) {
-  return lag >= 0 ? text::us(lag) + " after its launch" : text::us(-lag) + " before its launch (host/device clock offset)";
+  return lag >= 0 ? text::us(lag) + " after its launch"
+                  : text::us(-lag) + " before its launch (host/device clock offset)";
 }
 
 // Everything accumulated per step (or for the whole run).

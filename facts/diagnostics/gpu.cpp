@@ -268,11 +268,12 @@ class GpuFacts {
     json by = json::array();
     for (const auto& [name, g] : fp32.names) {
       if (by.size() == 3) break;
-      by.push_back({{"name", m_.str(name)},
-                    {"count", g.count},
-                    {"total_ns", g.total},
-                    {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
-                                                             "longest fp32 matrix kernel (" + text::us(g.max) + ")")})}});
+      by.push_back(
+          {{"name", m_.str(name)},
+           {"count", g.count},
+           {"total_ns", g.total},
+           {"evidence", json::array({evidence_event(m_, m_.slices[g.longest].loc,
+                                                    "longest fp32 matrix kernel (" + text::us(g.max) + ")")})}});
     }
     return {{"fp32_simt_kernels", fp32.count},
             {"fp32_simt_ns", fp32.total},
@@ -354,9 +355,9 @@ class GpuFacts {
                     {"count", g.count},
                     {"total_ns", g.total},
                     {"max_ns", g.max},
-                    {"evidence",
-                     json::array({evidence_event(m_, m_.slices[g.longest].loc,
-                                                 "longest " + std::string(m_.str(name)) + " (" + text::us(g.max) + ")")})}});
+                    {"evidence", json::array({evidence_event(
+                                     m_, m_.slices[g.longest].loc,
+                                     "longest " + std::string(m_.str(name)) + " (" + text::us(g.max) + ")")})}});
     }
     j["count"] = syncs.count;
     j["total_ns"] = syncs.total;
@@ -525,9 +526,9 @@ class GpuFacts {
   uint64_t graph_kernels_ = 0, graph_small_ = 0;
   Ns graph_kernel_ns_ = 0;
   std::map<StrId, Sync> syncs_;
-  std::map<StrId, Sync> fp32_;  // fp32 matrix kernels on the CUDA cores, by name
+  std::map<StrId, Sync> fp32_;      // fp32 matrix kernels on the CUDA cores, by name
   std::vector<int8_t> gemm_cache_;  // per name: -1 unseen, else its GemmPrecision
-  CallSiteTally sync_sites_;  // synchronize calls by the user's call site (with_stack runs)
+  CallSiteTally sync_sites_;        // synchronize calls by the user's call site (with_stack runs)
   uint64_t tensor_n_ = 0;
   Ns tensor_ns_ = 0;
   std::map<StrId, Collective> collectives_;

@@ -45,7 +45,7 @@ local steplib = require "lib.steps"
 function check(facts, p, emit)
   local g = facts.gpu.gemm
   if (g.fp32_simt_ns or 0) == 0 then return end
-  local n, per_step = steplib.per_step(facts.gpu.steps, "fp32_simt_ns", g.fp32_simt_ns)
+  local _, per_step = steplib.per_step(facts.gpu.steps, "fp32_simt_ns", g.fp32_simt_ns)
   local o = facts.overall
   local step = o and o.step_time and o.step_time.median_ns or nil
   if step and step > 0 and per_step < p.min_step_share * step then return end
