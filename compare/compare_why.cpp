@@ -99,21 +99,21 @@ std::string operator_change(const json& r, double d, double sign) {
   const json& n = r["new"];
   std::string status = r["status"];
   if (status == "new")
-    return fmt::format("new operator, {} per step over {:g} calls per step", fmt_ms(n["per_step_ns"].get<double>()),
-                       n["calls_per_step"].get<double>());
+    return fmt::format("new operator, {} per step over {} calls per step", fmt_ms(n["per_step_ns"].get<double>()),
+                       fmt_count(n["calls_per_step"].get<double>()));
   if (status == "vanished")
-    return fmt::format("gone, was {} per step over {:g} calls per step", fmt_ms(b["per_step_ns"].get<double>()),
-                       b["calls_per_step"].get<double>());
+    return fmt::format("gone, was {} per step over {} calls per step", fmt_ms(b["per_step_ns"].get<double>()),
+                       fmt_count(b["calls_per_step"].get<double>()));
   double bc = b["calls_per_step"].get<double>(), nc = n["calls_per_step"].get<double>();
   double bm = b["mean_ns"].get<double>(), nm = n["mean_ns"].get<double>();
   std::string cause = std::fabs(nc - bc) > 1e-9 && std::fabs(nm - bm) <= 0.02 * bm ? "more calls"
                       : std::fabs(nc - bc) <= 1e-9                                 ? "each call got slower"
                                                                                    : "calls and duration changed";
   if (d * sign < 0) cause = std::fabs(nc - bc) <= 1e-9 ? "each call got faster" : "fewer or faster calls";
-  return fmt::format("{} -> {} per step ({}); mean per call {:.1f} -> {:.1f} us, calls per step {:g} -> {:g}: {}",
+  return fmt::format("{} -> {} per step ({}); mean per call {:.1f} -> {:.1f} us, calls per step {} -> {}: {}",
                      fmt_ms(b["per_step_ns"].get<double>()), fmt_ms(n["per_step_ns"].get<double>()),
                      fmt_signed_pct(r["delta_ratio"].is_null() ? NAN : r["delta_ratio"].get<double>()), bm / 1e3,
-                     nm / 1e3, bc, nc, cause);
+                     nm / 1e3, fmt_count(bc), fmt_count(nc), cause);
 }
 
 // One candidate per operator row of the matched table (by type, else by name).

@@ -10,6 +10,7 @@ namespace npu::compare {
 std::string fmt_ms(double ns);         // "7.318 ms"
 std::string fmt_signed_ms(double ns);  // "+1.202 ms"
 std::string fmt_signed_pct(double r);  // "+16.4%"  ("n/a" when not finite)
+std::string fmt_count(double v);       // a mean count per step: "8", "7.33" (2 decimals unless whole)
 
 // A gate metric's value and change in its unit ("ns", "ratio", "MB", "calls"; see metric_unit()).
 std::string metric_value_text(double v, const std::string& unit);  // "7.318 ms", "9.93%", "1261.0 MB"
