@@ -227,7 +227,7 @@ std::vector<ClusterStepRow> load_cluster_step_trace_time(const std::string& path
   // The rank rows have the columns of a rank's own step_trace_time.csv (one owner of their names),
   // after Type and Index.
   namespace col = step_trace_columns;
-  const int c_step = t.col({col::kCsvStep[0], col::kCsvStep[1], col::kCsvStep[2]});
+  const int c_step = t.col(col::kCsvStep);
   const int c_type = t.require({"Type"});
   const int c_index = t.require({"Index"});
   const int c_comp = t.require({col::csv_of(&StepTraceRow::computing)});

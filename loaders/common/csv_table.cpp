@@ -129,7 +129,7 @@ CsvTable::~CsvTable() {
   if (data_) munmap(const_cast<char*>(data_), size_);
 }
 
-int CsvTable::col(std::initializer_list<std::string_view> names) const {
+int CsvTable::col(std::span<const std::string_view> names) const {
   for (auto n : names) {
     std::string want = normalise(n);
     for (size_t i = 0; i < norm_.size(); ++i)

@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,9 @@ class CsvTable {
   uint64_t bytes() const { return size_; }
   const std::vector<std::string>& header() const { return header_; }
 
-  // Index of the first column whose normalised name matches one of `names`, or -1.
-  int col(std::initializer_list<std::string_view> names) const;
+  // Index of the column matching the first of `names` that the header has (normalised), or -1.
+  int col(std::span<const std::string_view> names) const;
+  int col(std::initializer_list<std::string_view> names) const { return col({names.begin(), names.size()}); }
   // Same, but throws LoadError naming the file and the header when absent.
   int require(std::initializer_list<std::string_view> names) const;
 

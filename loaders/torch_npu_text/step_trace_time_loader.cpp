@@ -1,6 +1,5 @@
 // step_trace_time.csv: the profiler's own per-step breakdown (values in us; its columns:
 // loaders/common/step_trace_columns.h).
-#include <span>
 #include <vector>
 
 #include "base/decimal.h"
@@ -10,22 +9,12 @@
 
 namespace npu {
 
-namespace {
-
-int first_col(const CsvTable& t, std::span<const std::string_view> names) {
-  for (auto n : names)
-    if (int c = t.col({n}); c >= 0) return c;
-  return -1;
-}
-
-}  // namespace
-
 uint64_t load_step_trace_time(const std::string& path, RunModel& model) {
   namespace cols = step_trace_columns;
   CsvTable t(path);
   if (t.header().empty()) return 0;
-  const int c_dev = first_col(t, cols::kCsvDevice);
-  const int c_step = first_col(t, cols::kCsvStep);
+  const int c_dev = t.col(cols::kCsvDevice);
+  const int c_step = t.col(cols::kCsvStep);
   std::vector<int> c_time;
   for (const auto& c : cols::kTimes) c_time.push_back(c.required ? t.require({c.csv}) : t.col({c.csv}));
   uint64_t n = 0;
