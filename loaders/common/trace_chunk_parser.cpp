@@ -310,14 +310,15 @@ class ChunkParser {
       case 'I':
       case 'n': {
         // A negative duration is corrupt, not a slice: as a ProfilerStep it made a step time
-        // of -14 ms that a gate passed.
-        if (!ev.has_ts || (ev.ph == 'X' && ((ev.has_dur && ev.dur < 0) || ev.bad_dur))) {
+        // of -14 ms that a gate passed. A complete event ('X') whose dur is missing or null lost
+        // its duration: as a zero-length task it emptied the device timeline without a word.
+        if (!ev.has_ts || (ev.ph == 'X' && (!ev.has_dur || ev.dur < 0 || ev.bad_dur))) {
           ++out_.without_ts;
           return;
         }
         Slice s;
         s.ts = ev.ts;
-        s.dur = (ev.ph == 'X' && ev.has_dur) ? ev.dur : 0;
+        s.dur = ev.ph == 'X' ? ev.dur : 0;
         s.corr = ev.corr;
         s.loc = loc;
         s.name = ev.name;

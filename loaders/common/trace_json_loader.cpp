@@ -499,7 +499,7 @@ class TraceLoader {
     if (without_ts_)
       model_.stats.reject(path_ + ": " + std::to_string(without_ts_) +
                           " events without a usable ts (or flow id), or with a dur that is no time or negative, "
-                          "were skipped");
+                          "were skipped (complete events without a dur included)");
     if (auto it = model_.stats.events_by_phase.find(std::string(1, '\0')); it != model_.stats.events_by_phase.end()) {
       model_.stats.reject(path_ + ": " + std::to_string(it->second) + " events without a \"ph\" were skipped");
       model_.stats.events_by_phase.erase(it);
