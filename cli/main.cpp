@@ -13,6 +13,7 @@
 #include "base/load_error.h"
 #include "cli/commands.h"
 #include "cli/output_guard.h"
+#include "facts/whatif/transforms.h"
 
 #ifndef NPU_ADVISOR_VERSION
 #define NPU_ADVISOR_VERSION "0.0.0"
@@ -258,8 +259,10 @@ void Cli::add_whatif() {
                               "Replay a run's steps with fixes applied and print what each saves "
                               "(dataloader, graphs, syncs, pinned, gc, compile)");
   whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
+  // Names are checked before the run is loaded, whether or not its replay turns out available.
   whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(CLI::IsMember(npu::whatif::transform_names()));
   whatif->add_option("-o,--output", whatif_out.out_file, "Write to FILE (JSON when it ends in .json)");
   whatif->add_option("--format", whatif_out.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   add_common(whatif);
