@@ -1,6 +1,7 @@
 // Values no measurement has, refused where the SQLite exports are read (issue 47): a StepTraceTime
-// row with a time over 24 hours (a Computing of 1e15 us was a 31-year step) is skipped and named,
-// so the run is partial; the CSV side is tested through the binary (tests/e2e/hostile_round4_*).
+// row with a time over 24 hours (a Computing of 1e15 us was a 31-year step) and a memory size
+// that is no finite number (an inf total became a null peak). Both rows are skipped and named, so
+// the run is partial; the CSV side is tested through the binary (tests/e2e/hostile_round4_*).
 #include <string>
 
 #include <gtest/gtest.h>
@@ -42,6 +43,23 @@ TEST(ImpossibleDbValues, AStepTraceTimeRowOverADayIsSkipped) {
   EXPECT_EQ(m.step_trace[0].step, 1);
   EXPECT_TRUE(rejected(m, p + ": StepTraceTime: 1 row with a time over 24 hours (impossible for one step) was "
                               "skipped (first: rowid 2)"))
+      << all(m);
+}
+
+TEST(ImpossibleDbValues, AMemorySizeThatIsNoFiniteNumberIsSkipped) {
+  TempDir dir;
+  const std::string p = (dir.path() / "ascend_pytorch_profiler_0.db").string();
+  make_db(p,
+          "CREATE TABLE STRING_IDS (id INTEGER, value TEXT); INSERT INTO STRING_IDS VALUES (21, 'PTA');"
+          "CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, "
+          "totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+          "INSERT INTO MEMORY_RECORD VALUES (21, 1000000, 1048576, 3145728, NULL, 1, 3),"
+          " (21, 2000000, 1048576, 1e999, NULL, 1, 3), (21, 3000000, 1048576, 2097152, NULL, 1, 3);");
+  npu::RunModel m;
+  npu::load_profiler_db(p, m);
+  ASSERT_EQ(m.memory_records.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.memory_records[1].reserved_mb, 2.0);
+  EXPECT_TRUE(rejected(m, "MEMORY_RECORD: 1 row with a size that is not a finite number was skipped (first: rowid 2)"))
       << all(m);
 }
 
