@@ -219,9 +219,11 @@ std::string emit_finding(EmitContext& ctx) {
   // own findings (slow rank, slow link, bubble) explain, so it is served after them.
   out["pool"] = meta.pool;
   if (f.contains("pool")) {
-    if (f["pool"].is_string() && !f["pool"].get<std::string>().empty())
-      out["pool"] = printable(f["pool"].get<std::string>());
-    else if (err.empty()) err = "emit{}: 'pool' must be a non-empty string";
+    if (f["pool"].is_string() && is_split_pool(f["pool"].get<std::string>()))
+      out["pool"] = f["pool"].get<std::string>();
+    else if (err.empty())
+      err = f["pool"].is_string() ? "emit{}: " + pool_problem(printable(f["pool"].get<std::string>()))
+                                  : "emit{}: 'pool' must be a non-empty string";
   }
   if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))
     out["residual"] = true;
