@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <simdjson.h>
+#include <string>
 
 #include "base/decimal.h"
 
@@ -404,6 +406,21 @@ class ChunkParser {
     return e;
   }
 
+  // A field of an event failed: a value of a type no trace event has ("ph": 5) is named, with
+  // its event's offset, rather than reported as invalid JSON (the file is valid JSON).
+  simdjson::error_code fail_field(simdjson::error_code e, const char* event_start, std::string_view key, od::value v) {
+    fail(e, event_start);
+    od::json_type t;
+    if (e != simdjson::INCORRECT_TYPE || v.type().get(t)) return e;
+    static constexpr const char* kTypes[] = {"", "an array", "an object", "a number", "a string", "a boolean", "null"};
+    const auto i = static_cast<size_t>(t);
+    out_.bad_event = true;
+    out_.error = "the event that starts here has \"" + std::string(key) +
+                 "\" = " + (i < std::size(kTypes) && *kTypes[i] ? kTypes[i] : "a value") +
+                 ", which no trace event has (the file is valid JSON, but this is no Chrome-trace event)";
+    return e;
+  }
+
   simdjson::error_code parse_events(od::array arr, const char* end) {
     const char* event_start = nullptr;
     for (auto er : arr) {
@@ -465,7 +482,7 @@ class ChunkParser {
             break;
           default: break;
         }
-        if (e) return fail(e, event_start);
+        if (e) return fail_field(e, event_start, raw_key(f, end), v);
       }
       emit(ev, event_start ? file_offset(event_start) : text_offset_);
     }

@@ -63,8 +63,10 @@ struct ChunkResult {
   uint64_t by_phase[128] = {};  // counts by the ph character
   uint64_t without_ts = 0;
 
-  // Failure: a simdjson error code and where the parse stopped.
+  // Failure: a simdjson error code and where the parse stopped. `bad_event`: the text is JSON,
+  // but an event's field has a type no trace event has ("ph": 5); `error` names the field.
   bool ok = true;
+  bool bad_event = false;
   std::string error;
   uint64_t error_offset = 0;
   // ObjectTail chunks: the object's keys other than traceEvents, as a JSON object text.
@@ -85,6 +87,7 @@ struct ChunkResult {
     std::fill(std::begin(by_phase), std::end(by_phase), 0);
     without_ts = 0;
     ok = true;
+    bad_event = false;
     error.clear();
     error_offset = 0;
     tail.clear();

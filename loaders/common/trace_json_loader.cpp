@@ -367,7 +367,7 @@ class TraceLoader {
       LocatedEventError where =
           locate_event_error(rest.data() + prefix_len, len - prefix_len, offset, !result_.object_form);
       if (where.found) throw LoadError::at_byte(path_, where.offset, where.message);
-      std::string msg = "invalid JSON: " + r.error;
+      std::string msg = (r.bad_event ? "" : "invalid JSON: ") + r.error;
       // A file cut short is the commonest cause; say so when the text does not end the array.
       size_t e = len;
       while (e > prefix_len && is_ws(rest[e - 1])) --e;
