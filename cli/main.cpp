@@ -403,8 +403,10 @@ int dispatch_reporting_errors(Cli& cli, const ChildCommand& child) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
   } catch (const std::filesystem::filesystem_error& e) {
-    // A symbolic link loop, a folder that vanished: bad input, one line.
-    std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
+    // A symbolic link loop, a folder that vanished: bad input, one line, naming the path (or,
+    // where the library gives none, what was being done).
+    if (e.path1().empty()) std::fprintf(stderr, "error: %s\n", e.what());
+    else std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
     return kBadInput;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
