@@ -324,16 +324,22 @@ TEST(Round4Numbers, AFieldOfTheWrongTypeNamesTheEvent) {
 // An unreadable rules subfolder said "error: : Permission denied": the folder is named. Run as
 // an unprivileged user (root reads every folder).
 TEST(Round4Numbers, AnUnreadableRulesFolderIsNamed) {
-  if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups true >/dev/null 2>&1") != 0)
+  const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  if (std::system((nobody + "true >/dev/null 2>&1").c_str()) != 0)
     GTEST_SKIP() << "cannot drop privileges with setpriv";
+  // The unprivileged user must reach the binary and the sample (a checkout under /root cannot).
+  if (std::system((nobody + "'" + NPU_ADVISOR_BIN + "' --version >/dev/null 2>&1 && " + nobody + "test -r '" +
+                   npu::test::sample_run() + "/ASCEND_PROFILER_OUTPUT/trace_view.json'")
+                      .c_str()) != 0)
+    GTEST_SKIP() << "the unprivileged user cannot run the binary or read the sample from this checkout";
   TempDir d;
   fs::permissions(d.path(), fs::perms::all);  // the unprivileged user writes its output here
   d.write("rules/ok.lua", "rule { id = 'user.ok', title = 'OK' }\nfunction check(f, p, emit) end\n");
   d.write("rules/locked/inner.lua", "rule { id = 'user.inner', title = 'I' }\nfunction check(f, p, emit) end\n");
   fs::permissions(d.path() / "rules/locked", fs::perms::none);
   const std::string locked = (d.path() / "rules/locked").string();
-  Cli r = cli(d, "analyze -q '" + npu::test::sample_run() + "' --rules '" + (d.path() / "rules").string() + "'",
-              "setpriv --reuid=65534 --regid=65534 --clear-groups ");
+  Cli r =
+      cli(d, "analyze -q '" + npu::test::sample_run() + "' --rules '" + (d.path() / "rules").string() + "'", nobody);
   fs::permissions(d.path() / "rules/locked", fs::perms::owner_all);
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "error: " + locked + ": cannot read the rule folder: Permission denied")) << r.err;
