@@ -255,8 +255,7 @@ std::vector<ClusterStepRow> load_cluster_step_trace_time(const std::string& path
     // As a rank's own step rows (loaders/common/duration_bound.h): a time over a day is corrupt.
     for (Ns v : {row.computing_ns, row.comm_not_overlapped_ns, row.overlapped_ns, row.communication_ns, row.free_ns,
                  row.bubble_ns, row.stage_ns})
-      if (impossibly_long(v))
-        throw LoadError::at_line(path, r.line(), "rank row with a time over 24 hours (impossible for one step)");
+      if (impossibly_long(v)) throw LoadError::at_line(path, r.line(), std::string("rank row ") + kImpossiblyLongRow);
     row.device_time_ns = row.computing_ns + row.comm_not_overlapped_ns + row.free_ns;
     row.source = {path, "", static_cast<int64_t>(r.line()), "rank row"};
     out.push_back(std::move(row));

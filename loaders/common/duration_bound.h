@@ -20,5 +20,7 @@ inline bool lasts_impossibly_long(Ns start, Ns dur, Ns last_start) {
 constexpr Ns kMaxUntimedDurationNs = 86'400'000'000'000;  // 24 h
 
 inline bool impossibly_long(Ns dur) { return dur > kMaxUntimedDurationNs; }
+// How the loaders say it of a row they skip (or refuse).
+inline constexpr const char* kImpossiblyLongRow = "with a time over 24 hours (impossible for one step)";
 
 }  // namespace npu

@@ -75,8 +75,8 @@ void read_analysis_step_trace(const std::string& path, RunModel& model) {
   model.files[id].records = n;
   if (impossible)
     model.stats.reject(path + ": StepTraceTime: " + std::to_string(impossible) + (impossible == 1 ? " row" : " rows") +
-                       " with a time over 24 hours (impossible for one step) " + (impossible == 1 ? "was" : "were") +
-                       " skipped (first: rowid " + std::to_string(first_impossible) + ")");
+                       " " + kImpossiblyLongRow + " " + (impossible == 1 ? "was" : "were") + " skipped (first: rowid " +
+                       std::to_string(first_impossible) + ")");
   for (const auto& t : db.tables())
     if (t.rfind("CommAnalyzer", 0) == 0) {
       model.files[id].note = "also holds " + t + " (communication analysis: read by the planned cluster path)";

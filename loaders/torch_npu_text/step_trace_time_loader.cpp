@@ -41,7 +41,7 @@ uint64_t load_step_trace_time(const std::string& path, RunModel& model) {
   });
   t.report_skipped("with a negative time");
   for (uint32_t line : too_long) t.skip_row(line);
-  t.report_skipped("with a time over 24 hours (impossible for one step)");
+  t.report_skipped(kImpossiblyLongRow);
   for (const auto& w : t.warnings()) model.stats.reject(w);  // rows skipped
   return n;
 }
