@@ -5,7 +5,7 @@
 
 #include <lua.hpp>
 
-#include "facts/facts_schema.h"
+#include "rules/attribution.h"
 #include "rules/replay_saving.h"
 #include "rules/rule_params.h"
 
