@@ -1,5 +1,6 @@
 #include "base/input_confinement.h"
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -30,6 +31,7 @@ std::vector<Root>& roots() {
   return r;
 }
 bool g_confined = false;
+std::atomic<bool> g_openat2{true};  // cleared at the first ENOSYS (parser threads open files too)
 
 // `path` made absolute and normalised by its spelling alone ("a/../b" is "b"; links are not read).
 std::string normal_absolute(const std::string& path) {
@@ -91,13 +93,17 @@ int open_walk(int root_fd, const std::string& rest, int flags) {
 
 // `rest` opened beneath `root` (openat2 RESOLVE_BENEATH; the walk above without it).
 int open_beneath(const Root& root, const std::string& rest, int flags) {
+  if (!g_openat2) return open_walk(root.fd, rest, flags);
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   for (int attempt = 0; attempt < 8; ++attempt) {
     const long fd = ::syscall(SYS_openat2, root.fd, rest.c_str(), &how, sizeof how);
     if (fd >= 0) return static_cast<int>(fd);
-    if (errno == ENOSYS || errno == EPERM) return open_walk(root.fd, rest, flags);  // no openat2 (or seccomp'd)
+    if (errno == ENOSYS || errno == EPERM) {  // no openat2 (or a seccomp filter that refuses it)
+      g_openat2 = false;
+      return open_walk(root.fd, rest, flags);
+    }
     if (errno != EAGAIN) return -1;  // EAGAIN: a rename raced the lookup; the kernel asks to try again
   }
   return -1;
@@ -105,7 +111,7 @@ int open_beneath(const Root& root, const std::string& rest, int flags) {
 
 }  // namespace
 
-void confine_inputs(const std::vector<std::string>& real_roots) {
+void confine_inputs(const std::vector<std::string>& real_roots, bool use_openat2) {
   std::vector<Root> out;
   for (const auto& r : real_roots) {
     Root root{normal_absolute(r), ::open(r.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
@@ -115,6 +121,7 @@ void confine_inputs(const std::vector<std::string>& real_roots) {
   for (Root& r : roots())
     if (r.fd >= 0) ::close(r.fd);
   roots() = std::move(out);
+  g_openat2 = use_openat2;
   g_confined = true;
 }
 
@@ -135,12 +142,13 @@ int open_confined(const std::string& path, int flags) {
     return -1;
   }
   const int fd = open_beneath(*root, rest, flags);
-  if (fd >= 0 || errno != EXDEV || roots().size() < 2) return fd;
-  // A link from one allowed folder into another: where it leads now, opened beneath the folder
-  // it leads into (whatever it leads to by then, what opens lies beneath that folder).
+  if (fd >= 0 || errno != EXDEV) return fd;
+  // A link that leads elsewhere (into another allowed folder; or any link, without openat2):
+  // opened again where it leads now, beneath the folder that holds that. Whatever it leads to by
+  // then, what opens lies beneath an allowed folder.
   std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
   const Root* other = real ? root_of(real.get(), &rest) : nullptr;
-  if (!other || other == root) {
+  if (!other) {
     errno = EXDEV;
     return -1;
   }

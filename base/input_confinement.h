@@ -4,7 +4,8 @@
 // openat2(RESOLVE_BENEATH) from the folder's own descriptor, so neither "..", a symbolic link
 // leading out, nor a link swapped in after a check can reach a file outside; the descriptor the
 // kernel checked is the one read. Where the kernel has no openat2 (before Linux 5.6) the path is
-// walked a component at a time with O_NOFOLLOW and a symbolic link is not followed at all.
+// walked a component at a time with O_NOFOLLOW; a symbolic link met on the way is resolved
+// (realpath) and the path it leads to now walked again beneath the allowed folder holding it.
 //
 // A path outside is refused in the same words whether it exists or not, without looking at it:
 // the refusal never tells what lies outside. Without confinement (the CLI) nothing changes: files
@@ -21,7 +22,8 @@ inline constexpr const char* kOutsideAllowed = "outside the folders this server 
 
 // Confines every later input open to `real_roots` (absolute, resolved folders). Throws
 // std::invalid_argument naming a folder that cannot be opened. Called once, before any load.
-void confine_inputs(const std::vector<std::string>& real_roots);
+// `use_openat2` false takes the walk even where the kernel has openat2 (the tests of the walk).
+void confine_inputs(const std::vector<std::string>& real_roots, bool use_openat2 = true);
 bool inputs_confined();
 
 // Whether `path` lies (by its spelling, made absolute and normalised: nothing is looked at on

@@ -39,10 +39,10 @@ std::string open_error(const fs::path& path) {
 
 // Runs `checks` (which returns what failed, "" for nothing) confined, in a child process.
 template <class F>
-void confined(const std::vector<std::string>& roots, F checks) {
+void confined(const std::vector<std::string>& roots, F checks, bool use_openat2 = true) {
   EXPECT_EXIT(
       {
-        npu::confine_inputs(roots);
+        npu::confine_inputs(roots, use_openat2);
         const std::string failed = checks();
         std::fprintf(stderr, "%s\n", failed.c_str());
         std::_Exit(failed.empty() ? 0 : 1);
@@ -99,30 +99,35 @@ TEST(InputConfinement, OnlyWhatLiesBeneathOpens) {
   fs::create_symlink("run/f", d.path() / "a/in");                         // stays inside
   fs::create_symlink(d.path() / "b/g", d.path() / "a/to_b");              // into the other allowed folder
   const fs::path a = d.path() / "a";
-  confined({a.string(), (d.path() / "b").string()}, [&] {
-    std::string f;
-    f += expect("inside", open_error(a / "run/f"), "");
-    f += expect("inside, missing", open_error(a / "run/none"), "ENOENT");
-    f += expect("link inside", open_error(a / "in"), "");
-    f += expect("link into b", open_error(a / "to_b"), "");
-    f += expect("..", open_error(a / "run/../../secret/s"), "EXDEV");
-    f += expect(".. missing", open_error(a / "run/../../secret/none"), "EXDEV");
-    f += expect("absolute", open_error("/etc/passwd"), "EXDEV");
-    f += expect("absolute missing", open_error("/etc/no-such-file-here"), "EXDEV");
-    f += expect("link out", open_error(a / "out"), "EXDEV");
-    f += expect("link out, missing", open_error(a / "out_none"), "EXDEV");
-    f += expect("folder link out", open_error(a / "up/s"), "EXDEV");
-    f += expect("inside()", npu::input_path_inside((a / "run/../x").string()) ? "yes" : "no", "yes");
-    f += expect("outside()", npu::input_path_inside((a / "../secret").string()) ? "yes" : "no", "no");
-    try {
-      struct stat st {};
-      npu::open_input_file((a / "out").string(), &st);
-      f += "open_input_file opened a link out; ";
-    } catch (const npu::LoadError& e) {
-      f += expect("message", e.what(), (a / "out").string() + ": " + npu::kOutsideAllowed);
-    }
-    return f;
-  });
+  // openat2(RESOLVE_BENEATH), then the component walk that stands in for it on older kernels.
+  for (const bool use_openat2 : {true, false})
+    confined(
+        {a.string(), (d.path() / "b").string()},
+        [&] {
+          std::string f;
+          f += expect("inside", open_error(a / "run/f"), "");
+          f += expect("inside, missing", open_error(a / "run/none"), "ENOENT");
+          f += expect("link inside", open_error(a / "in"), "");
+          f += expect("link into b", open_error(a / "to_b"), "");
+          f += expect("..", open_error(a / "run/../../secret/s"), "EXDEV");
+          f += expect(".. missing", open_error(a / "run/../../secret/none"), "EXDEV");
+          f += expect("absolute", open_error("/etc/passwd"), "EXDEV");
+          f += expect("absolute missing", open_error("/etc/no-such-file-here"), "EXDEV");
+          f += expect("link out", open_error(a / "out"), "EXDEV");
+          f += expect("link out, missing", open_error(a / "out_none"), "EXDEV");
+          f += expect("folder link out", open_error(a / "up/s"), "EXDEV");
+          f += expect("inside()", npu::input_path_inside((a / "run/../x").string()) ? "yes" : "no", "yes");
+          f += expect("outside()", npu::input_path_inside((a / "../secret").string()) ? "yes" : "no", "no");
+          try {
+            struct stat st {};
+            npu::open_input_file((a / "out").string(), &st);
+            f += "open_input_file opened a link out; ";
+          } catch (const npu::LoadError& e) {
+            f += expect("message", e.what(), (a / "out").string() + ": " + npu::kOutsideAllowed);
+          }
+          return f;
+        },
+        use_openat2);
 }
 
 // The committed log is read unconfined; linked out from a confined folder, the database is
