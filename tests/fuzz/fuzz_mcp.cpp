@@ -94,6 +94,11 @@ struct Setup {
     std::error_code ec;
     fs::create_symlink(base / "secret/s.json", base / "allowed/linked/out.json", ec);
     fs::create_symlink("../../secret", base / "allowed/linked/up", ec);
+    static const std::string remove_at_exit = base.string();
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(remove_at_exit, ec);
+    });
     npu::confine_inputs({allowed});
     handler = std::make_unique<npu::mcp::AdvisorHandler>(npu::mcp::PathGuard({allowed}));
     server = std::make_unique<npu::mcp::Server>(*handler, npu::mcp::ServerInfo{});
