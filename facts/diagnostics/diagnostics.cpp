@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "base/worker_thread.h"
 #include "facts/whatif/whatif.h"
 
 namespace npu {
@@ -18,11 +19,11 @@ Facts compute_facts(const RunModel& model, FactsWork* work) {
   // merged afterwards in the sequential order (so the facts are the same either way).
   Facts dispatch;
   HostBoundGaps host_bound;
-  std::thread side;
+  WorkerThread side;  // what it throws (out of memory) is rethrown by join(), never std::terminate
   const bool parallel = std::thread::hardware_concurrency() > 1;
   // The what-if replay reads only the model and the context too: it follows dispatch there.
   if (parallel)
-    side = std::thread([&] {
+    side.start([&] {
       diagnose_dispatch(ctx, dispatch, &host_bound);
       diagnose_whatif(ctx, dispatch);
     });
