@@ -5,7 +5,7 @@ exit code, wall time and peak RSS; deletes every input when done. Goal: no crash
 60 s whatever the size.
 
   bench/hostile_round4.py [--bin build/npu-advisor] [--steps 1e3,1e4,1e5,1e6]
-                          [--depths 1e3,8e3,1e4] [--mb 100,1000,4500] [--only CASE,...]
+                          [--depths 1e3,8e3,1e4] [--mb 100,1000,4500] [--only CASE,...] [--as 4.3e9]
 
 Cases: steps-N (a Kineto GPU trace of N tiny steps: a ProfilerStep, a launch, a kernel each),
 depth-N (N record_function ranges of 100-character names nested on one thread, over one kernel),
@@ -80,9 +80,10 @@ def compressed(path, case, mb):
     gz_of_parts(path, parts)
 
 
-def run(bin_, cmd, path):
+def run(bin_, cmd, path, limit):
     t0 = time.time()
-    p = subprocess.run(["/usr/bin/time", "-v", bin_, cmd, path, "-q"] + (["--format", "json"] if cmd == "analyze" else []),
+    pre = ["prlimit", "--as=%d" % limit] if limit else []
+    p = subprocess.run(pre + ["/usr/bin/time", "-v", bin_, cmd, path, "-q"] + (["--format", "json"] if cmd == "analyze" else []),
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.time() - t0
     err = p.stderr
@@ -106,6 +107,7 @@ def main():
     ap.add_argument("--mb", default="100,1000,4500")
     ap.add_argument("--cases", default="ws-tail,ws-head,string,zeros")
     ap.add_argument("--only", default="")
+    ap.add_argument("--as", dest="limit", type=float, default=0, help="address-space limit in bytes (prlimit)")
     a = ap.parse_args()
     bin_ = os.path.abspath(a.bin)
     only = set(filter(None, a.only.split(",")))
@@ -124,7 +126,7 @@ def main():
             make(path)
             size = os.path.getsize(path)
             for cmd in ("facts", "analyze"):
-                code, wall, rss, first = run(bin_, cmd, path)
+                code, wall, rss, first = run(bin_, cmd, path, int(a.limit))
                 print("| %s | %.1f MB | %s | %s | %.1f | %d | %s |" % (name, size / 1e6, cmd, code, wall, rss // 1024,
                                                                     first.replace("|", "/")))
                 sys.stdout.flush()
