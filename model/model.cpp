@@ -8,6 +8,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/worker_thread.h"
+
 namespace npu {
 
 const char* to_string(TrackKind k) {
@@ -236,7 +238,7 @@ void RunModel::finalize() {
     }
   };
   if (flows.size() > 100000 && std::thread::hardware_concurrency() > 1) {
-    std::thread other(bind, flows.size() / 2, flows.size());
+    WorkerThread other([&] { bind(flows.size() / 2, flows.size()); });
     bind(0, flows.size() / 2);
     other.join();
   } else {
@@ -380,7 +382,8 @@ void RunModel::derive_iteration_steps() {
   }
   if (best == nullptr) return;
   int64_t id = 0;
-  for (uint32_t i : best->slices) steps.push_back(Step{++id, slices[i].ts, slices[i].end(), SourceRef{slices[i].loc, 0}});
+  for (uint32_t i : best->slices)
+    steps.push_back(Step{++id, slices[i].ts, slices[i].end(), SourceRef{slices[i].loc, 0}});
   std::string name(str(best_name));
   if (best->module) name = name.substr(11);  // "nn.Module: "
   meta.step_source = std::string(best->module ? "nn.Module forward '" : "record_function '") + name + "'";
@@ -459,7 +462,7 @@ void RunModel::sort_slices() {
     size_t acc = 0, split = 0;
     while (split < unsorted.size() && acc < unsorted_total / 2)
       acc += unsorted[split].second - unsorted[split].first, ++split;
-    std::thread other(sort_runs, split, unsorted.size());
+    WorkerThread other([&] { sort_runs(split, unsorted.size()); });
     sort_runs(0, split);
     other.join();
   } else {

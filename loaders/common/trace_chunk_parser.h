@@ -62,6 +62,7 @@ struct ChunkResult {
   uint64_t events = 0;
   uint64_t by_phase[128] = {};  // counts by the ph character
   uint64_t without_ts = 0;
+  std::vector<uint64_t> oversized;  // offsets of events the reader skipped (past kMaxEventBytes)
 
   // Failure: a simdjson error code and where the parse stopped.
   bool ok = true;
@@ -84,6 +85,7 @@ struct ChunkResult {
     events = 0;
     std::fill(std::begin(by_phase), std::end(by_phase), 0);
     without_ts = 0;
+    oversized.clear();
     ok = true;
     error.clear();
     error_offset = 0;
