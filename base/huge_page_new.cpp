@@ -16,6 +16,7 @@
 //
 // Linked into the executables as an object library (not the static core library), so the
 // replacement is always the one the linker sees.
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <malloc.h>
@@ -50,18 +51,37 @@ const bool malloc_tuned = [] {
   return mallopt(M_MMAP_THRESHOLD, 1 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 32 << 20) == 1;
 }();
 
+// Out of memory, an exception unwinds, and unwinding allocates too: nlohmann::json's destructor
+// moves a container's members into a vector first, and a failure there, in a destructor, is
+// std::terminate (SIGABRT, no message). So some address space is set aside at start, never
+// touched (it costs no memory), and a part of it given back at each failure, before std::bad_alloc
+// is thrown: the unwinding that follows has room, and the run ends with its one-line error. Parts,
+// because another thread may fail too (or go on, and fail later) before the run ends.
+constexpr std::size_t kReserveParts = 4, kReservePart = std::size_t{16} << 20;
+std::atomic<void*> reserve[kReserveParts] = {std::malloc(kReservePart), std::malloc(kReservePart),
+                                             std::malloc(kReservePart), std::malloc(kReservePart)};
+
+[[noreturn]] void out_of_memory() {
+  for (auto& part : reserve)
+    if (void* p = part.exchange(nullptr)) {
+      std::free(p);
+      break;
+    }
+  throw std::bad_alloc();
+}
+
 void* allocate(std::size_t n) {
   void* p = nullptr;
   if (n >= kAdviseFrom && huge_pages_wanted()) {
     // Aligned and rounded up to whole huge pages, so all of the block can be backed by them
     // (the rounding costs address space; a page is only made resident when touched).
     std::size_t whole = round_up_to_huge_page(n);
-    if (posix_memalign(&p, kHugePage, whole) != 0) throw std::bad_alloc();
+    if (posix_memalign(&p, kHugePage, whole) != 0) out_of_memory();
     madvise(p, whole, MADV_HUGEPAGE);
     return p;
   }
   p = std::malloc(n ? n : 1);
-  if (!p) throw std::bad_alloc();
+  if (!p) out_of_memory();
   return p;
 }
 

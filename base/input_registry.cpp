@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 
+#include "base/input_confinement.h"
 #include "base/load_error.h"
 
 namespace npu {
@@ -29,7 +30,10 @@ void note_input_file(const struct stat& st) {
 }
 
 int open_input_file(const std::string& path, struct stat* st) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO put where a file was (after the loader looked) is refused below, not
+  // waited on; it changes nothing for a regular file.
+  int fd = open_confined(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0 && errno == EXDEV) throw LoadError::whole_file(path, kOutsideAllowed);
   if (fd < 0) throw LoadError::whole_file(path, std::string("cannot open: ") + std::strerror(errno));
   if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
     close(fd);
@@ -37,6 +41,10 @@ int open_input_file(const std::string& path, struct stat* st) {
   }
   note_input_file(*st);
   return fd;
+}
+
+FdCloser::~FdCloser() {
+  if (fd >= 0) ::close(fd);
 }
 
 bool is_input_file(const std::string& path) {

@@ -14,9 +14,18 @@ namespace npu {
 
 // Records an opened input (thread-safe; the loaders read files from several threads).
 void note_input_file(const struct stat& st);
-// Opens `path` read-only as an input: a regular file, recorded with note_input_file. Returns the
+// Opens `path` read-only as an input (beneath the allowed folders when inputs are confined,
+// base/input_confinement.h): a regular file, recorded with note_input_file. Returns the
 // descriptor (the caller closes it) and fills *st; throws LoadError naming the file otherwise.
 int open_input_file(const std::string& path, struct stat* st);
+// Closes a descriptor (one open_input_file returned, say) at the end of its scope; -1 is none.
+struct FdCloser {
+  explicit FdCloser(int d) : fd(d) {}
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  ~FdCloser();
+  const int fd;
+};
 // True when `path` is (same device and inode as) a file opened as an input.
 bool is_input_file(const std::string& path);
 

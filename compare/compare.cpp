@@ -2,13 +2,12 @@
 // for every key.
 #include "compare/compare.h"
 
-#include "compare/gate.h"
-
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "compare/compare_sections.h"
+#include "compare/gate.h"
 
 namespace npu::compare {
 
@@ -79,7 +78,10 @@ json describe_side(const CompareSide& side) {
           {"description", side.description},
           {"framework", run.value("framework", json(nullptr))},
           {"rank", run.value("rank", json(nullptr))},
-          {"steps", f.doc.contains("steps") && f.doc["steps"].is_array() ? f.doc["steps"].size() : 0},
+          // overall.steps: the list holds at most kMaxStepDetail of them
+          {"steps", section(f, "overall").contains("steps")                ? section(f, "overall")["steps"]
+                    : f.doc.contains("steps") && f.doc["steps"].is_array() ? json(f.doc["steps"].size())
+                                                                           : json(0)},
           {"step_source", section(f, "overall").value("source", json(nullptr))},
           {"operators_source", section(f, "operators").value("source", json(nullptr))},
           {"findings", side.findings.is_array() ? side.findings.size() : 0}};

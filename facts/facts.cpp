@@ -18,6 +18,15 @@ void Facts::unavailable(std::string_view fact, std::string_view why) {
   list.push_back({{"fact", fact}, {"why", why}});
 }
 
+void Facts::warn(const std::string& text) {
+  nlohmann::json& run = doc["run"];
+  if (!run.is_object()) run = nlohmann::json::object();
+  nlohmann::json& list = run["warnings"];
+  if (!list.is_array()) list = nlohmann::json::array();
+  list.push_back(text);
+  warnings.push_back(text);
+}
+
 namespace {
 std::string path_of(const RunModel& m, uint16_t file) {
   return file < m.files.size() ? m.files[file].path : std::string();

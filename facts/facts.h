@@ -8,6 +8,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,11 +19,20 @@ namespace npu {
 constexpr int kFactsSchemaVersion = 2;
 constexpr const char* kFactsSchema = "npu-advisor.facts";
 
+// The per-step lists of the facts (steps, dispatch.steps, gpu.steps, idle_attribution.by_step,
+// profiler_overhead.steps) hold the first kMaxStepDetail steps; every total, median and count
+// still covers all of them (overall.steps). A capture of 1e6 tiny steps cost 20 KB a step.
+constexpr size_t kMaxStepDetail = 20000;
+
 struct Facts {
   nlohmann::json doc = nlohmann::json::object();
 
   // Records that a fact could not be computed, and why (shown as a skipped check).
   void unavailable(std::string_view fact, std::string_view why);
+  // A warning of the facts' own (a detail left out), after the loaders' in run.warnings and
+  // in `warnings` (for the report, which shows them after the loaders').
+  void warn(const std::string& text);
+  std::vector<std::string> warnings;
   bool has(std::string_view section) const { return doc.contains(std::string(section)); }
 };
 

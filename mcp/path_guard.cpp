@@ -38,6 +38,16 @@ PathGuard::PathGuard(const std::vector<std::string>& allowed) {
   }
 }
 
+bool PathGuard::link_stays_inside(const std::string& link) const {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(link, ec);
+  if (ec) return false;
+  // Where it points by its spelling (from the link's folder), and where it resolves now.
+  const fs::path spelled = (target.is_absolute() ? target : fs::path(link).parent_path() / target).lexically_normal();
+  const std::string resolved = fs::weakly_canonical(spelled, ec).string();
+  return !ec && inside(resolved);
+}
+
 bool PathGuard::inside(const std::string& real) const {
   for (const auto& root : roots_) {
     if (real == root) return true;
@@ -64,9 +74,19 @@ ResolvedPath PathGuard::resolve(const std::string& path) const {
     std::error_code ec;
     const std::string nearest = fs::weakly_canonical(path, ec).string();  // its existing part resolved
     if (ec || !inside(nearest)) throw PathRefused(outside_message(path));
+    // A broken link on the way (weakly_canonical stops there) that points out is refused as an
+    // outside path, as it would be if what it points to existed.
+    fs::path prefix;
+    for (const auto& part : fs::absolute(path, ec).lexically_normal()) {
+      prefix /= part;
+      struct stat lst {};
+      if (::lstat(prefix.c_str(), &lst) != 0) break;
+      if (S_ISLNK(lst.st_mode) && !link_stays_inside(prefix.string())) throw PathRefused(outside_message(path));
+    }
     throw PathRefused(path + ": " + std::strerror(err));
   }
-  if (!inside(real)) throw PathRefused(outside_message(path) + (real != path ? ": it is " + real : ""));
+  // Where an outside path leads is not said either (that would tell it exists).
+  if (!inside(real)) throw PathRefused(outside_message(path));
 
   struct stat st {};
   if (::stat(real.c_str(), &st) != 0) throw PathRefused(path + ": " + std::strerror(errno));
@@ -94,11 +114,13 @@ ResolvedPath PathGuard::resolve(const std::string& path) const {
       if (::lstat(entry.c_str(), &est) != 0) continue;
       std::string dir;  // a folder to look into
       if (S_ISLNK(est.st_mode)) {
+        // Refused by where the link points, whether or not anything is there: a broken link out
+        // and a link to an outside file get the same answer.
+        if (!link_stays_inside(entry))
+          throw PathRefused(path + " holds a symbolic link " + entry +
+                            " leading outside the folders this server may read");
         const std::string target = real_path(entry);
-        if (target.empty()) continue;  // a broken link: nothing can be read through it
-        if (!inside(target))
-          throw PathRefused(path + " holds a symbolic link " + entry + " to " + target +
-                            ", outside the folders this server may read");
+        if (target.empty()) continue;  // a broken link inside: nothing can be read through it
         if (::stat(target.c_str(), &est) == 0 && S_ISDIR(est.st_mode)) dir = target;
       } else if (S_ISDIR(est.st_mode)) {
         dir = entry;

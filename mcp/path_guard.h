@@ -36,6 +36,8 @@ class PathGuard {
 
  private:
   std::string outside_message(const std::string& path) const;
+  // Whether the symbolic link `link` leads (by its target, resolved as far as it exists) inside.
+  bool link_stays_inside(const std::string& link) const;
   std::vector<std::string> roots_;
 };
 

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "base/input_confinement.h"
 #include "mcp/advisor_handler.h"
 #include "mcp/protocol.h"
 
@@ -110,6 +111,14 @@ int serve_stdio(const StdioOptions& options) {
   }
   if (guard->roots().empty()) {
     std::fprintf(stderr, "error: mcp needs at least one --allow DIR: the folders its tools may read\n");
+    return 2;
+  }
+  // From here on every file a load opens lies beneath an allowed folder (base/input_confinement.h):
+  // the guard's checks answer the model, the confinement is what holds when a check is raced.
+  try {
+    confine_inputs(guard->roots());
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: --allow %s\n", e.what());
     return 2;
   }
   const std::string folder = make_private_folder();

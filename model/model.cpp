@@ -8,6 +8,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/worker_thread.h"
+
 namespace npu {
 
 const char* to_string(TrackKind k) {
@@ -264,7 +266,7 @@ void RunModel::finalize() {
     }
   };
   if (flows.size() > 100000 && std::thread::hardware_concurrency() > 1) {
-    std::thread other(bind, flows.size() / 2, flows.size());
+    WorkerThread other([&] { bind(flows.size() / 2, flows.size()); });
     bind(0, flows.size() / 2);
     other.join();
   } else {
@@ -488,7 +490,7 @@ void RunModel::sort_slices() {
     size_t acc = 0, split = 0;
     while (split < unsorted.size() && acc < unsorted_total / 2)
       acc += unsorted[split].second - unsorted[split].first, ++split;
-    std::thread other(sort_runs, split, unsorted.size());
+    WorkerThread other([&] { sort_runs(split, unsorted.size()); });
     sort_runs(0, split);
     other.join();
   } else {

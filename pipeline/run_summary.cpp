@@ -63,8 +63,10 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   counts["module_memory_rows"] = m.module_memory.size();
   s["counts"] = counts;
 
+  // Per step, as the facts' per-step lists: the first kMaxStepDetail (counts.steps has them all).
   json steps = json::array();
-  for (const auto& st : m.steps) {
+  for (size_t i = 0; i < m.steps.size() && i < kMaxStepDetail; ++i) {
+    const Step& st = m.steps[i];
     RunModel::DecodedLoc at = m.decode_loc(st.src.loc);
     std::string file = m.trace_parts.size() > 1 && at.file < m.files.size() ? m.files[at.file].path + " " : "";
     std::string source = at.table.empty() ? fmt::format("trace {}byte {}", file, at.offset)
@@ -77,7 +79,8 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   // The profiler's own breakdown, as written in step_trace_time.csv.
   json breakdown = json::array();
   const InputFile* stt = m.file("step_trace_time.csv");
-  for (const auto& r : m.step_trace) {
+  for (size_t i = 0; i < m.step_trace.size() && i < kMaxStepDetail; ++i) {
+    const auto& r = m.step_trace[i];
     Ns total = r.computing + r.comm_not_overlapped + r.free;
     json row = {
         {"device", r.device},

@@ -16,6 +16,7 @@ nlohmann::json build_report(const nlohmann::json& run_summary, Facts&& facts, co
   r["summary"] = run_summary;
   // What the loaders skipped or doubted, in every format (it was in `inspect` only).
   r["warnings"] = run_summary.value("warnings", nlohmann::json::array());
+  for (const auto& w : facts.warnings) r["warnings"].push_back(w);  // what the facts left out (Facts::warn)
   r["findings"] = ranked_findings(outcomes);
   r["attribution"] = attribute_savings(r["findings"], facts.doc);
   r["rules"] = rule_status_list(outcomes);

@@ -29,9 +29,12 @@ static std::string host_only_lines(const nlohmann::json& summary, const nlohmann
     std::vector<double> d;
     for (const auto& s : steps) d.push_back(s.value("dur_ns", 0.0));
     std::sort(d.begin(), d.end());
-    out += fmt::format("{} host steps (ProfilerStep#{}..{}), wall time median {}, max {}\n", steps.size(),
-                       steps.front().value("id", 0), steps.back().value("id", 0), format_ms(d[d.size() / 2]),
-                       format_ms(d.back()));
+    // The summary lists the first steps of a long run (kMaxStepDetail): counts.steps has them all.
+    const uint64_t all = summary.contains("counts") ? summary["counts"].value("steps", uint64_t{0}) : 0;
+    out += fmt::format("{} host steps (ProfilerStep#{}..{}), wall time median {}, max {}{}\n",
+                       std::max<uint64_t>(all, steps.size()), steps.front().value("id", 0), steps.back().value("id", 0),
+                       format_ms(d[d.size() / 2]), format_ms(d.back()),
+                       all > steps.size() ? fmt::format(" (of the first {})", steps.size()) : "");
   }
   if (facts.contains("operators") && facts["operators"].contains("host")) {
     std::string top;

@@ -19,7 +19,7 @@ echo "ci-fuzz: built and replayed the seed corpora in $(( $(date +%s) - start ))
 export UBSAN_OPTIONS="suppressions=$PWD/tests/fuzz/ubsan_known.supp"
 export NPU_FUZZ_SKIP=msg-one-line,int-exact
 failed=0
-for t in trace_json csv decimal db rule side_json facts; do
+for t in trace_json csv decimal db rule side_json facts mcp; do
   log="$build/fuzz-work/$t/ci.log"
   mkdir -p "$(dirname "$log")"
   # A fixed seed: the same mutations every run (what a run explores still depends on its speed).

@@ -1,7 +1,9 @@
 #include "facts/diagnostics/diagnostics.h"
 
+#include <algorithm>
 #include <thread>
 
+#include "base/worker_thread.h"
 #include "facts/whatif/whatif.h"
 
 namespace npu {
@@ -18,11 +20,11 @@ Facts compute_facts(const RunModel& model, FactsWork* work) {
   // merged afterwards in the sequential order (so the facts are the same either way).
   Facts dispatch;
   HostBoundGaps host_bound;
-  std::thread side;
+  WorkerThread side;  // what it throws (out of memory) is rethrown by join(), never std::terminate
   const bool parallel = std::thread::hardware_concurrency() > 1;
   // The what-if replay reads only the model and the context too: it follows dispatch there.
   if (parallel)
-    side = std::thread([&] {
+    side.start([&] {
       diagnose_dispatch(ctx, dispatch, &host_bound);
       diagnose_whatif(ctx, dispatch);
     });
@@ -30,6 +32,16 @@ Facts compute_facts(const RunModel& model, FactsWork* work) {
   diagnose_job(ctx, f);
   StepIdle idle;
   diagnose_overlap(ctx, f, &idle);
+  // The per-step lists are by the model's steps, "steps" by the breakdown's (the profiler's rows).
+  const size_t n = std::max<size_t>(ctx.model.steps.size(), f.has("overall") ? f.doc["overall"].value("steps", 0) : 0);
+  if (n > kMaxStepDetail) {
+    const std::string why = std::to_string(n) +
+                            " steps: the per-step lists (steps, dispatch.steps, gpu.steps, "
+                            "idle_attribution.by_step, profiler_overhead.steps) hold the first " +
+                            std::to_string(kMaxStepDetail) + "; totals, medians and counts cover every step";
+    f.unavailable("steps.detail", why);
+    f.warn(why);
+  }
   if (parallel) {
     side.join();
     for (auto& [key, value] : dispatch.doc.items())
@@ -43,7 +55,7 @@ Facts compute_facts(const RunModel& model, FactsWork* work) {
   diagnose_operators(ctx, f);
   diagnose_operator_health(ctx, f);
   diagnose_gpu(ctx, f);
-  diagnose_profiler_overhead(ctx, f);
+  diagnose_profiler_overhead(ctx, idle, f);
   diagnose_graph_execution(ctx, f);
   diagnose_modules(ctx, f);
   diagnose_communication(ctx, f);

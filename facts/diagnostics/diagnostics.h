@@ -49,6 +49,9 @@ struct StepIdle {
   std::vector<Step> steps;          // the steps of the breakdown (one pseudo-step without a schedule)
   std::vector<Intervals> free;      // per step: its Free segments
   std::vector<Interval> preparing;  // per step: host step start -> first device task (empty: none)
+  // Per step of "steps", every one (the list holds kMaxStepDetail): its device time and Free as
+  // shown (the profiler's own where ours differ), for those that read them after the breakdown.
+  std::vector<Ns> shown_device, shown_free;
 };
 void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts,
                       StepIdle* idle = nullptr);  // overlap.cpp: "steps", "overall"
@@ -70,8 +73,8 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts);  // operato
 void diagnose_operator_health(const DiagnosticContext& ctx,
                               Facts& facts);                    // operator_health.cpp: "operator_health", "memory"
 void diagnose_gpu(const DiagnosticContext& ctx, Facts& facts);  // gpu.cpp: "gpu" (Kineto GPU runs)
-// profiler_overhead.cpp: "profiler_overhead" (Kineto runs; reads "steps": runs after the breakdown)
-void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts);
+// profiler_overhead.cpp: "profiler_overhead" (Kineto runs; reads the steps as shown: after the breakdown)
+void diagnose_profiler_overhead(const DiagnosticContext& ctx, const StepIdle& idle, Facts& facts);
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)

@@ -112,7 +112,8 @@ class Dispatch {
                          {"interruption_min_ns", kInterruptMinNs},
                          {"interruption_median_factor", kInterruptMedianFactor}};
     json steps = json::array();
-    for (size_t i = 0; i < steps_.size(); ++i) steps.push_back(group_json(groups_[i], steps_[i], kTopGapsPerStep));
+    for (size_t i = 0; i < steps_.size() && i < kMaxStepDetail; ++i)
+      steps.push_back(group_json(groups_[i], steps_[i], kTopGapsPerStep));
     out["steps"] = std::move(steps);
     out["overall"] = overall_json();
     out["task_queue"] = task_queue_json();

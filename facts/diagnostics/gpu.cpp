@@ -75,7 +75,7 @@ class GpuFacts {
     memory_json(out);
     out["collectives"] = collectives_json();
     json steps = json::array();
-    for (size_t i = 0; i < per_step_.size(); ++i) {
+    for (size_t i = 0; i < per_step_.size() && i < kMaxStepDetail; ++i) {
       const StepCounts& c = per_step_[i];
       steps.push_back({{"id", pseudo_ ? json(nullptr) : json(m_.steps[i].id)},
                        {"kernels", c.kernels},

@@ -245,7 +245,7 @@ class Attribution {
     }
     out["causes"] = std::move(causes);
     json by_step = json::array();
-    for (size_t i = 0; i < per_step_.size(); ++i) {
+    for (size_t i = 0; i < per_step_.size() && i < kMaxStepDetail; ++i) {
       JsonObject c;
       Ns sum = 0;
       for (int k = 0; k < kCauseCount; ++k)

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "base/stats.h"
+#include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/graph_calls.h"
 #include "facts/module_ranges.h"
@@ -26,6 +27,9 @@ constexpr size_t kMinRepeated = 3;   // siblings of one class and shape that mak
 constexpr size_t kMaxMembers = 512;  // members listed per repeated layer
 constexpr size_t kMaxRepeated = 64;  // repeated layers listed (the heaviest)
 constexpr const char* kSep = "/";    // between the names of a path
+// Ranges nested deeper than this count for their ancestor at this depth (8,000 nested ranges
+// made paths of depth x name bytes each); a real model's tree is a few tens deep.
+constexpr size_t kMaxDepth = 128;
 
 using RangeKind = ModuleRangeKind;
 
@@ -39,7 +43,7 @@ std::string class_of(std::string_view label) {
 }
 
 struct Node {
-  std::string path, label;
+  std::string_view label;  // the model's string: a path is built from the parents when written
   RangeKind kind = RangeKind::None;
   int32_t parent = -1;
   uint32_t depth = 1;
@@ -79,6 +83,9 @@ class ModuleTree {
         "no module ranges in the trace: record nn.Module forwards with with_stack=True, or "
         "mark the model's parts with record_function or mstx ranges";
     collect_ranges();
+    if (too_deep_ > 0)
+      facts.warn("modules: " + std::to_string(too_deep_) + " ranges nested deeper than " + std::to_string(kMaxDepth) +
+                 " levels count for their ancestor at level " + std::to_string(kMaxDepth));
     // Ascend: graph-launched tasks have no per-operator arrow; the graph_execution facts count them.
     const bool launched_work = m_.meta.step_semantics == StepSemantics::LaunchedWork;
     const Ns ascend_graph_ns =
@@ -128,6 +135,10 @@ class ModuleTree {
       const Slice& s = m_.slices[i];
       // A range that does not lie wholly inside the open one is its sibling (or an uncle).
       while (!stack.empty() && !(s.ts >= occ[stack.back()].ts && s.end() <= occ[stack.back()].end)) stack.pop_back();
+      if (stack.size() >= kMaxDepth) {
+        ++too_deep_;
+        continue;
+      }
       const int32_t parent_occ = stack.empty() ? -1 : stack.back();
       const int32_t parent_node = parent_occ < 0 ? -1 : static_cast<int32_t>(occ[parent_occ].node);
       const uint32_t node = node_for(parent_node, s);
@@ -143,13 +154,10 @@ class ModuleTree {
     std::string_view name = m_.str(s.name);
     const RangeKind kind = module_range_kind(name, m_.str(s.cat));
     std::string_view label = module_label(name);
-    std::string path =
-        parent < 0 ? std::string(label) : nodes_[static_cast<size_t>(parent)].path + kSep + std::string(label);
-    auto [it, fresh] = by_path_.try_emplace(path, static_cast<uint32_t>(nodes_.size()));
+    auto [it, fresh] = by_parent_.try_emplace({parent, label}, static_cast<uint32_t>(nodes_.size()));
     if (fresh) {
       Node n;
-      n.path = std::move(path);
-      n.label = std::string(label);
+      n.label = label;
       n.kind = kind;
       n.parent = parent;
       n.depth = parent < 0 ? 1 : nodes_[static_cast<size_t>(parent)].depth + 1;
@@ -313,11 +321,37 @@ class ModuleTree {
 
   json to_json(Facts& facts) const;
   json repeated_json(const std::vector<bool>& kept) const;
+  // "Model/encoder/Linear_3": the names from the root, cut as a long name is (text::clip, with
+  // the whole path's length).
+  std::string path(int32_t node) const {
+    std::vector<std::string_view> names;
+    size_t bytes = 0;
+    for (int32_t k = node; k >= 0; k = nodes_[static_cast<size_t>(k)].parent) {
+      names.push_back(nodes_[static_cast<size_t>(k)].label);
+      bytes += names.back().size() + (names.size() > 1 ? 1 : 0);
+    }
+    std::string out;
+    for (size_t i = names.size(); i-- > 0 && out.size() <= text::kMaxNameBytes;) {
+      out += names[i];
+      if (i > 0) out += kSep;
+    }
+    if (bytes <= text::kMaxNameBytes) return out;
+    const std::string suffix = "...(" + std::to_string(bytes) + " bytes)";
+    out.resize(text::utf8_prefix(out, text::kMaxNameBytes - suffix.size()));
+    return out + suffix;
+  }
 
   const DiagnosticContext& ctx_;
   const RunModel& m_;
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, uint32_t> by_path_;
+  // A node by its parent and name: a path is shared with its parent, never copied.
+  struct ParentLabelHash {
+    size_t operator()(const std::pair<int32_t, std::string_view>& k) const {
+      return std::hash<std::string_view>{}(k.second) * 31 + static_cast<size_t>(k.first);
+    }
+  };
+  std::unordered_map<std::pair<int32_t, std::string_view>, uint32_t, ParentLabelHash> by_parent_;
+  uint64_t too_deep_ = 0;  // ranges deeper than kMaxDepth, counted in their ancestor
   std::unordered_map<int64_t, std::vector<Occurrence>> occurrences_;
   std::unordered_map<int64_t, std::vector<BackwardRange>> backward_;
   size_t steps_ = 1;
@@ -349,24 +383,23 @@ json ModuleTree::repeated_json(const std::vector<bool>& kept) const {
     json list = json::array();
     for (size_t k = 0; k < members.size() && k < kMaxMembers; ++k) {
       const Node& n = nodes_[members[k]];
-      list.push_back({{"path", n.path},
+      list.push_back({{"path", path(static_cast<int32_t>(members[k]))},
                       {"device_ns", per_step(n.total, steps_)},
                       {"host_ns", per_step(n.host, steps_)},
                       {"calls", n.calls},
                       {"evidence", json::array({evidence_event(m_, n.loc, "its first range")})}});
     }
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    out.push_back(
-        {sum, json{{"class", class_of(first.label)},
-                   {"parent", first.parent < 0 ? json(nullptr) : json(nodes_[static_cast<size_t>(first.parent)].path)},
-                   {"count", members.size()},
-                   {"device_ns", per_step(sum, steps_)},
-                   {"median_ns", per_step(static_cast<Ns>(med), steps_)},
-                   {"mad_ns", per_step(static_cast<Ns>(mad), steps_)},
-                   {"min_ns", per_step(static_cast<Ns>(*lo), steps_)},
-                   {"max_ns", per_step(static_cast<Ns>(*hi), steps_)},
-                   {"members_listed", list.size()},
-                   {"members", std::move(list)}}});
+    out.push_back({sum, json{{"class", class_of(first.label)},
+                             {"parent", first.parent < 0 ? json(nullptr) : json(path(first.parent))},
+                             {"count", members.size()},
+                             {"device_ns", per_step(sum, steps_)},
+                             {"median_ns", per_step(static_cast<Ns>(med), steps_)},
+                             {"mad_ns", per_step(static_cast<Ns>(mad), steps_)},
+                             {"min_ns", per_step(static_cast<Ns>(*lo), steps_)},
+                             {"max_ns", per_step(static_cast<Ns>(*hi), steps_)},
+                             {"members_listed", list.size()},
+                             {"members", std::move(list)}}});
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   json arr = json::array();
@@ -414,7 +447,7 @@ json ModuleTree::to_json(Facts& facts) const {
   json tree = json::array();
   for (uint32_t i : order) {
     const Node& n = nodes_[i];
-    tree.push_back({{"path", n.path},
+    tree.push_back({{"path", path(static_cast<int32_t>(i))},
                     {"name", n.label},
                     {"class", class_of(n.label)},
                     {"kind", n.kind == RangeKind::Module ? "module" : "annotation"},

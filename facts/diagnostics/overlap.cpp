@@ -307,7 +307,7 @@ void put_overall(Facts& facts, const Breakdown& total, size_t n_steps, std::vect
 // No device timeline: the profiler's own rows are the breakdown. A table of several devices
 // (analysis.db of a multi-device run) is several devices, each with its steps: the steps
 // shown are those of the run's device (else the lowest), the others are listed per device.
-void from_profiler_rows(const RunModel& m, Facts& facts) {
+void from_profiler_rows(const RunModel& m, Facts& facts, StepIdle* idle) {
   const std::set<int32_t> devices = devices_in_rows(m);
   int32_t shown = m.meta.device;
   if (devices.size() > 1 && !devices.count(shown)) shown = *devices.begin();
@@ -315,17 +315,21 @@ void from_profiler_rows(const RunModel& m, Facts& facts) {
   Breakdown total;
   std::vector<Ns> device_times;
   const std::string source = profiler_source(m);
+  size_t n_steps = 0;
   for (const StepTraceRow* r : rows_of_device(m, devices.size() > 1 ? shown : -1)) {
     Breakdown b = from_row(*r);
+    total.add(b);
+    device_times.push_back(b.device_time());
+    if (idle) idle->shown_free.push_back(b.free);
+    if (n_steps++ >= kMaxStepDetail) continue;
     nlohmann::json j = to_json(b);
     j["id"] = r->step == kNoId ? nlohmann::json(nullptr) : nlohmann::json(r->step);
     if (r->device >= 0) j["device"] = r->device;
     j["source"] = source;
     j["evidence"] = nlohmann::json::array({evidence_row(m, "step_trace_time.csv", r->line, "profiler's row")});
     steps_json.push_back(j);
-    total.add(b);
-    device_times.push_back(b.device_time());
   }
+  if (idle) idle->shown_device = device_times;
   nlohmann::json extra = {{"source", source}};
   if (const InputFile* f = m.file("step_trace_time.csv"); f && !f->path.empty())
     extra["source_file"] = f->table.empty() ? f->path : f->path + " (table " + f->table + ")";
@@ -347,7 +351,7 @@ void from_profiler_rows(const RunModel& m, Facts& facts) {
                                              ", every device is in overall.devices");
   }
   facts.doc["steps"] = steps_json;
-  put_overall(facts, total, steps_json.size(), std::move(device_times), {}, extra);
+  put_overall(facts, total, n_steps, std::move(device_times), {}, extra);
   facts.unavailable("steps.recomputed",
                     "no device tasks (trace_view.json missing): the breakdown is the profiler's "
                     "own " +
@@ -430,7 +434,7 @@ std::vector<Breakdown> recompute(const DiagnosticContext& ctx, const StepFrame& 
 struct StepsShown {
   nlohmann::json steps_json;
   Breakdown total;
-  std::vector<Ns> device_times, host_times;
+  std::vector<Ns> device_times, host_times, free_times;
   nlohmann::json worst;
   size_t shown_from_profiler = 0;
 };
@@ -448,7 +452,7 @@ StepsShown steps_shown(const DiagnosticContext& ctx, const StepFrame& f, const s
 
   nlohmann::json steps_json = nlohmann::json::array();
   Breakdown total;
-  std::vector<Ns> device_times, host_times;
+  std::vector<Ns> device_times, host_times, free_times;
   nlohmann::json worst = nullptr;
   double worst_rel = -1;
   size_t shown_from_profiler = 0;
@@ -472,6 +476,17 @@ StepsShown steps_shown(const DiagnosticContext& ctx, const StepFrame& f, const s
     }
     const bool from_profiler = !profiler.is_null() && !agree["ok"].get<bool>();
     const bool host_dur = !pseudo && m.meta.step_semantics != StepSemantics::MsprofTasks;
+    if (from_profiler) ++shown_from_profiler;
+    if (!profiler.is_null() && agree["max_rel_diff"].get<double>() > worst_rel) {
+      worst_rel = agree["max_rel_diff"].get<double>();
+      worst = agree;
+      worst["step"] = s.id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(s.id);
+    }
+    total.add(shown);
+    device_times.push_back(shown.device_time());
+    free_times.push_back(shown.free);
+    if (host_dur) host_times.push_back(s.end - s.start);
+    if (i >= kMaxStepDetail) continue;  // counted above, not listed
     JsonObject o;
     add_breakdown(o, shown);
     o.add_or_null("id", s.id, kNoId).add("start_ns", s.start).add("end_ns", s.end);
@@ -488,23 +503,14 @@ StepsShown steps_shown(const DiagnosticContext& ctx, const StepFrame& f, const s
     if (!pseudo) evidence.push_back(evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id)));
     o.add("evidence", std::move(evidence));
     if (!profiler.is_null()) {
-      if (from_profiler) {
-        o.add("recomputed", to_json(per[i]));
-        ++shown_from_profiler;
-      }
-      if (agree["max_rel_diff"].get<double>() > worst_rel) {
-        worst_rel = agree["max_rel_diff"].get<double>();
-        worst = agree;
-        worst["step"] = s.id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(s.id);
-      }
+      if (from_profiler) o.add("recomputed", to_json(per[i]));
       o.add("profiler", std::move(profiler)).add("agreement", std::move(agree));
     }
-    total.add(shown);
-    device_times.push_back(shown.device_time());
-    if (host_dur) host_times.push_back(s.end - s.start);
     steps_json.push_back(o.take());  // a long capture has tens of thousands of steps: no copies
   }
-  return {std::move(steps_json), total, std::move(device_times), std::move(host_times), std::move(worst),
+  return {std::move(steps_json),   total,
+          std::move(device_times), std::move(host_times),
+          std::move(free_times),   std::move(worst),
           shown_from_profiler};
 }
 
@@ -564,7 +570,7 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
   const DeviceTimeline& d = ctx.device;
 
   if (!(d.has_device && !d.compute.empty())) {
-    if (!m.step_trace.empty()) return from_profiler_rows(m, facts);
+    if (!m.step_trace.empty()) return from_profiler_rows(m, facts, idle);
     return no_breakdown(m, facts);
   }
   const StepFrame f = step_frame(ctx);
@@ -574,6 +580,10 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
   StepsShown shown = steps_shown(ctx, f, per, track, have_track);
   const nlohmann::json extra = overall_extra(ctx, f, per, shown, have_track, facts);
   facts.doc["steps"] = std::move(shown.steps_json);
+  if (idle) {
+    idle->shown_device = shown.device_times;
+    idle->shown_free = std::move(shown.free_times);
+  }
   put_overall(facts, shown.total, f.steps.size(), std::move(shown.device_times), std::move(shown.host_times), extra);
 }
 

@@ -28,7 +28,7 @@ constexpr Ns kPythonCallCostNs = 360;  // per recorded python_function (with_sta
 
 }  // namespace
 
-void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts) {
+void diagnose_profiler_overhead(const DiagnosticContext& ctx, const StepIdle& idle, Facts& facts) {
   const RunModel& m = ctx.model;
   if (m.meta.framework != "pytorch") return;  // other profilers record differently: no estimate
   if (m.steps.empty()) {
@@ -61,20 +61,20 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, Facts& facts) {
       (op ? ops : calls)[static_cast<size_t>(step)]++;
     }
   }
-  const nlohmann::json& steps = facts.doc.value("steps", nlohmann::json::array());
   std::vector<Ns> estimate, step_ns;
   nlohmann::json per = nlohmann::json::array();
   for (size_t i = 0; i < m.steps.size(); ++i) {
     Ns e = static_cast<Ns>(ops[i]) * kOpCostNs + static_cast<Ns>(calls[i]) * kPythonCallCostNs;
     Ns step = m.steps[i].end - m.steps[i].start;
-    if (i < steps.size() && steps[i].is_object()) {
-      e = std::min(e, steps[i].value("free_ns", e));  // the GPU waited on the host at most this long
-      step = steps[i].value("device_time_ns", step);
+    if (i < idle.shown_device.size() && i < idle.shown_free.size()) {
+      e = std::min(e, idle.shown_free[i]);  // the GPU waited on the host at most this long
+      step = idle.shown_device[i];
     }
     e = std::min(e, step);  // CPU-only runs: at most the step itself
     estimate.push_back(e);
     step_ns.push_back(step);
-    per.push_back({{"id", m.steps[i].id}, {"ops", ops[i]}, {"python_calls", calls[i]}, {"estimate_ns", e}});
+    if (i < kMaxStepDetail)
+      per.push_back({{"id", m.steps[i].id}, {"ops", ops[i]}, {"python_calls", calls[i]}, {"estimate_ns", e}});
   }
   auto median = [](std::vector<Ns> v) {
     std::sort(v.begin(), v.end());

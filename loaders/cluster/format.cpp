@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/input_confinement.h"
 #include "loaders/chrome_trace/format.h"
 #include "loaders/common/ascend_layout.h"
 #include "loaders/mindspore_legacy/format.h"
@@ -19,14 +20,14 @@ struct Inside {
 Inside look_inside(const fs::path& p) {
   Inside in;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(p, ec)) {
-    if (e.is_directory()) {
+  for (const auto& e : list_input_dir(p)) {
+    if (fs::is_directory(e, ec)) {
       std::string timeline;
-      if (is_run_folder(e.path())) in.runs.push_back(e.path().string());
-      else if (is_prof_folder_name(e.path())) in.profs.push_back(e.path().string());
-      else if (is_mindspore_legacy(e.path(), &timeline)) in.legacy.push_back(e.path().string());
-    } else if (e.is_regular_file() && is_trace_name(e.path().filename().string())) {
-      in.traces.push_back(e.path().string());
+      if (is_run_folder(e)) in.runs.push_back(e.string());
+      else if (is_prof_folder_name(e)) in.profs.push_back(e.string());
+      else if (is_mindspore_legacy(e, &timeline)) in.legacy.push_back(e.string());
+    } else if (fs::is_regular_file(e, ec) && is_trace_name(e.filename().string())) {
+      in.traces.push_back(e.string());
     }
   }
   for (auto* v : {&in.runs, &in.profs, &in.traces}) std::sort(v->begin(), v->end());

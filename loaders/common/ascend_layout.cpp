@@ -1,14 +1,16 @@
 #include "loaders/common/ascend_layout.h"
 
+#include "base/input_confinement.h"
+
 namespace npu {
 namespace fs = std::filesystem;
 
 namespace {
 
 bool has_profiler_info(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::string n = e.path().filename().string();
+  if (!input_path_inside(dir.string())) return false;  // not looked into (base/input_confinement.h)
+  for (const auto& e : list_input_dir(dir)) {
+    std::string n = e.filename().string();
     if (n.starts_with("profiler_info") && n.ends_with(".json")) return true;
   }
   return false;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 #include <iterator>
+#include <new>
 #include <simdjson.h>
 #include <string>
 
@@ -400,6 +401,7 @@ class ChunkParser {
   }
 
   simdjson::error_code fail(simdjson::error_code e, const char* where) {
+    if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // out of memory, not bad JSON
     out_.ok = false;
     out_.error = simdjson::error_message(e);
     out_.error_offset = where ? file_offset(where) : text_offset_;
@@ -492,6 +494,11 @@ class ChunkParser {
   void run(size_t len, ChunkShape shape) {
     // One parser per thread, reused across chunks: its buffers stay allocated and warm.
     thread_local od::parser parser;
+    // simdjson does not check its string buffer's allocation when it grows (a null one crashed in
+    // parse_string under a memory limit): one of that size is asked for first, so out of memory
+    // is std::bad_alloc here (the loader rethrows it), not a crash. It is given back at once.
+    // (A call of operator new, not a new-expression, which the compiler may leave out.)
+    if (len > parser.capacity()) ::operator delete(::operator new(5 * len / 3 + 2 * simdjson::SIMDJSON_PADDING + 64));
     const char* end = buf_ + len;
     od::document doc;
     if (auto e = parser.iterate(buf_, len, len + simdjson::SIMDJSON_PADDING).get(doc)) return (void)fail(e, nullptr);

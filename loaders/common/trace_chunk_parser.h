@@ -62,6 +62,7 @@ struct ChunkResult {
   uint64_t events = 0;
   uint64_t by_phase[128] = {};  // counts by the ph character
   uint64_t without_ts = 0;
+  std::vector<uint64_t> oversized;  // offsets of events the reader skipped (past kMaxEventBytes)
 
   // Failure: a simdjson error code and where the parse stopped. `bad_event`: the text is JSON,
   // but an event's field has a type no trace event has ("ph": 5); `error` names the field.
@@ -86,6 +87,7 @@ struct ChunkResult {
     events = 0;
     std::fill(std::begin(by_phase), std::end(by_phase), 0);
     without_ts = 0;
+    oversized.clear();
     ok = true;
     bad_event = false;
     error.clear();

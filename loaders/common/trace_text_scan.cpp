@@ -31,6 +31,36 @@ size_t find_event_boundary(const char* text, size_t n, size_t* next_start) {
   return 0;
 }
 
+size_t exact_event_boundary(const char* text, size_t n, size_t* next_start) {
+  size_t depth = 0, cut = 0;
+  bool in_str = false, esc = false;
+  for (size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) break;  // the array's end
+      if (--depth > 0) continue;
+      size_t j = i + 1;
+      while (j < n && is_ws(text[j])) ++j;
+      if (j >= n || text[j] != ',') continue;
+      for (++j; j < n && is_ws(text[j]);) ++j;
+      cut = i + 1;
+      *next_start = j;
+      i = j - 1;
+    }
+  }
+  return cut;
+}
+
 size_t cut_before_trailing_whitespace(const char* text, size_t n, size_t* next_start) {
   size_t end = n;
   while (end > 0 && is_ws(text[end - 1])) --end;

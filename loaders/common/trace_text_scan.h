@@ -18,6 +18,11 @@ inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\
 // splitting, so the guess never corrupts data.
 size_t find_event_boundary(const char* text, size_t n, size_t* next_start);
 
+// The same, string-aware: text[0, n) starts between two events, and a cut falls only after an
+// event that ends at the array's level and is followed by ','; *next_start is after the ',' and
+// the whitespace after it. Every byte is looked at: used once a guess has failed.
+size_t exact_event_boundary(const char* text, size_t n, size_t* next_start);
+
 // "...}, <whitespace>" at the end of the text (no next event yet): a boundary after the '}',
 // the next chunk starting after the whitespace, which is dropped; 0 when the text does not end
 // so. Without it, GBs of whitespace after an event stayed in the carry and grew memory to

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/input_confinement.h"
 #include "loaders/common/ascend_layout.h"
 #include "loaders/common/input_files.h"
 #include "loaders/db/db_export.h"
@@ -36,11 +37,11 @@ std::string framework_of_db(const std::string& file) {
 bool find_db_export(const fs::path& dir, DbExport& x) {
   std::error_code ec;
   std::vector<std::string> dbs;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::string n = e.path().filename().string();
-    if (!e.is_regular_file()) continue;
-    if (is_profiler_db_name(n)) dbs.push_back(e.path().string());
-    else if (is_analysis_db_name(n) && x.analysis_db.empty()) x.analysis_db = e.path().string();
+  for (const auto& e : list_input_dir(dir)) {
+    std::string n = e.filename().string();
+    if (!fs::is_regular_file(e, ec)) continue;
+    if (is_profiler_db_name(n)) dbs.push_back(e.string());
+    else if (is_analysis_db_name(n) && x.analysis_db.empty()) x.analysis_db = e.string();
   }
   std::sort(dbs.begin(), dbs.end());
   if (!dbs.empty()) x.db_file = dbs[0];

@@ -2,15 +2,21 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "base/input_confinement.h"
 #include "base/input_registry.h"
 #include "base/load_error.h"
+#include "loaders/db/sqlite_wal.h"
 
 namespace npu {
 
@@ -34,50 +40,77 @@ std::string sqlite_uri(const std::string& path) {
   }
   return u;
 }
+
+// The write-ahead log beside `path`, opened as an input (beneath the allowed folders when inputs
+// are confined): -1 when there is none, or an empty one.
+int open_wal(const std::string& path, const std::string& wal, uint64_t* size) {
+  const int fd = open_confined(wal, O_RDONLY | O_NONBLOCK);
+  if (fd < 0 && errno == ENOENT) return -1;
+  if (fd < 0 && errno == EXDEV)
+    throw LoadError::whole_file(path, "has a write-ahead log (" + wal + ") " + kOutsideAllowed);
+  if (fd < 0)
+    throw LoadError::whole_file(path,
+                                "has a write-ahead log (" + wal + ") that cannot be read: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    const bool regular = S_ISREG(st.st_mode);
+    ::close(fd);
+    if (regular) return -1;
+    throw LoadError::whole_file(path, "has a write-ahead log (" + wal + ") that is not a regular file: not read");
+  }
+  note_input_file(st);
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
+  // The database is opened once, as an input (beneath the allowed folders when confined), and
+  // that descriptor is what SQLite reads: nothing opens the path again.
+  struct stat st {};
+  const int fd = open_input_file(path, &st);
+  const FdCloser closer{fd};
+  bytes_ = static_cast<uint64_t>(st.st_size);
   // SQLite takes a 0-byte file for an empty database; for a profiler export it means the
   // write never happened.
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0)
-    throw LoadError::whole_file(path, "empty file (0 bytes), not a SQLite database");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) note_input_file(st);
-  // Read-only, immutable and no mutex: we never write, one connection is used by one thread,
-  // and the input folder must not change. A plain read-only open of a WAL-mode export creates
-  // -shm/-wal files beside it, and fails in a read-only folder; immutable=1 takes no locks and
-  // creates nothing (a -wal file left beside the database is then not read: see docs).
-  // A write-ahead log beside it holds committed changes that immutable=1 would not see (a
-  // trace read short, silently). Then the database and its log are copied into a private
-  // temporary folder and read there, where SQLite may write its -shm: the input folder is
-  // still never written.
-  std::string open_uri = sqlite_uri(path) + "?mode=ro&immutable=1";
+  if (bytes_ == 0) throw LoadError::whole_file(path, "empty file (0 bytes), not a SQLite database");
+  // A write-ahead log beside it holds committed changes the database file alone does not (a
+  // trace read short, silently). Then the database and the log's committed part are copied into
+  // a private temporary folder and read there, where SQLite may write its -shm: the input folder
+  // is never written. Otherwise the file is mapped and read in place.
+  uint64_t wal_size = 0;
   const std::string wal = path + "-wal";
-  if (std::filesystem::is_regular_file(wal, ec) && std::filesystem::file_size(wal, ec) > 0 && !ec) {
-    std::string tmpl = (std::filesystem::temp_directory_path(ec) / "npu-advisor-wal-XXXXXX").string();
-    if (ec || ::mkdtemp(tmpl.data()) == nullptr)
-      throw LoadError::whole_file(
-          path, "has a write-ahead log (" + wal + ") and no private temporary folder could be made to read it in");
-    temp_dir_ = tmpl;
-    const std::filesystem::path copy = std::filesystem::path(temp_dir_) / "db";
-    std::filesystem::copy_file(path, copy, ec);
-    if (!ec) std::filesystem::copy_file(wal, copy.string() + "-wal", ec);
-    if (ec) {
-      std::filesystem::remove_all(temp_dir_, ec);
-      temp_dir_.clear();
-      throw LoadError::whole_file(
-          path, "has a write-ahead log (" + wal + ") that could not be copied to be read: " + ec.message());
+  const int wal_fd = open_wal(path, wal, &wal_size);
+  const FdCloser wal_closer{wal_fd};
+  const uint64_t wal_bytes = wal_fd < 0 ? 0 : wal_committed_bytes(wal_fd, wal_size, wal);
+  int rc = SQLITE_OK;
+  if (wal_bytes > 0) {
+    rc = open_copy(fd, wal_fd, wal_bytes);
+  } else {
+    // Mapped private and read in place by SQLite's in-memory VFS (sqlite3_deserialize): no copy,
+    // no second open by name. A file in WAL mode says so in its header (bytes 18-19 = 2), which
+    // an in-memory database cannot follow: the mapped page is marked rollback mode (a private
+    // copy of that page; the file is untouched), which reads the same tables.
+    map_ = ::mmap(nullptr, bytes_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map_ == MAP_FAILED) {
+      map_ = nullptr;
+      throw LoadError::whole_file(path, std::string("cannot be mapped to be read: ") + std::strerror(errno));
     }
-    open_uri = sqlite_uri(copy.string()) + "?mode=ro";
+    auto* bytes = static_cast<unsigned char*>(map_);
+    if (bytes_ >= 100 && std::memcmp(bytes, "SQLite format 3", 16) == 0 && bytes[18] == 2 && bytes[19] == 2 &&
+        ::mprotect(map_, 100, PROT_READ | PROT_WRITE) == 0) {  // the first page alone, copied on write
+      bytes[18] = bytes[19] = 1;
+      ::mprotect(map_, 100, PROT_READ);
+    }
+    rc = sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc == SQLITE_OK)
+      rc = sqlite3_deserialize(db_, "main", bytes, static_cast<sqlite3_int64>(bytes_),
+                               static_cast<sqlite3_int64>(bytes_), SQLITE_DESERIALIZE_READONLY);
   }
-  int rc =
-      sqlite3_open_v2(open_uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-    sqlite3_close(db_);
-    db_ = nullptr;
-    if (!temp_dir_.empty()) std::filesystem::remove_all(temp_dir_, ec);
+    close_all();
     throw LoadError::whole_file(path, "cannot open as SQLite: " + msg);
   }
   // Read through a memory map (no copy into SQLite's page cache): large exports load faster.
@@ -99,20 +132,51 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
       throw LoadError::whole_file(
           path, "holds views (" + views.substr(0, 200) + "): a profiler export has tables only; not read");
   } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    if (!temp_dir_.empty()) std::filesystem::remove_all(temp_dir_, ec);
+    close_all();
     throw;
   }
 }
 
-SqliteDb::~SqliteDb() {
+int SqliteDb::open_copy(int db_fd, int wal_fd, uint64_t wal_bytes) {
+  std::error_code ec;
+  std::string tmpl = (std::filesystem::temp_directory_path(ec) / "npu-advisor-wal-XXXXXX").string();
+  if (ec || ::mkdtemp(tmpl.data()) == nullptr)
+    throw LoadError::whole_file(path_,
+                                "has a write-ahead log and no private temporary folder could be made to read "
+                                "it in: " +
+                                    (ec ? ec.message() : std::string(std::strerror(errno))));
+  temp_dir_ = tmpl;
+  const std::string copy = temp_dir_ + "/db";
+  auto copy_of = [&](int from, const std::string& name, uint64_t n, const std::string& to) {
+    const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) throw LoadError::whole_file(name, std::string("cannot be copied to be read: ") + std::strerror(errno));
+    const FdCloser closer{out};
+    copy_file_prefix(from, name, out, n);
+  };
+  try {
+    copy_of(db_fd, path_, bytes_, copy);
+    copy_of(wal_fd, path_ + "-wal", wal_bytes, copy + "-wal");
+  } catch (...) {
+    close_all();
+    throw;
+  }
+  return sqlite3_open_v2((sqlite_uri(copy) + "?mode=ro").c_str(), &db_,
+                         SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+}
+
+void SqliteDb::close_all() {
   sqlite3_close(db_);
+  db_ = nullptr;
+  if (map_) ::munmap(map_, bytes_);
+  map_ = nullptr;
   if (!temp_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(temp_dir_, ec);
+    temp_dir_.clear();
   }
 }
+
+SqliteDb::~SqliteDb() { close_all(); }
 
 bool SqliteDb::has_table(std::string_view name) const {
   return std::find(tables_.begin(), tables_.end(), name) != tables_.end();
@@ -129,11 +193,9 @@ uint64_t SqliteDb::row_count(std::string_view table) const {
   try {
     SqliteStmt span(*this, "SELECT (SELECT max(rowid) FROM " + t + ") - (SELECT min(rowid) FROM " + t + ") + 1",
                     "the rowid span of " + std::string(table));
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(path_, ec);
     if (span.step()) {
       const int64_t n = span.i64_or(0, 0);
-      if (n >= 0 && !ec && static_cast<uint64_t>(n) <= bytes / 4) return static_cast<uint64_t>(n);
+      if (n >= 0 && static_cast<uint64_t>(n) <= bytes_ / 4) return static_cast<uint64_t>(n);
     }
   } catch (const LoadError&) {
     // no rowid: counted below

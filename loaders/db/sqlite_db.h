@@ -67,8 +67,15 @@ class SqliteDb {
   sqlite3* handle() const { return db_; }
 
  private:
+  // Opens the private copy of the database (`db_fd`) and its log's committed part (`wal_bytes`
+  // of `wal_fd`) in temp_dir_; SQLite's result code.
+  int open_copy(int db_fd, int wal_fd, uint64_t wal_bytes);
+  void close_all();  // the connection, the mapping and the private copy
+
   std::string path_;
+  uint64_t bytes_ = 0;  // the database file's size when opened
   sqlite3* db_ = nullptr;
+  void* map_ = nullptr;  // the database file mapped (private): what SQLite reads, without a log
   std::vector<std::string> tables_;
   std::string temp_dir_;  // the private copy of a database with a write-ahead log, removed at close
 };

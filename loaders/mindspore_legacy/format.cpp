@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/input_confinement.h"
 #include "base/load_error.h"
 #include "loaders/common/input_files.h"
 
@@ -9,12 +10,11 @@ namespace npu {
 namespace fs = std::filesystem;
 
 bool is_mindspore_legacy(const fs::path& dir, std::string* timeline) {
-  std::error_code ec;
   bool legacy = false;
   std::vector<std::string> timelines;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::string n = e.path().filename().string();
-    if (n.starts_with("ascend_timeline_display_") && n.ends_with(".json")) timelines.push_back(e.path().string());
+  for (const auto& e : list_input_dir(dir)) {
+    std::string n = e.filename().string();
+    if (n.starts_with("ascend_timeline_display_") && n.ends_with(".json")) timelines.push_back(e.string());
     for (const char* prefix : {"output_format_data_hwts_", "framework_raw_", "step_trace_raw_", "hccl_raw_",
                                "ascend_timeline_display_", "minddata_pipeline_raw_"})
       legacy = legacy || n.starts_with(prefix);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "base/input_confinement.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "base/natural_order.h"
@@ -21,12 +22,7 @@ bool ends_with(const std::string& s, std::string_view x) {
   return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
 }
 
-std::vector<fs::path> list_dir(const fs::path& dir) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
-  return out;
-}
+std::vector<fs::path> list_dir(const fs::path& dir) { return list_input_dir(dir); }
 
 void sort_natural(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {

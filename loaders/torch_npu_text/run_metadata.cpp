@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/input_confinement.h"
 #include "loaders/common/input_files.h"
 #include "loaders/torch_npu_text/ascend_files.h"
 
@@ -11,17 +12,20 @@ namespace fs = std::filesystem;
 
 void load_run_metadata(const std::string& run_dir, const std::string& output_dir, RunModel& model) {
   std::vector<fs::path> info_dirs;
-  if (!run_dir.empty()) info_dirs.push_back(run_dir);
+  // The run folder above an output folder that was given alone can lie outside the folders the
+  // MCP server may read: it is not looked into, whatever it holds.
+  if (!run_dir.empty() && !input_path_inside(run_dir))
+    model.stats.warnings.push_back(run_dir + ": the run folder is " + kOutsideAllowed +
+                                   " (its profiler_info*.json and profiler_metadata.json)");
+  else if (!run_dir.empty()) info_dirs.push_back(run_dir);
   if (!output_dir.empty()) info_dirs.push_back(output_dir);
   fs::path info, metadata;
   for (const auto& dir : info_dirs) {
-    std::error_code ec;
     std::vector<fs::path> infos;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      std::string n = e.path().filename().string();
-      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")
-        infos.push_back(e.path());
-      if (n == "profiler_metadata.json" && metadata.empty()) metadata = e.path();
+    for (const auto& e : list_input_dir(dir)) {
+      std::string n = e.filename().string();
+      if (n.rfind("profiler_info", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json") infos.push_back(e);
+      if (n == "profiler_metadata.json" && metadata.empty()) metadata = e;
     }
     std::sort(infos.begin(), infos.end());
     if (!infos.empty() && info.empty()) {

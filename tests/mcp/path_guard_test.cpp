@@ -77,10 +77,18 @@ TEST(PathGuard, SymbolicLinksOut) {
   EXPECT_NE(refusal(g, (allowed / "run").string()).find("deeper"), std::string::npos);
   fs::remove(d.path() / "other/inner/deeper");
 
-  // A loop of links ends; a broken link is no way out.
+  // A loop of links ends; a broken link inside is no way out.
   fs::create_symlink(allowed / "run", allowed / "run/loop");
-  fs::create_symlink(d.path() / "nothing", allowed / "run/broken");
+  fs::create_symlink(allowed / "nothing", allowed / "run/broken");
   EXPECT_EQ(refusal(g, (allowed / "run").string()), "");
+  // A broken link out is refused as a link to an outside file is: the answer does not tell
+  // whether anything is there.
+  fs::create_symlink(d.path() / "nothing", allowed / "run/broken_out");
+  EXPECT_NE(refusal(g, (allowed / "run").string()).find("leading outside"), std::string::npos);
+  fs::create_symlink(d.path() / "secret/trace_view.json", allowed / "there_out");
+  const auto after = [&](const fs::path& p) { return refusal(g, p.string()).substr(p.string().size()); };
+  EXPECT_EQ(after(allowed / "run/broken_out"), after(allowed / "there_out"));
+  EXPECT_EQ(after(allowed / "run/broken_out/x.json"), after(allowed / "there_out"));
 }
 
 TEST(PathGuard, FingerprintFollowsTheFiles) {
