@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -142,7 +143,7 @@ std::optional<double> parse_double(std::string_view text) {
   if (t.back() == '%') t.remove_suffix(1);
   double v = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec == std::errc() && p == t.data() + t.size()) return v;
+  if (ec == std::errc() && p == t.data() + t.size() && std::isfinite(v)) return v;
   return std::nullopt;
 }
 

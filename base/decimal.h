@@ -17,7 +17,8 @@ std::optional<Ns> parse_us_to_ns(std::string_view text);
 // Same, for a value already in nanoseconds or any integer-like count ("12", "12.0").
 std::optional<int64_t> parse_int(std::string_view text);
 
-// Plain floating-point value (ratios, MB, GB/s). nullopt for N/A or empty.
+// Plain floating-point value (ratios, MB, GB/s). nullopt for N/A, empty, or a value that is no
+// finite number ("inf", "nan", "1e400"): an infinite size is a corrupt cell, not a measurement.
 std::optional<double> parse_double(std::string_view text);
 
 // Strips surrounding whitespace (space, tab, CR) and one layer of double quotes, as real

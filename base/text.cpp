@@ -30,6 +30,20 @@ std::string md_safe_cell(const std::string& s) {
   return o;
 }
 
+std::string md_code(const std::string& s) {
+  std::string body = s;
+  size_t longest = 0, run = 0;
+  for (auto& c : body) {
+    if (c == '\n' || c == '\r') c = ' ';
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick needs a space inside its fence (CommonMark strips one).
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
 std::string md_prose(const std::string& s) {
   std::string o;
   o.reserve(s.size());

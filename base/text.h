@@ -15,6 +15,10 @@ std::string md_cell(std::string s);
 // Text from runs and rules in a CI summary table cell: also no code span or HTML of its own
 // (a rule's title must not inject markup into a CI page): '`' becomes '\'', '<' '>' entities.
 std::string md_safe_cell(const std::string& s);
+// Text from runs and rules (a rule id, a path) as one Markdown code span, backticks included:
+// fenced by more backticks than any run in it, so no text closes the span early and brings live
+// HTML after it; line breaks become spaces.
+std::string md_code(const std::string& s);
 // Text from runs and rules as Markdown prose: no HTML, links, code spans or table cells of its own.
 std::string md_prose(const std::string& s);
 

@@ -13,6 +13,7 @@
 #include "base/load_error.h"
 #include "cli/commands.h"
 #include "cli/output_guard.h"
+#include "facts/whatif/transforms.h"
 
 #ifndef NPU_ADVISOR_VERSION
 #define NPU_ADVISOR_VERSION "0.0.0"
@@ -258,8 +259,10 @@ void Cli::add_whatif() {
                               "Replay a run's steps with fixes applied and print what each saves "
                               "(dataloader, graphs, syncs, pinned, gc, compile)");
   whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
+  // Names are checked before the run is loaded, whether or not its replay turns out available.
   whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(CLI::IsMember(npu::whatif::transform_names()));
   whatif->add_option("-o,--output", whatif_out.out_file, "Write to FILE (JSON when it ends in .json)");
   whatif->add_option("--format", whatif_out.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   add_common(whatif);
@@ -400,8 +403,10 @@ int dispatch_reporting_errors(Cli& cli, const ChildCommand& child) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kBadInput;
   } catch (const std::filesystem::filesystem_error& e) {
-    // A symbolic link loop, a folder that vanished: bad input, one line.
-    std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
+    // A symbolic link loop, a folder that vanished: bad input, one line, naming the path (or,
+    // where the library gives none, what was being done).
+    if (e.path1().empty()) std::fprintf(stderr, "error: %s\n", e.what());
+    else std::fprintf(stderr, "error: %s: %s\n", e.path1().c_str(), e.code().message().c_str());
     return kBadInput;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");

@@ -251,7 +251,17 @@ json evaluate_gate(const json& doc, const GateConfig& cfg) {
   for (const auto& [metric, b] : cfg.budgets)
     if (b.kind != Budget::Kind::Off) count(budget_check(doc, metric, b, cfg.compare));
   if (cfg.fail_on_finding_saving) count(findings_check(doc, *cfg.fail_on_finding_saving, cfg.new_findings_only));
-  if (checks.empty()) notes.push_back("every budget is off: nothing was checked");
+  // A gate that evaluated nothing (every budget off, or every check skipped: a side without
+  // steps) has no verdict to pass: it fails, and says why.
+  if (passed + failed == 0)
+    count({{"name", "evaluated"},
+           {"budget", "at least one check evaluated"},
+           {"budget_source", "gate"},
+           {"unit", ""},
+           {"status", "fail"},
+           {"message", checks.empty() ? "nothing was evaluated: every budget is off"
+                                      : "nothing was evaluated: every check was skipped, so there is no verdict to "
+                                        "pass"}});
   for (const auto& n : doc.value("notes", json::array())) notes.push_back(n);
   return {{"schema", "npu-advisor.gate"},
           {"schema_version", 1},

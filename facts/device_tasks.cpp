@@ -83,21 +83,7 @@ GpuSync gpu_sync_kind(std::string_view n) {
 }
 
 std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunModel& m) {
-  std::unordered_map<int64_t, uint32_t> host;
-  std::vector<int8_t> runtime_cat(m.strings.size(), -1);
-  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
-    if (m.tracks[t].kind == TrackKind::Device) continue;
-    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
-      const Slice& s = m.slices[i];
-      if (s.corr == kNoId) continue;
-      int8_t& rc = runtime_cat[s.cat];
-      if (rc < 0) rc = kineto_category(m.str(s.cat)) == KinetoCat::HostRuntime ? 1 : 0;
-      if (!rc) continue;
-      auto [it, fresh] = host.try_emplace(s.corr, i);
-      if (!fresh && s.ts < m.slices[it->second].ts) it->second = i;
-    }
-  }
-  return host;
+  return correlation_launches(m).by_id;
 }
 
 DeviceTimeline extract_device_timeline(const RunModel& m) {

@@ -45,7 +45,7 @@ struct DeviceTimeline {
   // Empty on Ascend, whose profilers count runtime tasks (MEMCPY_ASYNC) as Free.
   std::vector<uint32_t> copy_slices;
   Intervals copies;
-  Interval window;                       // first device task start .. last end (incl. comm)
+  Interval window;  // first device task start .. last end (incl. comm)
   bool has_device = false;
   bool comm_from_ops = false;  // comm spans from the HCCL/Communication op threads (else device HCCL tasks)
   // GPU traces: the device the timeline covers (RunMetadata::device) and the others found in
@@ -60,8 +60,9 @@ struct DeviceTimeline {
 enum class GpuSync : uint8_t { None, Stream, Device };
 GpuSync gpu_sync_kind(std::string_view runtime_call_name);
 
-// Kineto: correlation id -> the host runtime/driver call that carries it (the earliest, if an
-// id is written twice). The kernel, memcpy or memset with the same id is what it launched.
+// Kineto: correlation id -> the host runtime/driver call that carries it; the kernel, memcpy or
+// memset with the same id is what it launched. Ids carried by several launches are left out
+// (model.h: correlation_launches).
 std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunModel& m);
 
 DeviceTimeline extract_device_timeline(const RunModel& m);

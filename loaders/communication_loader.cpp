@@ -8,6 +8,7 @@
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "loaders/common/csv_table.h"
+#include "loaders/common/duration_bound.h"
 #include "loaders/common/step_trace_columns.h"
 
 namespace npu {
@@ -249,9 +250,13 @@ std::vector<ClusterStepRow> load_cluster_step_trace_time(const std::string& path
     row.overlapped_ns = r.us_to_ns(c_ovl).value_or(0);
     row.communication_ns = r.us_to_ns(c_comm).value_or(0);
     row.free_ns = r.us_to_ns(c_free).value_or(0);
-    row.device_time_ns = row.computing_ns + row.comm_not_overlapped_ns + row.free_ns;
     if (c_bubble >= 0) row.bubble_ns = r.us_to_ns(c_bubble).value_or(0);
     if (c_stage >= 0) row.stage_ns = r.us_to_ns(c_stage).value_or(0);
+    // As a rank's own step rows (loaders/common/duration_bound.h): a time over a day is corrupt.
+    for (Ns v : {row.computing_ns, row.comm_not_overlapped_ns, row.overlapped_ns, row.communication_ns, row.free_ns,
+                 row.bubble_ns, row.stage_ns})
+      if (impossibly_long(v)) throw LoadError::at_line(path, r.line(), std::string("rank row ") + kImpossiblyLongRow);
+    row.device_time_ns = row.computing_ns + row.comm_not_overlapped_ns + row.free_ns;
     row.source = {path, "", static_cast<int64_t>(r.line()), "rank row"};
     out.push_back(std::move(row));
   });

@@ -90,6 +90,34 @@ KinetoCat kineto_category(std::string_view c) {
   return KinetoCat::None;
 }
 
+CorrelationLaunches correlation_launches(const RunModel& m) {
+  CorrelationLaunches out;
+  std::vector<int8_t> runtime_cat(m.strings.size(), -1);
+  std::unordered_map<int64_t, bool> shared;  // ids seen on calls that do not nest
+  for (uint32_t t = 0; t < m.tracks.size(); ++t) {
+    if (m.tracks[t].kind == TrackKind::Device) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& s = m.slices[i];
+      if (s.corr == kNoId) continue;
+      int8_t& rc = runtime_cat[s.cat];
+      if (rc < 0) rc = kineto_category(m.str(s.cat)) == KinetoCat::HostRuntime ? 1 : 0;
+      if (!rc) continue;
+      auto [it, fresh] = out.by_id.try_emplace(s.corr, i);
+      if (fresh) continue;
+      const Slice& o = m.slices[it->second];
+      const bool inside = s.ts >= o.ts && s.end() <= o.end(), around = o.ts >= s.ts && o.end() <= s.end();
+      if (!inside && !around) shared[s.corr] = true;
+      else if (around && s.ts < o.ts) it->second = i;
+    }
+  }
+  for (const auto& [id, _] : shared) {
+    out.by_id.erase(id);
+    out.ambiguous.push_back(id);
+  }
+  std::sort(out.ambiguous.begin(), out.ambiguous.end());
+  return out;
+}
+
 std::string run_platform(const RunModel& m) {
   if (!m.meta.platform.empty()) return m.meta.platform;
   const std::string& fw = m.meta.framework;

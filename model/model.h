@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/types.h"
@@ -326,8 +327,8 @@ struct RunModel {
 
   std::vector<OpStatistic> op_statistics;
   std::vector<StepTraceRow> step_trace;
-  std::vector<CommTaskArgs> comm_task_args;  // sorted by slice
-  std::vector<CopyBytes> copy_bytes;          // sorted by loc after finalize()
+  std::vector<CommTaskArgs> comm_task_args;     // sorted by slice
+  std::vector<CopyBytes> copy_bytes;            // sorted by loc after finalize()
   int64_t copy_bytes_of(const Slice& s) const;  // -1: not written
   std::vector<MemoryRecord> memory_records;
   std::vector<OperatorMemory> operator_memory;
@@ -369,6 +370,17 @@ TrackKind classify_process(std::string_view process_name);
 // a Kineto track is classified by what its events are, not by its pid or process name.
 enum class KinetoCat : uint8_t { None, GpuKernel, GpuMemcpy, GpuMemset, GpuAnnotation, HostOp, HostRuntime };
 KinetoCat kineto_category(std::string_view cat);
+
+// Kineto: the host runtime/driver call that carries each correlation id; the kernel, memcpy or
+// memset with the same id is what it launched. Calls of one id that nest (a runtime call and the
+// driver call inside it) are one launch: the outer one is kept. An id carried by calls that do
+// not nest (ids reused across steps) is ambiguous: which launch started its device work is
+// unknown, so it is left out of `by_id` and listed in `ambiguous` (run_loader says so).
+struct CorrelationLaunches {
+  std::unordered_map<int64_t, uint32_t> by_id;  // id -> slice index of the call
+  std::vector<int64_t> ambiguous;               // sorted
+};
+CorrelationLaunches correlation_launches(const RunModel& m);
 
 // "ascend", "gpu" or "cpu": meta.platform when finalize() found device tracks, else from the
 // framework (torch_npu / mindspore / unknown -> ascend, Kineto without GPU work -> cpu).

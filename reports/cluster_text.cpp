@@ -256,7 +256,8 @@ std::string render_run_list_markdown(const json& list) {
   std::string out = "# npu-advisor: " + list["input"].value("path", "") + "\n\n" + run_list_header(list, "- ") + "\n";
   const auto& runs = list["runs"];
   for (size_t i = 0; i < runs.size(); ++i) {
-    out += fmt::format("\n---\n\n## Run {} of {}: `{}`\n\n", i + 1, runs.size(), runs[i]["input"].value("path", ""));
+    out += fmt::format("\n---\n\n## Run {} of {}: {}\n\n", i + 1, runs.size(),
+                       text::md_code(runs[i]["input"].value("path", "")));
     out += render_markdown(runs[i]);
   }
   return out;

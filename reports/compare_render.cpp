@@ -369,10 +369,11 @@ std::string findings_markdown(const json& doc) {
   o += fmt::format("\n## Findings\n\n{} appeared, {} disappeared, {} in both.\n\n", f["appeared"].size(),
                    f["disappeared"].size(), f["persisting"].size());
   for (const auto& x : f["appeared"])
-    o += fmt::format("- **new:** {} (`{}`): {}\n", text::md_safe_cell(x.value("title", "")), x.value("rule", ""),
-                     text::md_safe_cell(x.value("observed", "")));
+    o += fmt::format("- **new:** {} ({}): {}\n", text::md_safe_cell(x.value("title", "")),
+                     text::md_code(x.value("rule", "")), text::md_safe_cell(x.value("observed", "")));
   for (const auto& x : f["disappeared"])
-    o += fmt::format("- **gone:** {} (`{}`)\n", text::md_safe_cell(x.value("title", "")), x.value("rule", ""));
+    o += fmt::format("- **gone:** {} ({})\n", text::md_safe_cell(x.value("title", "")),
+                     text::md_code(x.value("rule", "")));
   if (!doc["notes"].empty()) {
     o += "\n## Notes\n\n";
     for (const auto& n : doc["notes"]) o += "- " + text::md_safe_cell(n.get<std::string>()) + "\n";

@@ -155,8 +155,8 @@ std::string render_gate_markdown(const json& g, const json& doc) {
                             metric_delta_text(nz["ci_high"].get<double>(), unit), nz["test"]["p_value"].get<double>())
               : "too few steps: plain threshold";
     }
-    if (c["name"] == "findings") {
-      o += fmt::format("| findings | {} | | | | {} | |\n", st == "fail" ? "❌ fail" : "✅ pass",
+    if (c["name"] == "findings" || (st != "skipped" && !c.contains("base"))) {  // a check without numbers
+      o += fmt::format("| {} | {} | | | | {} | |\n", text::md_safe_cell(c["name"]), st == "fail" ? "❌ fail" : "✅ pass",
                        text::md_safe_cell(c.value("budget", "")));
       continue;
     }
@@ -177,6 +177,8 @@ std::string render_gate_markdown(const json& g, const json& doc) {
   for (const auto& c : g["checks"])
     if (c["name"] == "findings" && c["status"] == "fail")
       o += "\n**Findings over the limit:** " + text::md_safe_cell(c.value("message", "")) + "\n";
+    else if (c["name"] == "evaluated" && c["status"] == "fail")
+      o += "\n**Nothing evaluated:** " + text::md_safe_cell(c.value("message", "")) + "\n";
   if (!doc["why"].empty()) {
     o += fmt::format("\n### Why ({} by {} per step)\n\n", doc["why_basis"].value("direction", ""),
                      fmt_signed_ms(doc["why_basis"].value("total_delta_ns", 0.0)));

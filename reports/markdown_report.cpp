@@ -114,8 +114,9 @@ std::string finding_markdown(const nlohmann::json& f) {
     saving = format_ms(f["saving_ns"].get<double>()) + " per step";
     if (f["saving_ratio"].is_number()) saving += " (" + format_percent(f["saving_ratio"].get<double>()) + " of a step)";
   }
-  out += fmt::format("*Rule* `{}` · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
-                     f.value("rule", ""), f.value("category", ""), saving, 100 * f.value("confidence", 0.0));
+  out += fmt::format("*Rule* {} · *category* {} · *estimated saving* {} · *confidence* {:.0f}%\n\n",
+                     text::md_code(f.value("rule", "")), text::md_prose(f.value("category", "")), saving,
+                     100 * f.value("confidence", 0.0));
   out += "**Observed:** " + text::md_prose(f.value("observed", "")) + "\n\n";
   if (!f.value("why", std::string()).empty())
     out += "**Why it matters:** " + text::md_prose(f.value("why", std::string())) + "\n\n";
@@ -168,17 +169,19 @@ std::string checks_not_run_markdown(const nlohmann::json& r) {
     std::string reason = rs.value("reason", "");
     if (st == "not applicable" &&
         (reason.rfind("single-rank check", 0) == 0 || reason.rfind("cluster check", 0) == 0)) {
-      other_scope.push_back("`" + rs.value("rule", "") + "`");
+      other_scope.push_back(text::md_code(rs.value("rule", "")));
       other_reason = reason;
       continue;
     }
     if (st == "skipped" || st == "failed" || st == "not applicable") {
-      out += fmt::format("- `{}` ({}): {}\n", rs.value("rule", ""), st, text::md_safe_cell(rs.value("reason", "")));
+      out += fmt::format("- {} ({}): {}\n", text::md_code(rs.value("rule", "")), st,
+                         text::md_safe_cell(rs.value("reason", "")));
       ++n;
     }
   }
   for (const auto& u : r.value("unavailable", nlohmann::json::array())) {
-    out += fmt::format("- fact `{}` unavailable: {}\n", u.value("fact", ""), text::md_safe_cell(u.value("why", "")));
+    out += fmt::format("- fact {} unavailable: {}\n", text::md_code(u.value("fact", "")),
+                       text::md_safe_cell(u.value("why", "")));
     ++n;
   }
   if (!other_scope.empty()) {

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "facts/facts_schema.h"
+
 namespace npu {
 
 using nlohmann::json;
@@ -17,7 +19,7 @@ struct Pools {
   bool available = false;
   std::string source, why;
   std::string over;  // a cluster's: over which ranks the step is a mean
-  double step = 0;  // per step: the mean over `steps`
+  double step = 0;   // per step: the mean over `steps`
   int64_t steps = 0;
   std::map<std::string, double> budget;
   json parts = json::object();
@@ -76,8 +78,8 @@ Pools pools_from_split(const json& a) {
   const double computing = per_step(a, "computing_ns", steps), communication = per_step(a, "communication_ns", steps),
                bubble = per_step(a, "bubble_ns", steps), idle = per_step(a, "idle_ns", steps),
                copies = optional_per_step(a, "copies_ns", steps);
-  set_parts(p, computing, communication, bubble, idle, computing + communication + bubble + idle + std::max(0.0, copies),
-            copies);
+  set_parts(p, computing, communication, bubble, idle,
+            computing + communication + bubble + idle + std::max(0.0, copies), copies);
   add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
   return p;
 }
@@ -124,7 +126,51 @@ Pools pools_of(const json& facts) {
   return {};
 }
 
+// The step with the findings' fixes together: said only when every fix of the combined replay
+// is a finding's (a fix no rule asked for is not advice); only what the reports read, of the
+// types they read (a facts file read back may hold anything). Null when not said.
+json replay_summary(const json& combined, const json& findings, double replay_total) {
+  json names = json::array();
+  bool all_advised = true;
+  for (const auto& n : combined.value("transforms", json::array())) {
+    if (!n.is_string()) continue;
+    names.push_back(n);
+    bool advised = false;
+    for (const auto& f : findings)
+      advised =
+          advised || (f.value("saving_method", std::string()) == "replay" && f.value("whatif", std::string()) == n);
+    all_advised = all_advised && advised;
+  }
+  const auto step = combined.find("step_ns");
+  if (!all_advised || names.empty() || step == combined.end() || !step->is_number_integer()) return nullptr;
+  return {{"transforms", names},
+          {"step_ns", step->get<int64_t>()},
+          {"saving_ns", static_cast<int64_t>(std::max(0.0, std::min(replay_total, 9e18)))}};
+}
+
+// Why a finding got less than its estimate: the step is spent (`by_step`), the replay of all the
+// fixes saves no more, or its pool (`from_text`) is claimed.
+std::string capped_text(const std::string& pool, const std::string& from_text, bool by_step, bool replayed) {
+  if (by_step) return "the rest of its estimate is more than the step: the findings above it claim the rest";
+  if (replayed)
+    return "the rest is what the findings above it save: the replay of all the fixes together saves no more";
+  return "the rest of its estimate is " + from_text + " time already claimed by the findings above it" +
+         (pool.rfind("idle.", 0) == 0 ? " or not attributed to this cause" : "");
+}
+
 }  // namespace
+
+bool is_split_pool(const std::string& pool) {
+  if (pool == "compute" || pool == "communication" || pool == "copies" || pool == "idle") return true;
+  return pool.rfind("idle.", 0) == 0 &&
+         FactsSchema::builtin().has_need_path("idle_attribution.causes." + pool.substr(5));
+}
+
+std::string pool_problem(const std::string& pool) {
+  if (is_split_pool(pool)) return "";
+  return "pool '" + pool +
+         "' is not a pool of the step split (compute, communication, copies, idle, idle.<cause>: docs/rules.md)";
+}
 
 double saving_denominator_ns(const json& facts) {
   const Pools p = pools_of(facts);
@@ -136,15 +182,12 @@ json attribute_savings(json& findings, const json& facts) {
   if (!pools.available)
     return {{"available", false}, {"why", "no step breakdown: savings are the rules' own estimates"}};
   std::map<std::string, double> left = pools.budget, claimed;
-  // A cause pool draws on "idle" too; one the split does not have falls back to "idle".
+  // A cause pool draws on "idle" too; any pool the split does not have (a cause it did not see,
+  // copies on an Ascend run or a cluster) falls back to "idle": no saving escapes the cap.
   auto pools_for = [&](const std::string& pool) {
     std::vector<std::string> out;
-    if (pool.rfind("idle.", 0) == 0) {
-      if (left.count(pool)) out.push_back(pool);
-      out.push_back("idle");
-    } else if (left.count(pool)) {
-      out.push_back(pool);
-    }
+    if (left.count(pool) && pool != "idle") out.push_back(pool);
+    if (pool.rfind("idle.", 0) == 0 || !left.count(pool)) out.push_back("idle");
     return out;
   };
 
@@ -159,8 +202,8 @@ json attribute_savings(json& findings, const json& facts) {
   // savings add up to at most this.
   double replay_left = 0, replay_total = 0;
   const json* combined = nullptr;
-  if (const auto w = facts.find("whatif"); w != facts.end() && w->is_object() && w->contains("combined") &&
-                                            (*w)["combined"].is_object()) {
+  if (const auto w = facts.find("whatif");
+      w != facts.end() && w->is_object() && w->contains("combined") && (*w)["combined"].is_object()) {
     combined = &(*w)["combined"];
     const auto v = combined->find("saving_ns");
     replay_left = v != combined->end() && v->is_number() && std::isfinite(v->get<double>())
@@ -168,11 +211,12 @@ json attribute_savings(json& findings, const json& facts) {
                       : 0.0;
     replay_total = replay_left;
   }
+  // Whatever the pools, the savings together are at most the step.
+  double step_left = pools.step;
   for (size_t i : order) {
     json& f = findings[i];
     const std::string pool = f.value("pool", std::string("idle"));
     const std::vector<std::string> from = pools_for(pool);
-    if (from.empty()) continue;  // a pool this run has no budget for (a user rule's own)
     const double want = f.value("saving_ns", 0.0);
     double got = want;
     // A replayed saving is the simulated step less the fix (docs/whatif.md), not a share of one
@@ -182,16 +226,17 @@ json attribute_savings(json& findings, const json& facts) {
     if (replayed) got = std::min(got, std::max(0.0, replay_left));
     else
       for (const auto& p : from) got = std::min(got, std::max(0.0, left[p]));
+    const double pool_got = got;
+    got = std::min(got, std::max(0.0, step_left));
     if (replayed) replay_left -= got;
+    step_left -= got;
     for (const auto& p : from) left[p] -= got, claimed[p] += got;
     if (got < want) {
       f["saving_estimate_ns"] = static_cast<int64_t>(want);
       f["saving_ns"] = static_cast<int64_t>(got);
-      f["saving_capped"] = replayed ? std::string("the rest is what the findings above it save: the replay of all "
-                                                  "the fixes together saves no more")
-                                    : "the rest of its estimate is " + pool +
-                                          " time already claimed by the findings above it" +
-                                          (pool.rfind("idle.", 0) == 0 ? " or not attributed to this cause" : "");
+      const std::string from_text =
+          left.count(pool) || pool.rfind("idle.", 0) == 0 ? pool : "idle (this run's split has no " + pool + " part)";
+      f["saving_capped"] = capped_text(pool, from_text, got < pool_got, replayed);
       f["score_ns"] = static_cast<int64_t>(got * f.value("confidence", 0.5));
     }
     f["saving_ratio"] = pools.step > 0 ? json(f.value("saving_ns", 0.0) / pools.step) : json(nullptr);
@@ -220,33 +265,17 @@ json attribute_savings(json& findings, const json& facts) {
   // The cause pools are parts of "idle": counted there once.
   const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"];
   json out = {{"available", true},
-          {"source", pools.source},
-          {"step_ns", static_cast<int64_t>(pools.step)},
-          {"steps", pools.steps},
-          {"explained_ns", static_cast<int64_t>(explained)},
-          {"parts", pools.parts},
-          {"idle_causes", pools.idle_causes},
-          {"pools", out_pools}};
+              {"source", pools.source},
+              {"step_ns", static_cast<int64_t>(pools.step)},
+              {"steps", pools.steps},
+              {"explained_ns", static_cast<int64_t>(explained)},
+              {"parts", pools.parts},
+              {"idle_causes", pools.idle_causes},
+              {"pools", out_pools}};
   if (!pools.over.empty()) out["over"] = pools.over;
-  // The step with the findings' fixes together: said only when every fix of the combined replay
-  // is a finding's (a fix no rule asked for is not advice); only what the reports read, of the
-  // types they read (a facts file read back may hold anything).
   if (combined) {
-    json names = json::array();
-    bool all_advised = true;
-    for (const auto& n : combined->value("transforms", json::array())) {
-      if (!n.is_string()) continue;
-      names.push_back(n);
-      bool advised = false;
-      for (const auto& f : findings)
-        advised = advised || (f.value("saving_method", std::string()) == "replay" && f.value("whatif", std::string()) == n);
-      all_advised = all_advised && advised;
-    }
-    const auto step = combined->find("step_ns");
-    if (all_advised && !names.empty() && step != combined->end() && step->is_number_integer())
-      out["replay"] = {{"transforms", names},
-                       {"step_ns", step->get<int64_t>()},
-                       {"saving_ns", static_cast<int64_t>(std::max(0.0, std::min(replay_total, 9e18)))}};
+    json replay = replay_summary(*combined, findings, replay_total);
+    if (!replay.is_null()) out["replay"] = std::move(replay);
   }
   return out;
 }

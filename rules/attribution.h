@@ -12,6 +12,8 @@
 // step breakdown and the cause pools fall back to "idle". A cluster's pools are its ranks' split
 // (facts.cluster.step_split: the mean over the ranks of each rank's mean step).
 #pragma once
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace npu {
@@ -26,6 +28,13 @@ namespace npu {
 //    idle_causes: [{cause, ns}] (largest first, per step),
 //    pools: {name: {budget_ns, claimed_ns}}}
 nlohmann::json attribute_savings(nlohmann::json& findings, const nlohmann::json& facts);
+
+// Whether `pool` names a pool of the step split: compute, communication, copies, idle, or
+// idle.<cause> with a cause of idle_attribution.causes. A rule's declared pool and a finding's
+// own (emit{pool}) must be one: an unknown name would escape the cap.
+bool is_split_pool(const std::string& pool);
+// The error text for a pool that is not one ("" when it is).
+std::string pool_problem(const std::string& pool);
 
 // The step every saving is a share of (ns per step): the split's step when the facts have it,
 // else the median device step; 0 when unknown.

@@ -5,7 +5,7 @@
 
 #include <lua.hpp>
 
-#include "facts/facts_schema.h"
+#include "rules/attribution.h"
 #include "rules/replay_saving.h"
 #include "rules/rule_params.h"
 
@@ -118,12 +118,8 @@ std::string read_fields(const RuleSource& src, const nlohmann::json& d, RuleMeta
   if (meta.pool.size() > 64) return src.path + ": rule declaration: 'pool' is too long (at most 64 bytes)";
   // A saving is drawn from a pool the step split has (rules/attribution.h): an unknown name
   // would escape the cap (a 1000 ms saving in a 14 ms step ranked first).
-  if (!meta.pool.empty() && meta.pool != "compute" && meta.pool != "communication" && meta.pool != "copies" &&
-      meta.pool != "idle" &&
-      !(meta.pool.rfind("idle.", 0) == 0 &&
-        FactsSchema::builtin().has_need_path("idle_attribution.causes." + meta.pool.substr(5))))
-    return src.path + ": rule declaration: pool '" + meta.pool +
-           "' is not a pool of the step split (compute, communication, copies, idle, idle.<cause>: docs/rules.md)";
+  if (!meta.pool.empty() && !is_split_pool(meta.pool))
+    return src.path + ": rule declaration: " + pool_problem(meta.pool);
   if (meta.pool.empty())
     meta.pool = meta.category == "communication" || meta.category == "cluster" ? "communication"
                 : meta.category == "compute"                                   ? "compute"

@@ -219,9 +219,11 @@ std::string emit_finding(EmitContext& ctx) {
   // own findings (slow rank, slow link, bubble) explain, so it is served after them.
   out["pool"] = meta.pool;
   if (f.contains("pool")) {
-    if (f["pool"].is_string() && !f["pool"].get<std::string>().empty())
-      out["pool"] = printable(f["pool"].get<std::string>());
-    else if (err.empty()) err = "emit{}: 'pool' must be a non-empty string";
+    if (f["pool"].is_string() && is_split_pool(f["pool"].get<std::string>()))
+      out["pool"] = f["pool"].get<std::string>();
+    else if (err.empty())
+      err = f["pool"].is_string() ? "emit{}: " + pool_problem(printable(f["pool"].get<std::string>()))
+                                  : "emit{}: 'pool' must be a non-empty string";
   }
   if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))
     out["residual"] = true;
@@ -309,10 +311,21 @@ std::vector<std::string> rule_files(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw LoadError::whole_file(dir, "rule folder not found");
   std::vector<std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (!e.is_regular_file() || e.path().extension() != ".lua") continue;
-    std::string rel = e.path().lexically_relative(dir).generic_string();
-    if (rel.rfind(kLibraryDir, 0) != 0 && !is_verdict_path(rel)) files.push_back(e.path().string());
+  // A folder that cannot be read (its permissions) is the error of that folder, named: rules
+  // left out silently would be a report without them.
+  auto unreadable = [](const fs::path& p, const std::error_code& e) {
+    return LoadError::whole_file(p.string(), "cannot read the rule folder: " + e.message());
+  };
+  fs::recursive_directory_iterator it(dir, ec);
+  if (ec) throw unreadable(dir, ec);
+  for (const fs::recursive_directory_iterator end; it != end;) {
+    const fs::directory_entry e = *it;
+    if (e.is_regular_file(ec) && e.path().extension() == ".lua") {
+      std::string rel = e.path().lexically_relative(dir).generic_string();
+      if (rel.rfind(kLibraryDir, 0) != 0 && !is_verdict_path(rel)) files.push_back(e.path().string());
+    }
+    it.increment(ec);  // descends into `e` when it is a folder: an error here is that folder's
+    if (std::error_code type; ec) throw unreadable(e.is_directory(type) ? e.path() : e.path().parent_path(), ec);
   }
   std::sort(files.begin(), files.end());
   return files;

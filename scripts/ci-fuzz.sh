@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI: the libFuzzer targets (tests/fuzz/: the trace, CSV and SQLite loaders, the decimal
-# parser, the rule sandbox), built with clang, ASan and UBSan in a build folder of their own,
+# parser, the rule sandbox, facts files), built with clang, ASan and UBSan in a build folder of their own,
 # replay their seed corpora, then each runs for a bounded time. A finding fails the run and its
 # log (with the crash file's path) is printed. Known, already-reported findings are skipped as
 # in `ninja fuzz_smoke` (tests/fuzz/README.md).
@@ -19,7 +19,7 @@ echo "ci-fuzz: built and replayed the seed corpora in $(( $(date +%s) - start ))
 export UBSAN_OPTIONS="suppressions=$PWD/tests/fuzz/ubsan_known.supp"
 export NPU_FUZZ_SKIP=msg-one-line,int-exact
 failed=0
-for t in trace_json csv decimal db rule side_json mcp; do
+for t in trace_json csv decimal db rule side_json facts mcp; do
   log="$build/fuzz-work/$t/ci.log"
   mkdir -p "$(dirname "$log")"
   # A fixed seed: the same mutations every run (what a run explores still depends on its speed).

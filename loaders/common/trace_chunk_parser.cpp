@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <simdjson.h>
+#include <string>
 
 #include "base/decimal.h"
 
@@ -311,14 +313,15 @@ class ChunkParser {
       case 'I':
       case 'n': {
         // A negative duration is corrupt, not a slice: as a ProfilerStep it made a step time
-        // of -14 ms that a gate passed.
-        if (!ev.has_ts || (ev.ph == 'X' && ((ev.has_dur && ev.dur < 0) || ev.bad_dur))) {
+        // of -14 ms that a gate passed. A complete event ('X') whose dur is missing or null lost
+        // its duration: as a zero-length task it emptied the device timeline without a word.
+        if (!ev.has_ts || (ev.ph == 'X' && (!ev.has_dur || ev.dur < 0 || ev.bad_dur))) {
           ++out_.without_ts;
           return;
         }
         Slice s;
         s.ts = ev.ts;
-        s.dur = (ev.ph == 'X' && ev.has_dur) ? ev.dur : 0;
+        s.dur = ev.ph == 'X' ? ev.dur : 0;
         s.corr = ev.corr;
         s.loc = loc;
         s.name = ev.name;
@@ -405,6 +408,21 @@ class ChunkParser {
     return e;
   }
 
+  // A field of an event failed: a value of a type no trace event has ("ph": 5) is named, with
+  // its event's offset, rather than reported as invalid JSON (the file is valid JSON).
+  simdjson::error_code fail_field(simdjson::error_code e, const char* event_start, std::string_view key, od::value v) {
+    fail(e, event_start);
+    od::json_type t;
+    if (e != simdjson::INCORRECT_TYPE || v.type().get(t)) return e;
+    static constexpr const char* kTypes[] = {"", "an array", "an object", "a number", "a string", "a boolean", "null"};
+    const auto i = static_cast<size_t>(t);
+    out_.bad_event = true;
+    out_.error = "the event that starts here has \"" + std::string(key) +
+                 "\" = " + (i < std::size(kTypes) && *kTypes[i] ? kTypes[i] : "a value") +
+                 ", which no trace event has (the file is valid JSON, but this is no Chrome-trace event)";
+    return e;
+  }
+
   simdjson::error_code parse_events(od::array arr, const char* end) {
     const char* event_start = nullptr;
     for (auto er : arr) {
@@ -466,7 +484,7 @@ class ChunkParser {
             break;
           default: break;
         }
-        if (e) return fail(e, event_start);
+        if (e) return fail_field(e, event_start, raw_key(f, end), v);
       }
       emit(ev, event_start ? file_offset(event_start) : text_offset_);
     }

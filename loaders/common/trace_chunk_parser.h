@@ -64,8 +64,10 @@ struct ChunkResult {
   uint64_t without_ts = 0;
   std::vector<uint64_t> oversized;  // offsets of events the reader skipped (past kMaxEventBytes)
 
-  // Failure: a simdjson error code and where the parse stopped.
+  // Failure: a simdjson error code and where the parse stopped. `bad_event`: the text is JSON,
+  // but an event's field has a type no trace event has ("ph": 5); `error` names the field.
   bool ok = true;
+  bool bad_event = false;
   std::string error;
   uint64_t error_offset = 0;
   // ObjectTail chunks: the object's keys other than traceEvents, as a JSON object text.
@@ -87,6 +89,7 @@ struct ChunkResult {
     without_ts = 0;
     oversized.clear();
     ok = true;
+    bad_event = false;
     error.clear();
     error_offset = 0;
     tail.clear();

@@ -256,7 +256,7 @@ LoadError TraceChunkReader::chunk_error(const Chunk& c, const ChunkResult& r) co
   const size_t n = c.text_len();
   LocatedEventError where = locate_event_error(text, n, c.text_offset, !object_form_);
   if (where.found) return LoadError::at_byte(path_, where.offset, where.message);
-  std::string msg = "invalid JSON: " + r.error;
+  std::string msg = (r.bad_event ? "" : "invalid JSON: ") + r.error;
   // A file cut short is the commonest cause; say so when the text does not end the array.
   size_t e = n;
   while (e > 0 && is_ws(text[e - 1])) --e;

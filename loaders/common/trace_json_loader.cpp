@@ -322,7 +322,7 @@ class TraceLoader {
     if (without_ts_)
       model_.stats.reject(path_ + ": " + std::to_string(without_ts_) +
                           " events without a usable ts (or flow id), or with a dur that is no time or negative, "
-                          "were skipped");
+                          "were skipped (complete events without a dur included)");
     if (!oversized_.empty())
       model_.stats.reject(path_ + ": " + std::to_string(oversized_.size()) + " events larger than " +
                           std::to_string(kMaxEventBytes >> 20) +

@@ -2,6 +2,8 @@
 // exports: MEMORY_RECORD (memory_record.csv: totals over time), OP_MEMORY (operator_memory.csv:
 // per-operator allocations) and NPU_MODULE_MEM (npu_module_mem.csv: reserved memory by CANN
 // module). The database stores bytes; the model keeps the text exports' MB / KB.
+#include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include "loaders/db/db_readers.h"
@@ -15,6 +17,28 @@ std::string device_type(const SqliteStmt& st, int col, bool has) {
   if (!has || st.null(col)) return "";
   return "NPU:" + std::to_string(st.i64(col));
 }
+
+// Rows whose size is no finite number (a REAL of inf or NaN): skipped and counted, as a CSV's
+// bad cell is refused, never a null peak. One rejection per table.
+struct NonFinite {
+  const char* table;
+  uint64_t rows = 0;
+  int64_t first = 0;
+  bool skip(const SqliteStmt& st, std::initializer_list<double> sizes) {
+    for (double v : sizes)
+      if (!std::isfinite(v)) {
+        if (rows++ == 0) first = st.i64(0);
+        return true;
+      }
+    return false;
+  }
+  void report(DbLoadContext& cx) const {
+    if (rows)
+      cx.rejections.push_back(std::string(table) + ": " + std::to_string(rows) + (rows == 1 ? " row" : " rows") +
+                              " with a size that is not a finite number " + (rows == 1 ? "was" : "were") +
+                              " skipped (first: rowid " + std::to_string(first) + ")");
+  }
+};
 
 }  // namespace
 
@@ -32,6 +56,7 @@ void read_memory_record(DbLoadContext& cx) {
   }
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM MEMORY_RECORD", "MEMORY_RECORD");
   uint64_t n = 0;
+  NonFinite bad{"MEMORY_RECORD"};
   while (st.step()) {
     MemoryRecord r;
     r.line = static_cast<uint32_t>(st.i64(0));
@@ -39,11 +64,13 @@ void read_memory_record(DbLoadContext& cx) {
     r.allocated_mb = st.f64(1 + alloc) / kMB;
     r.reserved_mb = st.f64(1 + res) / kMB;
     r.active_mb = c.has(act) && !st.null(1 + act) ? st.f64(1 + act) / kMB : -1;
+    if (bad.skip(st, {r.allocated_mb, r.reserved_mb, r.active_mb})) continue;
     r.component = c.has(comp) ? cx.str(st, 1 + comp) : kEmptyStr;
     r.device_type = cx.model.strings.intern(device_type(st, 1 + dev, c.has(dev)));
     cx.model.memory_records.push_back(r);
     ++n;
   }
+  bad.report(cx);
   cx.model.files[cx.register_file("memory_record.csv", "MEMORY_RECORD")].records = n;
 }
 
@@ -62,6 +89,7 @@ void read_op_memory(DbLoadContext& cx) {
   }
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM OP_MEMORY", "OP_MEMORY");
   uint64_t n = 0;
+  NonFinite bad{"OP_MEMORY"};
   auto opt = [&](int col, bool has) { return has && !st.null(1 + col) ? st.i64(1 + col) : kNoId; };
   while (st.step()) {
     OperatorMemory o;
@@ -73,10 +101,12 @@ void read_op_memory(DbLoadContext& cx) {
     o.duration = opt(dur, c.has(dur));
     o.alloc_total_allocated_mb = c.has(aa) && !st.null(1 + aa) ? st.f64(1 + aa) / kMB : -1;
     o.alloc_total_reserved_mb = c.has(ar) && !st.null(1 + ar) ? st.f64(1 + ar) / kMB : -1;
+    if (bad.skip(st, {o.size_kb, o.alloc_total_allocated_mb, o.alloc_total_reserved_mb})) continue;
     o.device_type = cx.model.strings.intern(device_type(st, 1 + dev, c.has(dev)));
     cx.model.operator_memory.push_back(o);
     ++n;
   }
+  bad.report(cx);
   cx.model.files[cx.register_file("operator_memory.csv", "OP_MEMORY")].records = n;
 }
 
@@ -90,11 +120,13 @@ void read_module_memory(DbLoadContext& cx) {
   if (!c.has(ts) || !c.has(res)) return;
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM NPU_MODULE_MEM", "NPU_MODULE_MEM");
   uint64_t n = 0;
+  NonFinite bad{"NPU_MODULE_MEM"};
   while (st.step()) {
     ModuleMemory r;
     r.line = static_cast<uint32_t>(st.i64(0));
     r.ts = st.i64(1 + ts);
     r.reserved_kb = st.f64(1 + res) / kKB;
+    if (bad.skip(st, {r.reserved_kb})) continue;
     r.device = c.has(dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
     if (c.has(mod)) {
       auto it = cx.modules.find(st.i64(1 + mod));
@@ -103,6 +135,7 @@ void read_module_memory(DbLoadContext& cx) {
     cx.model.module_memory.push_back(r);
     ++n;
   }
+  bad.report(cx);
   cx.model.files[cx.register_file("npu_module_mem.csv", "NPU_MODULE_MEM")].records = n;
 }
 

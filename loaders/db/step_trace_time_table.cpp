@@ -7,6 +7,7 @@
 
 #include "base/decimal.h"
 #include "base/load_error.h"
+#include "loaders/common/duration_bound.h"
 #include "loaders/common/step_trace_columns.h"
 #include "loaders/db/db_readers.h"
 
@@ -52,17 +53,30 @@ void read_analysis_step_trace(const std::string& path, RunModel& model) {
                                             std::string(st.text(1 + col)) + "\"");
     return *v;
   };
-  uint64_t n = 0;
+  uint64_t n = 0, impossible = 0;
+  int64_t first_impossible = 0;
   while (st.step()) {
     StepTraceRow r;
     r.line = static_cast<uint32_t>(st.i64(0));
     r.device = c.has(dev) && !st.null(1 + dev) ? static_cast<int32_t>(st.i64(1 + dev)) : -1;
     if (c.has(step) && !st.null(1 + step)) r.step = parse_int(st.text(1 + step)).value_or(kNoId);
-    for (size_t i = 0; i < cols::kTimes.size(); ++i) r.*cols::kTimes[i].field = us(time[i], cols::kTimes[i].missing);
+    bool too_long = false;
+    for (size_t i = 0; i < cols::kTimes.size(); ++i) {
+      r.*cols::kTimes[i].field = us(time[i], cols::kTimes[i].missing);
+      too_long |= impossibly_long(r.*cols::kTimes[i].field);  // loaders/common/duration_bound.h
+    }
+    if (too_long) {
+      if (impossible++ == 0) first_impossible = st.i64(0);
+      continue;
+    }
     model.step_trace.push_back(r);
     ++n;
   }
   model.files[id].records = n;
+  if (impossible)
+    model.stats.reject(path + ": StepTraceTime: " + std::to_string(impossible) + (impossible == 1 ? " row" : " rows") +
+                       " " + kImpossiblyLongRow + " " + (impossible == 1 ? "was" : "were") + " skipped (first: rowid " +
+                       std::to_string(first_impossible) + ")");
   for (const auto& t : db.tables())
     if (t.rfind("CommAnalyzer", 0) == 0) {
       model.files[id].note = "also holds " + t + " (communication analysis: read by the planned cluster path)";

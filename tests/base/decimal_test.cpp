@@ -74,6 +74,9 @@ TEST(Decimal, Doubles) {
   EXPECT_DOUBLE_EQ(*parse_double("0.824"), 0.824);
   EXPECT_DOUBLE_EQ(*parse_double("79.3%"), 79.3);
   EXPECT_FALSE(parse_double("N/A"));
+  // A value that is no finite number is no measurement (issue 47: an "inf" MB became a null peak).
+  for (const char* t : {"inf", "-inf", "Infinity", "nan", "NaN", "1e400", "-1e999"}) EXPECT_FALSE(parse_double(t)) << t;
+  EXPECT_DOUBLE_EQ(*parse_double("1e300"), 1e300);
 }
 
 TEST(Decimal, FormatRoundTrips) {

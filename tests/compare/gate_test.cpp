@@ -100,6 +100,27 @@ TEST(GateEvaluate, TooFewStepsFallsBackToThePlainThreshold) {
   EXPECT_EQ(g["skipped"], 1);
 }
 
+// A gate that evaluated nothing (every check skipped, or every budget off) fails: a side without
+// steps passed with "0 failed, 0 passed, 1 skipped" (issue 47).
+TEST(GateEvaluate, NothingEvaluatedFails) {
+  json doc = {{"step_time", {{"available", false}}},
+              {"findings", {{"new_run", json::array()}, {"appeared", json::array()}, {"persisting", json::array()}}},
+              {"notes", json::array()}};
+  cmp::GateConfig cfg;
+  json g = cmp::evaluate_gate(doc, cfg);
+  EXPECT_TRUE(cmp::gate_failed(g));
+  EXPECT_EQ(g["failed"], 1);
+  EXPECT_EQ(g["skipped"], 1);
+  EXPECT_EQ(g["checks"].back()["name"], "evaluated");
+  cfg.set(cmp::Budget{"step_time", cmp::Budget::Kind::Off, 0, "off", "t"});
+  g = cmp::evaluate_gate(doc, cfg);
+  EXPECT_TRUE(cmp::gate_failed(g));
+  EXPECT_NE(g["checks"][0]["message"].get<std::string>().find("every budget is off"), std::string::npos);
+  // A findings check alone is an evaluation.
+  cfg.fail_on_finding_saving = 0.1;
+  EXPECT_FALSE(cmp::gate_failed(cmp::evaluate_gate(doc, cfg)));
+}
+
 // ------------------------------------------------------------------ CLI, end to end
 
 int run(const std::string& cmd) {

@@ -206,3 +206,48 @@ TEST(RuleEngine, ASymptomRanksBelowEveryCause) {
   EXPECT_EQ(findings[1]["rule"], "schedule.free_time");
   EXPECT_EQ(findings[1]["rank"], 2);
 }
+
+// A pool the run's split does not have (copies on an Ascend run) draws on idle, and the savings
+// together are at most the step, whatever a rule estimates (issue 47: a user rule's pool escaped
+// the cap, saving 1000 ms per step in a 14 ms step).
+TEST(RuleEngine, NoSavingEscapesTheStep) {
+  nlohmann::json facts = {{"overall",
+                           {{"steps", 1},
+                            {"device_time_ns", 14'000'000},
+                            {"free_ns", 4'000'000},
+                            {"computing_ns", 10'000'000},
+                            {"comm_not_overlapped_ns", 0}}}};
+  nlohmann::json findings = nlohmann::json::array({{{"rule", "user.copies"},
+                                                    {"pool", "copies"},
+                                                    {"saving_ns", 1'000'000'000},
+                                                    {"confidence", 1.0},
+                                                    {"score_ns", 1'000'000'000}},
+                                                   {{"rule", "user.compute"},
+                                                    {"pool", "compute"},
+                                                    {"saving_ns", 1'000'000'000},
+                                                    {"confidence", 0.9},
+                                                    {"score_ns", 900'000'000}}});
+  npu::attribute_savings(findings, facts);
+  ASSERT_EQ(findings.size(), 2u);
+  double total = 0;
+  for (const auto& f : findings) {
+    total += f["saving_ns"].get<double>();
+    if (f["rule"] == "user.copies") {
+      EXPECT_EQ(f["saving_ns"], 4'000'000);  // the idle time
+      EXPECT_NE(f["saving_capped"].get<std::string>().find("this run's split has no copies part"), std::string::npos);
+    } else {
+      EXPECT_EQ(f["saving_ns"], 10'000'000);
+    }
+  }
+  EXPECT_LE(total, 14'000'000);
+}
+
+// A finding's own pool must be one of the split, as a declared one must.
+TEST(RuleEngine, AFindingsPoolMustBeOneOfTheSplit) {
+  auto bad = run_one(std::string(kHeader) + "function check(f, p, emit) emit{observed='x', pool='bogus'} end");
+  EXPECT_TRUE(bad.findings.empty());
+  EXPECT_NE(bad.reason.find("emit{}: pool 'bogus' is not a pool of the step split"), std::string::npos) << bad.reason;
+  EXPECT_TRUE(npu::is_split_pool("idle.compile"));
+  EXPECT_FALSE(npu::is_split_pool("idle.nowhere"));
+  EXPECT_FALSE(npu::is_split_pool(""));
+}
