@@ -82,8 +82,8 @@ GpuSync gpu_sync_kind(std::string_view n) {
   return GpuSync::None;
 }
 
-std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunModel& m) {
-  return correlation_launches(m).by_id;
+const std::unordered_map<int64_t, uint32_t>& runtime_calls_by_correlation(const RunModel& m) {
+  return m.correlation.by_id;
 }
 
 DeviceTimeline extract_device_timeline(const RunModel& m) {

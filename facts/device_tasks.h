@@ -63,7 +63,7 @@ GpuSync gpu_sync_kind(std::string_view runtime_call_name);
 // Kineto: correlation id -> the host runtime/driver call that carries it; the kernel, memcpy or
 // memset with the same id is what it launched. Ids carried by several launches are left out
 // (model.h: correlation_launches).
-std::unordered_map<int64_t, uint32_t> runtime_calls_by_correlation(const RunModel& m);
+const std::unordered_map<int64_t, uint32_t>& runtime_calls_by_correlation(const RunModel& m);
 
 DeviceTimeline extract_device_timeline(const RunModel& m);
 

@@ -35,17 +35,17 @@ constexpr Ns kBlockingSlackNs = 50'000;
 // long as the copy ran and returned when the copy was done.
 void add_blocking_copy_calls(const RunModel& m, std::vector<uint32_t>& sync) {
   if (m.meta.platform != "gpu") return;
-  std::unordered_map<int64_t, uint32_t> host;
+  const auto& host = runtime_calls_by_correlation(m);
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     if (m.tracks[t].kind != TrackKind::Device) continue;
     for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
       const Slice& c = m.slices[i];
       if (c.corr == kNoId || kineto_category(m.str(c.cat)) != KinetoCat::GpuMemcpy) continue;
-      if (host.empty()) host = runtime_calls_by_correlation(m);
       auto h = host.find(c.corr);
       if (h == host.end()) continue;
       const Slice& call = m.slices[h->second];
-      if (call.dur >= c.dur && call.end() >= c.end() - kBlockingSlackNs && gpu_sync_kind(m.str(call.name)) == GpuSync::None)
+      if (call.dur >= c.dur && call.end() >= c.end() - kBlockingSlackNs &&
+          gpu_sync_kind(m.str(call.name)) == GpuSync::None)
         sync.push_back(h->second);
     }
   }

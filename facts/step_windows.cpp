@@ -80,7 +80,7 @@ int step_holding(const std::vector<Step>& steps, Ns ts) {
 
 std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps) {
   std::vector<LaunchedOp> out;
-  const auto host_by_corr = runtime_calls_by_correlation(m);
+  const auto& host_by_corr = runtime_calls_by_correlation(m);
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     const Track& tr = m.tracks[t];
     if (tr.kind != TrackKind::Device || tr.device != m.meta.device) continue;

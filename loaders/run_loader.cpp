@@ -17,7 +17,7 @@ namespace {
 // device work unpaired: the run is judged on what could be paired, and says so (it is partial,
 // so `gate` refuses it unless told --allow-partial).
 void say_ambiguous_launches(RunModel& m) {
-  const std::vector<int64_t> ids = correlation_launches(m).ambiguous;
+  const std::vector<int64_t>& ids = m.correlation.ambiguous;
   if (ids.empty()) return;
   uint64_t tasks = 0;
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {

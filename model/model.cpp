@@ -91,9 +91,16 @@ KinetoCat kineto_category(std::string_view c) {
 }
 
 CorrelationLaunches correlation_launches(const RunModel& m) {
-  CorrelationLaunches out;
+  // The runtime/driver calls that carry an id, sorted by (id, start, longer first): each id's
+  // calls side by side, the outermost first. One sort, no per-call lookups (a trace of millions
+  // of launches, or one whose every id is reused, costs the same).
+  struct Call {
+    int64_t corr;
+    Ns ts, end;
+    uint32_t slice;
+  };
+  std::vector<Call> calls;
   std::vector<int8_t> runtime_cat(m.strings.size(), -1);
-  std::unordered_map<int64_t, bool> shared;  // ids seen on calls that do not nest
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     if (m.tracks[t].kind == TrackKind::Device) continue;
     for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
@@ -101,20 +108,26 @@ CorrelationLaunches correlation_launches(const RunModel& m) {
       if (s.corr == kNoId) continue;
       int8_t& rc = runtime_cat[s.cat];
       if (rc < 0) rc = kineto_category(m.str(s.cat)) == KinetoCat::HostRuntime ? 1 : 0;
-      if (!rc) continue;
-      auto [it, fresh] = out.by_id.try_emplace(s.corr, i);
-      if (fresh) continue;
-      const Slice& o = m.slices[it->second];
-      const bool inside = s.ts >= o.ts && s.end() <= o.end(), around = o.ts >= s.ts && o.end() <= s.end();
-      if (!inside && !around) shared[s.corr] = true;
-      else if (around && s.ts < o.ts) it->second = i;
+      if (rc) calls.push_back(Call{s.corr, s.ts, s.end(), i});
     }
   }
-  for (const auto& [id, _] : shared) {
-    out.by_id.erase(id);
-    out.ambiguous.push_back(id);
+  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return a.corr != b.corr ? a.corr < b.corr
+           : a.ts != b.ts   ? a.ts < b.ts
+           : a.end != b.end ? a.end > b.end
+                            : a.slice < b.slice;
+  });
+  CorrelationLaunches out;
+  out.by_id.reserve(calls.size());
+  for (size_t i = 0; i < calls.size();) {
+    const Call& outer = calls[i];
+    size_t j = i + 1;
+    bool nested = true;  // every other call of the id lies inside the outermost one
+    for (; j < calls.size() && calls[j].corr == outer.corr; ++j) nested = nested && calls[j].end <= outer.end;
+    if (nested) out.by_id.emplace(outer.corr, outer.slice);
+    else out.ambiguous.push_back(outer.corr);
+    i = j;
   }
-  std::sort(out.ambiguous.begin(), out.ambiguous.end());
   return out;
 }
 
@@ -273,6 +286,8 @@ void RunModel::finalize() {
     bind(0, flows.size());
   }
   phase_done("finalize: bind flows to slices");
+  correlation = correlation_launches(*this);
+  phase_done("finalize: pair launches by correlation id");
 }
 
 // Tracks that no process name classified (Kineto names every process "python3") are

@@ -290,6 +290,15 @@ struct LoadStats {
   }
 };
 
+// Kineto: the host runtime/driver call that carries each correlation id; the kernel, memcpy or
+// memset with the same id is what it launched. Calls of one id that nest (a runtime call and the
+// driver call inside it) are one launch: the outer one is kept. An id carried by calls that do
+// not nest (ids reused across steps) is ambiguous: which launch started its device work is
+// unknown, so it is left out of `by_id` and listed in `ambiguous` (run_loader says so).
+struct CorrelationLaunches {
+  std::unordered_map<int64_t, uint32_t> by_id;  // id -> slice index of the call
+  std::vector<int64_t> ambiguous;               // sorted
+};
 struct RunModel {
   StringPool strings;
   RunMetadata meta;
@@ -349,6 +358,8 @@ struct RunModel {
     uint32_t begin = 0, end = 0;
   };
   std::vector<Range> track_slices;
+  // Kineto launches by correlation id, paired once by finalize() (correlation_launches).
+  CorrelationLaunches correlation;
 
   // Sorts tables, classifies tracks by name, binds flows to their enclosing slices and
   // derives steps from ProfilerStep#N. Called once by the loaders when everything is in.
@@ -371,15 +382,7 @@ TrackKind classify_process(std::string_view process_name);
 enum class KinetoCat : uint8_t { None, GpuKernel, GpuMemcpy, GpuMemset, GpuAnnotation, HostOp, HostRuntime };
 KinetoCat kineto_category(std::string_view cat);
 
-// Kineto: the host runtime/driver call that carries each correlation id; the kernel, memcpy or
-// memset with the same id is what it launched. Calls of one id that nest (a runtime call and the
-// driver call inside it) are one launch: the outer one is kept. An id carried by calls that do
-// not nest (ids reused across steps) is ambiguous: which launch started its device work is
-// unknown, so it is left out of `by_id` and listed in `ambiguous` (run_loader says so).
-struct CorrelationLaunches {
-  std::unordered_map<int64_t, uint32_t> by_id;  // id -> slice index of the call
-  std::vector<int64_t> ambiguous;               // sorted
-};
+// Pairs them (finalize() keeps the result in RunModel::correlation: read that).
 CorrelationLaunches correlation_launches(const RunModel& m);
 
 // "ascend", "gpu" or "cpu": meta.platform when finalize() found device tracks, else from the

@@ -77,7 +77,6 @@ void TimelineBuilder::pick_flows() {
   flow_kind_name_ = kind.get<std::string>();
   if (flow_kind_name_ == "correlation") {
     by_correlation_ = true;
-    host_by_corr_ = runtime_calls_by_correlation(m_);
     return;
   }
   for (FlowKind k : {FlowKind::HostToDevice, FlowKind::AsyncNpu, FlowKind::Ac2g})

@@ -87,7 +87,6 @@ class TimelineBuilder {
   std::string step_time_key_ = "host_dur_ns";
   json flow_kind_name_ = nullptr;
   bool by_correlation_ = false;
-  std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::optional<FlowKind> primary_;
   bool secondary_ = false;
   std::vector<uint32_t> flows_, secondary_flows_;  // indexes into m_.flows, by launch time

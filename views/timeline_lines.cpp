@@ -43,8 +43,8 @@ json TimelineBuilder::flows_json(Ns lo, Ns hi, const std::unordered_map<uint32_t
                                     [](const Slice& s, Ns v) { return s.ts < v; });
       for (auto it = first; it != m_.slices.begin() + r.end && it->ts < hi; ++it) {
         if (it->corr == kNoId || classify_device_task(m_, *it) == TaskClass::Marker) continue;
-        auto h = host_by_corr_.find(it->corr);
-        if (h == host_by_corr_.end()) continue;
+        auto h = m_.correlation.by_id.find(it->corr);
+        if (h == m_.correlation.by_id.end()) continue;
         const Slice& hs = m_.slices[h->second];
         add(0, hs.track, hs.ts, hs.loc, t, it->ts, it->loc);
       }

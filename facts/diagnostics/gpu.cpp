@@ -57,7 +57,6 @@ class GpuFacts {
     // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
     pseudo_ = m_.steps.empty();
     per_step_.resize(pseudo_ ? 1 : m_.steps.size());
-    host_by_corr_ = runtime_calls_by_correlation(m_);
     scan_device();
     scan_syncs();
     json out = json::object();
@@ -194,8 +193,8 @@ class GpuFacts {
     ++memcpy_n_;
     memcpy_ns_ += s.dur;
     Copy c{i};
-    auto h = host_by_corr_.find(s.corr);
-    if (s.corr != kNoId && h != host_by_corr_.end()) c.host = h->second;
+    auto h = m_.correlation.by_id.find(s.corr);
+    if (s.corr != kNoId && h != m_.correlation.by_id.end()) c.host = h->second;
     if (contains(n, "Pageable")) {
       pageable_.push_back(c);
       if (st) {
@@ -235,8 +234,8 @@ class GpuFacts {
   // not apply to them; CUDA graphs are already the fix for it.
   void count_graph_kernel(const Slice& s, bool small) {
     if (s.corr == kNoId) return;
-    auto h = host_by_corr_.find(s.corr);
-    if (h == host_by_corr_.end() || !contains(m_.str(m_.slices[h->second].name), "GraphLaunch")) return;
+    auto h = m_.correlation.by_id.find(s.corr);
+    if (h == m_.correlation.by_id.end() || !contains(m_.str(m_.slices[h->second].name), "GraphLaunch")) return;
     auto [it, first] = graph_launch_kernels_.try_emplace(h->second, 0);
     ++it->second;
     ++graph_kernels_;
@@ -513,7 +512,6 @@ class GpuFacts {
   const StepWindowIndex windows_;  // the steps on the device
   const PythonStacks& py_;
   Facts& facts_;
-  std::unordered_map<int64_t, uint32_t> host_by_corr_;
   std::vector<StepCounts> per_step_;
   bool pseudo_ = false;
   mutable std::vector<int8_t> cat_cache_;

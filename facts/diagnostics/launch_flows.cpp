@@ -19,7 +19,7 @@ void sort_by_device_start(std::vector<Launch>& launches) {
 // dropped (trimmed traces) or are named otherwise (2021 traces: cat "async", name "launch").
 // One launch per device event: a CUDA graph launch starts several kernels with one id.
 void pick_correlated(const RunModel& m, const DeviceTimeline& d, LaunchFlows& out) {
-  const auto host = runtime_calls_by_correlation(m);
+  const auto& host = runtime_calls_by_correlation(m);
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     const Track& tr = m.tracks[t];
     if (tr.kind != TrackKind::Device || tr.device != d.device) continue;

@@ -129,7 +129,7 @@ std::vector<uint32_t> launch_slices(const Graph& g, const RunModel& m, const std
       if (o != launched.end() && o->slice == g.tasks[k].slice) launch_slice[k] = o->call;
     }
   } else if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
-    const auto by_corr = runtime_calls_by_correlation(m);
+    const auto& by_corr = runtime_calls_by_correlation(m);
     for (size_t k = 0; k < g.tasks.size(); ++k) {
       const Slice& s = m.slices[g.tasks[k].slice];
       if (s.corr == kNoId) continue;
