@@ -57,6 +57,12 @@ inline RunModel load_path(const std::string& path, int threads = 1) {
   return load_run(detect_input(path), opt);
 }
 
+// A whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
 inline std::string source_dir() { return NPU_SOURCE_DIR; }
 inline std::string realdata_dir() { return NPU_REALDATA_DIR; }
 inline std::string sample_run() { return source_dir() + "/testdata/sample/localhost_4242_20261122093000123_ascend_pt"; }

@@ -18,16 +18,10 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using npu::test::slurp;
 using npu::test::TempDir;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Cli {
   int code = -1;

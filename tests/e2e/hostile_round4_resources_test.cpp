@@ -19,16 +19,10 @@
 #include "facts/facts.h"
 #include "test_support.h"
 
+using npu::test::slurp;
 using npu::test::TempDir;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // One gzip member of `text` (gzip reads members written one after another as one stream).
 std::string gz(std::string_view text) {

@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using npu::test::slurp;
 using npu::test::TempDir;
 
 namespace {
@@ -102,11 +103,6 @@ class McpProcess {
 };
 
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 // The sample run copied to `dest`, with a marker in its run folder's metadata (above the output).
 fs::path sample_with_marker(const fs::path& dest, const std::string& marker) {
