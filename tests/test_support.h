@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "loaders/common/trace_json_loader.h"
 #include "loaders/detect.h"
 #include "loaders/run_loader.h"
-#include "loaders/common/trace_json_loader.h"
 
 namespace npu::test {
 
@@ -61,6 +61,22 @@ inline RunModel load_path(const std::string& path, int threads = 1) {
 inline std::string slurp(const std::filesystem::path& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A WAL-mode database `dir`/`name` (table T) with one row in the file and two more committed in
+// its -wal log (the writer closed without a checkpoint).
+inline std::string database_with_log(const std::filesystem::path& dir, const std::string& name = "export.db") {
+  const std::string db = (dir / name).string();
+  sqlite3* w = nullptr;
+  sqlite3_open(db.c_str(), &w);
+  sqlite3_exec(w, "PRAGMA journal_mode=WAL; CREATE TABLE T(x INTEGER); INSERT INTO T VALUES (7);", nullptr, nullptr,
+               nullptr);
+  sqlite3_exec(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint=0;", nullptr, nullptr, nullptr);
+  sqlite3_exec(w, "INSERT INTO T VALUES (8); INSERT INTO T VALUES (9);", nullptr, nullptr, nullptr);
+  sqlite3_db_config(w, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  sqlite3_close(w);
+  std::filesystem::remove(db + "-shm");
+  return db;
 }
 
 inline std::string source_dir() { return NPU_SOURCE_DIR; }

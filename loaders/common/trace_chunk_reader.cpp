@@ -113,12 +113,7 @@ bool TraceChunkReader::next(Chunk& c) {
   if (done_) return false;
   const size_t target = std::max(opt_.chunk_bytes, carry_.size() + (size_t{1} << 16));
   for (;;) {
-    size_t need = kPrefixRoom + target + 1 + simdjson::SIMDJSON_PADDING;
-    if (!c.data || c.cap < need) {
-      c.data = take_buffer(need);
-      c.cap = need;
-    }
-    char* text = c.data.get() + kPrefixRoom;
+    char* text = text_room(c, target);
     std::memcpy(text, carry_.data(), carry_.size());
     size_t have = carry_.size();
     while (!eof_ && have < target) {
@@ -213,12 +208,7 @@ bool TraceChunkReader::long_event(Chunk& c, const char* text, size_t have) {
 }
 
 void TraceChunkReader::fill(Chunk& c, const std::string& body, ChunkShape shape, bool close) {
-  const size_t need = kPrefixRoom + body.size() + 1 + simdjson::SIMDJSON_PADDING;
-  if (!c.data || c.cap < need) {
-    c.data = take_buffer(need);
-    c.cap = need;
-  }
-  char* text = c.data.get() + kPrefixRoom;
+  char* text = text_room(c, body.size());
   std::memcpy(text, body.data(), body.size());
   size_t len = body.size();
   if (close) text[len++] = ']';
@@ -263,6 +253,15 @@ LoadError TraceChunkReader::chunk_error(const Chunk& c, const ChunkResult& r) co
   const char last = e > 0 ? text[e - 1] : '\0';
   if (last != ']' && last != '}') msg += " (the file ends inside the trace array: truncated?)";
   return LoadError::at_byte(path_, r.error_offset, msg);
+}
+
+char* TraceChunkReader::text_room(Chunk& c, size_t bytes) {
+  const size_t need = kPrefixRoom + bytes + 1 + simdjson::SIMDJSON_PADDING;  // prefix, text, ']' or padding
+  if (!c.data || c.cap < need) {
+    c.data = take_buffer(need);
+    c.cap = need;
+  }
+  return c.data.get() + kPrefixRoom;
 }
 
 std::unique_ptr<char[]> TraceChunkReader::take_buffer(size_t need) {

@@ -69,6 +69,9 @@ class TraceChunkReader {
   void give_back(Chunk& c);
 
  private:
+  // The chunk's buffer with room for `bytes` of text (and the prefix and padding around it): where
+  // the text goes.
+  char* text_room(Chunk& c, size_t bytes);
   void read_head();
   size_t read_into(char* dst, size_t n);
   size_t leading_separator(const char* text, size_t n);

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sqlite3.h>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -159,18 +158,8 @@ TEST(McpConfinement, ADatabaseLogLinkedOutsideIsNotRead) {
   TempDir d;
   fs::create_directories(d.path() / "allowed");
   fs::create_directories(d.path() / "secret");
-  const std::string db = (d.path() / "allowed/msprof_0.db").string();
-  sqlite3* w = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &w), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(w,
-                         "PRAGMA journal_mode=WAL; CREATE TABLE T(x INTEGER); PRAGMA wal_checkpoint(TRUNCATE); "
-                         "PRAGMA wal_autocheckpoint=0; INSERT INTO T VALUES (8);",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_db_config(w, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr), SQLITE_OK);
-  sqlite3_close(w);
+  const std::string db = npu::test::database_with_log(d.path() / "allowed", "msprof_0.db");
   ASSERT_GT(fs::file_size(db + "-wal"), 0u);
-  fs::remove(db + "-shm");
   fs::rename(db + "-wal", d.path() / "secret/log");
   fs::create_symlink(d.path() / "secret/log", db + "-wal");
   McpProcess server({(d.path() / "allowed").string()}, (d.path() / "err").string());

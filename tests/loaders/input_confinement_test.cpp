@@ -54,21 +54,6 @@ std::string expect(const std::string& what, const std::string& got, const std::s
   return got == want ? "" : what + ": got '" + got + "', want '" + want + "'; ";
 }
 
-// A WAL-mode database with one row in the file and two more committed in its -wal log.
-std::string database_with_log(const fs::path& dir) {
-  const std::string db = (dir / "export.db").string();
-  sqlite3* w = nullptr;
-  sqlite3_open(db.c_str(), &w);
-  sqlite3_exec(w, "PRAGMA journal_mode=WAL; CREATE TABLE T(x INTEGER); INSERT INTO T VALUES (7);", nullptr, nullptr,
-               nullptr);
-  sqlite3_exec(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint=0;", nullptr, nullptr, nullptr);
-  sqlite3_exec(w, "INSERT INTO T VALUES (8); INSERT INTO T VALUES (9);", nullptr, nullptr, nullptr);
-  sqlite3_db_config(w, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-  sqlite3_close(w);
-  fs::remove(db + "-shm");
-  return db;
-}
-
 int64_t rows(const std::string& db) {
   npu::SqliteDb r(db);
   npu::SqliteStmt st(r, "SELECT count(*) FROM T", "T");
@@ -136,7 +121,7 @@ TEST(InputConfinement, ADatabaseLogLinkedOutIsRefused) {
   TempDir d;
   fs::create_directories(d.path() / "a");
   fs::create_directories(d.path() / "secret");
-  const std::string db = database_with_log(d.path() / "a");
+  const std::string db = npu::test::database_with_log(d.path() / "a");
   EXPECT_EQ(rows(db), 3);
   fs::rename(db + "-wal", d.path() / "secret/log");
   fs::create_symlink(d.path() / "secret/log", db + "-wal");
@@ -158,7 +143,7 @@ TEST(InputConfinement, ADatabaseLogLinkedOutIsRefused) {
 // reads as the database alone, at once.
 TEST(InputConfinement, OnlyTheLogsCommittedFramesAreRead) {
   TempDir d;
-  const std::string db = database_with_log(d.path());
+  const std::string db = npu::test::database_with_log(d.path());
   const uint64_t size = fs::file_size(db + "-wal");
   {
     const int fd = ::open((db + "-wal").c_str(), O_RDONLY);
