@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Facts over the loaded model: the analysis cost beyond the load.
     auto t1 = std::chrono::steady_clock::now();
-    npu::Facts facts = npu::compute_facts(m);
+    npu::FactsWork work;
+    npu::Facts facts = npu::compute_facts(m, &work);
     double facts_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     (void)facts;
     struct rusage ru {};
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     for (const auto& p : m.stats.phases)
       std::printf("  phase %-36s %.3f s  rss %.0f MB, peak %.0f MB\n", p.name.c_str(), p.seconds, p.rss_mb,
                   p.peak_rss_mb);
+    for (const auto& [name, seconds] : work.pass_seconds) std::printf("  facts %-36s %.3f s\n", name.c_str(), seconds);
   } catch (const npu::LoadError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -3,7 +3,7 @@
 # ../shared/tools/scale_trace.py, times build/.../bench_load on trace_view.json with 1 and 2 threads,
 # times `npu-advisor analyze` end to end, and prints a table next to the goals.
 #
-#   bench/run.sh [--sizes 100M,500M,1G] [--real-sizes 100M] [--out DIR] [--runs N] [--threads 1,2]
+#   bench/run.sh [--sizes 100M,500M,1G] [--real-sizes 100M,1G] [--out DIR] [--runs N] [--threads 1,2]
 #                [--build DIR] [--no-e2e] [--profile] [--clean-after]
 #   bench/run.sh --clean [--out DIR]        # delete the generated inputs and exit
 #
@@ -19,7 +19,7 @@ SAMPLE="$REPO/testdata/sample/localhost_4242_20261122093000123_ascend_pt"
 REAL_TRACE="$REPO/../shared/realdata/ascend_torch_npu/mstt_timeline_advice/ASCEND_PROFILER_OUTPUT/trace_view.json"
 
 SIZES="100M,500M,1G"
-REAL_SIZES="100M"
+REAL_SIZES="100M,1G"  # 1G: the many-step input (1,564 steps), where per-step passes show
 OUT="${TMPDIR:-/tmp}/npu-advisor-bench"
 RUNS=3
 THREADS="1,2"

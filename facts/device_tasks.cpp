@@ -86,7 +86,7 @@ const std::unordered_map<int64_t, uint32_t>& runtime_calls_by_correlation(const 
   return m.correlation.by_id;
 }
 
-DeviceTimeline extract_device_timeline(const RunModel& m) {
+DeviceTimeline extract_device_timeline(const RunModel& m, bool comm_from_ops) {
   DeviceTimeline d;
   Intervals compute, comm_ops, comm_tasks, all, copies;
   std::vector<uint32_t> comm_op_idx, comm_task_idx;
@@ -136,8 +136,7 @@ DeviceTimeline extract_device_timeline(const RunModel& m) {
   d.compute = union_of(compute);
   // Where the profiler merges each step's own operators (database exports, msprof), its
   // communication is the communication operators alone (COMMUNICATION_OP): none, none.
-  d.comm_from_ops = !comm_ops.empty() || m.meta.step_semantics == StepSemantics::StepTasks ||
-                    m.meta.step_semantics == StepSemantics::MsprofTasks;
+  d.comm_from_ops = !comm_ops.empty() || comm_from_ops;
   d.comm = union_of(d.comm_from_ops ? comm_ops : comm_tasks);
   d.busy = union_of(d.compute, d.comm);
   d.copies = difference(union_of(copies), d.busy);

@@ -65,7 +65,9 @@ GpuSync gpu_sync_kind(std::string_view runtime_call_name);
 // (model.h: correlation_launches).
 const std::unordered_map<int64_t, uint32_t>& runtime_calls_by_correlation(const RunModel& m);
 
-DeviceTimeline extract_device_timeline(const RunModel& m);
+// `comm_from_ops`: the run's communication is its communication operators alone, even when it has
+// none (the frame says so by the format's step rule: run_frame.h).
+DeviceTimeline extract_device_timeline(const RunModel& m, bool comm_from_ops);
 
 // The step whose [start, end) holds ts (the profiler's rule for assigning a segment to a
 // step), or -1. `steps` must be sorted by start (RunModel::steps is).

@@ -68,19 +68,16 @@ json TimelineBuilder::run(std::string& why) {
   return out;
 }
 
-// ---- launch lines: the kind dispatch used (facts.dispatch.flow_kind) ----
+// ---- launch lines: the frame's launch pairing (what dispatch measured) ----
 
 void TimelineBuilder::pick_flows() {
-  json kind = nullptr;
-  if (facts_.contains("dispatch")) kind = facts_["dispatch"].value("flow_kind", json(nullptr));
-  if (!kind.is_string()) return;
-  flow_kind_name_ = kind.get<std::string>();
-  if (flow_kind_name_ == "correlation") {
+  flow_kind_name_ = launches_.kind_json();
+  if (launches_.by_correlation) {
     by_correlation_ = true;
     return;
   }
-  for (FlowKind k : {FlowKind::HostToDevice, FlowKind::AsyncNpu, FlowKind::Ac2g})
-    if (flow_kind_name_ == to_string(k)) primary_ = k;
+  if (!launches_.kind) return;
+  primary_ = launches_.kind;
   secondary_ = primary_ == FlowKind::HostToDevice;  // async_npu: Python op -> device task, drawn fainter
   for (uint32_t i = 0; i < m_.flows.size(); ++i) {
     const Flow& f = m_.flows[i];

@@ -33,7 +33,7 @@ const char* row_kind_name(RowKind k);
 class TimelineBuilder {
  public:
   TimelineBuilder(const DiagnosticContext& ctx, const json& facts, const std::vector<IdleStretch>* stretches)
-      : m_(ctx.model), d_(ctx.device), facts_(facts), stretches_(stretches) {}
+      : m_(ctx.model), d_(ctx.device), launches_(ctx.frame.launches()), facts_(facts), stretches_(stretches) {}
 
   // The view, or null with `why` (timeline.cpp).
   json run(std::string& why);
@@ -82,6 +82,7 @@ class TimelineBuilder {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
+  const LaunchFlows& launches_;  // the frame's launch pairing (the arrows dispatch measured)
   const json& facts_;
   const std::vector<IdleStretch>* stretches_;
   std::string step_time_key_ = "host_dur_ns";

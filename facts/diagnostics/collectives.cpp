@@ -13,7 +13,7 @@
 
 #include "facts/communication_records.h"
 #include "facts/diagnostics/diagnostics.h"
-#include "facts/step_windows.h"
+#include "facts/frame/step_windows.h"
 
 namespace npu {
 namespace {
@@ -169,7 +169,7 @@ class OpRecords {
  public:
   OpRecords(const DiagnosticContext& ctx, const SplitIndex& split, const TimelineMarks& marks,
             const std::map<uint32_t, Align>& align)
-      : m_(ctx.model), split_(split), marks_(marks), align_(align), index_(ctx.step_windows) {}
+      : m_(ctx.model), split_(split), marks_(marks), align_(align), index_(ctx.frame.scheduled_windows()) {}
 
   json record(uint32_t k, Ns exposed) const {
     const Slice& s = m_.slices[k];

@@ -4,31 +4,27 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "facts/device_tasks.h"
 #include "facts/facts.h"
+#include "facts/frame/run_frame.h"
 #include "facts/host_causes.h"
 #include "facts/python_stacks.h"
-#include "facts/step_windows.h"
 #include "model/model.h"
 
 namespace npu {
 
-// What every diagnostic may share, extracted once per run.
+// What every diagnostic may share, extracted once per run: the run's frame (which step, which
+// launch: facts/frame/run_frame.h) and what several diagnostics read.
 struct DiagnosticContext {
   const RunModel& model;
-  DeviceTimeline device;
-  // GPU runs (LaunchedWork): which step launched each device op (empty elsewhere).
-  std::vector<LaunchedOp> launched;
-  std::vector<StepWindow> step_windows;  // where each of model.steps lies on the device
-  PythonStacks python;                   // the user's call sites (with_stack runs), built on first use
-  explicit DiagnosticContext(const RunModel& m)
-      : model(m),
-        device(extract_device_timeline(m)),
-        launched(m.meta.step_semantics == StepSemantics::LaunchedWork && !m.steps.empty() ? launched_ops(m, m.steps)
-                                                                                          : std::vector<LaunchedOp>{}),
-        step_windows(device_step_windows(m, m.steps, &launched)),
-        python(m) {}
+  const RunFrame frame;
+  const DeviceTimeline& device;  // frame.device()
+  PythonStacks python;           // the user's call sites (with_stack runs), built on first use
+  explicit DiagnosticContext(const RunModel& m) : model(m), frame(m), device(frame.device()), python(m) {}
   // Host events that can explain idle time, collected once for every diagnostic that asks (the
   // idle attribution, the profiler-overhead estimate), on first use.
   const HostCauseSlices& host_causes() const {
@@ -101,6 +97,9 @@ void diagnose_modules(const DiagnosticContext& ctx, Facts& facts);
 struct FactsWork {
   std::unique_ptr<DiagnosticContext> context;
   std::vector<IdleStretch> idle_stretches;
+  // Seconds each pass took, in the order they ran (bench/bench_load prints them: a new pass's cost
+  // shows in the benchmark). Dispatch and the what-if replay run on a second core when there is one.
+  std::vector<std::pair<std::string, double>> pass_seconds;
 };
 // Runs every diagnostic in order; `work`, when given, keeps what the views need (the model must
 // outlive it).

@@ -23,9 +23,8 @@
 #include "base/stats.h"
 #include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
-#include "facts/diagnostics/launch_flows.h"
-#include "facts/diagnostics/line_fit.h"
-#include "facts/graph_calls.h"
+#include "facts/diagnostics/dispatch_lags.h"
+#include "facts/frame/launch_flows.h"
 
 namespace npu {
 namespace {
@@ -55,12 +54,6 @@ struct Gap {
   Ns length() const { return end - start; }
 };
 
-// Mean rounded down (as Python's //, which tools/gen_sample.py uses for expected.json).
-Ns floor_div(Ns a, Ns b) {
-  Ns q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 // "2.7 us after its launch", or for a negative lag "2.5 us before its launch (clock offset)".
 std::string after_launch(Ns lag) {
   return lag >= 0 ? text::us(lag) + " after its launch"
@@ -81,7 +74,14 @@ struct Group {
 class Dispatch {
  public:
   Dispatch(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), facts_(facts) {}
+      : m_(ctx.model),
+        d_(ctx.device),
+        frame_(ctx.frame),
+        steps_(ctx.frame.steps()),
+        pseudo_(ctx.frame.pseudo()),
+        picked_(ctx.frame.launches()),
+        facts_(facts),
+        launches_(picked_.launches) {}
 
   void hand_off(HostBoundGaps& out) const {
     out.judged = !launches_.empty() && d_.has_device;
@@ -93,10 +93,6 @@ class Dispatch {
   }
 
   void run() {
-    picked_ = pick_launches(m_, d_);
-    launches_ = std::move(picked_.launches);
-    keep_first_launch_per_graph(m_, launches_, [&](const Launch& l) -> const Flow& { return flows()[l.flow]; });
-    make_steps();
     groups_.resize(steps_.size());
     assign_launches();
     scan_device();
@@ -145,38 +141,10 @@ class Dispatch {
 
   const std::vector<Flow>& flows() const { return picked_.flows(m_); }
 
-  bool host_op_track(const Track& t) const {
-    return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
-  }
-
-  // ProfilerStep#N, or one pseudo step over everything seen (no schedule).
-  void make_steps() {
-    steps_ = m_.steps;
-    if (!steps_.empty()) return;
-    Ns lo = std::numeric_limits<Ns>::max(), hi = std::numeric_limits<Ns>::min();
-    auto take = [&](Ns a, Ns b) {
-      lo = std::min(lo, a);
-      hi = std::max(hi, b);
-    };
-    if (d_.has_device) take(d_.window.start, d_.window.end);
-    for (const auto& l : launches_) take(std::min(l.launch, l.start), std::max(l.launch, l.start));
-    StrId cpu_op = m_.strings.find("cpu_op");
-    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
-      if (!host_op_track(m_.tracks[t]) || cpu_op == kNone32) continue;
-      for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i)
-        if (m_.slices[i].cat == cpu_op) take(m_.slices[i].ts, m_.slices[i].end());
-    }
-    if (lo > hi) return;
-    steps_.push_back(Step{kNoId, lo, hi + 1, {}});  // [lo, hi] inclusive of the last end
-    pseudo_ = true;
-  }
-
   // Host events: the step whose host span holds them; device events (a launch's device start, a
-  // task, a gap): the step on the device (GPUs: its window, until the work it launched ends).
-  int group_of(Ns ts) const { return step_index_at(steps_, ts); }
-  int device_group_of(Ns ts) const {
-    return m_.meta.step_semantics == StepSemantics::LaunchedWork && !pseudo_ ? windows_.at(ts) : group_of(ts);
-  }
+  // task, a gap): the step on the device (the frame's: GPUs, until the work it launched ends).
+  int group_of(Ns ts) const { return frame_.step_of_host(ts); }
+  int device_group_of(Ns ts) const { return frame_.step_of_device(ts); }
 
   void assign_launches() {
     for (uint32_t i = 0; i < launches_.size(); ++i) {
@@ -248,7 +216,7 @@ class Dispatch {
     for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
       const Track& tr = m_.tracks[t];
       auto r = m_.track_slices[t];
-      if (host_op_track(tr)) {
+      if (is_host_op_track(tr)) {
         for (uint32_t i = r.begin; i < r.end; ++i) {
           const Slice& s = m_.slices[i];
           std::string_view n = m_.str(s.name);
@@ -356,46 +324,9 @@ class Dispatch {
     return v;
   }
 
-  // Lag statistics and fit over the launches `idx`; x = ms since `x0`.
+  // Lag statistics and fit over the launches `idx`; x = ms since `x0` (dispatch_lags.h).
   void add_lags(JsonObject& j, const std::vector<uint32_t>& idx, Ns x0) const {
-    static const char* kStatKeys[] = {"lag_min_ns",  "lag_p10_ns",     "lag_p50_ns",      "lag_p90_ns",   "lag_max_ns",
-                                      "lag_mean_ns", "vertical_share", "slope_ns_per_ms", "intercept_ns", "r2"};
-    j.add("count", idx.size());
-    if (idx.empty()) {
-      for (const char* k : kStatKeys) j.add(k, nullptr);
-      j.add("negative_lags", 0);
-      return;
-    }
-    std::vector<Ns> lags;
-    std::vector<double> x, y;
-    lags.reserve(idx.size());
-    x.reserve(idx.size());
-    y.reserve(idx.size());
-    Ns sum = 0;
-    size_t vertical = 0, negative = 0;
-    for (uint32_t i : idx) {
-      const Launch& l = launches_[i];
-      lags.push_back(l.lag);
-      x.push_back(static_cast<double>(l.launch - x0) / 1e6);
-      y.push_back(static_cast<double>(l.lag));
-      sum += l.lag;
-      vertical += l.lag <= kVerticalLagNs;
-      negative += l.lag < 0;
-    }
-    std::sort(lags.begin(), lags.end());
-    const double vertical_share = stats::ratio(static_cast<Ns>(vertical), static_cast<Ns>(lags.size()));
-    j.add("lag_min_ns", lags.front())
-        .add("lag_p10_ns", stats::nearest_rank(lags, 0.1))
-        .add("lag_p50_ns", stats::nearest_rank(lags, 0.5))
-        .add("lag_p90_ns", stats::nearest_rank(lags, 0.9))
-        .add("lag_max_ns", lags.back())
-        .add("lag_mean_ns", floor_div(sum, static_cast<Ns>(lags.size())))
-        .add("vertical_share", vertical_share)
-        .add("negative_lags", negative);
-    auto fit = fit_line(x, y);
-    j.add("slope_ns_per_ms", fit ? json(fit->slope) : json(nullptr))
-        .add("intercept_ns", fit ? json(fit->intercept) : json(nullptr))
-        .add("r2", fit && fit->r2 ? json(*fit->r2) : json(nullptr));
+    add_lag_stats(j, launches_, idx, x0, kVerticalLagNs);
   }
 
   // Fields shared by a step and the run: host-bound idle, rates, syncs, evidence.
@@ -540,12 +471,12 @@ class Dispatch {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
-  const StepWindowIndex windows_;  // the steps on the device (GPUs: until the work they launched ends)
+  const RunFrame& frame_;           // which step, which launch
+  const std::vector<Step>& steps_;  // the frame's steps (one pseudo-step without a schedule)
+  const bool pseudo_;
+  const LaunchFlows& picked_;  // the frame's launches (their arrows)
   Facts& facts_;
-  LaunchFlows picked_;            // the launches' flows (its own launch list is moved to launches_)
-  std::vector<Launch> launches_;  // sorted by device start
-  std::vector<Step> steps_;
-  bool pseudo_ = false;
+  const std::vector<Launch>& launches_;  // sorted by device start, one per graph launch
   std::vector<Group> groups_;
   Group overall_;
   uint64_t outside_steps_ = 0;

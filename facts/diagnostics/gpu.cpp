@@ -16,6 +16,7 @@
 #include "base/stats.h"
 #include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/gpu_memory.h"
 
 namespace npu {
 namespace {
@@ -51,12 +52,11 @@ struct Copy {
 class GpuFacts {
  public:
   GpuFacts(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), py_(ctx.python), facts_(facts) {}
+      : m_(ctx.model), d_(ctx.device), frame_(ctx.frame), py_(ctx.python), facts_(facts) {}
 
   void run() {
-    // Without ProfilerStep#N the whole trace is one pseudo-step (id null), as in "steps".
-    pseudo_ = m_.steps.empty();
-    per_step_.resize(pseudo_ ? 1 : m_.steps.size());
+    // Without ProfilerStep#N the whole trace is the frame's one pseudo-step (id null), as in "steps".
+    per_step_.resize(std::max<size_t>(1, frame_.steps().size()));
     scan_device();
     scan_syncs();
     json out = json::object();
@@ -71,12 +71,13 @@ class GpuFacts {
     out["pageable_copies"] = copies_json(pageable_, "copy from/to pageable host memory", false);
     out["memcpy"] = memcpy_json();
     out["memset"] = {{"count", memset_n_}, {"total_ns", memset_ns_}};
-    memory_json(out);
+    if (json memory = gpu_allocator_peaks(frame_, d_.device, facts_); !memory.is_null())
+      out["memory"] = std::move(memory);
     out["collectives"] = collectives_json();
     json steps = json::array();
     for (size_t i = 0; i < per_step_.size() && i < kMaxStepDetail; ++i) {
       const StepCounts& c = per_step_[i];
-      steps.push_back({{"id", pseudo_ ? json(nullptr) : json(m_.steps[i].id)},
+      steps.push_back({{"id", frame_.pseudo() || i >= frame_.steps().size() ? json(nullptr) : json(m_.steps[i].id)},
                        {"kernels", c.kernels},
                        {"kernel_ns", c.kernel_ns},
                        {"small_kernels", c.small_kernels},
@@ -106,19 +107,11 @@ class GpuFacts {
     return static_cast<KinetoCat>(v);
   }
 
-  // A host event's step: the host span that holds it.
-  StepCounts* step_at(Ns ts) {
-    if (pseudo_) return &per_step_[0];
-    int i = step_index_at(m_.steps, ts);
-    return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
-  }
-  // A device event's step: the window that holds it (the step on the device, which lasts until
-  // the work it launched ends: docs/overlap.md), else the host span.
-  StepCounts* device_step_at(Ns ts) {
-    if (pseudo_ || m_.meta.step_semantics != StepSemantics::LaunchedWork) return step_at(ts);
-    const int i = windows_.at(ts);
-    return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr;
-  }
+  // A host event's step: the host span that holds it; a device event's: the step on the device
+  // (GPU steps last until the work they launched ends: docs/overlap.md). The frame decides both.
+  StepCounts* step_at(Ns ts) { return counts_of(frame_.step_of_host(ts)); }
+  StepCounts* device_step_at(Ns ts) { return counts_of(frame_.step_of_device(ts)); }
+  StepCounts* counts_of(int i) { return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr; }
 
   // The first runtime call on the launching thread after `launch`, when it is a sync that
   // ends at or after `until`: the host blocked there for the copy (`.item()` is a
@@ -381,11 +374,7 @@ class GpuFacts {
     for (size_t k = 0; k < v.size() && k < kListed; ++k) {
       const Copy& c = v[k];
       const Slice& s = m_.slices[c.slice];
-      int step = step_index_at(m_.steps, s.ts);
-      json it = {{"name", m_.str(s.name)},
-                 {"step", step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr)},
-                 {"start_ns", s.ts},
-                 {"dur_ns", s.dur}};
+      json it = {{"name", m_.str(s.name)}, {"step", step_id_at(frame_, s.ts)}, {"start_ns", s.ts}, {"dur_ns", s.dur}};
       json ev = json::array({evidence_event(m_, s.loc, what + " (" + text::us(s.dur) + ")")});
       if (c.host != kNone32) {
         const Slice& h = m_.slices[c.host];
@@ -410,43 +399,6 @@ class GpuFacts {
         if (c.host != kNone32) sites.add(m_, py_.at(c.host), m_.slices[c.slice].dur);
     j["call_sites"] = sites.json(m_, py_);
     return j;
-  }
-
-  // Peaks of the caching allocator's totals from Kineto "[memory]" events (profile_memory=True),
-  // which the loader turns into counters "[memory] Total Allocated, device N" (bytes).
-  void memory_json(json& out) const {
-    const std::string suffix = ", device " + std::to_string(d_.device);
-    const StrId alloc = m_.strings.find("[memory] Total Allocated" + suffix);
-    const StrId reserved = m_.strings.find("[memory] Total Reserved" + suffix);
-    const CounterSample* peak[2] = {nullptr, nullptr};
-    uint64_t samples = 0;
-    for (const auto& c : m_.counters) {
-      int k = c.name == alloc ? 0 : c.name == reserved ? 1 : -1;
-      if (k < 0 || (alloc == kNone32 && reserved == kNone32)) continue;
-      ++samples;
-      if (!peak[k] || c.value > peak[k]->value) peak[k] = &c;
-    }
-    if (samples == 0) {
-      facts_.unavailable("gpu.memory", "no [memory] events with allocator totals for GPU " + std::to_string(d_.device) +
-                                           " (captured without profile_memory=True, or an older PyTorch)");
-      return;
-    }
-    constexpr double kMiB = 1024.0 * 1024.0;
-    json j = {{"samples", samples}};
-    json ev = json::array();
-    const char* keys[2] = {"peak_allocated_mb", "peak_reserved_mb"};
-    const char* what[2] = {"allocator total at its allocated peak", "allocator total at its reserved peak"};
-    for (int k = 0; k < 2; ++k) {
-      j[keys[k]] = peak[k] ? json(peak[k]->value / kMiB) : json(nullptr);
-      if (peak[k]) ev.push_back(evidence_event(m_, peak[k]->loc, what[k]));
-    }
-    if (peak[0]) {
-      int step = step_index_at(m_.steps, peak[0]->ts);
-      j["peak_allocated_ts_ns"] = peak[0]->ts;
-      j["peak_allocated_step"] = step >= 0 ? json(m_.steps[static_cast<size_t>(step)].id) : json(nullptr);
-    }
-    j["evidence"] = std::move(ev);
-    out["memory"] = std::move(j);
   }
 
   // NCCL kernels and record_param_comms host ops by their "Collective name" arg (kernels of
@@ -509,11 +461,10 @@ class GpuFacts {
 
   const RunModel& m_;
   const DeviceTimeline& d_;
-  const StepWindowIndex windows_;  // the steps on the device
+  const RunFrame& frame_;  // which step holds what
   const PythonStacks& py_;
   Facts& facts_;
   std::vector<StepCounts> per_step_;
-  bool pseudo_ = false;
   mutable std::vector<int8_t> cat_cache_;
   std::vector<Ns> kernel_durs_;
   Ns kernel_ns_ = 0, small_ns_ = 0, memcpy_ns_ = 0, memset_ns_ = 0;

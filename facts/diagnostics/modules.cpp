@@ -68,12 +68,6 @@ struct BackwardRange {
   uint32_t node = 0;
 };
 
-struct Origin {
-  uint32_t slice = 0;  // the device task
-  int64_t tid = 0;
-  Ns ts = 0;
-};
-
 class ModuleTree {
  public:
   explicit ModuleTree(const DiagnosticContext& ctx) : ctx_(ctx), m_(ctx.model) {}
@@ -87,7 +81,7 @@ class ModuleTree {
       facts.warn("modules: " + std::to_string(too_deep_) + " ranges nested deeper than " + std::to_string(kMaxDepth) +
                  " levels count for their ancestor at level " + std::to_string(kMaxDepth));
     // Ascend: graph-launched tasks have no per-operator arrow; the graph_execution facts count them.
-    const bool launched_work = m_.meta.step_semantics == StepSemantics::LaunchedWork;
+    const bool launched_work = ctx_.frame.launched_work();
     const Ns ascend_graph_ns =
         !launched_work && facts.has("graph_execution") ? facts.doc["graph_execution"].value("graph_task_ns", Ns{0}) : 0;
     if (nodes_.empty() && !launched_work && ascend_graph_ns == 0) return facts.unavailable("modules", kWhy);
@@ -189,30 +183,6 @@ class ModuleTree {
     return k;
   }
 
-  // Ascend: each launched task's origin on the host (tid, time), from the async_npu arrow (the
-  // framework operator), else the HostToDevice arrow (through the task queue to its Enqueue).
-  std::vector<Origin> ascend_origins() const {
-    const TaskQueue queue(m_);
-    std::vector<Origin> direct, launched;
-    for (const Flow& f : m_.flows) {
-      if (f.end_slice == kNone32 || m_.tracks[f.end_track].kind != TrackKind::Device) continue;
-      if (f.kind == FlowKind::AsyncNpu) direct.push_back({f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
-      if (f.kind != FlowKind::HostToDevice) continue;
-      const TaskQueue::Dequeue* d = queue.holding(f.start_ts);
-      launched.push_back(d ? Origin{f.end_slice, m_.tracks[d->enqueue_track].tid, d->enqueued}
-                           : Origin{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
-    }
-    // The first arrow of each task; async_npu before HostToDevice.
-    auto by_slice = [](const Origin& a, const Origin& b) { return a.slice < b.slice; };
-    std::stable_sort(direct.begin(), direct.end(), by_slice);
-    std::stable_sort(launched.begin(), launched.end(), by_slice);
-    std::vector<Origin> out;
-    std::merge(direct.begin(), direct.end(), launched.begin(), launched.end(), std::back_inserter(out), by_slice);
-    out.erase(std::unique(out.begin(), out.end(), [](const Origin& a, const Origin& b) { return a.slice == b.slice; }),
-              out.end());
-    return out;
-  }
-
   void add(uint32_t slice, int step, bool joined, int64_t tid, Ns ts) {
     if (step < 0) return;
     const Slice& s = m_.slices[slice];
@@ -279,40 +249,34 @@ class ModuleTree {
 
   void attribute_device_work() {
     steps_ = m_.steps.empty() ? 1 : m_.steps.size();
-    auto step_of = [&](Ns ts) { return m_.steps.empty() ? 0 : step_holding(m_.steps, ts); };
+    const RunFrame& frame = ctx_.frame;
     std::vector<uint8_t> graph_call(m_.strings.size(), 2);
     auto is_graph = [&](StrId name) {
       uint8_t& g = graph_call[name];
       if (g == 2) g = graph_call_kind(m_.str(name)) != GraphCallKind::None ? 1 : 0;
       return g == 1;
     };
-    if (m_.meta.step_semantics == StepSemantics::LaunchedWork) {
-      const std::vector<LaunchedOp> own =
-          ctx_.launched.empty() ? launched_ops(m_, m_.steps) : std::vector<LaunchedOp>{};
-      const auto& ops = ctx_.launched.empty() ? own : ctx_.launched;
-      for (const LaunchedOp& op : ops) {
-        const int step = m_.steps.empty() ? 0 : op.step;
+    if (frame.launched_work()) {
+      for (const LaunchedOp& op : frame.launched()) {
         if (op.call == kNone32) {
-          add(op.slice, step, false, 0, 0);
+          add(op.slice, op.step, false, 0, 0);
           continue;
         }
         const Slice& call = m_.slices[op.call];
-        if (step >= 0 && is_graph(call.name)) graph_ns_ += m_.slices[op.slice].dur;
-        add(op.slice, step, true, m_.tracks[call.track].tid, call.ts);
+        if (op.step >= 0 && is_graph(call.name)) graph_ns_ += m_.slices[op.slice].dur;
+        add(op.slice, op.step, true, m_.tracks[call.track].tid, call.ts);
       }
       return;
     }
-    const std::vector<Origin> origins = ascend_origins();
-    const StepWindowIndex windows(ctx_.step_windows);
+    const std::vector<LaunchOrigin> origins = frame.origins();
     auto visit = [&](uint32_t slice) {
       auto it = std::lower_bound(origins.begin(), origins.end(), slice,
-                                 [](const Origin& o, uint32_t v) { return o.slice < v; });
+                                 [](const LaunchOrigin& o, uint32_t v) { return o.slice < v; });
       if (it != origins.end() && it->slice == slice) {
-        add(slice, step_of(it->ts), true, it->tid, it->ts);
+        add(slice, frame.step_of_launch(it->ts), true, it->tid, it->ts);
         return;
       }
-      const int step = m_.steps.empty() ? 0 : windows.at(m_.slices[slice].ts);
-      add(slice, step, false, 0, 0);
+      add(slice, frame.step_of_device(m_.slices[slice].ts), false, 0, 0);
     };
     for (uint32_t s : ctx_.device.compute_slices) visit(s);
     for (uint32_t s : ctx_.device.comm_slices) visit(s);
@@ -320,6 +284,8 @@ class ModuleTree {
   }
 
   json to_json(Facts& facts) const;
+  std::vector<bool> kept_nodes() const;  // what the tree lists
+  std::vector<uint32_t> preorder(const std::vector<bool>& kept, std::vector<int32_t>& index) const;
   json repeated_json(const std::vector<bool>& kept) const;
   // "Model/encoder/Linear_3": the names from the root, cut as a long name is (text::clip, with
   // the whole path's length).
@@ -407,28 +373,31 @@ json ModuleTree::repeated_json(const std::vector<bool>& kept) const {
   return arr;
 }
 
-json ModuleTree::to_json(Facts& facts) const {
+std::vector<bool> ModuleTree::kept_nodes() const {
   // Keep the heaviest nodes and their ancestors when the tree is too large to list.
   std::vector<bool> kept(nodes_.size(), true);
-  if (nodes_.size() > kMaxNodes) {
-    std::vector<uint32_t> order(nodes_.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return nodes_[a].total > nodes_[b].total; });
-    std::fill(kept.begin(), kept.end(), false);
-    size_t n = 0;
-    for (uint32_t i : order) {
-      for (int32_t k = static_cast<int32_t>(i); k >= 0 && !kept[static_cast<size_t>(k)];
-           k = nodes_[static_cast<size_t>(k)].parent) {
-        kept[static_cast<size_t>(k)] = true;
-        ++n;
-      }
-      if (n >= kMaxNodes) break;
+  if (nodes_.size() <= kMaxNodes) return kept;
+  std::vector<uint32_t> order(nodes_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return nodes_[a].total > nodes_[b].total; });
+  std::fill(kept.begin(), kept.end(), false);
+  size_t n = 0;
+  for (uint32_t i : order) {
+    for (int32_t k = static_cast<int32_t>(i); k >= 0 && !kept[static_cast<size_t>(k)];
+         k = nodes_[static_cast<size_t>(k)].parent) {
+      kept[static_cast<size_t>(k)] = true;
+      ++n;
     }
+    if (n >= kMaxNodes) break;
   }
+  return kept;
+}
+
+std::vector<uint32_t> ModuleTree::preorder(const std::vector<bool>& kept, std::vector<int32_t>& index) const {
   // Preorder: parents before children, siblings in the order they first ran.
   std::vector<uint32_t> order;
-  std::vector<int32_t> index(nodes_.size(), -1);
+  index.assign(nodes_.size(), -1);
   std::vector<uint32_t> stack;
   for (uint32_t i = static_cast<uint32_t>(nodes_.size()); i-- > 0;)
     if (nodes_[i].parent < 0 && kept[i]) stack.push_back(i);
@@ -441,6 +410,13 @@ json ModuleTree::to_json(Facts& facts) const {
     for (size_t k = ch.size(); k-- > 0;)
       if (kept[ch[k]]) stack.push_back(ch[k]);
   }
+  return order;
+}
+
+json ModuleTree::to_json(Facts& facts) const {
+  const std::vector<bool> kept = kept_nodes();
+  std::vector<int32_t> index;
+  const std::vector<uint32_t> order = preorder(kept, index);
   Ns in_modules = 0;
   for (const Node& n : nodes_)
     if (n.parent < 0) in_modules += n.total;

@@ -1,12 +1,12 @@
 // The GPU step's self-check (step_check.cpp): what cannot be true of a step, checked on the
-// launched-work windows (StepSemantics::LaunchedWork). Called by the breakdown (overlap.cpp).
+// launched-work windows (the frame's launched work). Called by the breakdown (overlap.cpp).
 #pragma once
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "facts/facts.h"
-#include "facts/step_windows.h"
+#include "facts/frame/step_windows.h"
 #include "model/model.h"
 
 namespace npu {

@@ -19,24 +19,16 @@ WhatIf prepare(const DiagnosticContext& ctx) {
     w.why_not = "no device tasks";
     return w;
   }
-  // Without a schedule the breakdown's one pseudo-step is the device window (overlap.cpp).
-  const bool pseudo = m.steps.empty();
-  const std::vector<Step> steps =
-      pseudo ? std::vector<Step>{Step{kNoId, ctx.device.window.start, ctx.device.window.end, {}}} : m.steps;
-  const std::vector<StepWindow> windows =
-      pseudo ? std::vector<StepWindow>{StepWindow{ctx.device.window.start, ctx.device.window.end,
-                                                  ctx.device.window.start, ctx.device.window.end}}
-             : ctx.step_windows;
+  const RunFrame& f = ctx.frame;
   const HostCauseSlices& causes = ctx.host_causes();
-  w.graph = build_graph(m, steps, windows, ctx.launched, causes.by_cause[static_cast<int>(HostCause::Sync)],
-                        !pseudo && m.meta.step_semantics == StepSemantics::LaunchedWork);
+  w.graph = build_graph(f, causes.by_cause[static_cast<int>(HostCause::Sync)]);
   if (!w.graph.why_not.empty()) {
     w.why_not = w.graph.why_not;
     return w;
   }
-  w.steps = steps;
+  w.steps = f.steps();
   w.base = simulate(w.graph);
-  for (const StepWindow& s : windows) {
+  for (const StepWindow& s : f.windows()) {
     w.measured.push_back(s.end - s.start);
     w.measured_total += s.end - s.start;
   }

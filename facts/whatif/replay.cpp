@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/stats.h"
+#include "facts/whatif/replay_parts.h"
 
 namespace npu::whatif {
 namespace {
@@ -16,40 +17,6 @@ constexpr Ns kMaxLatency = 50'000;
 constexpr Ns kLaunchSlack = 100'000;
 constexpr Ns kQueuedGap = 50'000;
 constexpr Ns kDefaultStreamGap = 1000;  // kernel after kernel on an eager queue (H200: 1.1-1.5 us)
-constexpr Ns kNever = std::numeric_limits<Ns>::min();
-
-// Host time removed by an edit: merged intervals and the removed time before each one's start.
-class Removed {
- public:
-  explicit Removed(const Intervals* in) {
-    if (!in || in->empty()) return;
-    iv_ = union_of(*in);
-    before_.resize(iv_.size());
-    Ns acc = 0;
-    for (size_t i = 0; i < iv_.size(); ++i) before_[i] = acc, acc += iv_[i].length();
-  }
-  // Removed time in [a, b), a <= b.
-  Ns in(Ns a, Ns b) const { return iv_.empty() || b <= a ? 0 : upto(b) - upto(a); }
-
- private:
-  Ns upto(Ns t) const {
-    auto it = std::upper_bound(iv_.begin(), iv_.end(), t, [](Ns v, const Interval& x) { return v < x.start; });
-    if (it == iv_.begin()) return 0;
-    const size_t i = static_cast<size_t>(it - iv_.begin()) - 1;
-    return before_[i] + std::min(t, iv_[i].end) - iv_[i].start;
-  }
-  Intervals iv_;
-  std::vector<Ns> before_;
-};
-
-// The last task of stream k among its first `done` whose measured running-max end is at most
-// `until`: what a blocking call ending at `until` can have waited for (kNone32: none).
-uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until) {
-  const uint32_t b = g.stream_begin[k], e = b + done;
-  auto it = std::upper_bound(prefix_end.begin() + b, prefix_end.begin() + e, until);
-  if (it == prefix_end.begin() + b) return kNone32;
-  return static_cast<uint32_t>(it - prefix_end.begin()) - 1;
-}
 
 // The task of another stream than `stream` that ended last within kStreamGated before `ts`, or
 // kNone32. `by_end`: task indexes sorted by end.
@@ -85,11 +52,12 @@ void Edit::add(const Edit& o) {
 namespace {
 
 // Device tasks of the run's device, per stream in measured order, with the step that owns each.
-void add_device_tasks(Graph& g, const RunModel& m, const std::vector<StepWindow>& windows,
-                      const std::vector<LaunchedOp>& launched) {
+void add_device_tasks(Graph& g, const RunFrame& f) {
+  const RunModel& m = f.model();
+  const std::vector<LaunchedOp>& launched = f.launched();
   // `launched` and the tasks are both in slice order (tracks in order, each track by time): the
   // lookups below are binary searches, not hash maps (a big run holds millions of tasks).
-  const StepWindowIndex windex(windows);
+  const StepWindowIndex windex(f.windows());
   for (uint32_t t = 0; t < m.tracks.size(); ++t) {
     const Track& tr = m.tracks[t];
     if (tr.kind != TrackKind::Device || tr.device != m.meta.device) continue;
@@ -118,33 +86,10 @@ void add_device_tasks(Graph& g, const RunModel& m, const std::vector<StepWindow>
   g.stream_begin.push_back(static_cast<uint32_t>(g.tasks.size()));
 }
 
-// The host call that launched each task (kNone32: not known): Kineto by correlation id, Ascend by its arrow.
-std::vector<uint32_t> launch_slices(const Graph& g, const RunModel& m, const std::vector<LaunchedOp>& launched) {
+// The host call that launched each task (kNone32: not known): the frame's launch pairing.
+std::vector<uint32_t> launch_slices(const Graph& g, const RunFrame& f) {
   std::vector<uint32_t> launch_slice(g.tasks.size(), kNone32);
-  if (!launched.empty()) {
-    // GPU runs with steps: launched_ops joined them already, in the same slice order.
-    for (size_t k = 0; k < g.tasks.size(); ++k) {
-      auto o = std::lower_bound(launched.begin(), launched.end(), g.tasks[k].slice,
-                                [](const LaunchedOp& x, uint32_t v) { return x.slice < v; });
-      if (o != launched.end() && o->slice == g.tasks[k].slice) launch_slice[k] = o->call;
-    }
-  } else if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
-    const auto& by_corr = runtime_calls_by_correlation(m);
-    for (size_t k = 0; k < g.tasks.size(); ++k) {
-      const Slice& s = m.slices[g.tasks[k].slice];
-      if (s.corr == kNoId) continue;
-      if (auto h = by_corr.find(s.corr); h != by_corr.end()) launch_slice[k] = h->second;
-    }
-  } else {
-    for (const Flow& f : m.flows) {
-      if (f.kind != FlowKind::HostToDevice || f.end_slice == kNone32 || f.start_slice == kNone32) continue;
-      auto t = std::lower_bound(g.tasks.begin(), g.tasks.end(), f.end_slice,
-                                [](const DeviceTask& x, uint32_t v) { return x.slice < v; });
-      if (t == g.tasks.end() || t->slice != f.end_slice) continue;
-      uint32_t& l = launch_slice[static_cast<size_t>(t - g.tasks.begin())];
-      if (l == kNone32) l = f.start_slice;
-    }
-  }
+  for (size_t k = 0; k < g.tasks.size(); ++k) launch_slice[k] = f.launch_of(g.tasks[k].slice);
   return launch_slice;
 }
 
@@ -152,9 +97,11 @@ using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item)
 
 // Host items: launches, blocking calls and the step spans' ends, in host order, and each step's
 // marks and measured window. Returns the item of each launching or blocking host slice.
-SliceItems add_host_items(Graph& g, const RunModel& m, const std::vector<Step>& steps,
-                          const std::vector<StepWindow>& windows, const std::vector<uint32_t>& launch_slice,
+SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_t>& launch_slice,
                           const std::vector<uint32_t>& syncs) {
+  const RunModel& m = f.model();
+  const std::vector<Step>& steps = f.steps();
+  const std::vector<StepWindow>& windows = f.windows();
   std::vector<uint32_t> host_slices;
   for (uint32_t s : launch_slice)
     if (s != kNone32) host_slices.push_back(s);
@@ -169,13 +116,16 @@ SliceItems add_host_items(Graph& g, const RunModel& m, const std::vector<Step>& 
     it.e = m.slices[s].end();
     it.slice = s;
     it.kind = std::binary_search(sync_slices.begin(), sync_slices.end(), s) ? ItemKind::Sync : ItemKind::Launch;
-    it.step = step_holding(steps, it.s);
+    it.step = f.step_of_launch(it.s);
     g.items.push_back(it);
   }
   for (size_t i = 0; i < steps.size(); ++i) {
+    // A step's marks are its host span's ends; the pseudo-step has no host span of its own (its
+    // span is everything seen), so its marks are its device window's, which the replay measures.
+    const Ns mark[2] = {f.pseudo() ? windows[i].start : steps[i].start, f.pseudo() ? windows[i].end : steps[i].end};
     for (const bool end : {false, true}) {
       HostItem it;
-      it.s = it.e = end ? steps[i].end : steps[i].start;
+      it.s = it.e = mark[end ? 1 : 0];
       it.kind = ItemKind::Mark;
       it.step = static_cast<int32_t>(i);
       it.end_mark = end;
@@ -370,143 +320,37 @@ void attribute_step_ends(Graph& g) {
 
 }  // namespace
 
-Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
-                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained) {
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs) {
   Graph g;
-  g.chained = chained;
-  if (steps.empty()) {
+  g.chained = f.launched_work() && !f.pseudo();
+  if (f.steps().empty()) {
     g.why_not = "no steps";
     return g;
   }
   // Each part reads what the ones before it found: the tasks, who launched them, the host items,
   // each task's launcher, what held it, the order of everything, what blocking calls waited for.
-  add_device_tasks(g, m, windows, launched);
+  add_device_tasks(g, f);
   if (g.tasks.empty()) {
     g.why_not = "no device tasks";
     return g;
   }
-  const std::vector<uint32_t> launch_slice = launch_slices(g, m, launched);
-  const SliceItems item_of_slice = add_host_items(g, m, steps, windows, launch_slice, syncs);
+  const std::vector<uint32_t> launch_slice = launch_slices(g, f);
+  const SliceItems item_of_slice = add_host_items(g, f, launch_slice, syncs);
   assign_launchers(g, launch_slice, item_of_slice);
   find_gates(g);
   order_tasks(g);
-  cost_blocking_calls(g, m);
+  cost_blocking_calls(g, f.model());
   attribute_step_ends(g);
   if (g.joined == 0)
     g.why_not = "none of the " + std::to_string(g.tasks.size()) +
                 " device tasks is joined to the host call that launched it (no flows or correlation ids)";
   return g;
 }
-Replay simulate(const Graph& g, const Edit* edit, bool split) {
-  const Removed removed(edit ? &edit->removed : nullptr);
-  std::vector<Ns> unblock(edit && !edit->unblock.empty() ? g.items.size() : 0, -1);
-  std::vector<Ns> dur_of(edit && !edit->durations.empty() ? g.tasks.size() : 0, -1);
-  std::vector<const Edit::Relaunch*> relaunch(edit && !edit->relaunch.empty() ? g.tasks.size() : 0, nullptr);
-  if (edit) {
-    for (const auto& u : edit->unblock) unblock[u.item] = u.cost;
-    for (const auto& d : edit->durations) dur_of[d.task] = d.dur;
-    for (const auto& r : edit->relaunch) relaunch[r.task] = &r;
-  }
-  const size_t n = g.items.size();
-  std::vector<Ns> S(n), E(n), TS(g.tasks.size()), TE(g.tasks.size()), PM(g.tasks.size());
-  const std::vector<Ns>& prefix_end = g.prefix_end;
-  std::vector<uint32_t> done(g.stream_begin.size() - 1, 0);
-  std::vector<Ns> owned_end(g.steps.size(), kNever);
-  size_t bo = 0;
-  uint32_t pm = kNone32;  // the processed item with the latest measured end
-  for (uint32_t j = 0; j < n; ++j) {
-    const HostItem& it = g.items[j];
-    Ns s = it.s;
-    if (j > 0) {
-      const HostItem& p = g.items[j - 1];
-      s = it.s >= p.e ? E[j - 1] + (it.s - p.e) - removed.in(p.e, it.s)
-                      : S[j - 1] + (it.s - p.s) - removed.in(p.s, it.s);
-      if (pm != kNone32 && pm != j - 1 && g.items[pm].e <= it.s)
-        s = std::max(s, E[pm] + (it.s - g.items[pm].e) - removed.in(g.items[pm].e, it.s));
-    }
-    S[j] = s;
-    for (; bo < g.by_order.size() && g.tasks[g.by_order[bo]].order == j; ++bo) {
-      const uint32_t k = g.by_order[bo];
-      const DeviceTask& d = g.tasks[k];
-      uint32_t L = d.launcher;
-      Ns lambda = d.lambda, gap = d.gap;
-      // A graph's task follows its predecessor at the graph's gap, or as it did when they overlap
-      // (tracks that hold an operator's span and its tasks, or several queues).
-      if (!relaunch.empty() && relaunch[k])
-        L = relaunch[k]->item, lambda = g.launch_latency, gap = std::min(gap, relaunch[k]->gap);
-      Ns st = S[L] + lambda;
-      const bool first = k == g.stream_begin[d.stream];
-      if (!first) st = std::max(st, TE[k - 1] + gap);
-      if (d.dep != kNone32) st = std::max(st, TE[d.dep] + d.dep_gap);
-      TS[k] = st;
-      TE[k] = st + (!dur_of.empty() && dur_of[k] >= 0 ? dur_of[k] : d.dur);
-      PM[k] = first ? TE[k] : std::max(PM[k - 1], TE[k]);
-      ++done[d.stream];
-      if (d.step >= 0) owned_end[static_cast<size_t>(d.step)] = std::max(owned_end[static_cast<size_t>(d.step)], TE[k]);
-    }
-    const Ns own = std::max<Ns>(0, (it.e - it.s) - removed.in(it.s, it.e));
-    if (!unblock.empty() && unblock[j] >= 0) {
-      E[j] = s + std::min(own, unblock[j]);
-    } else if (it.kind == ItemKind::BlockingCopy || it.kind == ItemKind::Sync) {
-      Ns w = kNever;
-      if (it.kind == ItemKind::BlockingCopy) {
-        w = TE[it.own_task];
-      } else {
-        for (size_t k = 0; k < done.size(); ++k)
-          if (uint32_t a = awaited(g, prefix_end, k, done[k], it.e); a != kNone32) w = std::max(w, PM[a]);
-      }
-      E[j] = w == kNever ? s + own : std::max(s + std::min(it.cost, own), w + it.tail);
-    } else {
-      E[j] = s + own;
-    }
-    if (pm == kNone32 || it.e > g.items[pm].e) pm = j;
-  }
-
-  Replay r;
-  r.step_ns.resize(g.steps.size());
-  std::vector<Interval> win(g.steps.size());
-  Ns prev = kNever;
-  for (uint32_t w : g.warmup_tasks) prev = std::max(prev, TE[w]);
-  for (size_t i = 0; i < g.steps.size(); ++i) {
-    const StepRef& ref = g.steps[i];
-    const HostItem &hs = g.items[ref.start_mark], &he = g.items[ref.end_mark];
-    Ns a = 0, b = 0;
-    if (g.chained) {
-      a = std::max(prev, S[ref.start_mark]);
-      b = std::max(S[ref.end_mark], owned_end[i]);
-    } else {
-      // The window keeps its place after the host step's start: work that starts earlier does
-      // not lengthen the step; the step ends when its last task or its host span does.
-      a = S[ref.start_mark] + (ref.measured_start - hs.s);
-      b = ref.end_task != kNone32 ? std::max(TE[ref.end_task], S[ref.end_mark])
-                                  : S[ref.end_mark] + (ref.measured_end - he.s);
-      if (owned_end[i] != kNever) b = std::max(b, owned_end[i] - ref.overhang);
-    }
-    b = std::max(a, b);
-    prev = b;
-    win[i] = {a, b};
-    r.step_ns[i] = b - a;
-    r.total_ns += b - a;
-  }
-  if (split) {
-    Intervals by[3];
-    for (size_t k = 0; k < g.tasks.size(); ++k) {
-      const TaskClass c = g.tasks[k].cls;
-      by[c == TaskClass::Compute ? 0 : c == TaskClass::Communication ? 1 : 2].push_back({TS[k], TE[k]});
-    }
-    for (auto& v : by) v = union_of(std::move(v));
-    // Computing first, then communication not under computing, then copies under neither: the
-    // breakdown's order (docs/overlap.md).
-    const Intervals comm = difference(by[1], by[0]);
-    const Intervals copies = difference(difference(by[2], by[0]), comm);
-    for (std::vector<Ns>* v : {&r.computing_ns, &r.communication_ns, &r.copies_ns}) v->resize(g.steps.size());
-    for (size_t i = 0; i < g.steps.size(); ++i) {
-      r.computing_ns[i] = total_length(clip(by[0], win[i].start, win[i].end));
-      r.communication_ns[i] = total_length(clip(comm, win[i].start, win[i].end));
-      r.copies_ns[i] = g.chained ? total_length(clip(copies, win[i].start, win[i].end)) : 0;
-    }
-  }
-  return r;
+uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until) {
+  const uint32_t b = g.stream_begin[k], e = b + done;
+  auto it = std::upper_bound(prefix_end.begin() + b, prefix_end.begin() + e, until);
+  if (it == prefix_end.begin() + b) return kNone32;
+  return static_cast<uint32_t>(it - prefix_end.begin()) - 1;
 }
 
 }  // namespace npu::whatif

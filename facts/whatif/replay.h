@@ -12,12 +12,13 @@
 // and the simulation says what the step would become.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/intervals.h"
 #include "facts/device_tasks.h"
-#include "facts/step_windows.h"
+#include "facts/frame/run_frame.h"
 #include "model/model.h"
 
 namespace npu::whatif {
@@ -67,6 +68,13 @@ struct StepRef {
   Ns overhang = 0;                          // Ascend: how far the tasks its window holds end past the window's end
 };
 
+// The buffers one replay writes (every item's and task's replayed times): kept with the graph and
+// reused by each simulate() of it, so the dozen replays of a run fault their pages in once.
+struct SimScratch {
+  std::vector<Ns> S, E, TS, TE, PM, unblock, dur_of, owned_end;
+  std::vector<uint32_t> done;
+};
+
 struct Graph {
   std::vector<HostItem> items;
   std::vector<DeviceTask> tasks;       // grouped by stream, each stream in measured order
@@ -82,15 +90,16 @@ struct Graph {
   Ns launch_cost = 0;     // median duration of a launch call
   uint64_t joined = 0;    // tasks joined to their launch
   std::string why_not;    // empty: the graph can be replayed
+  // simulate()'s buffers: one replay of a graph at a time (the what-if pass replays in sequence).
+  mutable std::unique_ptr<SimScratch> scratch;
 };
 
-// `windows`: the breakdown's step windows (device_step_windows); `launched`: GPU runs'
-// launched_ops; `syncs`: host slices that wait for the device (HostCause::Sync). `chained`:
-// the windows follow each other and a step owns what it launched (LaunchedWork, with
-// `launched`); else a step owns the tasks its window holds and its ends are anchored to the
-// tasks (or host span ends) the window starts and ends at.
-Graph build_graph(const RunModel& m, const std::vector<Step>& steps, const std::vector<StepWindow>& windows,
-                  const std::vector<LaunchedOp>& launched, const std::vector<uint32_t>& syncs, bool chained);
+// The run's steps, windows and launches come from its frame (facts/frame/run_frame.h); `syncs`:
+// host slices that wait for the device (HostCause::Sync). Chained (GPU steps, the frame's
+// launched work): the windows follow each other and a step owns what it launched; else a step
+// owns the tasks its window holds and its ends are anchored to the tasks (or host span ends)
+// the window starts and ends at.
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs);
 
 // What a transformation changes in the graph.
 struct Edit {

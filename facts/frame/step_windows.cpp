@@ -1,4 +1,4 @@
-#include "facts/step_windows.h"
+#include "facts/frame/step_windows.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "facts/diagnostics/launch_flows.h"
+#include "facts/frame/launch_flows.h"
 
 #include <algorithm>
 

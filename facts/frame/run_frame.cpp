@@ -1,0 +1,141 @@
+#include "facts/frame/run_frame.h"
+
+#include "facts/graph_calls.h"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+namespace npu {
+namespace {
+
+StepAssignment assignment_of(StepSemantics s) {
+  switch (s) {
+    case StepSemantics::LaunchedWork: return StepAssignment::LaunchedWork;
+    case StepSemantics::StepTasks: return StepAssignment::OwnTasks;
+    case StepSemantics::MsprofTasks: return StepAssignment::OwnTasksAll;
+    case StepSemantics::CaptureSegments: break;
+  }
+  return StepAssignment::SegmentsByStart;
+}
+
+}  // namespace
+
+bool is_host_op_track(const Track& t) {
+  return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
+}
+
+bool RunFrame::communication_from_ops(const RunModel& m) {
+  return m.meta.step_semantics == StepSemantics::StepTasks || m.meta.step_semantics == StepSemantics::MsprofTasks;
+}
+
+RunFrame::RunFrame(const RunModel& m)
+    : m_(m),
+      assignment_(assignment_of(m.meta.step_semantics)),
+      device_(extract_device_timeline(m, communication_from_ops(m))),
+      launches_(pick_launches(m, device_)) {
+  keep_first_launch_per_graph(m, launches_.launches,
+                              [&](const Launch& l) -> const Flow& { return launches_.flows(m)[l.flow]; });
+  make_steps();
+  if (launched_work()) launched_ = launched_ops(m, pseudo_ ? std::vector<Step>{} : steps_);
+  if (pseudo_)
+    for (LaunchedOp& op : launched_) op.step = 0;  // the pseudo-step launched everything
+  windows_ = device_step_windows(m, steps_, launched_work() ? &launched_ : nullptr);
+  if (pseudo_) {
+    // The pseudo-step's window is the device window.
+    StepWindow& w = windows_[0];
+    w.start = device_.window.start;
+    w.end = device_.window.end;
+    if (launched_work()) w.launched_tasks = 0, w.launched_end = kNoId;
+  }
+  window_index_.emplace(windows_);
+  if (!launched_work())
+    for (const Flow& f : m.flows)
+      if (f.kind == FlowKind::HostToDevice && f.end_slice != kNone32 && f.start_slice != kNone32)
+        arrows_.emplace_back(f.end_slice, f.start_slice);
+  // The first arrow of a task is its launch (stable: in flow order).
+  std::stable_sort(arrows_.begin(), arrows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+// The steps of the run, or one pseudo-step over everything seen: the device window, the
+// launches (host call and device start) and the host operators.
+void RunFrame::make_steps() {
+  steps_ = m_.steps;
+  if (!steps_.empty()) return;
+  Ns lo = std::numeric_limits<Ns>::max(), hi = std::numeric_limits<Ns>::min();
+  auto take = [&](Ns a, Ns b) {
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+  };
+  if (device_.has_device) take(device_.window.start, device_.window.end);
+  for (const Launch& l : launches_.launches) take(std::min(l.launch, l.start), std::max(l.launch, l.start));
+  const StrId cpu_op = m_.strings.find("cpu_op");
+  for (uint32_t t = 0; t < m_.tracks.size() && cpu_op != kNone32; ++t) {
+    if (!is_host_op_track(m_.tracks[t])) continue;
+    for (uint32_t i = m_.track_slices[t].begin; i < m_.track_slices[t].end; ++i)
+      if (m_.slices[i].cat == cpu_op) take(m_.slices[i].ts, m_.slices[i].end());
+  }
+  if (lo > hi) return;
+  steps_.push_back(Step{kNoId, lo, hi, {}});  // every lookup gives the pseudo-step: no +1 for an end at hi
+  pseudo_ = true;
+}
+
+const std::vector<StepWindow>& RunFrame::scheduled_windows() const { return pseudo_ ? no_windows_ : windows_; }
+
+int RunFrame::step_of_host(Ns ts) const {
+  if (pseudo_) return 0;
+  return step_index_at(steps_, ts);
+}
+
+int64_t RunFrame::step_id_of_host(Ns ts) const {
+  const int i = step_of_host(ts);
+  return i >= 0 && !pseudo_ ? steps_[static_cast<size_t>(i)].id : kNoId;
+}
+
+int RunFrame::step_of_device(Ns ts) const {
+  if (pseudo_) return 0;
+  return window_index_->at(ts);
+}
+
+int RunFrame::step_of_launch(Ns ts) const {
+  if (pseudo_) return 0;
+  return step_holding(steps_, ts);
+}
+
+uint32_t RunFrame::launch_of(uint32_t device_slice) const {
+  if (launched_work()) {
+    auto o = std::lower_bound(launched_.begin(), launched_.end(), device_slice,
+                              [](const LaunchedOp& x, uint32_t v) { return x.slice < v; });
+    return o != launched_.end() && o->slice == device_slice ? o->call : kNone32;
+  }
+  auto a = std::lower_bound(arrows_.begin(), arrows_.end(), device_slice,
+                            [](const auto& x, uint32_t v) { return x.first < v; });
+  return a != arrows_.end() && a->first == device_slice ? a->second : kNone32;
+}
+
+// Ascend: each launched task's origin on the host (tid, time), from the async_npu arrow (the
+// framework operator), else the HostToDevice arrow (through the task queue to its Enqueue).
+std::vector<LaunchOrigin> RunFrame::origins() const {
+  const TaskQueue queue(m_);
+  std::vector<LaunchOrigin> direct, launched;
+  for (const Flow& f : m_.flows) {
+    if (f.end_slice == kNone32 || m_.tracks[f.end_track].kind != TrackKind::Device) continue;
+    if (f.kind == FlowKind::AsyncNpu) direct.push_back({f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
+    if (f.kind != FlowKind::HostToDevice) continue;
+    const TaskQueue::Dequeue* d = queue.holding(f.start_ts);
+    launched.push_back(d ? LaunchOrigin{f.end_slice, m_.tracks[d->enqueue_track].tid, d->enqueued}
+                         : LaunchOrigin{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
+  }
+  // The first arrow of each task; async_npu before HostToDevice.
+  auto by_slice = [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice < b.slice; };
+  std::stable_sort(direct.begin(), direct.end(), by_slice);
+  std::stable_sort(launched.begin(), launched.end(), by_slice);
+  std::vector<LaunchOrigin> out;
+  std::merge(direct.begin(), direct.end(), launched.begin(), launched.end(), std::back_inserter(out), by_slice);
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice == b.slice; }),
+            out.end());
+  return out;
+}
+
+}  // namespace npu
