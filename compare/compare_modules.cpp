@@ -90,13 +90,10 @@ std::vector<int> match(const std::vector<Node>& b, const std::vector<Node>& n, s
   return to;
 }
 
-}  // namespace
-
-json modules_section(const Facts& base, const Facts& next, json& notes) {
-  const json& mb = section(base, "modules");
-  const json& mn = section(next, "modules");
-  json out = {{"available", false}};
-  const auto b = read_tree(mb), n = read_tree(mn);
+// Why there is no comparison: a side without a module tree, or only one side with nn.Module
+// ranges (one side without them would read as every module gone); "" when both can be compared.
+std::string why_not_comparable(const Facts& base, const Facts& next, const std::vector<Node>& b,
+                               const std::vector<Node>& n) {
   if (b.empty() || n.empty()) {
     std::string why;
     const Facts* sides[2] = {&base, &next};
@@ -108,34 +105,27 @@ json modules_section(const Facts& base, const Facts& next, json& notes) {
         why += fmt::format("{}the {} run has no module tree{}", why.empty() ? "" : "; ", i == 0 ? "base" : "new",
                            r.empty() ? "" : " (" + r + ")");
       }
-    out["note"] = why + ": no module comparison";
-    notes.push_back(out["note"]);
-    return out;
+    return why + ": no module comparison";
   }
-  // Module ranges exist only with stacks: one side without them would read as every module gone.
   auto has_modules = [](const std::vector<Node>& t) {
     return std::any_of(t.begin(), t.end(), [](const Node& x) { return x.row->value("kind", "") == "module"; });
   };
-  if (has_modules(b) != has_modules(n)) {
-    out["note"] = fmt::format(
-        "the {} run recorded nn.Module ranges and the {} run did not (profile both with with_stack=True): "
-        "no module comparison",
-        has_modules(b) ? "base" : "new", has_modules(b) ? "new" : "base");
-    notes.push_back(out["note"]);
-    return out;
-  }
-  out["available"] = true;
-  out["totals"] = json::array(
-      {metric_row("step_device_ns", "device work per step", "ns", num(mb, "step_device_ns"), num(mn, "step_device_ns")),
-       metric_row("in_modules_ns", "of it in modules", "ns", num(mb, "in_modules_ns"), num(mn, "in_modules_ns")),
-       metric_row("outside_ns", "of it outside every module", "ns", num(mb, "outside_ns"), num(mn, "outside_ns")),
-       metric_row("coverage", "module coverage", "ratio", num(mb, "coverage"), num(mn, "coverage"))});
-  std::vector<std::string> how;
-  const std::vector<int> to = match(b, n, how);
+  if (has_modules(b) == has_modules(n)) return "";
+  return fmt::format(
+      "the {} run recorded nn.Module ranges and the {} run did not (profile both with with_stack=True): "
+      "no module comparison",
+      has_modules(b) ? "base" : "new", has_modules(b) ? "new" : "base");
+}
+
+// One row per module of either run: the base's (matched by `to`, or vanished), then the new
+// run's unmatched ones. `delta`: each base module's change of device time; `by_order`: how many
+// were matched by order.
+std::vector<json> module_rows(const std::vector<Node>& b, const std::vector<Node>& n, const std::vector<int>& to,
+                              const std::vector<std::string>& how, std::vector<double>& delta, size_t& by_order) {
   std::vector<bool> matched_new(n.size(), false);
   std::vector<json> rows;
-  std::vector<double> delta(b.size(), 0);
-  size_t by_order = 0;
+  delta.assign(b.size(), 0);
+  by_order = 0;
   for (size_t i = 0; i < b.size(); ++i) {
     json r = {{"path", b[i].path}, {"class", b[i].cls}, {"depth", b[i].depth}, {"base", side(b[i])}};
     const double bd = num(*b[i].row, "device_ns").value_or(0);
@@ -168,11 +158,12 @@ json modules_section(const Facts& base, const Facts& next, json& notes) {
                     {"delta_device_ns", ns(nd)},
                     {"delta_ratio", nullptr}});
   }
-  if (by_order > 0)
-    out["note"] =
-        fmt::format("{} module(s) matched by order (same class under the same parent), their names differ", by_order);
-  // The first place: the top-level base module with the largest change, then down while one child
-  // carries at least half of its parent's change (same sign).
+  return rows;
+}
+
+// The first place a regression shows: the top-level base module with the largest change, then
+// down while one child carries at least half of its parent's change (same sign).
+json first_place(const std::vector<Node>& b, const std::vector<double>& delta) {
   json chain = json::array();
   int at = -1;
   for (size_t i = 0; i < b.size(); ++i)
@@ -191,7 +182,36 @@ json modules_section(const Facts& base, const Facts& next, json& notes) {
       break;
     at = best;
   }
-  out["first_place"] = chain;
+  return chain;
+}
+
+}  // namespace
+
+json modules_section(const Facts& base, const Facts& next, json& notes) {
+  const json& mb = section(base, "modules");
+  const json& mn = section(next, "modules");
+  json out = {{"available", false}};
+  const auto b = read_tree(mb), n = read_tree(mn);
+  if (std::string why = why_not_comparable(base, next, b, n); !why.empty()) {
+    out["note"] = why;
+    notes.push_back(out["note"]);
+    return out;
+  }
+  out["available"] = true;
+  out["totals"] = json::array(
+      {metric_row("step_device_ns", "device work per step", "ns", num(mb, "step_device_ns"), num(mn, "step_device_ns")),
+       metric_row("in_modules_ns", "of it in modules", "ns", num(mb, "in_modules_ns"), num(mn, "in_modules_ns")),
+       metric_row("outside_ns", "of it outside every module", "ns", num(mb, "outside_ns"), num(mn, "outside_ns")),
+       metric_row("coverage", "module coverage", "ratio", num(mb, "coverage"), num(mn, "coverage"))});
+  std::vector<std::string> how;
+  const std::vector<int> to = match(b, n, how);
+  std::vector<double> delta;
+  size_t by_order = 0;
+  std::vector<json> rows = module_rows(b, n, to, how, delta, by_order);
+  if (by_order > 0)
+    out["note"] =
+        fmt::format("{} module(s) matched by order (same class under the same parent), their names differ", by_order);
+  out["first_place"] = first_place(b, delta);
   std::stable_sort(rows.begin(), rows.end(), [](const json& x, const json& y) {
     return std::llabs(x["delta_device_ns"].get<int64_t>()) > std::llabs(y["delta_device_ns"].get<int64_t>());
   });

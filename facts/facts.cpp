@@ -42,19 +42,19 @@ nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view 
   return o.take();
 }
 
-nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what) {
+nlohmann::json evidence_row(const RunModel& m, Role role, uint32_t line, std::string_view what) {
   const InputFile* f = m.file(role);
   if (f && !f->table.empty()) {
     // A database role: the "line" is the rowid in the first table the role names.
     std::string table = f->table.substr(0, f->table.find('+'));
     return {{"file", f->path}, {"table", table}, {"rowid", line}, {"what", what}};
   }
-  return {{"file", f ? f->path : std::string(role)}, {"line", line}, {"what", what}};
+  return {{"file", f ? f->path : std::string(role_name(role))}, {"line", line}, {"what", what}};
 }
 
-nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what) {
+nlohmann::json evidence_file(const RunModel& m, Role role, std::string_view what) {
   const InputFile* f = m.file(role);
-  return {{"file", f ? f->path : std::string(role)}, {"what", what}};
+  return {{"file", f ? f->path : std::string(role_name(role))}, {"what", what}};
 }
 
 nlohmann::json parallel_groups_json(const std::vector<ParallelGroup>& groups) {

@@ -40,8 +40,8 @@ struct Facts {
 // `loc` is a Slice/Flow location: a byte offset, or a (part, rowid) pair (RunModel::decode_loc),
 // written as {file, byte} or {file, table, rowid}.
 nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what);
-nlohmann::json evidence_row(const RunModel& m, std::string_view role, uint32_t line, std::string_view what);
-nlohmann::json evidence_file(const RunModel& m, std::string_view role, std::string_view what);
+nlohmann::json evidence_row(const RunModel& m, Role role, uint32_t line, std::string_view what);
+nlohmann::json evidence_file(const RunModel& m, Role role, std::string_view what);
 
 // The run's metadata (framework, rank, device, profiler level, versions, env, config,
 // distributed args, the groups' names) as the "run" object that facts and the run summary share.

@@ -41,10 +41,13 @@ struct InputFormat {
   // Looks at the path (a file or a folder that exists) without reading it whole. May throw
   // LoadError when the path is clearly this format's and broken (a CSV with an unknown header).
   std::function<Sniff(const std::filesystem::path& path)> sniff;
-  // Fills the model from what the sniff found (before RunModel::finalize). Null for a cluster:
-  // the pipeline loads its members one by one.
+  // Fills the model from what the sniff found (before RunModel::finalize), each file or table
+  // under its role (model/role.h), and says which rule its steps follow: model.meta.step_semantics
+  // (model.h StepSemantics; left alone it is CaptureSegments, and a GPU trace's is LaunchedWork,
+  // found by RunModel::finalize). Null for a cluster: the pipeline loads its members one by one.
   std::function<void(const Detection& d, RunModel& model, const LoadOptions& options)> load;
-  // Runs after finalize and the steps every run shares (communication, HCCL task arguments).
+  // Runs after finalize and the steps every run shares (HCCL task arguments): what needs the
+  // whole run, such as the rank's communication records (loaders/communication/).
   std::function<void(const Detection& d, RunModel& model)> finish;
   bool cluster = false;  // several runs
 };

@@ -7,7 +7,6 @@
 #include "base/load_error.h"
 #include "loaders/format.h"
 #include "loaders/hccl_task_args.h"
-#include "loaders/run_communication.h"
 
 namespace npu {
 
@@ -45,7 +44,6 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
   model.finalize();
   say_ambiguous_launches(model);
   load_hccl_task_args(model);  // needs the final slice order
-  load_run_communication(d, model);
   if (format->finish) format->finish(d, model);
   return model;
 }

@@ -10,6 +10,7 @@
 #include "base/types.h"
 #include "model/communication.h"
 #include "model/parallel_group.h"
+#include "model/role.h"
 #include "model/string_pool.h"
 
 namespace npu {
@@ -251,7 +252,10 @@ struct RunMetadata {
 
 // An input file the loader looked for, and what became of it.
 struct InputFile {
-  std::string role;  // "trace_view.json", "kernel_details.csv", ...
+  Role role_id = Role::Other;  // what the facts look it up by (model/role.h)
+  // The name reports print for it: role_name(role_id), or a trace file's own name when it was
+  // named alone ("rank0.json.gz").
+  std::string role;
   std::string path;  // empty when missing
   enum class Status : uint8_t { Loaded, Missing, Empty } status = Status::Missing;
   uint64_t bytes = 0;
@@ -351,7 +355,7 @@ struct RunModel {
 
   std::string_view str(StrId id) const { return strings.str(id); }
   uint16_t add_file(InputFile f);
-  const InputFile* file(std::string_view role) const;
+  const InputFile* file(Role role) const;  // the first input of that role, or null
 
   // Per-track [begin, end) ranges into `slices`, valid after finalize().
   struct Range {

@@ -78,7 +78,7 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
 
   // The profiler's own breakdown, as written in step_trace_time.csv.
   json breakdown = json::array();
-  const InputFile* stt = m.file("step_trace_time.csv");
+  const InputFile* stt = m.file(Role::StepTraceTime);
   for (size_t i = 0; i < m.step_trace.size() && i < kMaxStepDetail; ++i) {
     const auto& r = m.step_trace[i];
     Ns total = r.computing + r.comm_not_overlapped + r.free;

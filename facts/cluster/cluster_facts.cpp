@@ -276,20 +276,21 @@ CommVotes communication_sections(Facts& f, json& c, const std::vector<RankFacts>
     c["retransmission"] = retransmission(ops);
     std::vector<CommOp>().swap(ops);  // every rank's records, copied with the rank ids: not kept for the links
   } else {
-    f.unavailable(
-        "cluster.communication",
-        "no communication.json (or analysis.db CommAnalyzer* tables) in the ranks and no cluster_communication.json "
-        "(profiler_level Level1+)");
-    f.unavailable("cluster.bandwidth", "no communication.json: bandwidth per transport unknown");
-    f.unavailable("cluster.small_packets", "no communication.json: transfer sizes unknown");
+    f.unavailable("cluster.communication", "no " + std::string(role_name(Role::Communication)) +
+                                               " (or analysis.db CommAnalyzer* tables) in the ranks and no "
+                                               "cluster_communication.json (profiler_level Level1+)");
+    f.unavailable("cluster.bandwidth",
+                  "no " + std::string(role_name(Role::Communication)) + ": bandwidth per transport unknown");
+    f.unavailable("cluster.small_packets",
+                  "no " + std::string(role_name(Role::Communication)) + ": transfer sizes unknown");
   }
   json links = link_section(ranks, ref);
   if (links["count"].get<size_t>() > 0) {
     if (links["list"].size() > 50) links["list"].erase(links["list"].begin() + 50, links["list"].end());
     c["links"] = links;
   } else {
-    f.unavailable("cluster.links",
-                  "no communication_matrix.json in the ranks and no cluster_communication_matrix.json");
+    f.unavailable("cluster.links", "no " + std::string(role_name(Role::CommunicationMatrix)) +
+                                       " in the ranks and no cluster_communication_matrix.json");
   }
   return v;
 }

@@ -38,8 +38,9 @@ std::vector<CommOp> communication_ops(const std::vector<RankFacts>& ranks, const
   for (const auto& r : ranks)
     if (auto c = r.facts.find("communication"); c != r.facts.end() && c->is_object())
       from_db = from_db || c->value("ops_source", "").find("CommAnalyzer") != std::string::npos;
-  source = from_db ? "communication.json or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank"
-                   : "communication.json of each rank";
+  source =
+      role_name(Role::Communication) +
+      std::string(from_db ? " or analysis.db CommAnalyzerTime/CommAnalyzerBandwidth of each rank" : " of each rank");
   if (ops.empty() && !ref.ops.empty()) {
     ops = ref.ops;
     source = "cluster_communication.json";
@@ -277,13 +278,13 @@ std::vector<CommLink> without_self_links(std::vector<CommLink> links) {
 
 json link_section(const std::vector<RankFacts>& ranks, const ClusterReference& ref) {
   std::vector<const CommLink*> raw;
-  std::string source = "communication_matrix.json of each rank";
+  std::string source = std::string(role_name(Role::CommunicationMatrix)) + " of each rank";
   for (const auto& r : ranks) {
     for (const auto& l : r.links) raw.push_back(&l);
     if (auto c = r.facts.find("communication");
         c != r.facts.end() && c->is_object() &&
         c->value("links_source", "").find("CommAnalyzerMatrix") != std::string::npos)
-      source = "communication_matrix.json or analysis.db CommAnalyzerMatrix of each rank";
+      source = std::string(role_name(Role::CommunicationMatrix)) + " or analysis.db CommAnalyzerMatrix of each rank";
   }
   std::vector<CommLink> from_ref;
   if (raw.empty() && !ref.links.empty()) {

@@ -60,7 +60,7 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
     const auto& [type, t] = order[n];
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& it : t->longest.items)
-      ev.push_back(evidence_row(m, "kernel_details.csv", m.kernels[it.index].line,
+      ev.push_back(evidence_row(m, Role::KernelDetails, m.kernels[it.index].line,
                                 "AI_CPU " + std::string(m.str(type)) + " (" + std::to_string(it.dur) + " ns)"));
     by_type.push_back({{"type", m.str(type)},
                        {"count", t->agg.count},
@@ -74,7 +74,7 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
                        {"has_double", t->dbl},
                        {"evidence", ev}});
   }
-  out = {{"source", "kernel_details.csv"},
+  out = {{"source", role_name(Role::KernelDetails)},
          {"count", all.count},
          {"total_ns", all.total},
          {"max_ns", all.count ? all.max : 0},
@@ -110,13 +110,14 @@ void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out) {
          {"max_ns", v[n].second.max},
          {"share_of_compute", ratio(v[n].second.total, compute_ns)},
          {"evidence", nlohmann::json::array({slice_evidence(m, v[n].second.max_index, "longest AI_CPU task")})}});
-  out = {{"source", "trace device tasks (no kernel_details.csv: no op types or dtypes)"},
-         {"count", all.count},
-         {"total_ns", all.total},
-         {"max_ns", all.count ? all.max : 0},
-         {"share_of_compute", ratio(all.total, compute_ns)},
-         {"by_name", arr},
-         {"max_task_ns_all_ops", max_all}};
+  out = {
+      {"source", "trace device tasks (no " + std::string(role_name(Role::KernelDetails)) + ": no op types or dtypes)"},
+      {"count", all.count},
+      {"total_ns", all.total},
+      {"max_ns", all.count ? all.max : 0},
+      {"share_of_compute", ratio(all.total, compute_ns)},
+      {"by_name", arr},
+      {"max_task_ns_all_ops", max_all}};
 }
 
 }  // namespace npu::operator_health

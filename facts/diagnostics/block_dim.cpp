@@ -49,7 +49,7 @@ void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& 
                            {"count", dims[n].second.count},
                            {"total_ns", dims[n].second.total},
                            {"evidence", nlohmann::json::array({evidence_row(
-                                            m, "kernel_details.csv", m.kernels[dims[n].second.max_index].line,
+                                            m, Role::KernelDetails, m.kernels[dims[n].second.max_index].line,
                                             "longest kernel with block dim " + std::to_string(dims[n].first))})}});
     // Kernels using fewer than half of the largest block dim seen on this core.
     std::map<StrId, Agg> low_by_name;
@@ -71,7 +71,7 @@ void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& 
                            {"count", lows[n].second.count},
                            {"total_ns", lows[n].second.total},
                            {"evidence", nlohmann::json::array({evidence_row(
-                                            m, "kernel_details.csv", k.line,
+                                            m, Role::KernelDetails, k.line,
                                             "longest instance, block dim " + std::to_string(k.block_dim))})}});
     }
     by_core[name] = {{"kernels", c.kernels},
@@ -86,12 +86,12 @@ void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& 
                        {"share_of_compute", ratio(low.total, compute_ns)},
                        {"by_name", lows_json}}}};
   }
-  health["block_dim"] = {{"core_count_known", false},
-                         {"core_count_note",
-                          "ai_core_num / aiv_num come from PROF info.json, which is not loaded; "
-                          "max_block_dim per core is only a lower bound of the core count"},
-                         {"kernels", considered},
-                         {"by_core", by_core}};
+  health["block_dim"] = {
+      {"core_count_known", false},
+      {"core_count_note", "ai_core_num / aiv_num come from PROF " + std::string(role_name(Role::DeviceInfo)) +
+                              ", which is not loaded; max_block_dim per core is only a lower bound of the core count"},
+      {"kernels", considered},
+      {"by_core", by_core}};
 }
 
 }  // namespace npu::operator_health

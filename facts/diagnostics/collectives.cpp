@@ -318,15 +318,18 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     for (const CommOp& op : *m.communication.ops) split.emplace(op.name, &op);
   const bool timeline = d.comm_from_ops && !d.comm_slices.empty();
   if (!timeline && split.empty()) {
-    facts.unavailable("collectives", "no communication operators on the device timeline and no communication.json");
+    facts.unavailable("collectives", "no communication operators on the device timeline and no " +
+                                         std::string(role_name(Role::Communication)));
     return;
   }
   if (split.empty())
-    facts.unavailable("collectives.split", "no communication.json: transit / wait / idle per operator unknown");
+    facts.unavailable("collectives.split", "no " + std::string(role_name(Role::Communication)) +
+                                               ": transit / wait / idle per operator unknown");
   if (!timeline)
     facts.unavailable("collectives.exposed",
                       "no trace: the exposed part, Notify Waits and host syncs of each operator "
-                      "are unknown (communication.json only)");
+                      "are unknown (" +
+                          std::string(role_name(Role::Communication)) + " only)");
 
   // Every operator counts in the totals; the JSON record (Notify Wait, host sync, evidence) is
   // built for the longest ones only, so a capture with tens of thousands of collectives costs
@@ -354,7 +357,7 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
     total["cause"] = cause_of(t.transit + t.wait + t.idle, t.transit, t.wait, t.idle);
   }
   size_t n_steps = m.steps.size();
-  if (!timeline) {  // steps as communication.json names them
+  if (!timeline) {  // steps as the communication records name them
     std::set<int64_t> ids;
     for (const auto& [name, r] : split) ids.insert(r->step);
     n_steps = ids.size();
@@ -368,7 +371,7 @@ void diagnose_collectives(const DiagnosticContext& ctx, Facts& facts) {
   facts.doc["collectives"] = {{"count", count},
                               {"alignment", alignment},
                               {"steps", std::max<size_t>(1, n_steps)},
-                              {"split_source", t.have_split ? "communication.json" : ""},
+                              {"split_source", t.have_split ? role_name(Role::Communication) : ""},
                               {"total", total},
                               {"ops", ops}};
 }

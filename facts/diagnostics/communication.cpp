@@ -10,9 +10,9 @@ namespace npu {
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
   const RunCommunication& in = ctx.model.communication;
   if (!in.ops && !in.links) {
-    facts.unavailable("communication",
-                      "no communication.json / communication_matrix.json (profiler_level Level1 or Level2, "
-                      "several cards, text export)");
+    facts.unavailable("communication", "no " + std::string(role_name(Role::Communication)) + " / " +
+                                           role_name(Role::CommunicationMatrix) +
+                                           " (profiler_level Level1 or Level2, several cards, text export)");
     return;
   }
   nlohmann::json c;
@@ -23,15 +23,17 @@ void diagnose_communication(const DiagnosticContext& ctx, Facts& facts) {
     c["ops"] = comm_ops_json(*in.ops, groups);
     c["ops_source"] = in.ops_source;
   } else {
-    facts.unavailable("communication.ops", "no communication.json: wait/transit times and bandwidth per operator");
+    facts.unavailable("communication.ops", "no " + std::string(role_name(Role::Communication)) +
+                                               ": wait/transit times and bandwidth per operator");
   }
   if (in.links) {
     c["links"] = comm_links_json(*in.links, groups);
     c["links_source"] = in.links_source;
   } else {
-    facts.unavailable("communication.links", in.ops_source.find("(table") != std::string::npos
-                                                 ? "analysis.db has no CommAnalyzerMatrix rows: bandwidth per link"
-                                                 : "no communication_matrix.json: bandwidth per link");
+    facts.unavailable("communication.links",
+                      in.ops_source.find("(table") != std::string::npos
+                          ? "analysis.db has no CommAnalyzerMatrix rows: bandwidth per link"
+                          : "no " + std::string(role_name(Role::CommunicationMatrix)) + ": bandwidth per link");
   }
   facts.doc["communication"] = std::move(c);
 }

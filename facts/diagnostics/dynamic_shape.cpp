@@ -28,14 +28,15 @@ void dynamic_shape(const RunModel& m, nlohmann::json& health, Facts& facts) {
   }
   if (dyn + stat + other == 0) {
     facts.unavailable("operator_health.dynamic_shape",
-                      "kernel_details.csv has no OP State values (the column is absent in older exports)");
+                      std::string(role_name(Role::KernelDetails)) +
+                          " has no OP State values (the column is absent in older exports)");
     return;
   }
   nlohmann::json ev = nlohmann::json::array();
   if (first_static != kNone32)
-    ev.push_back(evidence_row(m, "kernel_details.csv", m.kernels[first_static].line, "first static operator"));
+    ev.push_back(evidence_row(m, Role::KernelDetails, m.kernels[first_static].line, "first static operator"));
   if (first_dynamic != kNone32)
-    ev.push_back(evidence_row(m, "kernel_details.csv", m.kernels[first_dynamic].line, "first dynamic operator"));
+    ev.push_back(evidence_row(m, Role::KernelDetails, m.kernels[first_dynamic].line, "first dynamic operator"));
   health["dynamic_shape"] = {{"dynamic", dyn},
                              {"static", stat},
                              {"other", other},

@@ -28,7 +28,7 @@ nlohmann::json conjectured_gc_json(const DiagnosticContext& ctx, const HostTrace
                     {"acl_ns", g.acl_ns},
                     {"acl_time_ratio", acl_ratio},
                     {"acl_per_us", acl_per_us},
-                    {"evidence", nlohmann::json::array({evidence_file(m, "trace_view.json",
+                    {"evidence", nlohmann::json::array({evidence_file(m, Role::Trace,
                                                                       "device free gap: no compute or communication "
                                                                       "task between start_ns and end_ns")})}});
   }

@@ -173,7 +173,7 @@ class Attribution {
 
   json evidence(const Source& s) const {
     if (s.kind == Source::Event) return json::array({evidence_event(m_, s.loc, s.what)});
-    return json::array({evidence_file(m_, "trace_view.json", s.what)});
+    return json::array({evidence_file(m_, Role::Trace, s.what)});
   }
 
   void attribute(const Piece& p) {

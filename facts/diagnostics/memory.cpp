@@ -28,7 +28,7 @@ nlohmann::json peak_json(const RunModel& m, const Peak& p, const std::string& wh
   if (p.mb < 0) return nullptr;
   nlohmann::json j = {{"value_mb", p.mb}, {"ts_ns", p.ts}, {"step", step_json(step_of(m, p.ts))}};
   j["evidence"] = nlohmann::json::array();
-  if (p.line) j["evidence"].push_back(evidence_row(m, "memory_record.csv", p.line, what));
+  if (p.line) j["evidence"].push_back(evidence_row(m, Role::MemoryRecord, p.line, what));
   return j;
 }
 
@@ -36,12 +36,14 @@ nlohmann::json peak_json(const RunModel& m, const Peak& p, const std::string& wh
 
 void memory(const RunModel& m, Facts& facts) {
   if (m.memory_records.empty() && m.operator_memory.empty()) {
-    facts.unavailable("memory", "no memory_record.csv or operator_memory.csv (profile_memory was off)");
+    facts.unavailable("memory", "no " + std::string(role_name(Role::MemoryRecord)) + " or " +
+                                    role_name(Role::OperatorMemory) + " (profile_memory was off)");
     return;
   }
   nlohmann::json mem;
   if (m.memory_records.empty()) {
-    facts.unavailable("memory.peak", "no memory_record.csv rows (profile_memory was off)");
+    facts.unavailable("memory.peak",
+                      "no " + std::string(role_name(Role::MemoryRecord)) + " rows (profile_memory was off)");
   } else {
     struct Comp {
       uint64_t records = 0;
@@ -106,7 +108,7 @@ void memory(const RunModel& m, Facts& facts) {
   }
 
   if (m.operator_memory.empty()) {
-    facts.unavailable("memory.top_allocations", "no operator_memory.csv rows");
+    facts.unavailable("memory.top_allocations", "no " + std::string(role_name(Role::OperatorMemory)) + " rows");
   } else {
     std::vector<uint32_t> idx(m.operator_memory.size());
     for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -126,7 +128,7 @@ void memory(const RunModel& m, Facts& facts) {
            {"release_ts_ns", opt(o.release_ts)},
            {"duration_ns", opt(o.duration)},
            {"step", o.alloc_ts == kNoId ? nlohmann::json(nullptr) : step_json(step_of(m, o.alloc_ts))},
-           {"evidence", nlohmann::json::array({evidence_row(m, "operator_memory.csv", o.line, "allocation")})}});
+           {"evidence", nlohmann::json::array({evidence_row(m, Role::OperatorMemory, o.line, "allocation")})}});
     }
     mem["operator_allocations"] = m.operator_memory.size();
     mem["top_allocations"] = arr;

@@ -95,7 +95,8 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
   const HostTracePass p = run_host_trace_pass(ctx);
   if (m.slices.empty()) {
     for (const char* f : {"compile", "sync", "gc", "dataloader", "memory_api", "syncbn"})
-      facts.unavailable(std::string("operator_health.") + f, "no trace_view.json (or it has no slices)");
+      facts.unavailable(std::string("operator_health.") + f,
+                        "no " + std::string(role_name(Role::Trace)) + " (or it has no slices)");
     return;
   }
   if (p.have_cann) {
@@ -136,11 +137,11 @@ void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts) {
     block_dim(m, compute_ns, health, facts);
     pmu(m, health, facts);
   } else {
-    const char* why = "no kernel_details.csv rows";
+    const std::string why = "no " + std::string(role_name(Role::KernelDetails)) + " rows";
     if (ctx.device.has_device) {
       ai_cpu_from_trace(ctx, health["ai_cpu"]);
     } else {
-      facts.unavailable("operator_health.ai_cpu", "no kernel_details.csv rows and no device tasks in the trace");
+      facts.unavailable("operator_health.ai_cpu", why + " and no device tasks in the trace");
     }
     facts.unavailable("operator_health.dynamic_shape", why);
     facts.unavailable("operator_health.block_dim", why);
@@ -148,7 +149,7 @@ void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts) {
   }
   trace_checks(ctx, health, facts);
   if (!health.empty()) facts.doc["operator_health"] = health;
-  else facts.unavailable("operator_health", "no kernel_details.csv rows and no trace");
+  else facts.unavailable("operator_health", "no " + std::string(role_name(Role::KernelDetails)) + " rows and no trace");
   memory(m, facts);
 }
 

@@ -90,7 +90,7 @@ nlohmann::json entry(const RunModel& m, const Group& g, const char* key_name, Ns
   j["share_of_step"] = step_ns > 0 ? nlohmann::json(stats::ratio(g.total, step_ns)) : nlohmann::json(nullptr);
   std::string what = "longest " + std::string(m.str(g.key)) + " (" + std::to_string(g.max) + " ns)";
   j["evidence"] = nlohmann::json::array({src == Source::Kernels
-                                             ? evidence_row(m, "kernel_details.csv", m.kernels[g.max_index].line, what)
+                                             ? evidence_row(m, Role::KernelDetails, m.kernels[g.max_index].line, what)
                                              : evidence_event(m, m.slices[g.max_index].loc, what)});
   return j;
 }
@@ -165,7 +165,7 @@ nlohmann::json matmul_precision(const RunModel& m) {
                   {"count", g.count},
                   {"total_ns", g.total},
                   {"input_dtypes", m.str(k.input_dtypes)},
-                  {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv", k.line, what)})}});
+                  {"evidence", nlohmann::json::array({evidence_row(m, Role::KernelDetails, k.line, what)})}});
   }
   return {{"matrix_kernels", n},       {"matrix_ns", ns},           {"fp32_kernels", fp32_n},
           {"fp32_ns", fp32_ns},        {"fp32_hf32_eligible_ns", hf32_ns}, {"low_precision_ns", low_ns},
@@ -230,7 +230,7 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
 
   if (!m.kernels.empty()) {
     src = Source::Kernels;
-    out["source"] = "kernel_details.csv";
+    out["source"] = role_name(Role::KernelDetails);
     for (uint32_t i = 0; i < m.kernels.size(); ++i) {
       const Kernel& k = m.kernels[i];
       auto& c = by_core[std::string(m.str(k.accel_core))];
@@ -272,14 +272,15 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
       comm_ns += s.dur;
       ++comm_n;
     }
-    facts.unavailable("operators.by_type",
-                      gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
-                          : "no kernel_details.csv rows: the trace's device tasks carry no operator "
-                            "types, so operators are grouped by task name only");
+    facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
+                                               : "no " + std::string(role_name(Role::KernelDetails)) +
+                                                     " rows: the trace's device tasks carry no "
+                                                     "operator types, so operators are grouped by task name only");
   } else {
     // Host operators alone, when the trace has them.
     host_operators(m, out, facts);
-    const char* why = "no kernel_details.csv rows and no device tasks in the trace";
+    const std::string why =
+        "no " + std::string(role_name(Role::KernelDetails)) + " rows and no device tasks in the trace";
     if (out.contains("host")) {
       out["source"] = nullptr;
       facts.unavailable("operators.device", why);

@@ -80,7 +80,7 @@ StepsShown steps_shown(const DiagnosticContext& ctx, const RunFrame& f, const st
       JsonObject p;
       add_breakdown(p, from_row(*row));
       p.add("source", row_source);
-      p.add("evidence", nlohmann::json::array({evidence_row(m, "step_trace_time.csv", row->line, "profiler's row")}));
+      p.add("evidence", nlohmann::json::array({evidence_row(m, Role::StepTraceTime, row->line, "profiler's row")}));
       profiler = p.take();
       agree = agreement(per[i], from_row(*row));
       if (!agree["ok"].get<bool>()) shown = from_row(*row);
@@ -175,7 +175,8 @@ nlohmann::json overall_extra(const DiagnosticContext& ctx, const RunFrame& f, co
   if (!have_track && m.step_trace.empty())
     facts.unavailable("steps.profiler",
                       gpu ? "Kineto traces carry no profiler-computed step breakdown to cross-check against"
-                          : "no step_trace_time.csv and no Overlap Analysis track to cross-check against");
+                          : "no " + std::string(role_name(Role::StepTraceTime)) +
+                                " and no Overlap Analysis track to cross-check against");
   return extra;
 }
 

@@ -57,9 +57,9 @@ Breakdown from_row(const StepTraceRow& r) {
 }
 
 std::string profiler_source(const RunModel& m) {
-  const InputFile* f = m.file("step_trace_time.csv");
+  const InputFile* f = m.file(Role::StepTraceTime);
   return f && !f->table.empty() ? f->table + " (" + std::filesystem::path(f->path).filename().string() + ")"
-                                : "step_trace_time.csv";
+                                : role_name(Role::StepTraceTime);
 }
 
 bool overlap_track_breakdown(const RunModel& m, const std::vector<StepWindow>& w, std::vector<Breakdown>& out) {
@@ -126,12 +126,12 @@ void from_profiler_rows(const RunModel& m, Facts& facts, StepIdle* idle) {
     j["id"] = r->step == kNoId ? nlohmann::json(nullptr) : nlohmann::json(r->step);
     if (r->device >= 0) j["device"] = r->device;
     j["source"] = source;
-    j["evidence"] = nlohmann::json::array({evidence_row(m, "step_trace_time.csv", r->line, "profiler's row")});
+    j["evidence"] = nlohmann::json::array({evidence_row(m, Role::StepTraceTime, r->line, "profiler's row")});
     steps_json.push_back(j);
   }
   if (idle) idle->shown_device = device_times;
   nlohmann::json extra = {{"source", source}};
-  if (const InputFile* f = m.file("step_trace_time.csv"); f && !f->path.empty())
+  if (const InputFile* f = m.file(Role::StepTraceTime); f && !f->path.empty())
     extra["source_file"] = f->table.empty() ? f->path : f->path + " (table " + f->table + ")";
   if (devices.size() > 1) {
     extra["device"] = shown;
@@ -152,23 +152,22 @@ void from_profiler_rows(const RunModel& m, Facts& facts, StepIdle* idle) {
   }
   facts.doc["steps"] = steps_json;
   put_overall(facts, total, n_steps, std::move(device_times), {}, extra);
-  facts.unavailable("steps.recomputed",
-                    "no device tasks (trace_view.json missing): the breakdown is the profiler's "
-                    "own " +
-                        source + ", not recomputed");
+  facts.unavailable("steps.recomputed", "no device tasks (" + std::string(role_name(Role::Trace)) +
+                                            " missing): the breakdown is the profiler's own " + source +
+                                            ", not recomputed");
 }
 
 // No device timeline and no profiler rows: the facts say why (a CPU-only Kineto trace, a GPU
 // trace captured without CUDA activities, ...).
 void no_breakdown(const RunModel& m, Facts& facts) {
   const std::string platform = run_platform(m);
-  const char* why =
+  const std::string why =
       platform == "cpu"
           ? "CPU-only trace (no GPU kernels, memcpy or memset events): there is no device timeline to break down"
       : platform == "gpu"  ? "GPU runtime calls but no kernel, memcpy or memset events: the trace was captured without "
                              "ProfilerActivity.CUDA (or with the CUPTI range profiler), so there is no device timeline"
       : platform == "mtia" ? "MTIA accelerator events (mtia_*) are not read: there is no device timeline to break down"
-                           : "no device tasks in the trace and no step_trace_time.csv";
+                           : "no device tasks in the trace and no " + std::string(role_name(Role::StepTraceTime));
   facts.unavailable("steps", why);
   facts.unavailable("overall", why);
 }

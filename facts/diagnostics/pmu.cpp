@@ -35,7 +35,8 @@ void pmu(const RunModel& m, nlohmann::json& health, Facts& facts) {
       if (m.str(m.pmu_columns[c]) == name) cols.push_back({name, bound, c});
   if (cols.empty() || m.pmu_values.size() != m.kernels.size() * m.pmu_columns.size()) {
     facts.unavailable("operator_health.pmu",
-                      "kernel_details.csv has no PMU pipe ratio columns (aic_metrics was not PipeUtilization)");
+                      std::string(role_name(Role::KernelDetails)) +
+                          " has no PMU pipe ratio columns (aic_metrics was not PipeUtilization)");
     return;
   }
   const size_t stride = m.pmu_columns.size();
@@ -104,7 +105,7 @@ void pmu(const RunModel& m, nlohmann::json& health, Facts& facts) {
          {"ratios", ratios},
          {"max_ratio", best},
          {"bound", bound},
-         {"evidence", nlohmann::json::array({evidence_row(m, "kernel_details.csv", m.kernels[t.agg.max_index].line,
+         {"evidence", nlohmann::json::array({evidence_row(m, Role::KernelDetails, m.kernels[t.agg.max_index].line,
                                                           "longest " + std::string(m.str(t.type)))})}});
   }
   nlohmann::json names = nlohmann::json::array();

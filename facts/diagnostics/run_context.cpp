@@ -19,7 +19,8 @@ void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts) {
   run["rejected"] = m.stats.rejected;
   run["trace_events"] = m.stats.trace_events;
   facts.doc["run"] = run;
-  if (m.meta.env.empty()) facts.unavailable("run.env", "profiler_metadata.json is missing or has no ENV_VARIABLES");
+  if (m.meta.env.empty())
+    facts.unavailable("run.env", std::string(role_name(Role::RunEnvironment)) + " is missing or has no ENV_VARIABLES");
 }
 
 }  // namespace npu

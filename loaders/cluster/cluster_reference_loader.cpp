@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "base/json_file.h"
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 #include "loaders/parallel_groups.h"
 
 namespace npu {

@@ -138,7 +138,7 @@ int CsvTable::col(std::span<const std::string_view> names) const {
   return -1;
 }
 
-int CsvTable::require(std::initializer_list<std::string_view> names) const {
+int CsvTable::require(std::span<const std::string_view> names) const {
   int c = col(names);
   if (c >= 0) return c;
   std::string msg = "missing column \"" + std::string(*names.begin()) + "\"; header has:";

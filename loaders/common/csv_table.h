@@ -31,7 +31,8 @@ class CsvTable {
   int col(std::span<const std::string_view> names) const;
   int col(std::initializer_list<std::string_view> names) const { return col({names.begin(), names.size()}); }
   // Same, but throws LoadError naming the file and the header when absent.
-  int require(std::initializer_list<std::string_view> names) const;
+  int require(std::span<const std::string_view> names) const;
+  int require(std::initializer_list<std::string_view> names) const { return require({names.begin(), names.size()}); }
 
   // Lower-case, without spaces, underscores and a BOM: "Step ID" == "Step Id" == "step_id".
   static std::string normalise(std::string_view name);

@@ -9,29 +9,31 @@ uint64_t size_on_disk(const fs::path& p) {
   return ec ? 0 : s;
 }
 
-void note_missing(RunModel& model, const std::string& role, const std::string& why) {
+void note_missing(RunModel& model, Role role, const std::string& why) {
   InputFile f;
-  f.role = role;
+  f.role_id = role;
+  f.role = role_name(role);
   f.status = InputFile::Status::Missing;
   f.note = why;
   model.add_file(std::move(f));
 }
 
-uint16_t register_found(RunModel& model, const std::string& role, const fs::path& p) {
+uint16_t register_found(RunModel& model, Role role, const fs::path& p, const std::string& name) {
   InputFile f;
-  f.role = role;
+  f.role_id = role;
+  f.role = name.empty() ? role_name(role) : name;
   f.path = p.string();
   f.bytes = size_on_disk(p);
   f.status = f.bytes == 0 ? InputFile::Status::Empty : InputFile::Status::Loaded;
   return model.add_file(std::move(f));
 }
 
-TraceLoadResult load_trace_files(RunModel& model, const std::string& role, const std::vector<std::string>& paths,
-                                 const TraceLoadOptions& opt) {
+TraceLoadResult load_trace_files(RunModel& model, const std::vector<std::string>& paths, const TraceLoadOptions& opt,
+                                 const std::string& name) {
   TraceLoadResult first;
   const bool parts = paths.size() > 1;
   for (size_t i = 0; i < paths.size(); ++i) {
-    uint16_t id = register_found(model, role, paths[i]);
+    uint16_t id = register_found(model, Role::Trace, paths[i], name);
     if (model.files[id].status == InputFile::Status::Empty) {
       model.files[id].note = "file is empty";
       continue;

@@ -1,7 +1,7 @@
 // The columns of the profiler's own per-step breakdown, the one place that names them:
 // step_trace_time.csv in a text export, table StepTraceTime in analysis.db (values in us in both).
 // Read by loaders/torch_npu_text/step_trace_time_loader.cpp, loaders/db/step_trace_time_table.cpp
-// and the rank rows of cluster_step_trace_time.csv (loaders/communication_loader.cpp).
+// and the rank rows of cluster_step_trace_time.csv (loaders/communication/communication_files.cpp).
 #pragma once
 #include <array>
 #include <string_view>

@@ -6,8 +6,8 @@
 
 namespace npu {
 
-void load_trace_file(RunModel& model, const std::string& role, const std::filesystem::path& p, const LoadOptions& opt) {
-  TraceLoadResult r = load_trace_files(model, role, {p.string()}, opt.trace);
+void load_trace_file(RunModel& model, const std::filesystem::path& p, const LoadOptions& opt, const std::string& name) {
+  TraceLoadResult r = load_trace_files(model, {p.string()}, opt.trace, name);
   if (!r.object_form) return;
   if (model.meta.framework.empty()) model.meta.framework = "pytorch";
   const auto& top = r.top_level;

@@ -10,7 +10,9 @@
 
 namespace npu {
 
-void load_trace_file(RunModel& model, const std::string& role, const std::filesystem::path& p, const LoadOptions& opt);
+// The file is the run's Role::Trace; `name`: what reports call it, when not role_name(Role::Trace).
+void load_trace_file(RunModel& model, const std::filesystem::path& p, const LoadOptions& opt,
+                     const std::string& name = {});
 
 // A run that did not say its framework, with device or CANN tracks, is torch_npu's (after finalize).
 void framework_from_tracks(RunModel& model);

@@ -87,7 +87,10 @@ class TraceLoader {
     }
   }
 
-  void run_parallel() {
+  // What the loading thread and the parse workers share in run_parallel: the chunks waiting for
+  // a worker, the results waiting for their turn to merge (in chunk order), and where a failed
+  // chunk started.
+  struct Pipeline {
     std::mutex mu;
     std::condition_variable cv_jobs, cv_done;
     std::deque<Chunk> jobs;
@@ -95,106 +98,118 @@ class TraceLoader {
     std::unordered_map<size_t, uint64_t> chunk_offsets;
     bool closing = false;
     std::exception_ptr worker_error;
-    const size_t max_queued = static_cast<size_t>(threads_);  // bounds memory: queued + in work
-
     std::vector<std::thread> workers;
-    for (int t = 0; t < threads_; ++t) {
-      workers.emplace_back([&] {
-        for (;;) {
-          Chunk c;
-          {
-            std::unique_lock<std::mutex> lock(mu);
-            cv_jobs.wait(lock, [&] { return closing || !jobs.empty(); });
-            if (jobs.empty()) return;
-            c = std::move(jobs.front());
-            jobs.pop_front();
-          }
-          cv_jobs.notify_all();
-          // An exception (out of memory) ends no thread: the chunk's result is null and the
-          // merge rethrows it on the loading thread.
-          std::unique_ptr<ChunkResult> r;
-          std::exception_ptr error;
-          try {
-            r = take_result();
-            c.parse(*r);
-          } catch (...) {
-            r.reset();
-            error = std::current_exception();
-          }
-          reader_.give_back(c);
-          {
-            std::lock_guard<std::mutex> lock(mu);
-            if (error && !worker_error) worker_error = error;
-            results[c.index] = std::move(r);
-          }
-          cv_done.notify_all();
-        }
-      });
-    }
-
     size_t next_merge = 0, produced = 0;
     bool failed = false;
     uint64_t failed_offset = 0;
-    auto merge_ready = [&](bool wait_all) {
-      for (;;) {
-        std::unique_ptr<ChunkResult> r;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          if (next_merge >= produced) return;
-          if (wait_all) cv_done.wait(lock, [&] { return results.count(next_merge) > 0; });
-          auto it = results.find(next_merge);
-          if (it == results.end()) return;
-          r = std::move(it->second);
-          results.erase(it);
-        }
-        if (!r) std::rethrow_exception(worker_error);
-        if (!r->ok) {
-          failed = true;
-          failed_offset = chunk_offsets[next_merge];
-          return;
-        }
-        merge(*r);
-        recycle(std::move(r));
-        ++next_merge;
-      }
-    };
+  };
 
-    auto stop_workers = [&] {
+  // A worker: parses the chunks it takes until the pipeline closes. An exception (out of
+  // memory) ends no thread: the chunk's result is null and the merge rethrows it on the loading
+  // thread.
+  void parse_chunks(Pipeline& p) {
+    for (;;) {
+      Chunk c;
       {
-        std::lock_guard<std::mutex> lock(mu);
-        closing = true;
-        jobs.clear();
+        std::unique_lock<std::mutex> lock(p.mu);
+        p.cv_jobs.wait(lock, [&] { return p.closing || !p.jobs.empty(); });
+        if (p.jobs.empty()) return;
+        c = std::move(p.jobs.front());
+        p.jobs.pop_front();
       }
-      cv_jobs.notify_all();
-      for (auto& w : workers)
-        if (w.joinable()) w.join();
-    };
+      p.cv_jobs.notify_all();
+      std::unique_ptr<ChunkResult> r;
+      std::exception_ptr error;
+      try {
+        r = take_result();
+        c.parse(*r);
+      } catch (...) {
+        r.reset();
+        error = std::current_exception();
+      }
+      reader_.give_back(c);
+      {
+        std::lock_guard<std::mutex> lock(p.mu);
+        if (error && !p.worker_error) p.worker_error = error;
+        p.results[c.index] = std::move(r);
+      }
+      p.cv_done.notify_all();
+    }
+  }
+
+  // Merges the results that are next in chunk order (all of them, waiting, with `wait_all`);
+  // stops at a chunk that failed, noting where it started.
+  void merge_ready(Pipeline& p, bool wait_all) {
+    for (;;) {
+      std::unique_ptr<ChunkResult> r;
+      {
+        std::unique_lock<std::mutex> lock(p.mu);
+        if (p.next_merge >= p.produced) return;
+        if (wait_all) p.cv_done.wait(lock, [&] { return p.results.count(p.next_merge) > 0; });
+        auto it = p.results.find(p.next_merge);
+        if (it == p.results.end()) return;
+        r = std::move(it->second);
+        p.results.erase(it);
+      }
+      if (!r) std::rethrow_exception(p.worker_error);
+      if (!r->ok) {
+        p.failed = true;
+        p.failed_offset = p.chunk_offsets[p.next_merge];
+        return;
+      }
+      merge(*r);
+      recycle(std::move(r));
+      ++p.next_merge;
+    }
+  }
+
+  void stop_workers(Pipeline& p) {
+    {
+      std::lock_guard<std::mutex> lock(p.mu);
+      p.closing = true;
+      p.jobs.clear();
+    }
+    p.cv_jobs.notify_all();
+    for (auto& w : p.workers)
+      if (w.joinable()) w.join();
+  }
+
+  // The loading thread: reads chunks and queues them (at most one per worker: bounds memory),
+  // merging what is ready between reads, until the file ends or a chunk failed.
+  void feed_chunks(Pipeline& p) {
+    const size_t max_queued = static_cast<size_t>(threads_);
+    for (;;) {
+      Chunk c;
+      if (!reader_.next(c)) break;
+      p.chunk_offsets[c.index] = c.text_offset;
+      {
+        std::unique_lock<std::mutex> lock(p.mu);
+        p.cv_jobs.wait(lock, [&] { return p.jobs.size() < max_queued; });
+        p.jobs.push_back(std::move(c));
+        ++p.produced;
+      }
+      p.cv_jobs.notify_all();
+      merge_ready(p, false);
+      if (p.failed) break;
+    }
+    if (!p.failed) merge_ready(p, true);
+  }
+
+  void run_parallel() {
+    Pipeline p;
+    for (int t = 0; t < threads_; ++t) p.workers.emplace_back([this, &p] { parse_chunks(p); });
     try {
-      for (;;) {
-        Chunk c;
-        if (!reader_.next(c)) break;
-        chunk_offsets[c.index] = c.text_offset;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv_jobs.wait(lock, [&] { return jobs.size() < max_queued; });
-          jobs.push_back(std::move(c));
-          ++produced;
-        }
-        cv_jobs.notify_all();
-        merge_ready(false);
-        if (failed) break;
-      }
-      if (!failed) merge_ready(true);
+      feed_chunks(p);
     } catch (...) {
       // A read error (or a failed merge) must not leave workers running: join, then report.
-      stop_workers();
+      stop_workers(p);
       throw;
     }
-    stop_workers();
+    stop_workers(p);
     // A chunk failed: a cut fell inside a string or a nested value, or the file is malformed.
     // From that chunk on, the chunks are cut exactly, one by one.
-    if (failed) {
-      reader_.restart_exact(failed_offset);
+    if (p.failed) {
+      reader_.restart_exact(p.failed_offset);
       run_serial();
     }
   }

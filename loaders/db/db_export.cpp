@@ -74,7 +74,7 @@ void finish_kernels_and_trace(DbLoadContext& cx) {
   // HCCL rows after the compute kernels, then every kernel in start order (as kernel_details).
   if (!cx.comm_kernels.empty()) {
     cx.model.kernels.insert(cx.model.kernels.end(), cx.comm_kernels.begin(), cx.comm_kernels.end());
-    if (const InputFile* f = cx.model.file("kernel_details.csv"); f && f->status == InputFile::Status::Loaded) {
+    if (const InputFile* f = cx.model.file(Role::KernelDetails); f && f->status == InputFile::Status::Loaded) {
       for (auto& file : cx.model.files)
         if (&file == f) {
           file.records = cx.model.kernels.size();
@@ -86,7 +86,7 @@ void finish_kernels_and_trace(DbLoadContext& cx) {
   if (cx.trace_rows > 0) {
     std::string tables;
     for (const auto& t : cx.trace_tables) tables += (tables.empty() ? "" : "+") + t;
-    uint16_t id = cx.register_file("trace_view.json", tables);
+    uint16_t id = cx.register_file(Role::Trace, tables);
     cx.model.files[id].records = cx.trace_rows;
     cx.model.files[id].note = "timeline rows from " + tables;
     cx.model.trace_file = id;
@@ -98,13 +98,8 @@ void finish_kernels_and_trace(DbLoadContext& cx) {
 
 // The schema in a line for the load summary; the schema notes and unresolved string ids
 // become load warnings.
-DbSchemaInfo describe(DbLoadContext& cx) {
+DbSchemaInfo describe(DbLoadContext& cx, const std::string& who) {
   DbSchemaInfo i;
-  std::string n = std::filesystem::path(cx.db.path()).filename().string();
-  std::string who = n.rfind("ascend_pytorch_profiler", 0) == 0     ? "torch_npu DB export"
-                    : n.rfind("ascend_mindspore_profiler", 0) == 0 ? "MindSpore DB export"
-                    : n.rfind("msprof", 0) == 0                    ? "msprof DB"
-                                                                   : "profiler DB";
   std::string schema;
   if (!cx.block_column.empty()) schema = "COMPUTE_TASK_INFO." + cx.block_column;
   if (cx.db.has_table("OVERLAP_ANALYSIS")) schema += std::string(schema.empty() ? "" : ", ") + "OVERLAP_ANALYSIS";
@@ -123,14 +118,10 @@ DbSchemaInfo describe(DbLoadContext& cx) {
 
 }  // namespace
 
-DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model) {
+DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model, const DbProducer& producer) {
   DbLoadContext cx(path, model);
-  cx.db_file = cx.register_file("profiler.db", "");
-  // analysis.db's StepTraceTime is computed from each step's own tasks; msprof's own
-  // database keeps msprof's Overlap Analysis rule (docs/overlap.md).
-  model.meta.step_semantics = std::filesystem::path(cx.db.path()).filename().string().rfind("msprof", 0) == 0
-                                  ? StepSemantics::MsprofTasks
-                                  : StepSemantics::StepTasks;
+  cx.db_file = cx.register_file(Role::Database, "");
+  model.meta.step_semantics = producer.steps;
   read_string_ids(cx);
   read_enum(cx, "ENUM_API_TYPE", cx.api_types);
   read_enum(cx, "ENUM_MODULE", cx.modules);
@@ -180,7 +171,7 @@ DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model) {
   pmu_table.take_into_model(cx);
   finish_kernels_and_trace(cx);
   cx.phase_done("db: PMU table, kernel sort");
-  return describe(cx);
+  return describe(cx, producer.name);
 }
 
 void load_analysis_db(const std::string& path, RunModel& model) { read_analysis_step_trace(path, model); }

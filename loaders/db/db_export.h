@@ -18,13 +18,21 @@
 
 namespace npu {
 
+// Who wrote a database, as the format that found it knows (loaders/db/format.h for the SQLite
+// exports, loaders/msprof for a PROF_ folder): the name the load summary gives it and the rule
+// its steps follow (model.h StepSemantics, docs/overlap.md).
+struct DbProducer {
+  std::string name = "profiler DB";  // "torch_npu DB export", "MindSpore DB export", "msprof DB"
+  StepSemantics steps = StepSemantics::StepTasks;
+};
+
 struct DbSchemaInfo {
   std::string description;  // "torch_npu DB export (COMPUTE_TASK_INFO.blockDim schema)"
 };
 
-// Loads a profiler database (the per-rank one). Throws LoadError for a file that is not
-// SQLite or cannot be read.
-DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model);
+// Loads a profiler database (the per-rank one) written by `producer`. Throws LoadError for a
+// file that is not SQLite or cannot be read.
+DbSchemaInfo load_profiler_db(const std::string& path, RunModel& model, const DbProducer& producer);
 
 // Loads analysis.db / communication_analyzer.db: the profiler's step breakdown.
 void load_analysis_db(const std::string& path, RunModel& model);

@@ -6,9 +6,10 @@
 
 namespace npu {
 
-uint16_t DbLoadContext::register_file(const std::string& role, const std::string& table) {
+uint16_t DbLoadContext::register_file(Role role, const std::string& table) {
   InputFile f;
-  f.role = role;
+  f.role_id = role;
+  f.role = role_name(role);
   f.path = db.path();
   std::error_code ec;
   f.bytes = std::filesystem::file_size(db.path(), ec);
@@ -17,9 +18,10 @@ uint16_t DbLoadContext::register_file(const std::string& role, const std::string
   return model.add_file(std::move(f));
 }
 
-void DbLoadContext::missing(const std::string& role, const std::string& table, const std::string& why) {
+void DbLoadContext::missing(Role role, const std::string& table, const std::string& why) {
   InputFile f;
-  f.role = role;
+  f.role_id = role;
+  f.role = role_name(role);
   f.status = InputFile::Status::Missing;
   f.note = "no " + table + " table in " + std::filesystem::path(db.path()).filename().string() + ": " + why;
   model.add_file(std::move(f));

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "loaders/common/track_slice_blocks.h"
 #include "loaders/db/db_id_index.h"
 #include "loaders/db/sqlite_db.h"
-#include "loaders/common/track_slice_blocks.h"
 #include "model/model.h"
 
 namespace npu {
@@ -48,8 +48,8 @@ class DbLoadContext {
 
   // ---- files, roles and provenance (db_load_context.cpp) ----
 
-  uint16_t register_file(const std::string& role, const std::string& table);
-  void missing(const std::string& role, const std::string& table, const std::string& why);
+  uint16_t register_file(Role role, const std::string& table);
+  void missing(Role role, const std::string& table, const std::string& why);
   uint16_t part(const std::string& table);  // a trace part for provenance; the table joins trace_view.json's note
   void phase_done(const char* name);        // the time since the last phase, into the load statistics
 

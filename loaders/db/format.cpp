@@ -5,6 +5,7 @@
 #include "base/input_confinement.h"
 #include "loaders/common/ascend_layout.h"
 #include "loaders/common/input_files.h"
+#include "loaders/communication/run_communication.h"
 #include "loaders/db/db_export.h"
 #include "loaders/torch_npu_text/run_metadata.h"
 
@@ -92,20 +93,31 @@ void load(const Detection& d, RunModel& model, const LoadOptions&) {
   model.meta.framework = d.framework;
   load_run_metadata(x.run_dir, x.output_dir, model);
   if (!x.db_file.empty()) {
-    model.meta.source_format = load_profiler_db(x.db_file, model).description;
+    model.meta.source_format = load_profiler_db(x.db_file, model, db_producer(x.db_file)).description;
   } else {
     model.meta.source_format = "analysis DB";
-    note_missing(model, "profiler.db",
+    note_missing(model, Role::Database,
                  "no ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db / msprof_*.db: "
                  "no timeline, operators or memory");
   }
   if (!x.analysis_db.empty()) load_analysis_db(x.analysis_db, model);
-  else if (!model.file("step_trace_time.csv"))
-    note_missing(model, "step_trace_time.csv", "no analysis.db: the profiler's own per-step breakdown (cross-check)");
+  else if (!model.file(Role::StepTraceTime))
+    note_missing(model, Role::StepTraceTime, "no analysis.db: the profiler's own per-step breakdown (cross-check)");
 }
 
 }  // namespace
 
-InputFormat sqlite_format() { return {"sqlite", "SQLite export", sniff, load, nullptr}; }
+DbProducer db_producer(const std::string& db_file) {
+  const std::string n = fs::path(db_file).filename().string();
+  if (n.starts_with("ascend_pytorch_profiler")) return {"torch_npu DB export", StepSemantics::StepTasks};
+  if (n.starts_with("ascend_mindspore_profiler")) return {"MindSpore DB export", StepSemantics::StepTasks};
+  if (n.starts_with("msprof")) return {"msprof DB", StepSemantics::MsprofTasks};
+  return {"profiler DB", StepSemantics::StepTasks};
+}
+
+InputFormat sqlite_format() {
+  return {"sqlite", "SQLite export", sniff, load,
+          [](const Detection&, RunModel& model) { load_communication_tables(model); }};
+}
 
 }  // namespace npu

@@ -44,14 +44,14 @@ struct NonFinite {
 
 void read_memory_record(DbLoadContext& cx) {
   if (!cx.db.has_table("MEMORY_RECORD")) {
-    cx.missing("memory_record.csv", "MEMORY_RECORD", "memory peaks over time (profile_memory=True)");
+    cx.missing(Role::MemoryRecord, "MEMORY_RECORD", "memory peaks over time (profile_memory=True)");
     return;
   }
   ColumnPicker c(cx.db, "MEMORY_RECORD");
   int comp = c.add({"component"}), ts = c.add({"timestamp", "timestampNs"}), alloc = c.add({"totalAllocated"}),
       res = c.add({"totalReserved"}), act = c.add({"totalActive"}), dev = c.add({"deviceId"});
   if (!c.has(ts) || !c.has(alloc) || !c.has(res)) {
-    cx.missing("memory_record.csv", "MEMORY_RECORD", "the table lacks timestamp/totalAllocated/totalReserved");
+    cx.missing(Role::MemoryRecord, "MEMORY_RECORD", "the table lacks timestamp/totalAllocated/totalReserved");
     return;
   }
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM MEMORY_RECORD", "MEMORY_RECORD");
@@ -71,12 +71,12 @@ void read_memory_record(DbLoadContext& cx) {
     ++n;
   }
   bad.report(cx);
-  cx.model.files[cx.register_file("memory_record.csv", "MEMORY_RECORD")].records = n;
+  cx.model.files[cx.register_file(Role::MemoryRecord, "MEMORY_RECORD")].records = n;
 }
 
 void read_op_memory(DbLoadContext& cx) {
   if (!cx.db.has_table("OP_MEMORY")) {
-    cx.missing("operator_memory.csv", "OP_MEMORY", "per-operator allocations (profile_memory=True)");
+    cx.missing(Role::OperatorMemory, "OP_MEMORY", "per-operator allocations (profile_memory=True)");
     return;
   }
   ColumnPicker c(cx.db, "OP_MEMORY");
@@ -84,7 +84,7 @@ void read_op_memory(DbLoadContext& cx) {
       dur = c.add({"duration"}), aa = c.add({"allocationTotalAllocated"}), ar = c.add({"allocationTotalReserved"}),
       dev = c.add({"deviceId"});
   if (!c.has(name) || !c.has(size)) {
-    cx.missing("operator_memory.csv", "OP_MEMORY", "the table lacks name/size");
+    cx.missing(Role::OperatorMemory, "OP_MEMORY", "the table lacks name/size");
     return;
   }
   SqliteStmt st(cx.db, "SELECT rowid, " + c.select_list() + " FROM OP_MEMORY", "OP_MEMORY");
@@ -107,12 +107,12 @@ void read_op_memory(DbLoadContext& cx) {
     ++n;
   }
   bad.report(cx);
-  cx.model.files[cx.register_file("operator_memory.csv", "OP_MEMORY")].records = n;
+  cx.model.files[cx.register_file(Role::OperatorMemory, "OP_MEMORY")].records = n;
 }
 
 void read_module_memory(DbLoadContext& cx) {
   if (!cx.db.has_table("NPU_MODULE_MEM")) {
-    cx.missing("npu_module_mem.csv", "NPU_MODULE_MEM", "memory by CANN module");
+    cx.missing(Role::ModuleMemory, "NPU_MODULE_MEM", "memory by CANN module");
     return;
   }
   ColumnPicker c(cx.db, "NPU_MODULE_MEM");
@@ -136,7 +136,7 @@ void read_module_memory(DbLoadContext& cx) {
     ++n;
   }
   bad.report(cx);
-  cx.model.files[cx.register_file("npu_module_mem.csv", "NPU_MODULE_MEM")].records = n;
+  cx.model.files[cx.register_file(Role::ModuleMemory, "NPU_MODULE_MEM")].records = n;
 }
 
 }  // namespace npu

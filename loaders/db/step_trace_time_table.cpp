@@ -16,7 +16,8 @@ namespace npu {
 void read_analysis_step_trace(const std::string& path, RunModel& model) {
   SqliteDb db(path);
   InputFile f;
-  f.role = "step_trace_time.csv";
+  f.role_id = Role::StepTraceTime;
+  f.role = role_name(Role::StepTraceTime);
   f.path = path;
   std::error_code ec;
   f.bytes = std::filesystem::file_size(path, ec);

@@ -108,11 +108,11 @@ void index_kernel_by_gid(DbLoadContext& cx, int64_t gid) {
 // kernel_details.csv's place in the file table: found (TASK+COMPUTE_TASK_INFO) or missing.
 void register_kernels(DbLoadContext& cx, const TaskColumns& q) {
   if (!q.has_compute) {
-    cx.missing("kernel_details.csv", "COMPUTE_TASK_INFO",
+    cx.missing(Role::KernelDetails, "COMPUTE_TASK_INFO",
                "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
     return;
   }
-  uint16_t id = cx.register_file("kernel_details.csv", "TASK+COMPUTE_TASK_INFO");
+  uint16_t id = cx.register_file(Role::KernelDetails, "TASK+COMPUTE_TASK_INFO");
   cx.model.files[id].records = cx.model.kernels.size();
   cx.model.files[id].note = "from TASK joined with COMPUTE_TASK_INFO";
   auto gone = q.c.missing();
@@ -128,8 +128,8 @@ void register_kernels(DbLoadContext& cx, const TaskColumns& q) {
 
 void read_tasks(DbLoadContext& cx) {
   if (!cx.db.has_table("TASK")) {
-    cx.missing("trace_view.json", "TASK", "no device tasks: the step breakdown and dispatch checks are skipped");
-    cx.missing("kernel_details.csv", "TASK", "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
+    cx.missing(Role::Trace, "TASK", "no device tasks: the step breakdown and dispatch checks are skipped");
+    cx.missing(Role::KernelDetails, "TASK", "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU");
     return;
   }
   const TaskColumns q(cx);

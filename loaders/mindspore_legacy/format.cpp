@@ -42,12 +42,13 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
   const auto& timeline = std::any_cast<const std::string&>(d.found);
   model.meta.framework = "mindspore";
   model.meta.source_format = "MindSpore legacy profiler folder (MindInsight era)";
+  model.meta.step_semantics = StepSemantics::CaptureSegments;  // no per-step rule of its own
   if (timeline.empty())
     throw LoadError::whole_file(d.path,
                                 "MindSpore legacy profiler folder without ascend_timeline_display_N.json; "
                                 "its raw files (hccl_raw, step_trace_raw, framework_raw, ...) are not "
                                 "supported: profile with MindSpore 2.3+ (ASCEND_PROFILER_OUTPUT)");
-  load_trace_files(model, "trace_view.json", {timeline}, opt.trace);
+  load_trace_files(model, {timeline}, opt.trace);
   // These timelines carry no process names: pid 1 holds the device operators, one thread per
   // stream (MindInsight's timeline writer). Name it so the device analyses see it.
   const StrId hw = model.strings.intern("Ascend Hardware");
@@ -64,7 +65,7 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
   model.stats.warnings.push_back(d.path +
                                  ": MindSpore legacy raw files (framework_raw, aicore_intermediate, "
                                  "step_trace_raw, minddata_*, hccl_raw) are not read: only the timeline is analysed");
-  for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
+  for (Role role : {Role::KernelDetails, Role::StepTraceTime, Role::OpStatistic})
     note_missing(model, role, "not in the MindSpore legacy layout (MindSpore 2.3+ writes it)");
 }
 

@@ -48,7 +48,7 @@ void load_device_info(const fs::path& root, RunModel& model) {
     for (const auto& f : list_dir(dev)) {
       std::string n = f.filename().string();
       if (!starts_with(n, "info.json.") || ends_with(n, ".done")) continue;
-      uint16_t id = register_found(model, "info.json", f);
+      uint16_t id = register_found(model, Role::DeviceInfo, f);
       if (model.files[id].status != InputFile::Status::Loaded) continue;
       nlohmann::json j = read_json_file(f.string());
       if (j.contains("rank_id") && j["rank_id"].is_number_integer()) {
@@ -69,19 +69,20 @@ void load_device_info(const fs::path& root, RunModel& model) {
   }
 }
 
+// msprof's CSVs by their name prefix, and the role each plays.
 struct CsvRole {
   const char* prefix;
-  const char* role;
+  Role role;
   uint64_t (*load)(const std::string&, RunModel&);
 };
 
 void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOptions& opt) {
   static const CsvRole kCsv[] = {
-      {"op_summary_", "kernel_details.csv", load_kernel_details},
-      {"op_statistic_", "op_statistic.csv", load_op_statistic},
-      {"memory_record_", "memory_record.csv", load_memory_record},
-      {"operator_memory_", "operator_memory.csv", load_operator_memory},
-      {"npu_module_mem_", "npu_module_mem.csv", load_npu_module_mem},
+      {"op_summary_", Role::KernelDetails, load_kernel_details},
+      {"op_statistic_", Role::OpStatistic, load_op_statistic},
+      {"memory_record_", Role::MemoryRecord, load_memory_record},
+      {"operator_memory_", Role::OperatorMemory, load_operator_memory},
+      {"npu_module_mem_", Role::ModuleMemory, load_npu_module_mem},
   };
   std::vector<std::string> traces, slices, unread;
   std::vector<std::string> csv[std::size(kCsv)];
@@ -105,8 +106,8 @@ void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOpti
   if (!slices.empty() && !traces.empty())
     model.stats.warnings.push_back(out.string() + ": both msprof_*.json and msprof_slice_*.json; using the slices");
   if (timeline.empty())
-    note_missing(model, "trace_view.json", "no msprof_*.json timeline: steps, dispatch and overlap checks");
-  else load_trace_files(model, "trace_view.json", timeline, opt.trace);
+    note_missing(model, Role::Trace, "no msprof_*.json timeline: steps, dispatch and overlap checks");
+  else load_trace_files(model, timeline, opt.trace);
 
   std::string generation;
   for (size_t i = 0; i < std::size(kCsv); ++i) {
@@ -124,6 +125,8 @@ void load_mindstudio_output(const fs::path& out, RunModel& model, const LoadOpti
     if (i == 0) generation = cann_generation(fs::path(csv[i][0]).filename().string());
   }
   model.meta.source_format = "msprof PROF_ text export" + (generation.empty() ? "" : " (" + generation + ")");
+  // One timeline of the whole capture, whose Overlap Analysis segments are the steps' parts.
+  model.meta.step_semantics = StepSemantics::CaptureSegments;
   if (!unread.empty()) {
     std::sort(unread.begin(), unread.end());
     std::string l;
@@ -188,7 +191,9 @@ void load_msprof_folder(const std::string& folder, RunModel& model, const LoadOp
   }
   if (!dbs.empty()) {
     sort_natural(dbs);
-    model.meta.source_format = "msprof PROF_ " + load_profiler_db(dbs[0], model).description;
+    // msprof's own database: its steps follow msprof's Overlap Analysis rule (docs/overlap.md).
+    model.meta.source_format =
+        "msprof PROF_ " + load_profiler_db(dbs[0], model, {"msprof DB", StepSemantics::MsprofTasks}).description;
     return;
   }
   // Older CANN (6.x): per-device, per-iteration timelines under device_N/timeline/.
@@ -212,7 +217,7 @@ void load_msprof_folder(const std::string& folder, RunModel& model, const LoadOp
   sort_natural(step_trace);
   model.meta.source_format =
       "msprof PROF_ (CANN 6.x device_N/timeline layout, " + std::to_string(timeline.size()) + " iteration files)";
-  load_trace_files(model, "trace_view.json", timeline, opt.trace);
+  load_trace_files(model, timeline, opt.trace);
   // Each iteration file holds its own Overlap Analysis, computed from that iteration's tasks:
   // the time between two iterations is in neither (docs/overlap.md).
   if (iterations_as_steps(model) > 0) model.meta.step_semantics = StepSemantics::MsprofTasks;
@@ -221,7 +226,7 @@ void load_msprof_folder(const std::string& folder, RunModel& model, const LoadOp
     model.stats.warnings.push_back(folder + ": " + std::to_string(unread.size() + step_trace.size()) +
                                    " hccl_*/task_time_*/step_trace_* timeline files not read (msprof_*.json already "
                                    "holds their events)");
-  for (const char* role : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"})
+  for (Role role : {Role::KernelDetails, Role::StepTraceTime, Role::OpStatistic})
     note_missing(model, role, "not in the CANN 6.x timeline layout (export with a newer msprof for op_summary)");
 }
 

@@ -1,12 +1,17 @@
 #include "loaders/torch_npu_text/format.h"
 
+#include <algorithm>
+#include <span>
+
 #include "base/load_error.h"
 #include "loaders/common/ascend_layout.h"
 #include "loaders/common/csv_table.h"
 #include "loaders/common/input_files.h"
 #include "loaders/common/step_trace_columns.h"
 #include "loaders/common/trace_file.h"
+#include "loaders/communication/run_communication.h"
 #include "loaders/torch_npu_text/ascend_files.h"
+#include "loaders/torch_npu_text/csv_columns.h"
 #include "loaders/torch_npu_text/run_metadata.h"
 
 namespace npu {
@@ -22,39 +27,56 @@ struct TextExport {
   std::string single_role;
 };
 
-// The files of an ASCEND_PROFILER_OUTPUT folder, what reads them, and what is lost
-// without them (shown by `inspect` and in the report's skipped checks).
+// The files of an ASCEND_PROFILER_OUTPUT folder, the role each plays (model/role.h), what
+// reads them, and what is lost without them (shown by `inspect` and in the report's skipped
+// checks). This table is the one place that says which torch_npu file is which role.
 struct FileRole {
   const char* name;
+  Role role;
   uint64_t (*load)(const std::string&, RunModel&);  // null: found but not read here
   const char* needed_for;
 };
 
 constexpr FileRole kOutputRoles[] = {
-    {"trace_view.json", nullptr, "steps, host dispatch (H2D flows), host operators, the profiler's overlap analysis"},
-    {"kernel_details.csv", load_kernel_details, "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU"},
-    {"step_trace_time.csv", load_step_trace_time, "the profiler's own per-step breakdown (cross-check)"},
-    {"op_statistic.csv", load_op_statistic, "per-type operator totals (cross-check)"},
-    {"memory_record.csv", load_memory_record, "memory peaks over time (profile_memory=True)"},
-    {"operator_memory.csv", load_operator_memory, "per-operator allocations (profile_memory=True)"},
-    {"npu_module_mem.csv", load_npu_module_mem, "memory by CANN module"},
-    {"communication.json", nullptr, "communication time and bandwidth per operator (Level1+, multi-card)"},
-    {"communication_matrix.json", nullptr, "link bandwidth between ranks"},
+    {"trace_view.json", Role::Trace, nullptr,
+     "steps, host dispatch (H2D flows), host operators, the profiler's overlap analysis"},
+    {"kernel_details.csv", Role::KernelDetails, load_kernel_details,
+     "device operators: top-N, AI CPU, dynamic shapes, block dim, PMU"},
+    {"step_trace_time.csv", Role::StepTraceTime, load_step_trace_time,
+     "the profiler's own per-step breakdown (cross-check)"},
+    {"op_statistic.csv", Role::OpStatistic, load_op_statistic, "per-type operator totals (cross-check)"},
+    {"memory_record.csv", Role::MemoryRecord, load_memory_record, "memory peaks over time (profile_memory=True)"},
+    {"operator_memory.csv", Role::OperatorMemory, load_operator_memory,
+     "per-operator allocations (profile_memory=True)"},
+    {"npu_module_mem.csv", Role::ModuleMemory, load_npu_module_mem, "memory by CANN module"},
+    {"communication.json", Role::Communication, nullptr,
+     "communication time and bandwidth per operator (Level1+, multi-card)"},
+    {"communication_matrix.json", Role::CommunicationMatrix, nullptr, "link bandwidth between ranks"},
+};
+
+// The CSVs a lone file can be, and the columns that recognise each: the lists their loaders
+// read (csv_columns.h, step_trace_columns.h), in the order they are tried.
+struct LoneCsv {
+  const char* name;
+  std::span<const csv_columns::Aliases> signature;
+};
+constexpr std::string_view kStepComputing[] = {step_trace_columns::csv_of(&StepTraceRow::computing)};
+constexpr std::string_view kStepFree[] = {step_trace_columns::csv_of(&StepTraceRow::free)};
+constexpr csv_columns::Aliases kStepSignature[] = {kStepComputing, kStepFree};
+constexpr LoneCsv kLoneCsvs[] = {
+    {"kernel_details.csv", csv_columns::kernel_details::kSignature},
+    {"step_trace_time.csv", kStepSignature},
+    {"op_statistic.csv", csv_columns::op_statistic::kSignature},
+    {"memory_record.csv", csv_columns::memory_record::kSignature},
+    {"operator_memory.csv", csv_columns::operator_memory::kSignature},
 };
 
 // A lone CSV: recognised by its header, whatever its name.
 std::string lone_csv_role(const std::string& path) {
   CsvTable t(path);
-  auto has = [&](std::initializer_list<std::string_view> names) { return t.col(names) >= 0; };
-  if (has({"Name", "Op Name"}) && has({"Start Time(us)", "Task Start Time(us)"}) &&
-      has({"Duration(us)", "Task Duration(us)"}))
-    return "kernel_details.csv";
-  using step_trace_columns::csv_of;
-  if (has({csv_of(&StepTraceRow::computing)}) && has({csv_of(&StepTraceRow::free)})) return "step_trace_time.csv";
-  if (has({"OP Type"}) && has({"Count"}) && has({"Total Time(us)"})) return "op_statistic.csv";
-  if (has({"Component"}) && has({"Timestamp(us)"}) && has({"Total Allocated(MB)", "Total Allocated(KB)"}))
-    return "memory_record.csv";
-  if (has({"Name"}) && has({"Size(KB)"}) && has({"Allocation Time(us)"})) return "operator_memory.csv";
+  for (const LoneCsv& csv : kLoneCsvs)
+    if (std::all_of(csv.signature.begin(), csv.signature.end(), [&](csv_columns::Aliases a) { return t.col(a) >= 0; }))
+      return csv.name;
   throw LoadError::at_line(path, 1,
                            "a CSV this tool does not recognise (not kernel_details, op_summary, "
                            "step_trace_time, op_statistic or a memory CSV by its header)");
@@ -87,7 +109,7 @@ Sniff sniff(const fs::path& p) {
 void load_output_file(const FileRole& role, const fs::path& p, RunModel& model, const LoadOptions& opt) {
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) {
-    note_missing(model, role.name, role.needed_for);
+    note_missing(model, role.role, role.needed_for);
     // There but not a file (a FIFO, a folder, a link to a device or to nothing): the run is
     // partial, not a run without that file.
     if (fs::exists(fs::symlink_status(p, ec)))
@@ -97,16 +119,16 @@ void load_output_file(const FileRole& role, const fs::path& p, RunModel& model, 
   }
   if (fs::file_size(p, ec) == 0 && !ec) {
     // An empty file where the profiler writes one: the export broke, the run is partial.
-    uint16_t id = register_found(model, role.name, p);
+    uint16_t id = register_found(model, role.role, p);
     model.files[id].note = std::string("file is empty: ") + role.needed_for + " unavailable";
     model.stats.reject(p.string() + ": file is empty (0 bytes): " + role.needed_for + " unavailable");
     return;
   }
-  if (std::string(role.name) == "trace_view.json") {
-    load_trace_file(model, role.name, p, opt);
+  if (role.role == Role::Trace) {
+    load_trace_file(model, p, opt);
     return;
   }
-  uint16_t id = register_found(model, role.name, p);
+  uint16_t id = register_found(model, role.role, p);
   if (role.load) model.files[id].records = role.load(p.string(), model);
   else model.files[id].note = "present; not read by this version";
 }
@@ -115,11 +137,13 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
   const auto& t = std::any_cast<const TextExport&>(d.found);
   model.meta.framework = d.framework;
   model.meta.source_format = "ascend text export";
+  // Step rule: the profiler's Overlap Analysis segments of the whole capture (docs/overlap.md).
+  model.meta.step_semantics = StepSemantics::CaptureSegments;
   if (!t.single_file.empty()) {
     // One lone CSV: load just that file in the role its header revealed.
     for (const auto& role : kOutputRoles) {
       if (t.single_role != role.name || !role.load) continue;
-      uint16_t id = register_found(model, role.name, t.single_file);
+      uint16_t id = register_found(model, role.role, t.single_file);
       model.files[id].records = role.load(t.single_file, model);
     }
     return;
@@ -131,8 +155,10 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
 }  // namespace
 
 InputFormat torch_npu_text_format() {
-  return {"torch_npu_text", "ascend run folder", sniff, load,
-          [](const Detection&, RunModel& model) { framework_from_tracks(model); }};
+  return {"torch_npu_text", "ascend run folder", sniff, load, [](const Detection&, RunModel& model) {
+            load_communication_files(model);
+            framework_from_tracks(model);
+          }};
 }
 
 }  // namespace npu

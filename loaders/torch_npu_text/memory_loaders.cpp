@@ -2,6 +2,7 @@
 #include "base/decimal.h"
 #include "loaders/common/csv_table.h"
 #include "loaders/torch_npu_text/ascend_files.h"
+#include "loaders/torch_npu_text/csv_columns.h"
 
 namespace npu {
 namespace {
@@ -18,12 +19,14 @@ double mb(const CsvTable::Row& r, int c_mb, int c_kb) {
 uint64_t load_memory_record(const std::string& path, RunModel& model) {
   CsvTable t(path);
   if (t.header().empty()) return 0;
-  const int c_comp = t.col({"Component"});
-  const int c_ts = t.require({"Timestamp(us)"});
-  const int c_alloc = t.col({"Total Allocated(MB)"}), c_alloc_kb = t.col({"Total Allocated(KB)"});
-  const int c_res = t.col({"Total Reserved(MB)"}), c_res_kb = t.col({"Total Reserved(KB)"});
-  const int c_act = t.col({"Total Active(MB)"}), c_act_kb = t.col({"Total Active(KB)"});
-  const int c_dev = t.col({"Device Type", "Device"});
+  namespace cols = csv_columns::memory_record;
+  using csv_columns::kb_of, csv_columns::mb_of;
+  const int c_comp = t.col(cols::kComponent);
+  const int c_ts = t.require(cols::kTimestamp);
+  const int c_alloc = t.col(mb_of(cols::kAllocated)), c_alloc_kb = t.col(kb_of(cols::kAllocated));
+  const int c_res = t.col(mb_of(cols::kReserved)), c_res_kb = t.col(kb_of(cols::kReserved));
+  const int c_act = t.col(mb_of(cols::kActive)), c_act_kb = t.col(kb_of(cols::kActive));
+  const int c_dev = t.col(cols::kDevice);
   uint64_t n = 0, lossy = 0;
   t.for_each_row([&](const CsvTable::Row& r) {
     MemoryRecord m;
@@ -49,14 +52,15 @@ uint64_t load_memory_record(const std::string& path, RunModel& model) {
 uint64_t load_operator_memory(const std::string& path, RunModel& model) {
   CsvTable t(path);
   if (t.header().empty()) return 0;
-  const int c_name = t.require({"Name"});
-  const int c_size = t.col({"Size(KB)"});
-  const int c_alloc = t.col({"Allocation Time(us)"});
-  const int c_rel = t.col({"Release Time(us)"});
-  const int c_dur = t.col({"Duration(us)"});
-  const int c_aa = t.col({"Allocation Total Allocated(MB)"});
-  const int c_ar = t.col({"Allocation Total Reserved(MB)"});
-  const int c_dev = t.col({"Device Type", "Device"});
+  namespace cols = csv_columns::operator_memory;
+  const int c_name = t.require(cols::kName);
+  const int c_size = t.col(cols::kSize);
+  const int c_alloc = t.col(cols::kAllocated);
+  const int c_rel = t.col(cols::kReleased);
+  const int c_dur = t.col(cols::kDuration);
+  const int c_aa = t.col(cols::kAllocationAllocated);
+  const int c_ar = t.col(cols::kAllocationReserved);
+  const int c_dev = t.col(cols::kDevice);
   uint64_t n = 0;
   t.for_each_row([&](const CsvTable::Row& r) {
     OperatorMemory m;

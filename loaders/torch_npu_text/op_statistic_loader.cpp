@@ -2,21 +2,23 @@
 #include "base/decimal.h"
 #include "loaders/common/csv_table.h"
 #include "loaders/torch_npu_text/ascend_files.h"
+#include "loaders/torch_npu_text/csv_columns.h"
 
 namespace npu {
 
 uint64_t load_op_statistic(const std::string& path, RunModel& model) {
   CsvTable t(path);
   if (t.header().empty()) return 0;
-  const int c_type = t.require({"OP Type", "Op Type"});
-  const int c_core = t.col({"Core Type", "Task Type"});
-  const int c_count = t.require({"Count"});
-  const int c_total = t.require({"Total Time(us)"});
-  const int c_min = t.col({"Min Time(us)"});
-  const int c_avg = t.col({"Avg Time(us)"});
-  const int c_max = t.col({"Max Time(us)"});
-  const int c_ratio = t.col({"Ratio(%)"});
-  const int c_dev = t.col({"Device_id", "Device Id"});
+  namespace cols = csv_columns::op_statistic;
+  const int c_type = t.require(cols::kType);
+  const int c_core = t.col(cols::kCore);
+  const int c_count = t.require(cols::kCount);
+  const int c_total = t.require(cols::kTotal);
+  const int c_min = t.col(cols::kMin);
+  const int c_avg = t.col(cols::kAvg);
+  const int c_max = t.col(cols::kMax);
+  const int c_ratio = t.col(cols::kRatio);
+  const int c_dev = t.col(cols::kDevice);
   uint64_t n = 0;
   t.for_each_row([&](const CsvTable::Row& r) {
     OpStatistic o;

@@ -36,16 +36,16 @@ void load_run_metadata(const std::string& run_dir, const std::string& output_dir
     }
   }
   if (!info.empty()) {
-    uint16_t id = register_found(model, "profiler_info.json", info);
+    uint16_t id = register_found(model, Role::RunInfo, info);
     if (model.files[id].status == InputFile::Status::Loaded) load_profiler_info(info.string(), model);
   } else {
-    note_missing(model, "profiler_info.json", "rank id, profiler level and capture options are unknown");
+    note_missing(model, Role::RunInfo, "rank id, profiler level and capture options are unknown");
   }
   if (!metadata.empty()) {
-    uint16_t id = register_found(model, "profiler_metadata.json", metadata);
+    uint16_t id = register_found(model, Role::RunEnvironment, metadata);
     if (model.files[id].status == InputFile::Status::Loaded) load_profiler_metadata(metadata.string(), model);
   } else {
-    note_missing(model, "profiler_metadata.json", "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
+    note_missing(model, Role::RunEnvironment, "environment variables (TASK_QUEUE_ENABLE, ...) cannot be checked");
   }
 }
 

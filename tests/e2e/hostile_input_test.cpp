@@ -13,9 +13,10 @@
 
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/torch_npu_text/ascend_files.h"
 #include "loaders/db/db_export.h"
+#include "loaders/db/format.h"
 #include "loaders/db/sqlite_db.h"
+#include "loaders/torch_npu_text/ascend_files.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -292,7 +293,7 @@ TEST(HostileDb, CorruptTaskTimesAreSkipped) {
           "INSERT INTO TASK VALUES (10, 20, 0, 1), ('x', 20, 0, 1), (10, 1e300, 0, 1), (-5, 20, 0, 1), "
           "(30, 25, 0, 1), (40, 50, 4294967296, 1);");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   m.finalize();
   ASSERT_EQ(m.slices.size(), 2u);
   npu::Ns total = 0;
@@ -472,7 +473,7 @@ TEST(HostileDb, MissingStringTableIsAWarning) {
           "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, streamId INTEGER, taskType INTEGER);"
           "INSERT INTO TASK VALUES (10, 20, 0, 1, 7), (30, 40, 0, 1, 7);");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   EXPECT_TRUE(has_warning(m, "2 text cells hold a string id that no STRING_IDS table resolves: those names are empty"))
       << warnings_of(m);
 }

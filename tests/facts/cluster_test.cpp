@@ -11,7 +11,7 @@
 #include "facts/cluster/cluster_facts.h"
 #include "facts/cluster/dixon.h"
 #include "facts/communication_records.h"
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 #include "test_support.h"
 
 namespace {
@@ -618,7 +618,7 @@ TEST(ClusterPipeline, ReceiveTimeIsABubbleNotASlowRank) {
 
 #include <sqlite3.h>
 
-#include "loaders/db/analysis_db_comm_tables.h"
+#include "loaders/communication/analysis_db_tables.h"
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "base/load_error.h"
 #include "fuzz_util.h"
 #include "loaders/db/db_export.h"
+#include "loaders/db/format.h"
 #include "model/model.h"
 
 namespace {
@@ -37,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static npu_fuzz::ScratchFile file(".db");
   if (size > (1u << 20)) return 0;
   file.write(data, size);
-  try_load([](const std::string& p, npu::RunModel& m) { npu::load_profiler_db(p, m); }, file.path(), size);
+  try_load([](const std::string& p, npu::RunModel& m) { npu::load_profiler_db(p, m, npu::db_producer(p)); },
+           file.path(), size);
   try_load(npu::load_analysis_db, file.path(), size);
   return 0;
 }

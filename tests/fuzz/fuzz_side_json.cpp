@@ -17,7 +17,7 @@
 #include "facts/facts.h"
 #include "facts/facts_schema.h"
 #include "fuzz_util.h"
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include "base/load_error.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/facts.h"
+#include "loaders/db/format.h"
 #include "test_support.h"
 
 namespace {
@@ -78,7 +79,7 @@ INSERT INTO META_DATA VALUES ('torch_npu_version', '2.5.1'), ('distributed_args'
 
 npu::RunModel load_db(const std::string& path) {
   npu::RunModel m;
-  npu::load_profiler_db(path, m);
+  npu::load_profiler_db(path, m, npu::db_producer(path));
   m.finalize();
   return m;
 }
@@ -94,7 +95,7 @@ TEST(DbExport, NewestSchemaMapsEveryTable) {
   std::string p = (dir.path() / "ascend_pytorch_profiler_3.db").string();
   make_db(p, kNewSchema);
   npu::RunModel m;
-  npu::DbSchemaInfo info = npu::load_profiler_db(p, m);
+  npu::DbSchemaInfo info = npu::load_profiler_db(p, m, npu::db_producer(p));
   m.finalize();
   EXPECT_EQ(info.description, "torch_npu DB export (schema with COMPUTE_TASK_INFO.blockNum)");
 
@@ -188,11 +189,11 @@ TEST(DbExport, NewestSchemaMapsEveryTable) {
   EXPECT_EQ(m.str(m.memory_records[0].component), "PTA");
   EXPECT_EQ(m.meta.versions["torch_npu_version"], "2.5.1");
   EXPECT_EQ(m.meta.distributed["world_size"], "8");
-  nlohmann::json kev = npu::evidence_row(m, "kernel_details.csv", mm->line, "x");
+  nlohmann::json kev = npu::evidence_row(m, npu::Role::KernelDetails, mm->line, "x");
   EXPECT_EQ(kev["table"], "TASK");
   EXPECT_EQ(kev["rowid"], 10);
   // Tables this DB lacks are recorded as missing inputs, naming the table.
-  const npu::InputFile* mod = m.file("npu_module_mem.csv");
+  const npu::InputFile* mod = m.file(npu::Role::ModuleMemory);
   ASSERT_NE(mod, nullptr);
   EXPECT_EQ(mod->status, npu::InputFile::Status::Missing);
   EXPECT_NE(mod->note.find("NPU_MODULE_MEM"), std::string::npos);
@@ -215,7 +216,7 @@ CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);
 INSERT INTO STEP_TIME VALUES (1, 50, 350), (2, 350, 500);
 )sql");
   npu::RunModel m;
-  npu::DbSchemaInfo info = npu::load_profiler_db(p, m);
+  npu::DbSchemaInfo info = npu::load_profiler_db(p, m, npu::db_producer(p));
   m.finalize();
   EXPECT_EQ(info.description, "MindSpore DB export (schema with COMPUTE_TASK_INFO.block_dim, no PYTORCH_API)");
   ASSERT_EQ(m.kernels.size(), 2u);
@@ -239,7 +240,7 @@ TEST(DbExport, MissingComputeInfoIsAMissingInputNotAnError) {
   npu::RunModel m = load_db(p);
   EXPECT_TRUE(m.kernels.empty());
   EXPECT_EQ(m.slices.size(), 1u);
-  const npu::InputFile* k = m.file("kernel_details.csv");
+  const npu::InputFile* k = m.file(npu::Role::KernelDetails);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->status, npu::InputFile::Status::Missing);
   EXPECT_NE(k->note.find("COMPUTE_TASK_INFO"), std::string::npos);
@@ -272,7 +273,7 @@ TEST(DbExport, AnalysisDbStepTraceIsExactMicroseconds) {
 void expect_one_line_error(const std::string& path, std::string_view needle) {
   try {
     npu::RunModel m;
-    npu::load_profiler_db(path, m);
+    npu::load_profiler_db(path, m, npu::db_producer(path));
     FAIL() << "no error for " << path;
   } catch (const npu::LoadError& e) {
     std::string w = e.what();
@@ -295,7 +296,7 @@ TEST(DbExport, CorruptFilesGiveOneLineErrors) {
   std::string cut = dir.write("cut.db", bytes.substr(0, bytes.size() / 2));
   try {
     npu::RunModel m;
-    npu::load_profiler_db(cut, m);
+    npu::load_profiler_db(cut, m, npu::db_producer(cut));
     // SQLite may read a cut file whose missing pages are never touched; then the load is partial, not wrong.
   } catch (const npu::LoadError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
@@ -313,7 +314,7 @@ TEST(DbExport, UnrelatedSqliteFileLoadsNothingAndSaysSo) {
   make_db(p, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('hi');");
   npu::RunModel m = load_db(p);
   EXPECT_TRUE(m.slices.empty());
-  const npu::InputFile* t = m.file("trace_view.json");
+  const npu::InputFile* t = m.file(npu::Role::Trace);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->status, npu::InputFile::Status::Missing);
 }
@@ -333,7 +334,7 @@ TEST(DbExport, DetectsDbFilesAndFolders) {
   EXPECT_EQ(m.meta.framework, "mindspore");
   EXPECT_EQ(m.kernels.size(), 3u);
   // communication_analyzer.db without StepTraceTime: the cross-check is recorded as missing.
-  const npu::InputFile* st = m.file("step_trace_time.csv");
+  const npu::InputFile* st = m.file(npu::Role::StepTraceTime);
   ASSERT_NE(st, nullptr);
   EXPECT_EQ(st->status, npu::InputFile::Status::Missing);
 }
@@ -372,7 +373,7 @@ INSERT INTO CONNECTION_IDS VALUES (5, 1099511627776);
 )sql"
                  : ""));
     npu::RunModel m;
-    npu::load_profiler_db(p, m);
+    npu::load_profiler_db(p, m, npu::db_producer(p));
     m.finalize();
     std::map<std::string, std::string> cat_of;
     for (const auto& s : m.slices)
@@ -422,7 +423,7 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4096)
 INSERT INTO TASK_PMU_INFO VALUES (10, 'b', 0.5), (11, 'c', 0.25), (10, 'c', 0.75), (11, 'd', 2);
 )sql");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   m.finalize();
   ASSERT_EQ(m.pmu_columns.size(), 3u);
   EXPECT_EQ(m.str(m.pmu_columns[0]), "b");
@@ -462,7 +463,7 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000),
   INSERT INTO TASK_PMU_INFO SELECT i, name, i * 10 + k FROM n, m ORDER BY i, k;
 )sql");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   m.finalize();
   ASSERT_EQ(m.pmu_columns.size(), 4u);
   EXPECT_EQ(m.str(m.pmu_columns[0]), "mac_ratio");

@@ -7,8 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "base/load_error.h"
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 #include "loaders/db/db_export.h"
+#include "loaders/db/format.h"
 #include "test_support.h"
 
 using npu::test::make_db;
@@ -56,7 +57,7 @@ TEST(ImpossibleDbValues, AMemorySizeThatIsNoFiniteNumberIsSkipped) {
           "INSERT INTO MEMORY_RECORD VALUES (21, 1000000, 1048576, 3145728, NULL, 1, 3),"
           " (21, 2000000, 1048576, 1e999, NULL, 1, 3), (21, 3000000, 1048576, 2097152, NULL, 1, 3);");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   ASSERT_EQ(m.memory_records.size(), 2u);
   EXPECT_DOUBLE_EQ(m.memory_records[1].reserved_mb, 2.0);
   EXPECT_TRUE(rejected(m, "MEMORY_RECORD: 1 row with a size that is not a finite number was skipped (first: rowid 2)"))

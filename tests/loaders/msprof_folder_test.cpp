@@ -57,7 +57,7 @@ TEST(MsprofFolder, Cann8TextLayoutWithSlicedTimeline) {
   EXPECT_EQ(m.kernels[1].start, 1700000000000200000);
   EXPECT_EQ(m.kernels[1].block_dim, 24);
   EXPECT_EQ(m.kernels[1].wait, 89500);
-  const npu::InputFile* k = m.file("kernel_details.csv");
+  const npu::InputFile* k = m.file(npu::Role::KernelDetails);
   ASSERT_NE(k, nullptr);
   EXPECT_NE(k->path.find("op_summary_20240101000001.csv"), std::string::npos);
   bool warned = false;
@@ -72,7 +72,7 @@ TEST(MsprofFolder, Cann7FileNamesAreNamed) {
   npu::RunModel m = npu::test::load_path((dir.path() / "PROF_000001_20230101000000000_X").string());
   EXPECT_EQ(m.meta.source_format, "msprof PROF_ text export (CANN 7.0 file names)");
   EXPECT_EQ(m.kernels.size(), 2u);
-  const npu::InputFile* t = m.file("trace_view.json");
+  const npu::InputFile* t = m.file(npu::Role::Trace);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->status, npu::InputFile::Status::Missing);
 }

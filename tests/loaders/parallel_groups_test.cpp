@@ -13,6 +13,7 @@
 #include "base/json_file.h"
 #include "facts/cluster/cluster_facts.h"
 #include "loaders/db/db_export.h"
+#include "loaders/db/format.h"
 #include "loaders/torch_npu_text/ascend_files.h"
 #include "reports/report_document.h"
 #include "test_support.h"
@@ -82,7 +83,7 @@ INSERT INTO META_DATA VALUES ('parallel_group_info',
   '{"127.0.0.1%lo_60000_0_1700000000000002": {"group_name": "tp", "group_rank": 1, "global_ranks": [0, 1]}}');
 )sql");
   npu::RunModel m;
-  npu::load_profiler_db(p, m);
+  npu::load_profiler_db(p, m, npu::db_producer(p));
   ASSERT_EQ(m.meta.parallel_groups.size(), 1u);
   EXPECT_EQ(m.meta.parallel_groups[0].hccl_name, kTp);
   EXPECT_EQ(m.meta.parallel_groups[0].name, "tp");

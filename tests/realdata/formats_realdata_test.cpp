@@ -69,7 +69,7 @@ TEST(RealDataFormats, MsinsightAnalysisDb) {
   EXPECT_EQ(m.step_trace[0].free, 271016820);   // "271016.82" us
   EXPECT_EQ(m.step_trace[3].computing, 76520);
   EXPECT_EQ(m.step_trace[3].free, 296825180);
-  const npu::InputFile* db = m.file("profiler.db");
+  const npu::InputFile* db = m.file(npu::Role::Database);
   ASSERT_NE(db, nullptr);
   EXPECT_EQ(db->status, npu::InputFile::Status::Missing);
 }

@@ -1,15 +1,15 @@
-#include "loaders/run_communication.h"
+#include "loaders/communication/run_communication.h"
 
-#include "loaders/communication_loader.h"
-#include "loaders/db/analysis_db_comm_tables.h"
+#include "loaders/communication/analysis_db_tables.h"
+#include "loaders/communication/communication_files.h"
 
 namespace npu {
 
 namespace {
 
-InputFile* usable(RunModel& m, std::string_view role) {
+InputFile* usable(RunModel& m, Role role) {
   for (auto& f : m.files)
-    if (f.role == role && f.status == InputFile::Status::Loaded && !f.path.empty()) return &f;
+    if (f.role_id == role && f.status == InputFile::Status::Loaded && !f.path.empty()) return &f;
   return nullptr;
 }
 
@@ -45,14 +45,14 @@ void read_from_analysis_db(RunModel& m, const std::string& analysis_db) {
 
 }  // namespace
 
-void load_run_communication(const Detection& d, RunModel& model) {
-  InputFile* ops_file = usable(model, "communication.json");
-  InputFile* links_file = usable(model, "communication_matrix.json");
-  if (ops_file || links_file) {
-    read_from_text_export(model, ops_file, links_file);
-    return;
-  }
-  const InputFile* step_trace = usable(model, "step_trace_time.csv");
+void load_communication_files(RunModel& model) {
+  InputFile* ops_file = usable(model, Role::Communication);
+  InputFile* links_file = usable(model, Role::CommunicationMatrix);
+  if (ops_file || links_file) read_from_text_export(model, ops_file, links_file);
+}
+
+void load_communication_tables(RunModel& model) {
+  const InputFile* step_trace = usable(model, Role::StepTraceTime);
   if (step_trace && step_trace->table == "StepTraceTime") read_from_analysis_db(model, step_trace->path);
 }
 

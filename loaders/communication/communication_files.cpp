@@ -1,4 +1,4 @@
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 
 #include <algorithm>
 #include <charconv>

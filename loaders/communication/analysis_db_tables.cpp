@@ -1,11 +1,11 @@
-#include "loaders/db/analysis_db_comm_tables.h"
+#include "loaders/communication/analysis_db_tables.h"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
 #include "base/load_error.h"
-#include "loaders/communication_loader.h"
+#include "loaders/communication/communication_files.h"
 #include "loaders/db/sqlite_db.h"
 
 namespace npu {
