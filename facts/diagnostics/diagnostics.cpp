@@ -8,12 +8,12 @@
 
 namespace npu {
 
-Facts compute_facts(const RunModel& model, FactsWork* work) {
+Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& options) {
   Facts f;
   f.doc["schema"] = kFactsSchema;
   f.doc["schema_version"] = kFactsSchemaVersion;
   f.doc["unavailable"] = nlohmann::json::array();
-  auto context = std::make_unique<DiagnosticContext>(model);
+  auto context = std::make_unique<DiagnosticContext>(model, options);
   const DiagnosticContext& ctx = *context;
   // Dispatch health reads only the model (never other facts) and is one of the two costliest
   // diagnostics: on a second core it runs beside the step breakdown, into its own document,

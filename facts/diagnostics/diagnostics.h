@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "facts/device_tasks.h"
+#include "facts/diagnostics/facts_options.h"
 #include "facts/facts.h"
 #include "facts/host_causes.h"
 #include "facts/python_stacks.h"
@@ -17,13 +18,15 @@ namespace npu {
 // What every diagnostic may share, extracted once per run.
 struct DiagnosticContext {
   const RunModel& model;
+  FactsOptions options;  // the thresholds the facts measure with (facts_options.h)
   DeviceTimeline device;
   // GPU runs (LaunchedWork): which step launched each device op (empty elsewhere).
   std::vector<LaunchedOp> launched;
   std::vector<StepWindow> step_windows;  // where each of model.steps lies on the device
   PythonStacks python;                   // the user's call sites (with_stack runs), built on first use
-  explicit DiagnosticContext(const RunModel& m)
+  explicit DiagnosticContext(const RunModel& m, const FactsOptions& o = {})
       : model(m),
+        options(o),
         device(extract_device_timeline(m)),
         launched(m.meta.step_semantics == StepSemantics::LaunchedWork && !m.steps.empty() ? launched_ops(m, m.steps)
                                                                                           : std::vector<LaunchedOp>{}),
@@ -102,8 +105,8 @@ struct FactsWork {
   std::unique_ptr<DiagnosticContext> context;
   std::vector<IdleStretch> idle_stretches;
 };
-// Runs every diagnostic in order; `work`, when given, keeps what the views need (the model must
-// outlive it).
-Facts compute_facts(const RunModel& model, FactsWork* work = nullptr);
+// Runs every diagnostic in order, measuring with `options`; `work`, when given, keeps what the
+// views need (the model must outlive it).
+Facts compute_facts(const RunModel& model, FactsWork* work = nullptr, const FactsOptions& options = {});
 
 }  // namespace npu
