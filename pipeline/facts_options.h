@@ -11,12 +11,14 @@
 
 namespace npu::pipeline {
 
-// A declared parameter the facts read: "owner.param" (owner: a rule or verdict id).
+// A declared parameter the facts read: "owner.param" (owner: a rule or verdict id), and the field
+// of FactsOptions it sets.
 struct FactsParameter {
   const char* owner;
   const char* param;
+  void (*set)(FactsOptions& o, const nlohmann::json& value);
 };
-// Every parameter the facts read, in the order of FactsOptions's fields.
+// Every parameter the facts read.
 const std::vector<FactsParameter>& facts_parameters();
 
 // The options the facts of a run measure with under the rule options `o`. A value the

@@ -80,7 +80,11 @@ struct Group {
 class Dispatch {
  public:
   Dispatch(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), windows_(ctx.step_windows), facts_(facts), vertical_lag_ns_(ctx.options.vertical_lag_ns) {}
+      : m_(ctx.model),
+        d_(ctx.device),
+        windows_(ctx.step_windows),
+        facts_(facts),
+        vertical_lag_ns_(ctx.options.vertical_lag_ns) {}
 
   void hand_off(HostBoundGaps& out) const {
     out.judged = !launches_.empty() && d_.has_device;
