@@ -18,7 +18,8 @@ ranks are out of step (a slow rank, uneven work, or host jitter).
 
 How it is measured (facts.cluster.communication.groups, from communication.json of each rank or
 cluster_communication.json): per communication group, wait ratio = wait / (wait + transit)
-summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio` (msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
+summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio`
+(msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
 its synchronisation ratio is > `sync_ratio` the rank that waits LEAST is the one the others
 wait for (a slow rank); otherwise suspect the links. When every rank of the group waits alike
 (most and least waiting ranks within `gap` of each other) no rank of the group is blamed:

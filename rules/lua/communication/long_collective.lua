@@ -21,7 +21,8 @@ transfer) and idle (the operator has started but nothing moves: a stall). Cuttin
 help an operator that is mostly waiting or idle.
 
 How it is measured (facts.collectives, docs/facts-collectives.md): the longest operator;
-reported when it takes at least `min_share` of the median device step and `min_ns`. The cause is the largest of transit / wait / idle when it is at least half the elapsed
+reported when it takes at least `min_share` of the median device step and `min_ns`. The cause
+is the largest of transit / wait / idle when it is at least half the elapsed
 time. Beside it: the part no computation hides (exposed), the longest Notify Wait on an HCCL
 plane inside it, and a host call blocked on the device at the same time (aclrtSynchronizeStream
 from aten::item = `.item()`).
