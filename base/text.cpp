@@ -11,6 +11,13 @@ std::string ms_number(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string ms(double ns) { return ms_number(ns) + " ms"; }
 std::string us(double ns) { return fmt::format("{:.1f} us", ns / 1000.0); }
 
+std::string human_bytes(double b) {
+  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
+
 std::string md_cell(std::string s) {
   for (auto& c : s)
     if (c == '|' || c == '\n') c = ' ';

@@ -9,6 +9,7 @@ namespace npu::text {
 std::string ms_number(double ns);  // "7.318": ns as milliseconds, 3 decimals
 std::string ms(double ns);         // "7.318 ms"
 std::string us(double ns);         // "12.3 us": ns as microseconds, 1 decimal
+std::string human_bytes(double b);  // "850 B", "1.5 KB", "12.3 MB", "1.23 GB" (powers of 1000)
 
 // One Markdown table cell: '|' and line breaks become spaces.
 std::string md_cell(std::string s);

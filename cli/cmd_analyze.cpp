@@ -5,6 +5,7 @@
 
 #include "base/text.h"
 #include "cli/commands.h"
+#include "pipeline/facts_options.h"
 #include "pipeline/run_facts.h"
 #include "pipeline/run_summary.h"
 #include "reports/report_document.h"
@@ -123,7 +124,7 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
       RunModel model = pipeline::load(d, load_settings(common));
       if (output_is_an_input(out.out_file, d, &model)) return kBadInput;
       summary = summarize_run(model, d);
-      facts = pipeline::run_facts(model, path, d, &views);
+      facts = pipeline::run_facts(model, path, d, &views, pipeline::facts_options(rule_opts));
     }
   }
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.

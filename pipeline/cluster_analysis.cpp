@@ -18,6 +18,7 @@
 #include "loaders/run_loader.h"
 #include "pipeline/child_processes.h"
 #include "pipeline/cluster_membership.h"
+#include "pipeline/facts_options.h"
 #include "pipeline/rank_outcome.h"
 #include "pipeline/run_facts.h"
 #include "pipeline/run_summary.h"
@@ -109,7 +110,7 @@ RankOutcome analyze_member(const std::string& member, const RuleOptions& rules, 
         throw LoadError::whole_file(member, "holds no profiler data (no trace events, kernels or step times)");
       // A rank with a rank id is only ever a cluster member (nothing of it is drawn: no views); a
       // run without one may become a run of a run list, with its own full report.
-      f = run_facts(m, member, md, m.meta.rank < 0 ? &views : nullptr);
+      f = run_facts(m, member, md, m.meta.rank < 0 ? &views : nullptr, facts_options(rules));
       if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
     }  // the model (events) is gone here; only facts stay
     // In this process, give the freed pages back: the small facts that stay would otherwise pin a
@@ -192,7 +193,7 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
         Detection md = detect_input(d.members[i]);
         RunModel model = load(md, settings);
         json views;
-        Facts f = run_facts(model, d.members[i], md, &views);
+        Facts f = run_facts(model, d.members[i], md, &views, facts_options(opt.rules));
         out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f), std::move(views)});
       }
       name_one_worker(out);

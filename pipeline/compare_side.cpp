@@ -7,6 +7,7 @@
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "loaders/detect.h"
+#include "pipeline/facts_options.h"
 #include "pipeline/run_facts.h"
 #include "rules/verdicts.h"
 
@@ -56,7 +57,7 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
     RunModel m = load(d, settings);
     side.warnings = m.stats.warnings;
     side.rejected = m.stats.rejected;
-    side.facts = run_facts(m, path, d, &side.views);
+    side.facts = run_facts(m, path, d, &side.views, facts_options(rules));
     side.kind = d.kind;
     side.description = d.description;
   }

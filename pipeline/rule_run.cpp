@@ -38,18 +38,23 @@ void add_rule_sources(RuleEngine& engine, const RuleOptions& o) {
   for (const auto& dir : o.dirs) engine.add_rule_dir(dir);
 }
 
-std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o,
-                      std::vector<RuleOutcome>* outcomes) {
-  add_rule_sources(engine, o);
-  RuleRunOptions run;
-  if (!o.config.empty()) read_config(o.config, run.overrides);
+std::string read_overrides(const RuleOptions& o, std::map<std::string, std::string>& overrides) {
+  if (!o.config.empty()) read_config(o.config, overrides);
   for (const auto& s : o.sets) {
     try {
-      parse_override(s, run.overrides);
+      parse_override(s, overrides);
     } catch (const std::invalid_argument& e) {
       return std::string("--set ") + e.what();
     }
   }
+  return "";
+}
+
+std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o,
+                      std::vector<RuleOutcome>* outcomes) {
+  add_rule_sources(engine, o);
+  RuleRunOptions run;
+  if (std::string err = read_overrides(o, run.overrides); !err.empty()) return err;
   // A mistyped value, a parameter out of its declared range or an unknown name is an error
   // before anything runs (the rule would otherwise fail quietly in the report).
   if (std::string err = engine.check_overrides(run.overrides); !err.empty()) return "--set " + err;

@@ -1,6 +1,7 @@
 // Runs the rules on a facts document with the user's rule options: built-in and --rules DIR
 // sources, a --config file and --set overrides (each override must name a rule that exists).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct RuleOptions {
 };
 
 void add_rule_sources(RuleEngine& engine, const RuleOptions& o);
+
+// The overrides of the options ("rule.id.param" -> text): the config file's, then --set's over
+// them. Returns "" or why not (a bad --set). A config file that cannot be read throws LoadError.
+std::string read_overrides(const RuleOptions& o, std::map<std::string, std::string>& overrides);
 
 // Fills `outcomes`; returns "" when the rules ran, else why not (a bad --set), to be printed as
 // "error: <why>". A config file that cannot be read throws LoadError naming the file and line.

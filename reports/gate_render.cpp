@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "compare/delta_text.h"
 #include "compare/gate.h"
+#include "reports/markup.h"
 
 namespace npu::reports {
 
@@ -15,28 +16,6 @@ using compare::fmt_signed_pct;
 using compare::metric_delta_text;
 using compare::metric_value_text;
 using nlohmann::json;
-
-namespace {
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') o += ' ';
-        else o += c;
-    }
-  }
-  return o;
-}
-
-}  // namespace
 
 std::string render_gate_text(const json& g, const json& doc) {
   std::string o = fmt::format("gate: {} ({} failed, {} passed, {} skipped)\n", g["verdict"] == "fail" ? "FAIL" : "PASS",
@@ -119,15 +98,15 @@ std::string render_gate_junit(const json& g) {
   for (const auto& c : g["checks"]) {
     std::string name = c["name"];
     std::string msg = c.value("message", "");
-    o += fmt::format("    <testcase classname=\"npu-advisor.gate\" name=\"{}\">\n", xml_escape(name));
+    o += fmt::format("    <testcase classname=\"npu-advisor.gate\" name=\"{}\">\n", markup_escape(name));
     std::string st = c["status"];
     if (st == "fail") {
-      o += fmt::format("      <failure message=\"{}\" type=\"regression\">{}</failure>\n", xml_escape(msg),
-                       xml_escape(junit_details(c)));
+      o += fmt::format("      <failure message=\"{}\" type=\"regression\">{}</failure>\n", markup_escape(msg),
+                       markup_escape(junit_details(c)));
     } else if (st == "skipped") {
-      o += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(msg));
+      o += fmt::format("      <skipped message=\"{}\"/>\n", markup_escape(msg));
     } else {
-      o += fmt::format("      <system-out>{}</system-out>\n", xml_escape(msg));
+      o += fmt::format("      <system-out>{}</system-out>\n", markup_escape(msg));
     }
     o += "    </testcase>\n";
   }

@@ -11,6 +11,8 @@
 
 #include "base/text.h"
 #include "reports/compare_render.h"
+#include "reports/html/page.h"
+#include "reports/markup.h"
 
 namespace npu {
 namespace {
@@ -95,11 +97,11 @@ std::string render_compare_html(const json& compare_doc, const json& base_timeli
     std::string what = d.contains("description") && d["description"].is_string() ? d["description"].get<std::string>()
                        : d.contains("path") && d["path"].is_string()             ? d["path"].get<std::string>()
                                                                                  : std::string();
-    body += std::string("<p class=\"input\">") + labels[i] + ": " + html_escape(what) + "</p>";
+    body += std::string("<p class=\"input\">") + labels[i] + ": " + markup_escape(what) + "</p>";
   }
   body += "</div></header>\n<main class=\"wrap\">\n";
   body += "<section id=\"compare\" class=\"card\"><h2>What changed</h2>\n<pre class=\"summary-text\">" +
-          html_escape(reports::render_compare_text(compare_doc)) + "</pre></section>\n";
+          markup_escape(reports::render_compare_text(compare_doc)) + "</pre></section>\n";
   body += "<section id=\"timeline\" class=\"card\"><h2>The worst steps, on one time scale</h2>\n";
   body += kHowToRead;
   body += "<p class=\"hint\">Both pictures share the time axis (time since each step's start) and zoom together.</p>\n";

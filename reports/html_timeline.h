@@ -5,8 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/html/page.h"
-
 namespace npu {
 
 // The <section id="timeline"> of an analysis report, or "" when views.timeline is absent.

@@ -11,34 +11,31 @@
 namespace npu {
 namespace {
 
-std::string human_bytes(uint64_t b) {
-  if (b >= 1000ull * 1000 * 1000) return fmt::format("{:.2f} GB", b / 1e9);
-  if (b >= 1000ull * 1000) return fmt::format("{:.1f} MB", b / 1e6);
-  if (b >= 1000) return fmt::format("{:.1f} KB", b / 1e3);
-  return fmt::format("{} B", b);
-}
-
 std::string ms(Ns ns) { return text::ms_number(static_cast<double>(ns)); }
 
-void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, const std::string& indent) {
-  auto bold = [&](const std::string& t) { return st.color ? "\x1b[1m" + t + "\x1b[0m" : t; };
-  auto dim = [&](const std::string& t) { return st.color ? "\x1b[2m" + t + "\x1b[0m" : t; };
-  if (s.contains("error")) {
-    out += indent + s["input"]["path"].get<std::string>() + ": " + s["error"].get<std::string>() + "\n";
-    return;
-  }
-  const auto& run = s["run"];
-  std::string who = run["framework"].get<std::string>();
-  if (who.empty()) who = "unknown framework";
-  std::string rank = run["rank"].get<int>() >= 0 ? fmt::format(", rank {}", run["rank"].get<int>()) : "";
-  std::string dev = run["device"].get<int>() >= 0 ? fmt::format(", device {}", run["device"].get<int>()) : "";
-  std::string lvl =
-      run["profiler_level"].get<std::string>().empty() ? "" : ", " + run["profiler_level"].get<std::string>();
-  out += indent + bold(s["input"]["description"].get<std::string>()) + "\n";
-  out += indent + "  " + who + rank + dev + lvl + "\n";
-  if (run.contains("source_format") && !run["source_format"].get<std::string>().empty())
-    out += indent + "  format: " + run["source_format"].get<std::string>() + "\n";
+using nlohmann::json;
 
+// What one loaded file held: its events (by phase) or rows, and its note.
+std::string file_detail(const json& f, const json& c) {
+  std::string detail;
+  const std::string role = f["role"];
+  if (role == "trace_view.json" || role.find(".json") != std::string::npos) {
+    if (f["records"].get<uint64_t>() > 0) {
+      detail = fmt::format("{} events", f["records"].get<uint64_t>());
+      std::string ph;
+      for (auto& [k, v] : c["events_by_phase"].items())
+        ph += fmt::format("{}{} {}", ph.empty() ? "" : ", ", k, v.get<uint64_t>());
+      if (!ph.empty()) detail += " (" + ph + ")";
+    }
+  } else {
+    detail = fmt::format("{} rows", f["records"].get<uint64_t>());
+  }
+  if (!f["note"].get<std::string>().empty()) detail += (detail.empty() ? "" : "; ") + f["note"].get<std::string>();
+  return detail;
+}
+
+// The loaded files, a line each.
+void render_files(const json& s, std::string& out, const std::string& indent) {
   const auto& c = s["counts"];
   // A timeline split over several files (sliced msprof JSON, one file per iteration) is one line.
   struct Multi {
@@ -54,48 +51,40 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     }
   for (const auto& f : s["files"]) {
     std::string role = f["role"];
-    std::string status = f["status"];
-    if (status != "loaded") continue;
+    if (f["status"] != "loaded") continue;
     if (auto it = multi.find(role); it != multi.end() && it->second.files != 1) {
       if (it->second.files > 1)
-        out += indent + fmt::format("  {:<26} {:>9}  {} files, {} events in all\n", role, human_bytes(it->second.bytes),
-                                    it->second.files, it->second.records);
+        out += indent + fmt::format("  {:<26} {:>9}  {} files, {} events in all\n", role,
+                                    text::human_bytes(static_cast<double>(it->second.bytes)), it->second.files,
+                                    it->second.records);
       it->second.files = 0;  // printed
       continue;
     }
-    std::string detail;
-    const std::string table = f.value("table", "");
-    if (!table.empty()) {
+    if (const std::string table = f.value("table", ""); !table.empty()) {
       // A database role: name the tables (the role is the text file it stands in for).
-      detail = fmt::format("{} rows from {}", f["records"].get<uint64_t>(), table);
+      std::string detail = fmt::format("{} rows from {}", f["records"].get<uint64_t>(), table);
       std::string note = f["note"].get<std::string>();
       if (note.find("columns not in") != std::string::npos) detail += note.substr(note.find(';'));
       out += indent + fmt::format("  {:<26} {:>9}  {}\n", "(" + role + ")", "", detail);
       continue;
     }
-    if (role == "trace_view.json" || role.find(".json") != std::string::npos) {
-      if (f["records"].get<uint64_t>() > 0) {
-        detail = fmt::format("{} events", f["records"].get<uint64_t>());
-        std::string ph;
-        for (auto& [k, v] : c["events_by_phase"].items())
-          ph += fmt::format("{}{} {}", ph.empty() ? "" : ", ", k, v.get<uint64_t>());
-        if (!ph.empty()) detail += " (" + ph + ")";
-      }
-    } else {
-      detail = fmt::format("{} rows", f["records"].get<uint64_t>());
-    }
-    if (!f["note"].get<std::string>().empty()) detail += (detail.empty() ? "" : "; ") + f["note"].get<std::string>();
-    out += indent + fmt::format("  {:<26} {:>9}  {}\n", role, human_bytes(f["bytes"].get<uint64_t>()), detail);
+    out += indent + fmt::format("  {:<26} {:>9}  {}\n", role, text::human_bytes(f["bytes"].get<double>()),
+                                file_detail(f, c));
   }
+}
+
+// "a 1, b 2" of an object of counts.
+std::string count_list(const json& o) {
+  std::string out;
+  for (auto& [k, v] : o.items()) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k, v.get<uint64_t>());
+  return out;
+}
+
+// What the trace held: slices by process, flows, steps, device kernels.
+void render_counts(const json& c, std::string& out, const std::string& indent) {
   if (!c["slices_by_process"].empty()) {
-    std::string procs;
-    for (auto& [k, v] : c["slices_by_process"].items())
-      procs += fmt::format("{}{} {}", procs.empty() ? "" : ", ", k, v.get<uint64_t>());
-    out += indent + "  slices by process: " + procs + "\n";
-    std::string flows;
-    for (auto& [k, v] : c["flows_by_category"].items())
-      flows += fmt::format("{}{} {}", flows.empty() ? "" : ", ", k, v.get<uint64_t>());
-    if (!flows.empty()) {
+    out += indent + "  slices by process: " + count_list(c["slices_by_process"]) + "\n";
+    if (std::string flows = count_list(c["flows_by_category"]); !flows.empty()) {
       out += indent + "  flows: " + flows;
       if (c["dangling_flow_points"].get<uint64_t>() > 0)
         out += fmt::format(" ({} unpaired flow events)", c["dangling_flow_points"].get<uint64_t>());
@@ -103,13 +92,14 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
     }
     out += indent + fmt::format("  steps (ProfilerStep#N): {}\n", c["steps"].get<uint64_t>());
   }
-  if (c["kernels"].get<uint64_t>() > 0) {
-    std::string cores;
-    for (auto& [k, v] : c["kernels_by_accelerator_core"].items())
-      cores += fmt::format("{}{} {}", cores.empty() ? "" : ", ", k, v.get<uint64_t>());
-    out += indent + fmt::format("  device kernels: {} ({})\n", c["kernels"].get<uint64_t>(), cores);
-  }
+  if (c["kernels"].get<uint64_t>() > 0)
+    out += indent + fmt::format("  device kernels: {} ({})\n", c["kernels"].get<uint64_t>(),
+                                count_list(c["kernels_by_accelerator_core"]));
+}
 
+// The profiler's own step breakdown, what is not available, and the warnings.
+void render_breakdown(const json& s, std::string& out, const TextStyle& st, const std::string& indent) {
+  auto dim = [&](const std::string& t) { return st.color ? "\x1b[2m" + t + "\x1b[0m" : t; };
   const auto& bd = s["profiler_step_breakdown"];
   if (!bd.empty()) {
     out += indent + "  profiler step breakdown (step_trace_time.csv, ms):\n";
@@ -130,6 +120,28 @@ void render_one(const nlohmann::json& s, std::string& out, const TextStyle& st, 
       out += indent + dim(fmt::format("    {:<26} {}\n", u["input"].get<std::string>(), u["why"].get<std::string>()));
   }
   for (const auto& w : s["warnings"]) out += indent + "  warning: " + w.get<std::string>() + "\n";
+}
+
+void render_one(const json& s, std::string& out, const TextStyle& st, const std::string& indent) {
+  auto bold = [&](const std::string& t) { return st.color ? "\x1b[1m" + t + "\x1b[0m" : t; };
+  if (s.contains("error")) {
+    out += indent + s["input"]["path"].get<std::string>() + ": " + s["error"].get<std::string>() + "\n";
+    return;
+  }
+  const auto& run = s["run"];
+  std::string who = run["framework"].get<std::string>();
+  if (who.empty()) who = "unknown framework";
+  std::string rank = run["rank"].get<int>() >= 0 ? fmt::format(", rank {}", run["rank"].get<int>()) : "";
+  std::string dev = run["device"].get<int>() >= 0 ? fmt::format(", device {}", run["device"].get<int>()) : "";
+  std::string lvl =
+      run["profiler_level"].get<std::string>().empty() ? "" : ", " + run["profiler_level"].get<std::string>();
+  out += indent + bold(s["input"]["description"].get<std::string>()) + "\n";
+  out += indent + "  " + who + rank + dev + lvl + "\n";
+  if (run.contains("source_format") && !run["source_format"].get<std::string>().empty())
+    out += indent + "  format: " + run["source_format"].get<std::string>() + "\n";
+  render_files(s, out, indent);
+  render_counts(s["counts"], out, indent);
+  render_breakdown(s, out, st, indent);
 }
 
 }  // namespace

@@ -177,6 +177,66 @@ double saving_denominator_ns(const json& facts) {
   return p.available ? p.step : 0.0;
 }
 
+namespace {
+
+// The replay of every fix the trace supports together (facts.whatif.combined): the replayed
+// savings add up to at most its saving, returned (0 without one); `combined` is set to it.
+double combined_replay_saving(const json& facts, const json*& combined) {
+  combined = nullptr;
+  const auto w = facts.find("whatif");
+  if (w == facts.end() || !w->is_object() || !w->contains("combined") || !(*w)["combined"].is_object()) return 0;
+  combined = &(*w)["combined"];
+  const auto v = combined->find("saving_ns");
+  return v != combined->end() && v->is_number() && std::isfinite(v->get<double>())
+             ? std::clamp(v->get<double>(), 0.0, 9e18)
+             : 0.0;
+}
+
+// The findings not dropped, ranked again: a symptom (a residual finding: idle time no cause
+// explains) never outranks a cause.
+void rerank(json& findings, const std::vector<bool>& drop) {
+  std::vector<json> kept;
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(findings[i]));
+  std::stable_sort(kept.begin(), kept.end(), [](const json& a, const json& b) {
+    const bool ra = a.value("residual", false), rb = b.value("residual", false);
+    if (ra != rb) return rb;
+    return a["score_ns"].get<int64_t>() > b["score_ns"].get<int64_t>();
+  });
+  findings = json::array();
+  int rank = 1;
+  for (auto& f : kept) {
+    f["rank"] = rank++;
+    findings.push_back(std::move(f));
+  }
+}
+
+// The report's "attribution": the split, each pool's budget and claim, and the replay's part.
+json attribution_json(const Pools& pools, std::map<std::string, double>& claimed, const json* combined,
+                      const json& findings, double replay_total) {
+  json out_pools = json::object();
+  for (const auto& [name, b] : pools.budget)
+    out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
+  // The cause pools are parts of "idle": counted there once.
+  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"];
+  json out = {{"available", true},
+              {"source", pools.source},
+              {"step_ns", static_cast<int64_t>(pools.step)},
+              {"steps", pools.steps},
+              {"explained_ns", static_cast<int64_t>(explained)},
+              {"parts", pools.parts},
+              {"idle_causes", pools.idle_causes},
+              {"pools", out_pools}};
+  if (!pools.over.empty()) out["over"] = pools.over;
+  if (combined) {
+    json replay = replay_summary(*combined, findings, replay_total);
+    if (!replay.is_null()) out["replay"] = std::move(replay);
+  }
+  return out;
+}
+
+}  // namespace
+
 json attribute_savings(json& findings, const json& facts) {
   const Pools pools = pools_of(facts);
   if (!pools.available)
@@ -198,19 +258,9 @@ json attribute_savings(json& findings, const json& facts) {
     return !findings[a].value("residual", false) && findings[b].value("residual", false);
   });
   std::vector<bool> drop(findings.size(), false);
-  // The replay of every fix the trace supports together (facts.whatif.combined): the replayed
-  // savings add up to at most this.
-  double replay_left = 0, replay_total = 0;
   const json* combined = nullptr;
-  if (const auto w = facts.find("whatif");
-      w != facts.end() && w->is_object() && w->contains("combined") && (*w)["combined"].is_object()) {
-    combined = &(*w)["combined"];
-    const auto v = combined->find("saving_ns");
-    replay_left = v != combined->end() && v->is_number() && std::isfinite(v->get<double>())
-                      ? std::clamp(v->get<double>(), 0.0, 9e18)
-                      : 0.0;
-    replay_total = replay_left;
-  }
+  const double replay_total = combined_replay_saving(facts, combined);
+  double replay_left = replay_total;
   // Whatever the pools, the savings together are at most the step.
   double step_left = pools.step;
   for (size_t i : order) {
@@ -244,40 +294,8 @@ json attribute_savings(json& findings, const json& facts) {
     // An absolute floor: a saving that prints as 0.000 ms is no finding (a unit-test-sized trace).
     if (want > 0 && want < kFloorNs) drop[i] = true;
   }
-  std::vector<json> kept;
-  for (size_t i = 0; i < findings.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(findings[i]));
-  // A symptom (a residual finding: idle time no cause explains) never outranks a cause.
-  std::stable_sort(kept.begin(), kept.end(), [](const json& a, const json& b) {
-    const bool ra = a.value("residual", false), rb = b.value("residual", false);
-    if (ra != rb) return rb;
-    return a["score_ns"].get<int64_t>() > b["score_ns"].get<int64_t>();
-  });
-  findings = json::array();
-  int rank = 1;
-  for (auto& f : kept) {
-    f["rank"] = rank++;
-    findings.push_back(std::move(f));
-  }
-  json out_pools = json::object();
-  for (const auto& [name, b] : pools.budget)
-    out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
-  // The cause pools are parts of "idle": counted there once.
-  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"];
-  json out = {{"available", true},
-              {"source", pools.source},
-              {"step_ns", static_cast<int64_t>(pools.step)},
-              {"steps", pools.steps},
-              {"explained_ns", static_cast<int64_t>(explained)},
-              {"parts", pools.parts},
-              {"idle_causes", pools.idle_causes},
-              {"pools", out_pools}};
-  if (!pools.over.empty()) out["over"] = pools.over;
-  if (combined) {
-    json replay = replay_summary(*combined, findings, replay_total);
-    if (!replay.is_null()) out["replay"] = std::move(replay);
-  }
-  return out;
+  rerank(findings, drop);
+  return attribution_json(pools, claimed, combined, findings, replay_total);
 }
 
 }  // namespace npu

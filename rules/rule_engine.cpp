@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -16,7 +15,7 @@
 #include "facts/facts_schema.h"
 #include "rules/attribution.h"
 #include "rules/builtin_rules.h"
-#include "rules/replay_saving.h"
+#include "rules/finding_emit.h"
 #include "rules/rule_declaration.h"
 #include "rules/verdicts.h"
 
@@ -35,8 +34,6 @@ const char* to_string(RuleOutcome::Status s) {
 }
 
 namespace {
-
-constexpr size_t kMaxObserved = 1200;  // characters of a finding's observed text
 
 // A rule may only need key paths of the facts schema (facts/schema/): a misspelled path would
 // otherwise skip the rule on every run with "missing ...", and nobody would notice.
@@ -89,181 +86,6 @@ std::string missing_reason(const nlohmann::json& doc, const std::string& path) {
       }
     }
   return best;
-}
-
-struct EmitContext {
-  LuaSandbox* sb;
-  RuleOutcome* outcome;
-  double step_ns;
-  const nlohmann::json* facts;
-  const nlohmann::json* params;
-  const nlohmann::json* verdicts;  // decided before the rules (rules/verdicts.h)
-};
-
-int lua_emit(lua_State* L);
-
-// Runs inside lua_pcall: pushes the (trusted) facts and params, then calls check(). Doing
-// the pushes under pcall turns an out-of-memory there into an ordinary rule failure. Both go
-// in as lazy read-only views of the one C++ document (no copy per rule): what a view later
-// converts, on the rule's reads, is charged to the rule's memory budget.
-int lua_run_check(lua_State* L) {
-  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, 1));
-  lua_getglobal(L, "check");
-  ctx->sb->begin_trusted();
-  ctx->sb->push_view(*ctx->facts);
-  ctx->sb->push_view(*ctx->params);
-  set_verdicts_global(*ctx->sb, *ctx->verdicts);
-  ctx->sb->end_trusted();
-  lua_pushlightuserdata(L, ctx);
-  lua_pushcclosure(L, lua_emit, 1);
-  lua_call(L, 3, 0);
-  return 0;
-}
-
-// A saving above this (~292 years) is no measurement: refuse it rather than wrap to INT64_MIN.
-constexpr double kMaxSavingNs = 9.0e18;
-
-// A number field of emit{}: `def` when absent; an error when present but not a finite number
-// (math.huge and nan convert to null).
-double number_field(const nlohmann::json& f, const char* key, double def, std::string& err) {
-  auto it = f.find(key);
-  if (it == f.end()) return def;
-  if (it->is_number()) return it->get<double>();
-  if (err.empty())
-    err = std::string("emit{}: '") + key + "' must be a finite number, not " +
-          (it->is_null() ? "inf/nan" : it->type_name());
-  return def;
-}
-
-// Rule text goes to terminals: control characters (an ESC starts a terminal escape sequence)
-// become U+FFFD; newlines and tabs stay.
-std::string printable(std::string s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) out += "\xEF\xBF\xBD";
-    else out += c;
-  }
-  return out;
-}
-
-// Converts and checks one emit{} table into the outcome; returns an error text or "".
-std::string emit_finding(EmitContext& ctx) {
-  RuleOutcome& o = *ctx.outcome;
-  if (o.findings.size() >= ctx.sb->limits().findings) {
-    ++o.findings_dropped;  // counted, not kept: the report says how many
-    return "";
-  }
-  nlohmann::json f;
-  if (!ctx.sb->to_json(1, f)) return "emit{}: " + ctx.sb->error();
-  const RuleMeta& meta = o.meta;
-  if (!f.contains("observed") || !f["observed"].is_string())
-    return "emit{}: 'observed' (what was seen, with numbers) is required";
-  std::string err;
-  double saving = number_field(f, "saving_ns", 0.0, err);
-  double confidence = std::clamp(number_field(f, "confidence", 0.5, err), 0.0, 1.0);
-  if (saving > kMaxSavingNs && err.empty()) err = "emit{}: 'saving_ns' is out of range (above 9e18 ns)";
-  if (!err.empty()) return err;  // before saving is cast to int64 below (UB out of range: fuzz_rule)
-  if (saving < 0) saving = 0;
-  nlohmann::json out;
-  out["rule"] = meta.id;
-  out["category"] = meta.category;
-  out["severity"] = printable(string_field(f, "severity", meta.severity, "emit{}", err));
-  out["title"] = printable(string_field(f, "title", meta.title, "emit{}", err));
-  out["observed"] = printable(f["observed"].get<std::string>());
-  // A finding is read, not parsed: a list that grows with the capture (one entry per step) is
-  // cut at an entry boundary; the facts keep everything.
-  if (const auto& ob = out["observed"]; ob.is_string() && ob.get_ref<const std::string&>().size() > kMaxObserved) {
-    const std::string& t = ob.get_ref<const std::string&>();
-    size_t cut = t.rfind("; ", kMaxObserved);
-    if (cut == std::string::npos || cut < kMaxObserved / 2) cut = kMaxObserved;
-    out["observed"] =
-        t.substr(0, cut) + "; ... (" + std::to_string(t.size() - cut) + " more characters: the facts hold every entry)";
-  }
-  out["why"] = printable(string_field(f, "why", "", "emit{}", err));
-  out["action"] = printable(string_field(f, "action", "", "emit{}", err));
-  out["commands"] = nlohmann::json::array();
-  if (f.contains("commands") && f["commands"].is_array())
-    for (const auto& c : f["commands"]) {
-      if (!c.is_string()) {
-        if (err.empty()) err = "emit{}: 'commands' must be a list of strings";
-        break;
-      }
-      out["commands"].push_back(printable(c.get<std::string>()));
-    }
-  out["evidence"] = f.contains("evidence") && f["evidence"].is_array() ? f["evidence"] : nlohmann::json::array();
-  // Evidence is where a number came from: each entry an object whose location fields have their
-  // types (a byte given as a word once ended the Markdown report with an internal error).
-  for (const auto& e : out["evidence"]) {
-    if (!err.empty()) break;
-    if (!e.is_object()) {
-      err = "emit{}: each evidence entry must be a table ({file = ..., byte = ..., what = ...})";
-      break;
-    }
-    for (const char* k : {"byte", "line", "rowid"})
-      if (e.contains(k) && !e[k].is_number_integer() && !e[k].is_number_unsigned())
-        err = std::string("emit{}: evidence '") + k + "' must be an integer, not " + e[k].type_name();
-    for (const char* k : {"file", "table", "what", "fact"})
-      if (e.contains(k) && !e[k].is_string()) err = std::string("emit{}: evidence '") + k + "' must be a string";
-  }
-  out["saving_ns"] = static_cast<int64_t>(saving);
-  out["saving_formula"] = printable(string_field(f, "saving_formula", "", "emit{}", err));
-  out["saving_ratio"] = ctx.step_ns > 0 ? nlohmann::json(saving / ctx.step_ns) : nlohmann::json(nullptr);
-  out["confidence"] = confidence;
-  out["score_ns"] = static_cast<int64_t>(saving * confidence);
-  out["rule_file"] = meta.file;
-  // A finding may name its own pool and be a residual: cluster.rank_causes passes on the pool of
-  // the rank rule whose cause it reports (an online compile is idle time on the cluster as on the
-  // rank), and a rank's communication finding is what that rank sees of the time the cluster's
-  // own findings (slow rank, slow link, bubble) explain, so it is served after them.
-  out["pool"] = meta.pool;
-  if (f.contains("pool")) {
-    if (f["pool"].is_string() && is_split_pool(f["pool"].get<std::string>()))
-      out["pool"] = f["pool"].get<std::string>();
-    else if (err.empty())
-      err = f["pool"].is_string() ? "emit{}: " + pool_problem(printable(f["pool"].get<std::string>()))
-                                  : "emit{}: 'pool' must be a non-empty string";
-  }
-  if (meta.residual || (f.contains("residual") && f["residual"].is_boolean() && f["residual"].get<bool>()))
-    out["residual"] = true;
-  if (f.contains("data")) out["data"] = f["data"];
-  // The saving from the replay when the rule or this finding names its transformation
-  // (emit{ whatif = false } opts one finding out: its fix is not the rule's usual one).
-  std::string whatif = meta.whatif;
-  if (f.contains("whatif")) {
-    const auto& w = f["whatif"];
-    if (w.is_boolean() && !w.get<bool>()) whatif.clear();
-    else if (w.is_string() && is_whatif_transform(w.get<std::string>())) whatif = w.get<std::string>();
-    else if (err.empty()) err = "emit{}: 'whatif' must be false or one of " + whatif_transform_list();
-  }
-  if (!err.empty()) return err;
-  if (!whatif.empty()) {
-    apply_replay_saving(out, *ctx.facts, whatif);
-    out["saving_ratio"] =
-        ctx.step_ns > 0 ? nlohmann::json(out["saving_ns"].get<double>() / ctx.step_ns) : nlohmann::json(nullptr);
-  }
-  o.findings.push_back(std::move(out));
-  return "";
-}
-
-// emit{...}: an error is raised only once every C++ object here is gone (a Lua error is a
-// longjmp: it unwinds no C++ frame, and pushing the message may itself raise one).
-int lua_emit(lua_State* L) {
-  auto* ctx = static_cast<EmitContext*>(lua_touserdata(L, lua_upvalueindex(1)));
-  luaL_checktype(L, 1, LUA_TTABLE);
-  char msg[512];
-  {
-    std::string err;
-    try {
-      err = emit_finding(*ctx);
-    } catch (const std::exception& e) {
-      err = std::string("emit{}: ") + e.what();
-    }
-    if (err.empty()) return 0;
-    std::snprintf(msg, sizeof msg, "%s", err.c_str());
-  }
-  return luaL_error(L, "%s", msg);  // with the rule's line
 }
 
 double step_denominator(const nlohmann::json& doc) {
@@ -434,9 +256,49 @@ std::vector<RuleOutcome> RuleEngine::run(const Facts& facts, const RuleRunOption
   return outcomes;
 }
 
+namespace {
+
+// Why the rule does not apply to this run (its platform, framework, or cluster vs one rank), or "".
+std::string not_applicable_reason(const RuleMeta& meta, const Facts& facts, const std::string& platform,
+                                  const std::string& framework, const std::string& single_rank_reason) {
+  if (!meta.platforms.empty() &&
+      std::find(meta.platforms.begin(), meta.platforms.end(), platform) == meta.platforms.end()) {
+    // "Ascend-only (this run is gpu)" reads better than a list of one.
+    static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
+    auto nm = meta.platforms.size() == 1 ? kName.find(meta.platforms[0]) : kName.end();
+    return nm != kName.end() ? nm->second + "-only (this run is " + platform + ")"
+                             : "applies to " + nlohmann::json(meta.platforms).dump() + ", this run is " + platform;
+  }
+  if (!meta.frameworks.empty() && !framework.empty() &&
+      std::find(meta.frameworks.begin(), meta.frameworks.end(), framework) == meta.frameworks.end()) {
+    std::string list;
+    for (const auto& f : meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
+    return "not applicable to " + framework_display(framework) + " (a " + list + " check)";
+  }
+  // Cluster rules (needs under "cluster.") run on cluster facts, the others on one rank's.
+  bool cluster_rule =
+      std::any_of(meta.needs.begin(), meta.needs.end(), [](const std::string& n) { return n.rfind("cluster", 0) == 0; });
+  if (cluster_rule != facts.doc.contains("cluster"))
+    return cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
+                        : single_rank_reason;
+  return "";
+}
+
+// "missing NEED (why)" for the first fact the rule needs that the facts lack, or "".
+std::string missing_need(const RuleMeta& meta, const Facts& facts) {
+  for (const auto& need : meta.needs) {
+    const nlohmann::json* v = fact_at(facts.doc, need);
+    if (!v || v->is_null() || (v->is_array() && v->empty()) || declared_unavailable(facts.doc, need)) {
+      std::string why = missing_reason(facts.doc, need);
+      return "missing " + need + (why.empty() ? "" : " (" + why + ")");
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 RuleOutcome RuleEngine::run_rule(size_t i, const Facts& facts, const RuleRunOptions& opt, const RunInputs& in) {
-  const std::string& platform = in.platform;
-  const std::string& framework = in.framework;
   RuleOutcome o;
   o.meta = metas_[i];
   if (!load_errors_[i].empty()) {
@@ -444,44 +306,13 @@ RuleOutcome RuleEngine::run_rule(size_t i, const Facts& facts, const RuleRunOpti
     o.reason = load_errors_[i];
     return o;
   }
-  if (!o.meta.platforms.empty() &&
-      std::find(o.meta.platforms.begin(), o.meta.platforms.end(), platform) == o.meta.platforms.end()) {
+  if (std::string why = not_applicable_reason(o.meta, facts, in.platform, in.framework, in.single_rank_reason);
+      !why.empty()) {
     o.status = RuleOutcome::Status::NotApplicable;
-    // "Ascend-only (this run is gpu)" reads better than a list of one.
-    static const std::map<std::string, std::string> kName = {{"ascend", "Ascend"}, {"gpu", "GPU"}, {"cpu", "CPU"}};
-    auto nm = o.meta.platforms.size() == 1 ? kName.find(o.meta.platforms[0]) : kName.end();
-    o.reason = nm != kName.end()
-                   ? nm->second + "-only (this run is " + platform + ")"
-                   : "applies to " + nlohmann::json(o.meta.platforms).dump() + ", this run is " + platform;
+    o.reason = why;
     return o;
   }
-  if (!o.meta.frameworks.empty() && !framework.empty() &&
-      std::find(o.meta.frameworks.begin(), o.meta.frameworks.end(), framework) == o.meta.frameworks.end()) {
-    o.status = RuleOutcome::Status::NotApplicable;
-    std::string list;
-    for (const auto& f : o.meta.frameworks) list += (list.empty() ? "" : ", ") + framework_display(f);
-    o.reason = "not applicable to " + framework_display(framework) + " (a " + list + " check)";
-    return o;
-  }
-  // Cluster rules (needs under "cluster.") run on cluster facts, the others on one rank's.
-  bool cluster_rule = std::any_of(o.meta.needs.begin(), o.meta.needs.end(),
-                                  [](const std::string& n) { return n.rfind("cluster", 0) == 0; });
-  if (cluster_rule != facts.doc.contains("cluster")) {
-    o.status = RuleOutcome::Status::NotApplicable;
-    o.reason = cluster_rule ? "cluster check: needs several ranks (analyze the parent folder of the rank folders)"
-                            : in.single_rank_reason;
-    return o;
-  }
-  std::string missing;
-  for (const auto& need : o.meta.needs) {
-    const nlohmann::json* v = fact_at(facts.doc, need);
-    if (!v || v->is_null() || (v->is_array() && v->empty()) || declared_unavailable(facts.doc, need)) {
-      std::string why = missing_reason(facts.doc, need);
-      missing = "missing " + need + (why.empty() ? "" : " (" + why + ")");
-      break;
-    }
-  }
-  if (!missing.empty()) {
+  if (std::string missing = missing_need(o.meta, facts); !missing.empty()) {
     o.status = RuleOutcome::Status::Skipped;
     o.reason = missing;
     return o;

@@ -56,9 +56,11 @@ json TimelineBuilder::run(std::string& why) {
   out["flow_kind"] = flow_kind_name_;
   out["secondary_flow_kind"] = secondary_ ? json("async_npu") : json(nullptr);
   const json& th = section("dispatch").is_object() ? section("dispatch").value("thresholds", json()) : json();
+  // What the facts called vertical (dispatch.step_class's vertical_lag_ns); null without dispatch
+  // facts, and the page then colours no launch line as vertical.
   out["vertical_lag_ns"] = th.is_object() && th.contains("vertical_lag_ns") && th["vertical_lag_ns"].is_number_integer()
-                               ? th["vertical_lag_ns"].get<Ns>()
-                               : kDefaultVerticalLagNs;
+                               ? json(th["vertical_lag_ns"].get<Ns>())
+                               : json(nullptr);
   out["step_time"] = step_time_key_;
   out["names"] = std::move(names_);
   out["sources"] = std::move(sources_);

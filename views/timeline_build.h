@@ -24,7 +24,6 @@ constexpr size_t kMaxFlows = 2500;            // launch lines per step (evenly s
 constexpr size_t kMaxSecondaryFlows = 1000;   // async_npu lines beside HostToDevice
 constexpr size_t kMaxMarksPerKind = 24;       // the longest of each kind
 constexpr size_t kItemBudget = 60000;         // drawn items over all embedded steps; the worst step always goes in
-constexpr Ns kDefaultVerticalLagNs = 50'000;  // dispatch.thresholds.vertical_lag_ns when the facts lack it
 constexpr double kMarginShare = 0.01;         // drawn window = step window +- 1%
 
 enum class RowKind { Host, GC, Cann, Device, Comm };

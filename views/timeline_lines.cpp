@@ -93,17 +93,77 @@ json TimelineBuilder::flows_json(Ns lo, Ns hi, const std::unordered_map<uint32_t
 
 // ---- marks: where findings happen ----
 
+namespace {
+
+struct Mark {
+  const char* kind;
+  Ns ts, dur;
+  int row;  // -1: the step as a whole
+  std::string label;
+  json evidence;
+};
+using MarksByKind = std::map<std::string, std::vector<Mark>>;
+
+void add_mark(MarksByKind& by_kind, const char* kind, Ns ts, Ns dur, int row, std::string label, json ev) {
+  by_kind[kind].push_back({kind, ts, dur, row, std::move(label), std::move(ev)});
+}
+
+// From the dispatch facts: interruptions in [lo, hi) and the step's longest host-bound gaps.
+void add_dispatch_marks(const json& disp, const ChosenStep& c, Ns lo, Ns hi, MarksByKind& by_kind) {
+  if (!disp.is_object()) return;
+  if (disp.contains("interruptions"))
+    for (const json& in : disp["interruptions"].value("items", json::array())) {
+      Ns ts = in.value("start_ns", Ns{0}), dur = in.value("dur_ns", Ns{0});
+      if (ts + dur < lo || ts >= hi) continue;
+      add_mark(by_kind, "interruption", ts, dur, -1,
+               "pipeline interruption: " + in.value("name", std::string()) + " (" + text::us(dur) +
+                   "), next launch " + text::us(in.value("next_lag_ns", Ns{0})) + " after",
+               in.value("evidence", json::array()).empty() ? json(nullptr) : in["evidence"][0]);
+    }
+  if (!disp.contains("steps")) return;
+  for (const json& ds : disp["steps"])
+    if (ds.is_object() && ds.value("id", json(nullptr)) == c.id) {
+      for (const json& g : ds.value("top_host_bound_gaps", json::array())) {
+        Ns ts = g.value("start_ns", Ns{0}), dur = g.value("dur_ns", Ns{0});
+        Ns lag = g.value("lag_ns", Ns{0});
+        add_mark(by_kind, "host_bound_gap", ts, dur, -1,
+                 "device idle " + text::us(dur) + ", waiting on the host: the next task (" +
+                     g.value("task", std::string()) + ") started " +
+                     (lag >= 0 ? text::us(lag) + " after its launch"
+                               : text::us(-lag) + " before its launch (clock offset)"),
+                 nullptr);
+      }
+      break;
+    }
+}
+
+// The marks of each kind, the longest kMaxMarksPerKind kept, in time order (t_ns from lo), with
+// each kind's full count.
+json marks_document(MarksByKind& by_kind, Ns lo) {
+  json out = json::array();
+  json counts = json::object();
+  for (auto& [kind, v] : by_kind) {
+    counts[kind] = v.size();
+    std::stable_sort(v.begin(), v.end(), [](const Mark& a, const Mark& b) { return a.dur > b.dur; });
+    if (v.size() > kMaxMarksPerKind) v.resize(kMaxMarksPerKind);
+    for (Mark& mk : v) {
+      json j = {{"kind", mk.kind}, {"t_ns", mk.ts - lo}, {"dur_ns", mk.dur}, {"label", mk.label}};
+      j["row"] = mk.row >= 0 ? json(mk.row) : json(nullptr);
+      if (!mk.evidence.is_null()) j["evidence"] = std::move(mk.evidence);
+      out.push_back(std::move(j));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const json& a, const json& b) { return a["t_ns"].get<Ns>() < b["t_ns"].get<Ns>(); });
+  return {{"counts", counts}, {"items", out}};
+}
+
+}  // namespace
+
 json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::vector<Row>& rows) {
-  struct Mark {
-    const char* kind;
-    Ns ts, dur;
-    int row;
-    std::string label;
-    json evidence;
-  };
-  std::map<std::string, std::vector<Mark>> by_kind;
+  MarksByKind by_kind;
   auto add = [&](const char* kind, Ns ts, Ns dur, int row, std::string label, json ev) {
-    by_kind[kind].push_back({kind, ts, dur, row, std::move(label), std::move(ev)});
+    add_mark(by_kind, kind, ts, dur, row, std::move(label), std::move(ev));
   };
   // From the rows: compiles, syncs, GC, dataloader (outermost only), long collectives.
   Ns comm_min = std::max<Ns>(500'000, (c.end - c.start) / 20);
@@ -138,48 +198,8 @@ json TimelineBuilder::marks_json(const ChosenStep& c, Ns lo, Ns hi, const std::v
       }
     }
   }
-  // From the dispatch facts: interruptions and the step's longest host-bound gaps.
-  const json& disp = section("dispatch");
-  if (disp.is_object() && disp.contains("interruptions"))
-    for (const json& in : disp["interruptions"].value("items", json::array())) {
-      Ns ts = in.value("start_ns", Ns{0}), dur = in.value("dur_ns", Ns{0});
-      if (ts + dur < lo || ts >= hi) continue;
-      add("interruption", ts, dur, -1,
-          "pipeline interruption: " + in.value("name", std::string()) + " (" + text::us(dur) + "), next launch " +
-              text::us(in.value("next_lag_ns", Ns{0})) + " after",
-          in.value("evidence", json::array()).empty() ? json(nullptr) : in["evidence"][0]);
-    }
-  if (disp.is_object() && disp.contains("steps"))
-    for (const json& ds : disp["steps"])
-      if (ds.is_object() && ds.value("id", json(nullptr)) == c.id) {
-        for (const json& g : ds.value("top_host_bound_gaps", json::array())) {
-          Ns ts = g.value("start_ns", Ns{0}), dur = g.value("dur_ns", Ns{0});
-          Ns lag = g.value("lag_ns", Ns{0});
-          add("host_bound_gap", ts, dur, -1,
-              "device idle " + text::us(dur) + ", waiting on the host: the next task (" +
-                  g.value("task", std::string()) + ") started " +
-                  (lag >= 0 ? text::us(lag) + " after its launch"
-                            : text::us(-lag) + " before its launch (clock offset)"),
-              nullptr);
-        }
-        break;
-      }
-  json out = json::array();
-  json counts = json::object();
-  for (auto& [kind, v] : by_kind) {
-    counts[kind] = v.size();
-    std::stable_sort(v.begin(), v.end(), [](const Mark& a, const Mark& b) { return a.dur > b.dur; });
-    if (v.size() > kMaxMarksPerKind) v.resize(kMaxMarksPerKind);
-    for (Mark& mk : v) {
-      json j = {{"kind", mk.kind}, {"t_ns", mk.ts - lo}, {"dur_ns", mk.dur}, {"label", mk.label}};
-      j["row"] = mk.row >= 0 ? json(mk.row) : json(nullptr);
-      if (!mk.evidence.is_null()) j["evidence"] = std::move(mk.evidence);
-      out.push_back(std::move(j));
-    }
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const json& a, const json& b) { return a["t_ns"].get<Ns>() < b["t_ns"].get<Ns>(); });
-  return {{"counts", counts}, {"items", out}};
+  add_dispatch_marks(section("dispatch"), c, lo, hi, by_kind);
+  return marks_document(by_kind, lo);
 }
 
 }  // namespace npu::timeline

@@ -55,7 +55,7 @@ size_t merge_pass(Facts& f, Facts& pass, size_t at) {
 
 }  // namespace
 
-Facts compute_facts(const RunModel& model, FactsWork* work) {
+Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& options) {
   Facts f;
   f.doc["schema"] = kFactsSchema;
   f.doc["schema_version"] = kFactsSchemaVersion;
@@ -63,7 +63,7 @@ Facts compute_facts(const RunModel& model, FactsWork* work) {
   std::vector<std::pair<std::string, double>> side_seconds;
   PassClock clock(work ? &work->pass_seconds : nullptr), side_clock(work ? &side_seconds : nullptr);
   std::unique_ptr<DiagnosticContext> context;
-  clock.run("frame", [&] { context = std::make_unique<DiagnosticContext>(model); });
+  clock.run("frame", [&] { context = std::make_unique<DiagnosticContext>(model, options); });
   const DiagnosticContext& ctx = *context;
   // The what-if replay reads only the model and the frame, and is the costliest pass on runs of
   // many steps: on a second core it runs beside all the others but the idle attribution, into

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "facts/device_tasks.h"
+#include "facts/diagnostics/facts_options.h"
 #include "facts/facts.h"
 #include "facts/frame/run_frame.h"
 #include "facts/host_causes.h"
@@ -21,10 +22,12 @@ namespace npu {
 // launch: facts/frame/run_frame.h) and what several diagnostics read.
 struct DiagnosticContext {
   const RunModel& model;
+  FactsOptions options;  // the thresholds the facts measure with (facts_options.h)
   const RunFrame frame;
   const DeviceTimeline& device;  // frame.device()
   PythonStacks python;           // the user's call sites (with_stack runs), built on first use
-  explicit DiagnosticContext(const RunModel& m) : model(m), frame(m), device(frame.device()), python(m) {}
+  explicit DiagnosticContext(const RunModel& m, const FactsOptions& o = {})
+      : model(m), options(o), frame(m), device(frame.device()), python(m) {}
   // Host events that can explain idle time, collected once for every diagnostic that asks (the
   // idle attribution, the profiler-overhead estimate), on first use.
   const HostCauseSlices& host_causes() const {
@@ -101,8 +104,8 @@ struct FactsWork {
   // shows in the benchmark). Dispatch and the what-if replay run on a second core when there is one.
   std::vector<std::pair<std::string, double>> pass_seconds;
 };
-// Runs every diagnostic in order; `work`, when given, keeps what the views need (the model must
-// outlive it).
-Facts compute_facts(const RunModel& model, FactsWork* work = nullptr);
+// Runs every diagnostic in order, measuring with `options`; `work`, when given, keeps what the
+// views need (the model must outlive it).
+Facts compute_facts(const RunModel& model, FactsWork* work = nullptr, const FactsOptions& options = {});
 
 }  // namespace npu

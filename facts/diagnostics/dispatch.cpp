@@ -30,15 +30,14 @@ namespace npu {
 namespace {
 
 // ---- Thresholds -------------------------------------------------------------------------
-// A launch is "vertical" when its device task starts at most this long after the host
-// launch (negative lags from host/device clock offset count too): the device started "as
-// soon as" the host launched, i.e. it was waiting on the host.
-constexpr Ns kVerticalLagNs = 50'000;
+// A launch is "vertical" when its device task starts at most FactsOptions::vertical_lag_ns
+// after the host launch (negative lags from host/device clock offset count too): the device
+// started "as soon as" the host launched, i.e. it was waiting on the host.
 // A pipeline interruption is a device task or communication op longer than this ...
 constexpr Ns kInterruptMinNs = 500'000;
 // ... and longer than this many times the median compute task of its step ...
 constexpr Ns kInterruptMedianFactor = 20;
-// ... after which the next launch is vertical (lag <= kVerticalLagNs): the host waited for it.
+// ... after which the next launch is vertical (lag <= the vertical lag): the host waited for it.
 // At most this many interruptions are listed (the longest); all are counted.
 constexpr size_t kMaxInterruptions = 10;
 // Host-bound gaps listed per step (with evidence), and in the run-level evidence.
@@ -81,7 +80,8 @@ class Dispatch {
         pseudo_(ctx.frame.pseudo()),
         picked_(ctx.frame.launches()),
         facts_(facts),
-        launches_(picked_.launches) {}
+        launches_(picked_.launches),
+        vertical_lag_ns_(ctx.options.vertical_lag_ns) {}
 
   void hand_off(HostBoundGaps& out) const {
     out.judged = !launches_.empty() && d_.has_device;
@@ -104,7 +104,7 @@ class Dispatch {
     // The rules judge each step (rules/lua/verdicts/step_class.lua): they need to know whether
     // idle gaps could be measured, and what the measurements counted as vertical or long.
     out["has_device_timeline"] = d_.has_device;
-    out["thresholds"] = {{"vertical_lag_ns", kVerticalLagNs},
+    out["thresholds"] = {{"vertical_lag_ns", vertical_lag_ns_},
                          {"interruption_min_ns", kInterruptMinNs},
                          {"interruption_median_factor", kInterruptMedianFactor}};
     json steps = json::array();
@@ -190,7 +190,7 @@ class Dispatch {
       while (e != launches_.end() && e->start == gap.end) ++e;
       if (b == e) continue;
       auto best = std::min_element(b, e, [](const Launch& x, const Launch& y) { return x.lag < y.lag; });
-      if (best->lag > kVerticalLagNs) continue;
+      if (best->lag > vertical_lag_ns_) continue;
       gap.lag = best->lag;
       gap.launch = static_cast<uint32_t>(best - launches_.begin());
       overall_.host_bound_free_ns += gap.length();
@@ -269,7 +269,7 @@ class Dispatch {
       Ns median = g >= 0 ? groups_[static_cast<size_t>(g)].median_task_ns : run_median_task_ns_;
       if (s.dur <= kInterruptMedianFactor * median) return;
       auto it = std::lower_bound(launches_.begin(), launches_.end(), s.end(), Cmp{});
-      if (it == launches_.end() || it->lag > kVerticalLagNs) return;
+      if (it == launches_.end() || it->lag > vertical_lag_ns_) return;
       interruptions_.push_back(Interruption{idx, static_cast<uint32_t>(it - launches_.begin()), g, what});
       ++overall_.interruptions;
       if (g >= 0) groups_[static_cast<size_t>(g)].interruptions++;
@@ -326,7 +326,7 @@ class Dispatch {
 
   // Lag statistics and fit over the launches `idx`; x = ms since `x0` (dispatch_lags.h).
   void add_lags(JsonObject& j, const std::vector<uint32_t>& idx, Ns x0) const {
-    add_lag_stats(j, launches_, idx, x0, kVerticalLagNs);
+    add_lag_stats(j, launches_, idx, x0, vertical_lag_ns_);
   }
 
   // Fields shared by a step and the run: host-bound idle, rates, syncs, evidence.
@@ -477,6 +477,7 @@ class Dispatch {
   const LaunchFlows& picked_;  // the frame's launches (their arrows)
   Facts& facts_;
   const std::vector<Launch>& launches_;  // sorted by device start, one per graph launch
+  const Ns vertical_lag_ns_;             // FactsOptions::vertical_lag_ns
   std::vector<Group> groups_;
   Group overall_;
   uint64_t outside_steps_ = 0;

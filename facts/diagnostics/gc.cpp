@@ -54,7 +54,7 @@ nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p) {
     gc["count_ge_min"] = p.gc_long.count;
     gc["total_ge_min_ns"] = p.gc_long.total;
     gc["longest"] = top_slices_json(ctx.model, p.gc_top, "GC event");
-    gc["reference_min_ns"] = kGcMinNs;
+    gc["reference_min_ns"] = p.gc_min_ns;
   } else {
     gc["conjectured"] = conjectured_gc_json(ctx, p);
   }

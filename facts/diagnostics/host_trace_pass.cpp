@@ -46,7 +46,7 @@ std::vector<FreeGap> long_free_gaps(const DeviceTimeline& d) {
 
 void add_gc(HostTracePass& p, const Slice& s, uint32_t i) {
   p.gc.add(s.dur, i);
-  if (s.dur >= kGcMinNs) p.gc_long.add(s.dur, i);
+  if (s.dur >= p.gc_min_ns) p.gc_long.add(s.dur, i);
   p.gc_top.add(s.dur, i);
 }
 
@@ -55,6 +55,8 @@ void add_gc(HostTracePass& p, const Slice& s, uint32_t i) {
 HostTracePass run_host_trace_pass(const DiagnosticContext& ctx) {
   const RunModel& m = ctx.model;
   HostTracePass p;
+  p.gc_min_ns = ctx.options.gc_min_ns;
+  p.dataloader_slow_ns = ctx.options.dataloader_slow_ns;
   p.gaps = long_free_gaps(ctx.device);
   std::vector<uint16_t> bits(m.strings.size(), 0);
   auto name_bits = [&](StrId id) {
@@ -126,7 +128,7 @@ HostTracePass run_host_trace_pass(const DiagnosticContext& ctx) {
         if (b & kDataloader) {
           p.dataloader.add(s.dur, i);
           if (p.dataloader_slices.size() < kMaxListedFetches) p.dataloader_slices.push_back(i);
-          if (s.dur >= kSlowDataloaderNs) {
+          if (s.dur >= p.dataloader_slow_ns) {
             ++p.dataloader_slow_count;
             p.dataloader_slow_total += s.dur;
             p.dataloader_slow.add(s.dur, i);

@@ -11,12 +11,8 @@
 
 namespace npu::operator_health {
 
-// Row 20: a GC event counts when it lasts at least 1 ms.
-constexpr Ns kGcMinNs = 1'000'000;
 // Row 21: conjectured GC: a device free gap longer than 200 ms (200000 us) ...
 constexpr Ns kConjecturedGcMinFreeNs = 200'000'000;
-// Row 23: a dataloader event of 10 ms (10000 us) or longer is slow (>=).
-constexpr Ns kSlowDataloaderNs = 10'000'000;
 // Fetches looked at for the user's call sites: enough for any capture a person reads.
 constexpr size_t kMaxListedFetches = 100'000;
 // Row 24: the memory APIs the reference watches (exact names).
@@ -31,6 +27,9 @@ struct FreeGap {
 };
 
 struct HostTracePass {
+  // The cut-offs (FactsOptions): row 20, a GC event counts when it lasts at least gc_min_ns;
+  // row 23, a dataloader event of dataloader_slow_ns or longer is slow (>=).
+  Ns gc_min_ns = 0, dataloader_slow_ns = 0;
   // CANN (AscendCL) thread
   bool have_cann = false;
   StepAgg compile, sync;
@@ -64,5 +63,13 @@ struct HostTracePass {
 };
 
 HostTracePass run_host_trace_pass(const DiagnosticContext& ctx);
+
+// ---- Trace checks: each writes its part of "operator_health" from the pass ----
+nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);     // op_compile.cpp
+nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);    // stream_sync.cpp
+nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);     // memory_api.cpp
+nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);  // gc.cpp
+nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass& p);     // dataloader.cpp
+nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);         // syncbn.cpp
 
 }  // namespace npu::operator_health

@@ -135,7 +135,7 @@ void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts) {
     ai_cpu_from_kernels(m, compute_ns, all_ns, max_all, health["ai_cpu"]);
     dynamic_shape(m, health, facts);
     block_dim(m, compute_ns, health, facts);
-    pmu(m, health, facts);
+    pmu(m, ctx.options.pmu_bound_ratio, health, facts);
   } else {
     const std::string why = "no " + std::string(role_name(Role::KernelDetails)) + " rows";
     if (ctx.device.has_device) {

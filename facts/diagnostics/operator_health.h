@@ -99,16 +99,10 @@ void ai_cpu_from_kernels(const RunModel& m, Ns compute_ns, Ns all_ns, Ns max_all
 void ai_cpu_from_trace(const DiagnosticContext& ctx, nlohmann::json& out);                               // ai_cpu.cpp
 void dynamic_shape(const RunModel& m, nlohmann::json& health, Facts& facts);             // dynamic_shape.cpp
 void block_dim(const RunModel& m, Ns compute_ns, nlohmann::json& health, Facts& facts);  // block_dim.cpp
-void pmu(const RunModel& m, nlohmann::json& health, Facts& facts);                       // pmu.cpp
+// pmu.cpp: a type is bound by its busiest pipe when that pipe's ratio reaches bound_ratio.
+void pmu(const RunModel& m, double bound_ratio, nlohmann::json& health, Facts& facts);
 
-// ---- Trace checks: built from one HostTracePass (host_trace_pass.h) ----
-struct HostTracePass;
-nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);     // op_compile.cpp
-nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);    // stream_sync.cpp
-nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);     // memory_api.cpp
-nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);  // gc.cpp
-nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass& p);     // dataloader.cpp
-nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);         // syncbn.cpp
+// The trace checks, built from one HostTracePass, are declared beside it (host_trace_pass.h).
 
 // The "memory" section (memory.cpp): peaks of memory_record.csv, largest allocations of
 // operator_memory.csv.

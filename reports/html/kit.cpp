@@ -40,49 +40,6 @@ std::string str(const json& j, const char* key) { return text(at(j, key)); }
 
 // ---- escaping ----
 
-std::string esc(std::string_view s) {
-  static const char kReplacement[] = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default:
-          if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) out += kReplacement;
-          else out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len == 3) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);  // overlong, surrogates
-    }
-    if (ok && len == 4) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (!ok) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, len));
-    i += len;
-  }
-  return out;
-}
-
 std::string script_json(const json& j) {
   std::string raw = j.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string out;
@@ -116,13 +73,6 @@ std::string dur(double ns) {
   if (a < 1e6) return fmt::format("{:.1f} \xC2\xB5s", ns / 1e3);
   if (a < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
   return fmt::format("{:.3f} s", ns / 1e9);
-}
-
-std::string human_bytes(double b) {
-  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
-  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
-  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
-  return fmt::format("{:.0f} B", b);
 }
 
 std::string count_str(double v) {

@@ -15,6 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
+#include "reports/markup.h"
+
 namespace npu::html {
 
 using json = nlohmann::json;
@@ -29,9 +32,9 @@ std::string str(const json& j, const char* key);
 
 // ---- escaping ----
 
-// HTML-escapes `s` for text and attribute values. Invalid UTF-8 and C0 control characters
-// (other than tab and newlines) become U+FFFD.
-std::string esc(std::string_view s);
+// HTML-escapes `s` for text and attribute values (reports/markup.h: invalid UTF-8 and C0 control
+// characters other than tab and newlines become U+FFFD).
+inline std::string esc(std::string_view s) { return markup_escape(s); }
 // JSON for a <script> element: `<`, `>` and `&` only occur inside JSON strings, where their
 // \u escapes mean the same thing, so the text can never close the element.
 std::string script_json(const json& j);
@@ -42,7 +45,7 @@ std::string css_token(std::string_view s);
 
 std::string ms3(double ns);  // "4.567" (milliseconds, no unit: the column head says ms)
 std::string dur(double ns);  // 850 ns, 12.3 µs, 4.567 ms, 1.234 s
-std::string human_bytes(double b);
+using text::human_bytes;  // base/text.h
 std::string count_str(double v);  // integers without a decimal point, others to 3 significant digits
 std::string plural(size_t n, const char* one, const char* many);
 

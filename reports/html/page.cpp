@@ -86,8 +86,6 @@ std::string html_page(const std::string& title, const std::string& body, const j
   return fill_template(tpl, values);
 }
 
-std::string html_escape(std::string_view s) { return esc(s); }
-
 std::string render_html(const json& report) {
   if (str(report, "schema") == "npu-advisor.run-summary") return cluster_members_page(report);
   std::optional<json> sampled = sampled_for_page(report);

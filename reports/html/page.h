@@ -3,7 +3,6 @@
 // body, and the document embedded as JSON (#report-data) for the scripts to draw from.
 #pragma once
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +10,6 @@ namespace npu {
 
 // The page around `body` with `data` embedded as #report-data; `title` is plain text.
 std::string html_page(const std::string& title, const std::string& body, const nlohmann::json& data);
-std::string html_escape(std::string_view s);
 
 namespace html {
 // cluster_page.cpp: a cluster input given as a run summary (schema npu-advisor.run-summary with

@@ -59,6 +59,47 @@ std::string section_steps(const json& r) {
   return out;
 }
 
+namespace {
+
+// The run's class as the rules decided it, why, and the overall launch facts.
+std::string dispatch_verdict_line(const json& verdict, const json& o) {
+  std::string line = "<p class=\"verdict\">";
+  if (!str(verdict, "class").empty())
+    line += "<span class=\"badge cls-" + css_token(str(verdict, "class")) + "\">" + esc(str(verdict, "class")) +
+            "</span> ";
+  line += esc(str(verdict, "why"));
+  std::vector<std::string> facts_line;
+  if (auto v = num(o, "count")) facts_line.push_back(count_str(*v) + " launches");
+  if (auto v = num(o, "lag_p50_ns")) facts_line.push_back("median lag " + dur(*v));
+  if (auto v = num(o, "slope_ns_per_ms")) {
+    std::string s = "fitted slope " + dur(*v) + " of lag per ms";
+    if (auto r2 = num(o, "r2")) s += fmt::format(" (r\xC2\xB2 {:.2f})", *r2);
+    facts_line.push_back(s);
+  }
+  if (auto v = num(o, "launches_per_ms")) facts_line.push_back(fmt::format("{:.2f} launches/ms", *v));
+  std::string fl;
+  for (const auto& x : facts_line) fl += (fl.empty() ? "" : " &middot; ") + esc(x);
+  if (!fl.empty()) line += "<br><span class=\"facts-line\">" + fl + "</span>";
+  return line + "</p>\n";
+}
+
+// The torch_npu task queue: active or not, its setting and its latency ("" without one).
+std::string dispatch_task_queue_line(const json& tq) {
+  if (!tq.is_object()) return "";
+  std::vector<std::string> bits;
+  if (at(tq, "two_stage_active").is_boolean())
+    bits.push_back(at(tq, "two_stage_active").get<bool>() ? "two-stage task queue active" : "task queue not active");
+  if (!at(tq, "task_queue_enable_env").is_null())
+    bits.push_back("TASK_QUEUE_ENABLE=" + str(tq, "task_queue_enable_env"));
+  if (auto v = num(tq, "latency_p50_ns")) bits.push_back("enqueue to dequeue p50 " + dur(*v));
+  if (auto v = num(tq, "latency_p90_ns")) bits.push_back("p90 " + dur(*v));
+  std::string line;
+  for (const auto& b : bits) line += (line.empty() ? "" : " &middot; ") + esc(b);
+  return line.empty() ? "" : "<p class=\"facts-line\">Task queue: " + line + "</p>\n";
+}
+
+}  // namespace
+
 std::string section_dispatch(const json& r) {
   const json& facts = at(r, "facts");
   const json& d = at(facts, "dispatch");
@@ -79,26 +120,7 @@ std::string section_dispatch(const json& r) {
       "<p class=\"hint\">Launch lag: time from the host's launch of a task to its start on the device. A lag that "
       "grows within a step (positive slope) means the host runs ahead and the device is the bottleneck; lags near "
       "zero with free time mean the device waits for the host.</p>\n";
-  if (o.is_object()) {
-    std::string line = "<p class=\"verdict\">";
-    if (!str(verdict, "class").empty())
-      line += "<span class=\"badge cls-" + css_token(str(verdict, "class")) + "\">" + esc(str(verdict, "class")) +
-              "</span> ";
-    line += esc(str(verdict, "why"));
-    std::vector<std::string> facts_line;
-    if (auto v = num(o, "count")) facts_line.push_back(count_str(*v) + " launches");
-    if (auto v = num(o, "lag_p50_ns")) facts_line.push_back("median lag " + dur(*v));
-    if (auto v = num(o, "slope_ns_per_ms")) {
-      std::string s = "fitted slope " + dur(*v) + " of lag per ms";
-      if (auto r2 = num(o, "r2")) s += fmt::format(" (r\xC2\xB2 {:.2f})", *r2);
-      facts_line.push_back(s);
-    }
-    if (auto v = num(o, "launches_per_ms")) facts_line.push_back(fmt::format("{:.2f} launches/ms", *v));
-    std::string fl;
-    for (const auto& x : facts_line) fl += (fl.empty() ? "" : " &middot; ") + esc(x);
-    if (!fl.empty()) line += "<br><span class=\"facts-line\">" + fl + "</span>";
-    out += line + "</p>\n";
-  }
+  if (o.is_object()) out += dispatch_verdict_line(verdict, o);
   out += sampled_note(r);
   out +=
       "<div class=\"chart-box\"><canvas id=\"chart-dispatch\" data-chart=\"dispatch\" role=\"img\" "
@@ -125,20 +147,7 @@ std::string section_dispatch(const json& r) {
   }
   out += fmt::format("<details{}><summary>Per-step dispatch table</summary>\n", steps.size() <= 20 ? " open" : "");
   out += t.html() + "</details>\n";
-  const json& tq = at(d, "task_queue");
-  if (tq.is_object()) {
-    std::vector<std::string> bits;
-    if (at(tq, "two_stage_active").is_boolean())
-      bits.push_back(at(tq, "two_stage_active").get<bool>() ? "two-stage task queue active" : "task queue not active");
-    if (!at(tq, "task_queue_enable_env").is_null())
-      bits.push_back("TASK_QUEUE_ENABLE=" + str(tq, "task_queue_enable_env"));
-    if (auto v = num(tq, "latency_p50_ns")) bits.push_back("enqueue to dequeue p50 " + dur(*v));
-    if (auto v = num(tq, "latency_p90_ns")) bits.push_back("p90 " + dur(*v));
-    std::string line;
-    for (const auto& b : bits) line += (line.empty() ? "" : " &middot; ") + esc(b);
-    if (!line.empty()) out += "<p class=\"facts-line\">Task queue: " + line + "</p>\n";
-  }
-  return out + "</section>\n";
+  return out + dispatch_task_queue_line(at(d, "task_queue")) + "</section>\n";
 }
 
 }  // namespace npu::html

@@ -82,79 +82,82 @@ std::string step_split_html(const json& a) {
                      replay_text(a).empty() ? "" : " " + esc(replay_text(a)) + " (the dashed bar).");
 }
 
-std::string section_summary(const json& r) {
-  const json& facts = at(r, "facts");
-  const json& o = at(facts, "overall");
-  std::string out = "<section id=\"summary\" class=\"card summary\">\n<h2>Summary</h2>\n";
-  std::string kpis, source_line;
-  if (o.is_object()) {
-    double steps = num(o, "steps").value_or(0);
-    double per = steps > 0 ? 1.0 / steps : 0;
-    double device = num(o, "device_time_ns").value_or(0);
-    auto share = [&](const char* key) {
-      return device > 0 ? format_percent(num(o, key).value_or(0) / device) + " of device time" : std::string("-");
-    };
-    const json& st = at(o, "step_time");
-    if (auto med = num(st, "median_ns")) {
-      std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
-      if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
-      if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
-      const bool gpu = str(o, "step_time_rule") == "launched_work";
-      kpis += kpi("Median step time", format_ms(*med),
-                  sub + (gpu ? " (until the GPU work the step launched ends)" : " (device step, as the profiler's Stage)"));
-    }
-    if (auto host = num(at(o, "host_step_time"), "median_ns")) {
-      std::string sub = "ProfilerStep span";
-      if (auto prep = num(o, "preparing_ns")) sub += ", preparing " + format_ms(*prep * per) + " per step";
-      kpis += kpi("Median host step", format_ms(*host), sub);
-    }
-    if (auto fr = num(o, "free_ratio"))
-      kpis += kpi("Free (device idle)", format_percent(*fr),
-                  format_ms(num(o, "free_ns").value_or(0) * per) + " per step", *fr >= 0.10 ? "bad" : "good");
-    if (num(o, "computing_ns"))
-      kpis +=
-          kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
-    if (num(o, "comm_not_overlapped_ns"))
-      kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
-                  "per step, " + share("comm_not_overlapped_ns"));
-    if (auto copies = num(o, "copies_ns"); copies && *copies > 0)
-      kpis += kpi("Copies", format_ms(*copies * per), "per step (memcpy/memset), " + share("copies_ns"));
-    std::string source = str(o, "source");
-    std::string agree;
-    const json& a = at(o, "worst_agreement");
-    if (a.is_object()) {
-      bool ok = at(a, "ok").is_boolean() && at(a, "ok").get<bool>();
-      agree =
-          fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
-                      ok ? "ok" : "bad", ok ? "agrees" : "differs", esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
-                      str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
-    }
-    // GPU runs: no profiler breakdown to agree with; what cannot be true of a step is checked.
-    const json& check = at(o, "self_check");
-    if (check.is_object()) {
-      const bool ok = at(check, "ok").is_boolean() && at(check, "ok").get<bool>();
-      std::string problems;
-      for (const auto& p : list(check, "problems"))
-        if (p.is_string()) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
-      agree += ok ? " <span class=\"badge ok\">self-check passed</span> every step's parts add up"
-                  : " <span class=\"badge bad\">self-check failed</span> " + esc(problems) +
-                        ": the step numbers and savings of this report may be wrong";
-    }
-    // torch.profiler's own host cost, where it lengthens a host-bound step (an estimate).
-    const json& overhead = at(facts, "profiler_overhead");
-    if (num(overhead, "share_of_step").value_or(0) >= 0.1)
-      agree += fmt::format(". The profiler's own recording may be ~{} of each step ({}): unprofiled the step may "
-                           "take ~{} (an estimate, facts <code>profiler_overhead</code>)",
-                           esc(format_ms(num(overhead, "estimate_ns").value_or(0))),
-                           esc(format_percent(num(overhead, "share_of_step").value_or(0))),
-                           esc(format_ms(num(overhead, "step_without_profiler_ns").value_or(0))));
-    source_line = "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." +
-                  agree + "</p>\n";
-  } else {
-    std::string why = why_unavailable(r, "overall");
-    out += not_available("step breakdown: " +
-                         (why.empty() ? std::string("no device tasks and no step_trace_time.csv") : why));
+namespace {
+
+// The step KPIs of facts.overall: step times, Free, computing, communication, copies.
+std::string summary_step_kpis(const json& o) {
+  std::string kpis;
+  double steps = num(o, "steps").value_or(0);
+  double per = steps > 0 ? 1.0 / steps : 0;
+  double device = num(o, "device_time_ns").value_or(0);
+  auto share = [&](const char* key) {
+    return device > 0 ? format_percent(num(o, key).value_or(0) / device) + " of device time" : std::string("-");
+  };
+  const json& st = at(o, "step_time");
+  if (auto med = num(st, "median_ns")) {
+    std::string sub = plural(static_cast<size_t>(steps), "step", "steps");
+    if (auto p90 = num(st, "p90_ns")) sub += ", p90 " + format_ms(*p90);
+    if (auto mx = num(st, "max_ns")) sub += ", max " + format_ms(*mx);
+    const bool gpu = str(o, "step_time_rule") == "launched_work";
+    kpis += kpi("Median step time", format_ms(*med),
+                sub + (gpu ? " (until the GPU work the step launched ends)" : " (device step, as the profiler's Stage)"));
   }
+  if (auto host = num(at(o, "host_step_time"), "median_ns")) {
+    std::string sub = "ProfilerStep span";
+    if (auto prep = num(o, "preparing_ns")) sub += ", preparing " + format_ms(*prep * per) + " per step";
+    kpis += kpi("Median host step", format_ms(*host), sub);
+  }
+  if (auto fr = num(o, "free_ratio"))
+    kpis += kpi("Free (device idle)", format_percent(*fr),
+                format_ms(num(o, "free_ns").value_or(0) * per) + " per step", *fr >= 0.10 ? "bad" : "good");
+  if (num(o, "computing_ns"))
+    kpis += kpi("Computing", format_ms(num(o, "computing_ns").value_or(0) * per), "per step, " + share("computing_ns"));
+  if (num(o, "comm_not_overlapped_ns"))
+    kpis += kpi("Comm not overlapped", format_ms(num(o, "comm_not_overlapped_ns").value_or(0) * per),
+                "per step, " + share("comm_not_overlapped_ns"));
+  if (auto copies = num(o, "copies_ns"); copies && *copies > 0)
+    kpis += kpi("Copies", format_ms(*copies * per), "per step (memcpy/memset), " + share("copies_ns"));
+  return kpis;
+}
+
+// Where the step breakdown comes from and whether it holds: the agreement with the profiler's
+// own breakdown, the GPU self-check, the profiler's own cost.
+std::string summary_source_line(const json& facts, const json& o) {
+  std::string source = str(o, "source");
+  std::string agree;
+  const json& a = at(o, "worst_agreement");
+  if (a.is_object()) {
+    bool ok = at(a, "ok").is_boolean() && at(a, "ok").get<bool>();
+    agree = fmt::format(" <span class=\"badge {}\">{}</span> with the profiler's own breakdown (largest difference {}{})",
+                        ok ? "ok" : "bad", ok ? "agrees" : "differs", esc(dur(num(a, "max_abs_diff_ns").value_or(0))),
+                        str(a, "worst").empty() ? "" : ", " + esc(str(a, "worst")));
+  }
+  // GPU runs: no profiler breakdown to agree with; what cannot be true of a step is checked.
+  const json& check = at(o, "self_check");
+  if (check.is_object()) {
+    const bool ok = at(check, "ok").is_boolean() && at(check, "ok").get<bool>();
+    std::string problems;
+    for (const auto& p : list(check, "problems"))
+      if (p.is_string()) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+    agree += ok ? " <span class=\"badge ok\">self-check passed</span> every step's parts add up"
+                : " <span class=\"badge bad\">self-check failed</span> " + esc(problems) +
+                      ": the step numbers and savings of this report may be wrong";
+  }
+  // torch.profiler's own host cost, where it lengthens a host-bound step (an estimate).
+  const json& overhead = at(facts, "profiler_overhead");
+  if (num(overhead, "share_of_step").value_or(0) >= 0.1)
+    agree += fmt::format(". The profiler's own recording may be ~{} of each step ({}): unprofiled the step may "
+                         "take ~{} (an estimate, facts <code>profiler_overhead</code>)",
+                         esc(format_ms(num(overhead, "estimate_ns").value_or(0))),
+                         esc(format_percent(num(overhead, "share_of_step").value_or(0))),
+                         esc(format_ms(num(overhead, "step_without_profiler_ns").value_or(0))));
+  return "<p class=\"source\">Step breakdown" + (source.empty() ? std::string() : ": " + esc(source)) + "." + agree +
+         "</p>\n";
+}
+
+// The KPIs beside the step's: peak memory and the dispatch verdict.
+std::string summary_other_kpis(const json& r, const json& facts) {
+  std::string kpis;
   const json& mem = at(facts, "memory");
   if (auto peak = num(mem, "peak_reserved_mb")) {
     std::string sub;
@@ -166,30 +169,31 @@ std::string section_summary(const json& r) {
   if (!cls.empty())
     kpis += kpi("Dispatch", cls, num(disp, "lag_p50_ns") ? "median launch lag " + dur(*num(disp, "lag_p50_ns")) : "",
                 cls == "host-bound" ? "bad" : "");
-  if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
-  out += source_line;
+  return kpis;
+}
 
-  out += step_split_html(at(r, "attribution"));
-
+// The three best findings, linked to their cards.
+std::string summary_top_findings(const json& r) {
   const json& findings = list(r, "findings");
-  out += fmt::format("<h3>Top findings <span class=\"count\">({} in all)</span></h3>\n", findings.size());
-  if (findings.empty()) {
-    out += "<p class=\"none\">No findings: the checks that ran were quiet.</p>\n";
-  } else {
-    out += "<table class=\"top-findings\"><tbody>\n";
-    size_t n = 0;
-    for (const auto& f : findings) {
-      if (n++ >= 3) break;
-      std::string rank = str(f, "rank");
-      out += fmt::format(
-          "<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
-          "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
-          "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
-          esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
-          esc(str(f, "severity")), esc(str(f, "category")));
-    }
-    out += "</tbody></table>\n";
+  std::string out = fmt::format("<h3>Top findings <span class=\"count\">({} in all)</span></h3>\n", findings.size());
+  if (findings.empty()) return out + "<p class=\"none\">No findings: the checks that ran were quiet.</p>\n";
+  out += "<table class=\"top-findings\"><tbody>\n";
+  size_t n = 0;
+  for (const auto& f : findings) {
+    if (n++ >= 3) break;
+    std::string rank = str(f, "rank");
+    out += fmt::format(
+        "<tr><td class=\"rank\">{0}.</td><td><a href=\"#finding-{0}\">{1}</a></td>"
+        "<td class=\"num saving\">{2}</td><td><span class=\"badge sev-{3}\">{4}</span></td>"
+        "<td><span class=\"badge cat\">{5}</span></td></tr>\n",
+        esc(rank), esc(str(f, "title")), esc(saving_text(f, true)), css_token(str(f, "severity")),
+        esc(str(f, "severity")), esc(str(f, "category")));
   }
+  return out + "</tbody></table>\n";
+}
+
+// "N checks ran, M not run, K facts unavailable."
+std::string summary_checks_line(const json& r) {
   size_t ran = 0, not_run = 0;
   for (const auto& rs : list(r, "rules")) {
     std::string st = str(rs, "status");
@@ -197,8 +201,31 @@ std::string section_summary(const json& r) {
     else ++not_run;
   }
   size_t unavailable = list(r, "unavailable").size();
-  out += fmt::format("<p class=\"checks-line\">{} ran, <a href=\"#checks\">{} not run</a>, {} unavailable.</p>\n",
+  return fmt::format("<p class=\"checks-line\">{} ran, <a href=\"#checks\">{} not run</a>, {} unavailable.</p>\n",
                      plural(ran, "check", "checks"), not_run, plural(unavailable, "fact", "facts"));
+}
+
+}  // namespace
+
+std::string section_summary(const json& r) {
+  const json& facts = at(r, "facts");
+  const json& o = at(facts, "overall");
+  std::string out = "<section id=\"summary\" class=\"card summary\">\n<h2>Summary</h2>\n";
+  std::string kpis, source_line;
+  if (o.is_object()) {
+    kpis = summary_step_kpis(o);
+    source_line = summary_source_line(facts, o);
+  } else {
+    std::string why = why_unavailable(r, "overall");
+    out += not_available("step breakdown: " +
+                         (why.empty() ? std::string("no device tasks and no step_trace_time.csv") : why));
+  }
+  kpis += summary_other_kpis(r, facts);
+  if (!kpis.empty()) out += "<div class=\"kpis\">\n" + kpis + "</div>\n";
+  out += source_line;
+  out += step_split_html(at(r, "attribution"));
+  out += summary_top_findings(r);
+  out += summary_checks_line(r);
   out += "</section>\n";
   return out;
 }

@@ -1,6 +1,19 @@
-// npu-advisor HTML report: number formatting shared by report.js and timeline.js, so the charts'
-// tooltips and the timeline's cards write a duration the same way (and as the static tables do:
-// dur() in reports/html/kit.cpp). Inlined into the page before both scripts.
+// npu-advisor HTML report: what the page's scripts share, inlined before them. The report
+// document embedded in #report-data, parsed once (npuReport) for report.js, timeline.js and
+// modules.js; and number formatting, so the charts' tooltips and the timeline's cards write a
+// duration the same way (and as the static tables do: dur() in reports/html/kit.cpp).
+var npuReport = (function () {
+  'use strict';
+  var el = document.getElementById('report-data');
+  if (!el) return null;
+  try {
+    return JSON.parse(el.textContent);
+  } catch (e) {
+    console.error('npu-advisor: cannot parse the embedded report: ' + e.message);
+    return null;
+  }
+})();
+
 var npuFormat = (function () {
   'use strict';
   function isNum(v) { return typeof v === 'number' && isFinite(v); }

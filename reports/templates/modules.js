@@ -9,13 +9,8 @@
 
   var box = document.querySelector('#modules .icicle');
   if (!box) return;
-  var report = {};
-  try {
-    report = JSON.parse(document.getElementById('report-data').textContent);
-  } catch (e) {
-    console.error('npu-advisor modules: cannot parse the embedded report: ' + e.message);
-    return;
-  }
+  var report = npuReport;  // format.js
+  if (!report) return;
   var m = (report.facts || {}).modules;
   if (!m || typeof m !== 'object') return;
   var isNum = npuFormat.isNum, fmtDur = npuFormat.fmtDur;  // format.js

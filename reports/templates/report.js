@@ -4,13 +4,7 @@
 (function () {
   'use strict';
 
-  var report = {};
-  var dataEl = document.getElementById('report-data');
-  try {
-    report = JSON.parse(dataEl ? dataEl.textContent : '{}');
-  } catch (e) {
-    console.error('npu-advisor: cannot parse the embedded report: ' + e.message);
-  }
+  var report = npuReport || {};  // format.js
   var facts = report.facts || {};
 
   function each(selector, fn) {

@@ -9,13 +9,8 @@
 (function () {
   'use strict';
 
-  var report = {};
-  try {
-    report = JSON.parse(document.getElementById('report-data').textContent);
-  } catch (e) {
-    console.error('npu-advisor timeline: cannot parse the embedded report: ' + e.message);
-    return;
-  }
+  var report = npuReport;  // format.js
+  if (!report) return;
   var look = npuTimelineLook, draw = npuTimelineDraw, cards = npuTimelineCards;
   var KIND = look.KIND;
 
@@ -179,7 +174,8 @@
       dpr: Math.max(1, window.devicePixelRatio || 1),
       names: Array.isArray(tl.names) ? tl.names : [],
       sources: Array.isArray(tl.sources) ? tl.sources : [],
-      verticalNs: typeof tl.vertical_lag_ns === 'number' ? tl.vertical_lag_ns : 50000,
+      // views.timeline.vertical_lag_ns: the lag the facts called vertical (none without dispatch facts).
+      verticalNs: typeof tl.vertical_lag_ns === 'number' ? tl.vertical_lag_ns : -Infinity,
       card: section.querySelector('.tl-card'), caption: section.querySelector('.tl-caption'),
       legend: section.querySelector('.tl-legend'), markList: section.querySelector('.tl-marklist'),
       select: section.querySelector('select.tl-step'), findingsFor: findingsFor,

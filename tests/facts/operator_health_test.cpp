@@ -20,11 +20,11 @@ using npu::test::real;
 json facts_of(const std::string& path) { return npu::compute_facts(npu::test::load_path(path)).doc; }
 
 // A run folder holding only the given trace (and optionally a kernel table).
-json run_with(const std::string& trace, const std::string& kernels = "") {
+json run_with(const std::string& trace, const std::string& kernels = "", const npu::FactsOptions& options = {}) {
   npu::test::TempDir d;
   if (!trace.empty()) d.write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", trace);
   if (!kernels.empty()) d.write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernels);
-  return facts_of((d.path() / "r_ascend_pt").string());
+  return npu::compute_facts(npu::test::load_path((d.path() / "r_ascend_pt").string()), nullptr, options).doc;
 }
 
 const json* find_by(const json& arr, const char* key, const std::string& value) {
@@ -164,15 +164,17 @@ TEST_F(OperatorHealthSample, MemoryPeak) {
 // Hand-built runs
 // ---------------------------------------------------------------------------------------
 
-TEST(OperatorHealth, GcEvents) {
-  json doc = run_with(R"([
+const char* kGcTrace = R"([
 {"name": "process_name", "pid": 10, "tid": 0, "args": {"name": "Python"}, "ph": "M"},
 {"name": "process_name", "pid": 11, "tid": 0, "args": {"name": "Python GC"}, "ph": "M"},
 {"ph": "X", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": "1000.000", "dur": 100000, "cat": "cpu_op"},
 {"ph": "X", "name": "GC", "pid": 11, "tid": 10, "ts": "2000.000", "dur": 500.0, "cat": "GC"},
 {"ph": "X", "name": "GC", "pid": 11, "tid": 10, "ts": "5000.000", "dur": 1000.0, "cat": "GC"},
 {"ph": "X", "name": "GC", "pid": 11, "tid": 10, "ts": "9000.000", "dur": 2500.0, "cat": "GC"}
-])");
+])";
+
+TEST(OperatorHealth, GcEvents) {
+  json doc = run_with(kGcTrace);
   const json& gc = doc["operator_health"]["gc"];
   EXPECT_TRUE(gc["detected"].get<bool>());
   EXPECT_EQ(gc["count"], 3);
@@ -186,14 +188,31 @@ TEST(OperatorHealth, GcEvents) {
   EXPECT_FALSE(gc.contains("conjectured"));
 }
 
-TEST(OperatorHealth, DataloaderThresholdIsInclusive) {
-  json doc = run_with(R"([
+// The cut-off is schedule.gc.min_ns (FactsOptions::gc_min_ns): at 0.5 ms all three count, at 2 ms
+// only the 2.5 ms one.
+TEST(OperatorHealth, GcCutOffIsTheRuleParameter) {
+  npu::FactsOptions o;
+  o.gc_min_ns = 500'000;
+  json gc = run_with(kGcTrace, "", o)["operator_health"]["gc"];
+  EXPECT_EQ(gc["count_ge_min"], 3);
+  EXPECT_EQ(gc["total_ge_min_ns"], 4000000);
+  EXPECT_EQ(gc["reference_min_ns"], 500000);
+  o.gc_min_ns = 2'000'000;
+  gc = run_with(kGcTrace, "", o)["operator_health"]["gc"];
+  EXPECT_EQ(gc["count_ge_min"], 1);
+  EXPECT_EQ(gc["total_ge_min_ns"], 2500000);
+}
+
+const char* kDataloaderTrace = R"([
 {"name": "process_name", "pid": 10, "tid": 0, "args": {"name": "Python"}, "ph": "M"},
 {"ph": "X", "name": "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "pid": 10, "tid": 10, "ts": "1000.000", "dur": 10000.000, "cat": "cpu_op"},
 {"ph": "X", "name": "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "pid": 10, "tid": 10, "ts": "20000.000", "dur": 9999.999, "cat": "cpu_op"},
 {"ph": "X", "name": "MyDATALOADER.fetch", "pid": 10, "tid": 10, "ts": "40000.000", "dur": 25000.0, "cat": "python_function"},
 {"ph": "X", "name": "aten::add", "pid": 10, "tid": 10, "ts": "70000.000", "dur": 50000.0, "cat": "cpu_op"}
-])");
+])";
+
+TEST(OperatorHealth, DataloaderThresholdIsInclusive) {
+  json doc = run_with(kDataloaderTrace);
   const json& dl = doc["operator_health"]["dataloader"];
   EXPECT_EQ(dl["count"], 3);
   EXPECT_EQ(dl["max_ns"], 25000000);
@@ -204,6 +223,22 @@ TEST(OperatorHealth, DataloaderThresholdIsInclusive) {
   EXPECT_EQ(dl["slow"][1]["dur_ns"], 10000000);
   EXPECT_EQ(dl["first_slow"]["ts_ns"], 1000000);  // the one the reference would quote
   EXPECT_EQ(dl["reference_slow_ns"], 10000000);
+}
+
+// The cut-off is schedule.dataloader.slow_ns (FactsOptions::dataloader_slow_ns): at 20 ms only the
+// 25 ms fetch is slow, at 9.999999 ms all three.
+TEST(OperatorHealth, DataloaderCutOffIsTheRuleParameter) {
+  npu::FactsOptions o;
+  o.dataloader_slow_ns = 20'000'000;
+  json dl = run_with(kDataloaderTrace, "", o)["operator_health"]["dataloader"];
+  EXPECT_EQ(dl["slow_count"], 1);
+  EXPECT_EQ(dl["slow_total_ns"], 25000000);
+  EXPECT_EQ(dl["first_slow"]["ts_ns"], 40000000);
+  EXPECT_EQ(dl["reference_slow_ns"], 20000000);
+  o.dataloader_slow_ns = 9'999'999;
+  dl = run_with(kDataloaderTrace, "", o)["operator_health"]["dataloader"];
+  EXPECT_EQ(dl["slow_count"], 3);
+  EXPECT_EQ(dl["slow_total_ns"], 44999999);
 }
 
 TEST(OperatorHealth, SyncCoOccurrenceAndMemoryApis) {
@@ -334,17 +369,18 @@ TEST(OperatorHealth, EmptyKernelTable) {
   EXPECT_TRUE(npu::test::is_unavailable(doc, "operator_health.block_dim"));
 }
 
-TEST(OperatorHealth, PmuBoundRule) {
-  // Two op types: one with aic_mte2_ratio 0.9 (bound), one whose best ratio is 0.79 (none).
-  // Time weighting: type B rows 0.5 (30 us) and 0.95 (10 us) -> 0.6125 aiv_vec.
-  std::string csv =
+// Two op types: one with aic_mte2_ratio 0.9 (bound), one whose best ratio is 0.79 (none).
+// Time weighting: type B rows 0.5 (30 us) and 0.95 (10 us) -> 0.6125 aiv_vec.
+const char* kPmuKernels =
       "Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Block Dim,aic_mac_ratio,aic_mte2_ratio,"
       "aiv_vec_ratio,aiv_mte2_ratio\n"
       "a,A,dynamic,AI_CORE,1000.0,100.0,20,0.5,0.9,0,0\n"
       "b,B,dynamic,AI_VECTOR_CORE,1200.0,30.0,40,0,0,0.5,0.79\n"
       "b,B,dynamic,AI_VECTOR_CORE,1300.0,10.0,40,0,0,0.95,0.79\n"
       "c,C,dynamic,AI_CPU,1400.0,5.0,1,N/A,N/A,N/A,N/A\n";
-  json doc = run_with("", csv);
+
+TEST(OperatorHealth, PmuBoundRule) {
+  json doc = run_with("", kPmuKernels);
   const json& p = doc["operator_health"]["pmu"];
   ASSERT_EQ(p["by_type"].size(), 2u);  // the AI_CPU type has no ratios
   EXPECT_EQ(p["by_type"][0]["type"], "A");
@@ -355,6 +391,20 @@ TEST(OperatorHealth, PmuBoundRule) {
   EXPECT_NEAR(p["by_type"][1]["max_ratio"].get<double>(), 0.79, 1e-12);
   EXPECT_EQ(p["no_bound_types"], 1);
   EXPECT_TRUE(doc["operator_health"]["dynamic_shape"]["all_dynamic"].get<bool>());
+}
+
+// The bound ratio is compute.no_bound.bound_ratio (FactsOptions::pmu_bound_ratio): at 0.95 type A
+// (0.9) is bound by nothing either, at 0.78 type B (0.79) is bound by aiv_mte2.
+TEST(OperatorHealth, PmuBoundRatioIsTheRuleParameter) {
+  npu::FactsOptions o;
+  o.pmu_bound_ratio = 0.95;
+  json p = run_with("", kPmuKernels, o)["operator_health"]["pmu"];
+  EXPECT_EQ(p["by_type"][0]["bound"], "none");
+  EXPECT_EQ(p["no_bound_types"], 2);
+  o.pmu_bound_ratio = 0.78;
+  p = run_with("", kPmuKernels, o)["operator_health"]["pmu"];
+  EXPECT_EQ(p["by_type"][1]["bound"], "aiv_mte2_ratio");
+  EXPECT_EQ(p["no_bound_types"], 0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -175,6 +175,10 @@ TEST(HtmlReport, EmbedsTheReportDocument) {
   std::string data = embedded_json(html);
   ASSERT_FALSE(data.empty());
   EXPECT_EQ(json::parse(data), r);
+  // The page's scripts read it from one parse (format.js: npuReport), not one each.
+  EXPECT_EQ(count(html, "getElementById('report-data')"), 1u);
+  EXPECT_EQ(count(html, "var npuReport = "), 1u);
+  EXPECT_EQ(count(html, "var report = npuReport"), 3u);  // report.js, timeline.js, modules.js
 }
 
 // A long capture: the page samples its per-step arrays evenly (first and last kept) and says so;
@@ -369,4 +373,59 @@ TEST(HtmlReport, VerdictParameterMovesTheBadgeAndTheRules) {
   EXPECT_EQ(read_file(err),
             "error: --set dispatch.step_class.host_bound_free_ratio: dispatch.step_class's parameter "
             "host_bound_free_ratio must be between 0 and 1, not 2\n");
+}
+
+// The vertical lag has one home, the verdict parameter dispatch.step_class.vertical_lag_ns: one
+// --set moves the dispatch facts, the verdict, the timeline's colouring and the rules' text
+// together. The sample's 290 HostToDevice flows (task start - launch, from trace_view.json): 75
+// within 50 us, 121 within 1 ms; at 1 ms steps 1, 2, 4 and 5 turn from device-bound to mixed.
+TEST(HtmlReport, VerticalLagParameterMovesTheFactsTheVerdictTheTimelineAndTheRules) {
+  npu::test::TempDir dir;
+  auto run = [&](const std::string& args, const std::string& name) {
+    std::string out = (dir.path() / name).string();
+    std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + npu::test::sample_run() + "' -q " + args + " > '" + out + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return read_file(out);
+  };
+  const std::string set = "--set dispatch.step_class.vertical_lag_ns=1000000";
+  json def = json::parse(run("--format json", "default.json"));
+  json moved = json::parse(run("--format json " + set, "moved.json"));
+  // The facts measured with it.
+  EXPECT_EQ(def["facts"]["dispatch"]["thresholds"]["vertical_lag_ns"], 50000);
+  EXPECT_EQ(moved["facts"]["dispatch"]["thresholds"]["vertical_lag_ns"], 1000000);
+  EXPECT_DOUBLE_EQ(def["facts"]["dispatch"]["overall"]["vertical_share"].get<double>(), 75.0 / 290);
+  EXPECT_DOUBLE_EQ(moved["facts"]["dispatch"]["overall"]["vertical_share"].get<double>(), 121.0 / 290);
+  // The verdict judged by it and says it.
+  const json& vd = def["verdicts"]["dispatch"]["step_class"];
+  const json& vm = moved["verdicts"]["dispatch"]["step_class"];
+  EXPECT_NE(vd["overall"]["why"].get<std::string>().find("26% of launches started within 50.0 us"), std::string::npos);
+  EXPECT_NE(vm["overall"]["why"].get<std::string>().find("42% of launches started within 1000.0 us"), std::string::npos);
+  for (size_t i : {0u, 1u, 3u, 4u}) {
+    EXPECT_EQ(vd["steps"][i]["class"], "device-bound");
+    EXPECT_EQ(vm["steps"][i]["class"], "mixed");
+  }
+  // The timeline colours launch lines by it, in the JSON and in the page's embedded document.
+  EXPECT_EQ(def["views"]["timeline"]["vertical_lag_ns"], 50000);
+  EXPECT_EQ(moved["views"]["timeline"]["vertical_lag_ns"], 1000000);
+  json page = json::parse(embedded_json(run("--format html " + set, "moved.html")));
+  EXPECT_EQ(page["views"]["timeline"]["vertical_lag_ns"], 1000000);
+  // The rules' text: the host-bound idle of the other steps (the baseline) counts gaps ended by
+  // the launches that are vertical now.
+  auto observed = [](const json& r, const std::string& rule) {
+    for (const auto& f : r["findings"])
+      if (f["rule"] == rule) return f["observed"].get<std::string>();
+    return std::string();
+  };
+  EXPECT_NE(observed(def, "dispatch.host_bound").find("Other steps keep 0.210 ms of host-bound idle"),
+            std::string::npos);
+  EXPECT_NE(observed(moved, "dispatch.host_bound").find("Other steps keep 0.222 ms of host-bound idle"),
+            std::string::npos);
+  // A value the declaration refuses is one error line.
+  std::string err = (dir.path() / "err.txt").string();
+  std::string cmd = std::string(NPU_ADVISOR_BIN) + " analyze '" + npu::test::sample_run() +
+                    "' -q --set dispatch.step_class.vertical_lag_ns=-5 > /dev/null 2> '" + err + "'";
+  EXPECT_NE(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(read_file(err),
+            "error: --set dispatch.step_class.vertical_lag_ns: dispatch.step_class's parameter vertical_lag_ns "
+            "must be at least 0, not -5\n");
 }

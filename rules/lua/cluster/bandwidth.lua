@@ -23,10 +23,10 @@ How it is measured (facts.cluster.bandwidth): per transport, total transit size 
 time over all operators and ranks (MB/ms = GB/s), against the standard bandwidth: HCCS 18,
 PCIe 20, RDMA 12.5 GB/s (msProf's v2.1.0 constants; set `standard_hccs_gbps=28`,
 `standard_rdma_gbps=25` for newer hardware, msProf v4.1.0), SDMA held to the HCCS value.
-Reported when utilisation < `utilization` (0.8) and the transport moved at least `min_size_mb`.
+Reported when utilisation < `utilization` and the transport moved at least `min_size_mb`.
 SDMA is the sum of the intra-node links (HCCS, PCIe, SIO): where it is listed, it is judged and
 its links are not, so one slow transfer is never reported twice (as msProf judges SDMA and RDMA).
-As msProf does, the large-packet ratio decides the cause: below `large_packet_ratio` (0.8) the
+As msProf does, the large-packet ratio decides the cause: below `large_packet_ratio` the
 transfers are small (see cluster.small_packets); otherwise blame the link (HCCS configuration,
 PCIe contention, the RDMA switch).
 

@@ -18,7 +18,7 @@ How it is measured (facts.cluster.spread): ranks are compared step by step, neve
 (facts.cluster.alignment: only steps every rank has, the first one left out as warm-up). For
 computing, communication not overlapped and free, (max - min) over the ranks of each step; the
 typical step (median difference) divided by the mean device time of a row, as the reference
-advisor's slow-rank analysis. Reported when any is above `ratio` (5 %). Identical ranks give 0. The rank with the
+advisor's slow-rank analysis. Reported when any is above `ratio`. Identical ranks give 0. The rank with the
 LEAST exposed communication is the one the others wait for (it never waits itself); the rank
 with the most free or computing time is where its extra time goes.
 
@@ -27,7 +27,7 @@ parallelism (facts.cluster.pipeline) ranks are compared only within their stage,
 is taken without receive (Bubble), and no rank is named for communication: in a pipeline, who
 waits least is set by the schedule (cluster.pipeline_bubble), not by a slow rank.
 
-Saving per step = factor (0.5) x (max - min) of communication not overlapped: the waiting a
+Saving per step = `factor` x (max - min) of communication not overlapped: the waiting a
 balanced cluster would not have. Confidence 0.35 (cluster.slow_rank, when it fires, says more).
 The advice fits the job: uneven pipeline stages only where the cluster has pipeline stages; the
 ranks at both ends of the widest spread are named in the text (compare them side by side with

@@ -19,10 +19,10 @@ micro-batches, a 1F1B schedule idles about (p - 1) / (m + p - 1) of the step.
 How it is measured (facts.cluster.pipeline): per pipeline stage (cluster_step_trace_time.csv
 stage rows; without them all ranks form one group), each rank's Bubble per aligned step; the
 stage's median against its median step. Reported for the stage with the largest share when it
-is above `ratio` (10 %). The cluster's imbalance and slow-rank checks compare ranks only within
+is above `ratio`. The cluster's imbalance and slow-rank checks compare ranks only within
 their stage and leave receive time out, so a bubble is never read as a slow rank.
 
-Saving per step = factor (0.5) x the stage's median bubble: what doubling the micro-batches or
+Saving per step = `factor` x the stage's median bubble: what doubling the micro-batches or
 interleaving stages typically recovers. Confidence 0.4 (the right fix depends on the schedule).
 The advice names the job's framework: Megatron/MindSpeed's options for PyTorch, MindSpore's
 micro_size and interleaved pipeline for MindSpore.

@@ -18,8 +18,8 @@ How it is measured (facts.cluster.rank_findings): every single-run rule runs on 
 own facts while the cluster is loaded (and on each facts file with `analyze --facts`); the
 findings are merged by rule: on how many ranks it fired, the spread of its saving per step over
 those ranks (min and max, with their ranks), and the text of the rank where it saves most.
-One finding per merged cause (at most `max_findings`, 8), skipping causes whose median saving is
-below `min_saving_ratio` (1 %) of the cluster's median step.
+One finding per merged cause (at most `max_findings`), skipping causes whose median saving is
+below `min_saving_ratio` of the cluster's median step.
 
 Saving per step = the median over the ranks that show the cause of each rank's own estimated
 saving (what a typical affected rank gains). Confidence = the median of the ranks' confidences.

@@ -19,8 +19,8 @@ collective that crosses it.
 How it is measured (facts.cluster.links, from communication_matrix.json of each rank or
 cluster_communication_matrix.json): per (src, dst, transport), total transit size / total
 transit time over all operators (LOCAL and src = dst excluded). Reported when a link's bandwidth
-is below `ratio` (0.5) x the median of its transport, it carried at least `min_size_mb` (1 MB:
-tiny transfers never reach line rate) and the transport has at least `min_links` (3) links.
+is below `ratio` x the median of its transport, it carried at least `min_size_mb` (tiny
+transfers never reach line rate) and the transport has at least `min_links` links.
 
 Saving per step = (the link's time - its size at the median bandwidth) / number of steps, at
 most the largest communication-not-overlapped per step of a rank (links work in parallel).

@@ -24,8 +24,8 @@ least because the others waited for it) and gets a vote. A rank needs more than 
 judged collectives and a plurality. The verdict says which signals agree.
 
 Saving per step = the slow rank's excess computing + free over the median rank (what the others
-wait). Confidence `confidence_agree` (0.7) when both signals name the rank, else
-`confidence_single` (0.45).
+wait). Confidence `confidence_agree` when both signals name the rank, else
+`confidence_single`.
 Commands fit the job: the card check on the slow rank's node in the job's hardware (npu-smi on
 Ascend; nvidia-smi's clock throttle reasons for a PyTorch/Kineto GPU cluster, which is not told
 about AI Core or AI CPU); analysing the rank alone and comparing it with a normal rank is named in

@@ -14,7 +14,7 @@ collectives spend more time per byte than a few large ones.
 
 How it is measured (facts.cluster.small_packets), as the reference advisor's packet analysis:
 among the operators that used a transport, those whose transfer is below 16 MB (SDMA) or 1 MB
-(RDMA). Reported when they are more than `ratio` (20 %) of the operators.
+(RDMA). Reported when they are more than `ratio` of the operators.
 
 Saving: not estimated (it depends on how far the transfers can be merged). Confidence 0.3.
 The advice fits the transfers: gradient buckets and fused allreduces for collectives (in the

@@ -18,14 +18,14 @@ ranks are out of step (a slow rank, uneven work, or host jitter).
 
 How it is measured (facts.cluster.communication.groups, from communication.json of each rank or
 cluster_communication.json): per communication group, wait ratio = wait / (wait + transit)
-summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio` (0.2,
-msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
-its synchronisation ratio is > `sync_ratio` (0.2) the rank that waits LEAST is the one the others
+summed over its operators and ranks. Reported for groups with wait ratio > `wait_ratio`
+(msProf's cluster tuning threshold). As msProf does, the rank that waits most is checked: when
+its synchronisation ratio is > `sync_ratio` the rank that waits LEAST is the one the others
 wait for (a slow rank); otherwise suspect the links. When every rank of the group waits alike
-(most and least waiting ranks within `gap`, 0.1, of each other) no rank of the group is blamed:
+(most and least waiting ranks within `gap` of each other) no rank of the group is blamed:
 the one they wait for is elsewhere.
 
-Saving per step = factor (0.5) x the group's wait / (ranks x steps): half of the average rank's
+Saving per step = `factor` x the group's wait / (ranks x steps): half of the average rank's
 wait. Confidence 0.3: the cure is upstream (the slow rank's own problem).
 Commands fit the verdict: the link checks (npu-smi topology, hccn_tool's RDMA port counters) only
 when the links are suspected; a slow rank is named with its folder in the text (analyse it

@@ -17,7 +17,7 @@ How it is measured (facts.collectives.alignment, docs/facts-collectives.md): the
 inside each communication operator with transport SDMA, a link other than ON_CHIP and more than
 512 B; an operator is not aligned when any of them moves a size that is not a multiple of 512 B.
 
-Saving per step = factor (0.3) x the unaligned transfers' time / steps: a guess at what aligned
+Saving per step = `factor` x the unaligned transfers' time / steps: a guess at what aligned
 sizes recover; confidence 0.2.
 The advice fits the job: gradient buckets (DDP bucket_cap_mb; MindSpore's allreduce fusion
 sizes) are training's; a job known to be inference (facts.job.training false) pads the tensors

@@ -17,10 +17,10 @@ less traffic, faster links, or waiting less for other ranks helps. Communication
 includes the time a rank waits in a collective for slower ranks, so compare ranks first.
 
 How it is measured (overall, docs/overlap.md): communication (union of the collectives) against
-computing (union of the compute tasks). Reported when communication >= `ratio` (1.5) x
+computing (union of the compute tasks). Reported when communication >= `ratio` x
 computing.
 
-Saving per step = factor (0.3) x (not-overlapped communication - what overlap could still hide,
+Saving per step = `factor` x (not-overlapped communication - what overlap could still hide,
 min(not-overlapped, computing - overlapped)) / number of steps: the exposed communication left
 after the best possible overlap (communication.not_overlapped claims the rest), of which a
 tuning round typically recovers a part. Confidence 0.3.

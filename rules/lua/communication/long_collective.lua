@@ -21,8 +21,8 @@ transfer) and idle (the operator has started but nothing moves: a stall). Cuttin
 help an operator that is mostly waiting or idle.
 
 How it is measured (facts.collectives, docs/facts-collectives.md): the longest operator;
-reported when it takes at least `min_share` (10 %) of the median device step and `min_ns`
-(1 ms). The cause is the largest of transit / wait / idle when it is at least half the elapsed
+reported when it takes at least `min_share` of the median device step and `min_ns`. The cause
+is the largest of transit / wait / idle when it is at least half the elapsed
 time. Beside it: the part no computation hides (exposed), the longest Notify Wait on an HCCL
 plane inside it, and a host call blocked on the device at the same time (aclrtSynchronizeStream
 from aten::item = `.item()`).
@@ -36,8 +36,8 @@ training's, with the bf16 gradient hook as the command only for a DDP job (data_
 a job known to be inference is told to keep tensor/expert parallelism inside a node and batch
 more per collective. No command sends the user back to this tool.
 
-Saving per step = factor x min(exposed, the cause's time) / steps: factor_stall (0.5) for wait
-and idle (time in which nothing moves), factor_transit (0.3) for transit. Confidence 0.5 (idle,
+Saving per step = factor x min(exposed, the cause's time) / steps: `factor_stall` for wait
+and idle (time in which nothing moves), `factor_transit` for transit. Confidence 0.5 (idle,
 wait), 0.3 (transit, mixed). communication.dominates and communication.not_overlapped stay quiet
 when the collectives are mostly waiting or idle, so the exposed time is not counted twice.
 Optional reads: overall.device_time_ns, overall.steps, steps (the operator's own step), communication.ops (bandwidth), input.path.

@@ -18,9 +18,9 @@ which has no backward left to hide behind, or collectives issued synchronously.
 
 How it is measured (overall / steps[], docs/overlap.md): Communication(Not Overlapped) =
 communication time minus computing time, per step, exactly as the profiler's
-step_trace_time.csv. Reported when it is at least `min_share` (2 %) of the device time.
+step_trace_time.csv. Reported when it is at least `min_share` of the device time.
 
-Saving per step = factor (0.5) x min(not-overlapped communication, computing time not yet
+Saving per step = `factor` x min(not-overlapped communication, computing time not yet
 covering any communication (computing - overlapped)) / number of steps: communication can only
 hide behind computation that exists, and reordering rarely hides all of it. The rest (more
 communication than computation can cover) is communication.dominates' share, so the two

@@ -20,13 +20,13 @@ version, and data-dependent ones (NonZero) also make the host wait for the outpu
 How it is measured (operator_health.ai_cpu, docs/facts-operators.md): the kernel rows whose
 Accelerator Core is AI_CPU (or, without kernel_details.csv, the trace's AI_CPU tasks, with
 names but no types or dtypes). Reported when the longest task of the table is at least
-`min_task_ns` (20 us, the reference's gate) and the AI CPU time is at least `min_share` (1 %)
+`min_task_ns` (the reference's gate) and the AI CPU time is at least `min_share`
 of the compute time. The reference reports any AI CPU op past its gate; below 1 % of compute a
 code change is not worth it. Per type the input dtypes say why: INT64 -> cast the indices or
 values to int32; DOUBLE/FLOAT64 -> float32. The reference's dtype whitelist only exists for
 CANN 7.0/8.0.RC1 and its default (8.0.0) applies none; here the dtypes are always reported.
 
-Saving per step = factor (0.8) x AI CPU time / number of steps (overall.steps when known,
+Saving per step = `factor` x AI CPU time / number of steps (overall.steps when known,
 otherwise the profile counts as one step): the AI Core version or a rewrite removes most of it.
 Confidence 0.5 (0.6 when an INT64/DOUBLE input explains the fallback).
 Commands fit the job: the cast in the job's framework (torch `.to(torch.int32)`, MindSpore

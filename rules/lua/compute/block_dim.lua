@@ -18,15 +18,15 @@ unfavourable tiling, a kernel that does not split the work).
 
 How it is measured (operator_health.block_dim, kernel_details.csv): the core count is not in the
 loaded files (PROF info.json), so the largest block dim seen on each core type stands in for
-it (a lower bound). A block dim above `max_cores` (64, more than any Ascend core type has) is a
+it (a lower bound). A block dim above `max_cores` (more than any Ascend core type has) is a
 kernel that loops over its blocks and says nothing about the core count: then the largest
 plausible value of the block-dim histogram is used (msinsight rank 1 has one kernel at 1639).
 Kernels with block dim < half of that reference are counted; reported when their time is at
-least `min_share` (5 %) of compute on some core type. The reference checks
+least `min_share` of compute on some core type. The reference checks
 block_dim % core_num with the real core count, skips all-dynamic runs (most eager PyTorch
 runs), and has no time threshold.
 
-Saving per step = factor (0.5) x time of those kernels / number of steps: a kernel on less than
+Saving per step = `factor` x time of those kernels / number of steps: a kernel on less than
 half the cores could at best run about twice as fast if its work splits. Confidence 0.15: the
 core count is unknown and small kernels may not split. Steps: overall.steps when known,
 otherwise the profile counts as one step. Optional reads: overall.steps, operators.totals.compute_ns,

@@ -22,8 +22,8 @@ shortens.
 How it is measured (facts.operators.matmul_precision, docs/facts-operators.md): kernel_details
 rows whose type names MatMul, Gemm or Conv, on a Cube-capable core, whose `Input Data Types`
 hold FLOAT and no 16-bit type; the `HF32 Eligible` column says whether HF32 was allowed.
-Reported when that time is at least `min_compute_share` (20 %) of the computing time and at
-least `min_ns_per_step` (0.5 ms) per step.
+Reported when that time is at least `min_compute_share` of the computing time and at
+least `min_ns_per_step` per step.
 
 Fix, in order of safety: allow HF32 where it is off (one line: `torch.npu.matmul.allow_hf32 =
 True`; `torch.npu.conv.allow_hf32 = True` for convolutions with HF32 Eligible NO), then run the

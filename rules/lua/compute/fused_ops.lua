@@ -35,7 +35,7 @@ How it is measured: the names in operators.host.by_name (the 20 host ops with th
 time; a sequence whose ops are all small is not seen). The reference matches full aten
 sequences with stacks; here only the signature ops are looked for, hence the modest confidence.
 
-Saving per step (one finding per pattern) = factor (0.5) x the inclusive host time of the
+Saving per step (one finding per pattern) = `factor` x the inclusive host time of the
 signature ops (the optimizer step; rsqrt/pow/mean; silu; neg; softmax) / number of steps: a fused
 kernel removes most of the per-op launches and memory round trips but not the arithmetic.
 The estimate is bounded by the time it comes from. Confidence 0.3 for the optimizer, 0.2 for

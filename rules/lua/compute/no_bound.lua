@@ -8,22 +8,23 @@ rule {
   platforms = { "ascend" },
   params = {
     min_share = { default = 0.05, min = 0, max = 1, doc = "reported when types with no bound pipe take at least this share of compute" },
-    bound_ratio = { default = 0.8, min = 0, max = 1, doc = "the pipe ratio a type's busiest pipe is measured against in the saving (the facts' bound uses 0.8)" },
+    bound_ratio = { default = 0.8, min = 0, max = 1, doc = "a type is bound by its busiest pipe when that pipe's ratio reaches this (the reference's operator_bound_ratio); the facts' bound and no_bound_types use it, the saving measures against it" },
   },
   doc = [[
-Why: a kernel whose busiest pipe (cube MAC, vector, scalar, MTE1/2/3 memory moves) is below 80 %
-of its time is bound by nothing in particular: pipeline bubbles, synchronisation between
+Why: a kernel whose busiest pipe (cube MAC, vector, scalar, MTE1/2/3 memory moves) is below
+`bound_ratio` of its time is bound by nothing in particular: pipeline bubbles, synchronisation between
 pipes, scalar control, small tiles. Such kernels usually speed up with better tiling (AOE),
 larger shapes, or fusion with their neighbours.
 
 How it is measured (operator_health.pmu, kernel_details.csv with PipeUtilization metrics): per
 listed (type, core) group the duration-weighted mean of each pipe ratio; `bound` is "none" when
-no candidate pipe reaches 0.8 (the reference's operator_bound_ratio). The reference looks at the
+no candidate pipe reaches `bound_ratio` (the reference's operator_bound_ratio; the facts use the
+parameter). The reference looks at the
 first operator only and skips all-dynamic runs; here every listed type counts. Reported when the
-no-bound types take at least `min_share` (5 %) of the compute time (operators.totals.compute_ns).
+no-bound types take at least `min_share` of the compute time (operators.totals.compute_ns).
 
 Saving per step = sum over those types of time x (bound_ratio - max_ratio) / bound_ratio / number
-of steps: the time the kernel would lose if its busiest pipe reached the 0.8 mark. Confidence
+of steps: the time the kernel would lose if its busiest pipe reached the `bound_ratio` mark. Confidence
 0.15 (generic advice). Steps: overall.steps when known, otherwise the profile is one step.
 Optional reads: operators.totals.compute_ns, overall.steps, operator_health.dynamic_shape.
 Commands fit the job: AOE in the job's framework (torch_npu.npu.set_aoe and the aoe tool;

@@ -24,8 +24,8 @@ implicit-GEMM convolutions) by their names: fp32 on the CUDA cores (`*_ffma_*`, 
 step of tiny GEMMs gains nothing), against tf32/bf16/fp16 tensor-core kernels. Their time per
 step is the mean over the steps' windows (gpu.steps[].fp32_simt_ns: a trace also holds kernels
 outside the steps, such as the tail of the step before the first it records). Reported when
-that time is at least `min_step_share` (10 %) of the median step and, when the replay
-can tell (facts.whatif), bf16 would shorten the step by at least `min_saving_share` (5 %): in a
+that time is at least `min_step_share` of the median step and, when the replay
+can tell (facts.whatif), bf16 would shorten the step by at least `min_saving_share`: in a
 step bound by its host or its copies faster GEMMs save nothing.
 
 Fix, in order of safety: allow TF32 (one line, no code change; `torch.set_float32_matmul_precision
@@ -34,7 +34,7 @@ optimizer and its states in fp32; check the loss curve); an inference job (facts
 its forward, no loss. Ascend's Cube is compute.cube_precision.
 Saving per step: replayed (docs/whatif.md, transformation `bf16`: those kernels 7.5x faster;
 the text gives TF32's replay too). Without a usable replay: fp32 matrix time per step x
-(1 - 1 / speedup (7.5)). Confidence 0.6.
+(1 - 1 / `speedup`). Confidence 0.6.
 ]],
 }
 

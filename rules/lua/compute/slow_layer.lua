@@ -18,10 +18,10 @@ longer does different work: another kernel was chosen (a shape or dtype changed,
 an extra copy or cast runs in it, or a device-side wait sits inside it.
 
 How it is measured (facts.modules.repeated, docs/facts-modules.md): siblings of one class and one
-shape (the same classes of children in the same order), at least `min_members` (4) of them, whose
-median absolute deviation is at most `max_spread` (10 %) of their median: the members agree. A
-member at least `min_ratio` (1.3) x the median is reported when the excess of all such members
-over the median is at least `min_excess_share` (1 %) of the step's device work.
+shape (the same classes of children in the same order), at least `min_members` of them, whose
+median absolute deviation is at most `max_spread` of their median: the members agree. A
+member at least `min_ratio` x the median is reported when the excess of all such members
+over the median is at least `min_excess_share` of the step's device work.
 
 Fix: compare the slow layer's kernels with a sibling's (the evidence gives both ranges in the
 trace): the first kernel that differs in name, count or duration is the cause.

@@ -24,8 +24,8 @@ them.
 How it is measured (facts.gpu.kernels, gpu.steps): kernels of the trace's GPU shorter than
 gpu.thresholds.small_kernel_ns (10 us), launched one by one: kernels replayed from CUDA/HIP graphs
 (gpu.graph_replay) cost no launch each and are left out, since graphs are already the fix.
-Reported when those are at least `min_share` (50 %) of all kernels, at least `min_per_step` (100)
-per step, and small kernels are at least `min_time_share` (5 %) of kernel time: below that the
+Reported when those are at least `min_share` of all kernels, at least `min_per_step`
+per step, and small kernels are at least `min_time_share` of kernel time: below that the
 GPU is busy with large kernels while the small ones are launched, so their launches hide behind
 that work.
 
@@ -35,7 +35,7 @@ inference); fused layers (FlashAttention via `F.scaled_dot_product_attention`, a
 LayerNorm); a larger batch; CUDA graphs
 (`mode="reduce-overhead"`) when shapes are static.
 
-Saving per step = factor (0.5) x min(small kernels per step x launch_ns (5 us), GPU idle per
+Saving per step = `factor` x min(small kernels per step x `launch_ns`, GPU idle per
 step (overall.free_ns / overall.steps)): fusion removes launches, each worth about one launch
 cost of GPU idle when the step is launch-bound; never more than the idle there is. Confidence
 0.3 (it is the same idle as dispatch.launch_bound: do not add them).

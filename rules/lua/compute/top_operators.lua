@@ -16,7 +16,7 @@ kernel-level work (shapes, formats, dtypes, fusion, tuning) moves the step time.
 
 How it is measured (operators.by_type, from kernel_details.csv): the top (OP Type, Accelerator
 Core) group by total time; reported when its share of compute (share_of_compute) exceeds
-`min_share` (30 %). Without kernel_details.csv (no op types) the rule is skipped. When
+`min_share`. Without kernel_details.csv (no op types) the rule is skipped. When
 operator_health.pmu lists the type, its pipe utilisation says what to try: a pipe at >= 0.8 is
 the bound (mte2 = memory-bound: fewer bytes, better formats; mac = compute-bound: already
 efficient, only fewer FLOPs help); no pipe >= 0.8 means the kernel is latency- or
@@ -24,7 +24,7 @@ scalar-bound (see compute.no_bound).
 
 Saving per step = the type's time per step x headroom, where headroom is 1 - the highest pipe
 ratio of the type when PMU data exists (what is left before the busiest pipe saturates), else
-`headroom` (0.1). Confidence 0.15: the tips are generic and the real gain depends on the
+`headroom`. Confidence 0.15: the tips are generic and the real gain depends on the
 model; 0.1 when a pipe is already at >= 0.8 (near a hardware limit, kernel tuning rarely helps). The AOE commands tune static-shape operators only (see dispatch.op_compile for
 dynamic shapes). Steps: overall.steps when known, otherwise the profile counts as one step.
 Commands fit the job: AOE in the job's framework (torch_npu.npu.set_aoe and the aoe tool;

@@ -33,13 +33,13 @@ How it is measured:
     list is capped, hence confidence 0.3.
   - not already on: run.env.MINDIE_ASYNC_SCHEDULING_ENABLE=1 (when recorded) means the job
     schedules asynchronously already, and the rule is quiet.
-  - host-bound: at least `min_host_bound_share` (half) of the steps are host-bound (dispatch.steps
+  - host-bound: at least `min_host_bound_share` of the steps are host-bound (dispatch.steps
     as the verdict dispatch.step_class classifies them, docs/facts-dispatch.md).
-When the forward pass already runs as graphs (at least `graph_share`, half, of the device time from
+When the forward pass already runs as graphs (at least `graph_share` of the device time from
 graph executions, facts.graph_execution: ACL graph replay in vLLM-Ascend / MindIE, GE), the finding
 says so: the idle left is the host work between the graph executions, which async scheduling is
 the fix for (graph capture or the task queue would not reduce it).
-Saving per step = factor (0.5) x host-bound idle of the host-bound steps / number of steps: the
+Saving per step = `factor` x host-bound idle of the host-bound steps / number of steps: the
 host work of one step overlaps the device work of the previous one, at most the idle it
 causes, and part of the host work (the launches themselves) stays serial.
 ]],

@@ -25,14 +25,14 @@ the vendor's recommended mode).
 How it is measured (facts.dispatch.steps, docs/facts-dispatch.md):
   1. Host op rate spread between steps: host_ops_per_ms of each step against the median of
      the steps (needs at least `min_steps` = 3 steps with host ops). A step whose rate is below
-     `slow_rate_ratio` (0.7) x median ran the same code slower. Its cost is its host-bound idle
+     `slow_rate_ratio` x median ran the same code slower. Its cost is its host-bound idle
      above the baseline (median host-bound idle of the other steps), capped at the host time the
      slowdown itself accounts for: step duration x (1 - rate / median).
-  2. Long host gaps: host-bound gaps of at least `long_gap_ns` (2 ms) in a step's top list whose
+  2. Long host gaps: host-bound gaps of at least `long_gap_ns` in a step's top list whose
      launch is not an online compilation (those belong to dispatch.op_compile).
 The reference advisor has no such check (CPU_AFFINITY_CONF is not in its environment list).
 
-Saving per step = factor (0.5) x (sum of the step costs + long gaps) / number of steps: binding
+Saving per step = `factor` x (sum of the step costs + long gaps) / number of steps: binding
 removes the scheduling part of the jitter, not slow Python code. Confidence 0.3 (jitter has
 other causes: GC, other processes on the node), 0.15 when CPU_AFFINITY_CONF=2 is already set.
 The same idle is also claimed by dispatch.host_bound (a different fix): do not add the two.

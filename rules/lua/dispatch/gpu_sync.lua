@@ -32,9 +32,9 @@ sync call it waits in, one point; a copy call that waits by itself (a synchronou
 cudaMemcpy) is one too. Host wait = the host's time in those points, each once: from the
 copy's launch to the end of the call it waited in, or a sync call alone
 (gpu.steps[].sync_wait_ns).
-Reported when a step holds at least `min_per_step` (2) sync points on average (one sync at
+Reported when a step holds at least `min_per_step` sync points on average (one sync at
 the end of a step, for logging or a benchmark harness, is normal), the host waits in them at
-least `min_wait_ns` (100 us) per step, and the GPU sat idle waiting on the host
+least `min_wait_ns` per step, and the GPU sat idle waiting on the host
 (dispatch.overall.host_bound_free_ns) at least `min_wait_ns` per step. A
 few microseconds of waiting at the end of a step is how every step ends; and in a device-bound
 step the host waiting for a busy GPU costs nothing (the real trace
@@ -47,7 +47,7 @@ neither. With Python stacks (with_stack), the finding names the user's call site
 (gpu.syncs.call_sites: the function and file that made the `.item()` / `.cpu()`).
 Saving per step: replayed (docs/whatif.md, transformation `syncs`): every wait for the
 device in a step but the last removed, so the host runs ahead. Without a usable replay, the
-formula: factor (0.5) x min(host wait in syncs and blocking copies per step, GPU idle
+formula: `factor` x min(host wait in syncs and blocking copies per step, GPU idle
 caused by the host (dispatch.overall.host_bound_free_ns) per step): after a sync the GPU idles
 until the host has launched again; removing the sync lets the host run ahead and refill the
 queue, but part of the wait is real work the host must still wait for somewhere.

@@ -17,9 +17,10 @@ Why: in a host-bound step the device finishes each task before the host has laun
 one, so the device idles between tasks. Every microsecond of that idle is step time.
 
 How it is measured (facts.dispatch, docs/facts-dispatch.md): a step is host-bound, as the verdict
-dispatch.step_class decides it (its parameters, defaults here), when at least half of its launches
-are vertical (the task starts within 50 us of its host launch) and the idle gaps ended by such
-launches ("host-bound idle", host_bound_free_ns) are at least 10 % of the step's device time. The reference advisor has no such check at all: on the real mstt
+dispatch.step_class decides it (its parameters, docs/rules.md "Verdicts"), when at least
+`host_bound_vertical_share` of its launches are vertical (the task starts within `vertical_lag_ns`
+of its host launch) and the idle gaps ended by such launches ("host-bound idle",
+host_bound_free_ns) are at least `host_bound_free_ratio` of the step's device time. The reference advisor has no such check at all: on the real mstt
 timeline_advice trace (device idle 84 % of the step, 99 % vertical launches) it gives no
 host-dispatch advice.
 
@@ -35,7 +36,7 @@ jit_compile=False; the NPU memory peak can rise a little). So:
     run.env shows the binding at mode 2 already (then no command: the code is what is left).
 MindSpore runs have no such queue: they get graph mode (`mindspore.set_context(mode=GRAPH_MODE)`,
 one compiled graph instead of PyNative per-operator launches) and dataset sink mode instead.
-Work that already runs as graphs (at least `graph_share`, half, of the device time launched by
+Work that already runs as graphs (at least `graph_share` of the device time launched by
 graph executions, facts.graph_execution: MindSpore GRAPH_MODE, ACL graph replay, GE) gets neither
 graph mode nor the queue, which only speeds per-operator launches: MindSpore gets dataset sink
 mode (the host round trip left between graph executions), torch_npu the host work between the
@@ -49,11 +50,11 @@ when it was not recorded, an active queue is assumed to be at level 1 and confid
 Saving per step = factor x sum over host-bound steps of (host-bound idle - baseline) / number of
 steps, where baseline is the median host-bound idle of the steps that are not host-bound (0
 when every step is host-bound): that much idle is left even in a healthy step (the trailing
-dataloader gap). The factor (0.5, `factor`) is the share of the host's per-operator time that
+dataloader gap). `factor` is the share of the host's per-operator time that
 the queue takes off the Python thread: the op-api/aclnn part of a launch is about half of the
 aten op that issues it (sample: aclnnMm 5.96 us mean inside aten::mm 12.97 us), and the
 host-caused idle cannot shrink by more than the host work removed. At level 2 already the
-factor is `factor_level2` (0.25: only code changes are left). The saving never exceeds the
+factor is `factor_level2` (only code changes are left). The saving never exceeds the
 host-bound idle it comes from.
 
 Confidence: 0.7 when the queue level is known (or unset = 1) and a switch is available; 0.5

@@ -22,9 +22,10 @@ launched and idles in between: the step time is the host's launch time, not the 
 How it is measured (facts.dispatch, docs/facts-dispatch.md): each kernel, memcpy and memset is
 joined to the runtime call that launched it by its correlation id (the relation Kineto's ac2g
 arrows draw); the launch lag is device start - host call start. A step is host-bound (the verdict
-dispatch.step_class, at its defaults) when at least half its launches start within 50 us of the
-host call ("vertical") and the GPU idle gaps ended by such launches (host_bound_free_ns) are at
-least 10 % of the step's device time.
+dispatch.step_class, docs/rules.md "Verdicts") when at least `host_bound_vertical_share` of its
+launches start within `vertical_lag_ns` of the host call ("vertical") and the GPU idle gaps ended
+by such launches (host_bound_free_ns) are at least `host_bound_free_ratio` of the step's device
+time.
 The finding also quotes the kernel sizes (facts.gpu.kernels: median duration, share of kernels
 under 10 us).
 
@@ -40,19 +41,19 @@ training) is told to give its decode loop a static KV cache and graph each forwa
 (`model.generation_config.cache_implementation = "static"` for Hugging Face `generate()`, then
 `torch.compile(model.forward, mode="reduce-overhead")`), never about optimizers; a compiled model
 is told the mode that adds graphs, not to compile again. A training step with at least
-`min_syncs_first` (2) reads back to the host per step (gpu.steps[].blocking_d2h: `.item()`,
+`min_syncs_first` reads back to the host per step (gpu.steps[].blocking_d2h: `.item()`,
 `.cpu()`) is told to remove them first (a graph cannot be captured across a sync; with Python
 stacks, their call sites from gpu.syncs.call_sites), then to capture. The syncs of input copies
 (`.to()` of pageable memory) do not count: the copy into a graph's static input stays outside it.
 
-When the kernels already replay from CUDA/HIP graphs (at least `graph_share`, half, of the kernel
+When the kernels already replay from CUDA/HIP graphs (at least `graph_share` of the kernel
 time: gpu.graph_replay), graphs and reduce-overhead are not advised again: what is left is the host
 work between the graph launches and the kernels still launched one by one (confidence 0.3). The
 launch analysis counts each graph launch once (docs/facts-dispatch.md).
 
 Saving per step: replayed (docs/whatif.md, transformation `graphs`): each run of launches
 between host waits made one graph launch, its kernels back to back. Without a usable replay
-(or when graphs are already used), the formula: factor (0.5) x host-bound idle of the
+(or when graphs are already used), the formula: `factor` x host-bound idle of the
 host-bound steps / number of steps: graphs and fusion remove most launch overhead, but not the
 Python time between launches.
 Confidence 0.5. Shares idle time with dispatch.gpu_sync and compute.small_kernels: do not add
@@ -133,10 +134,14 @@ function check(facts, p, emit)
     commands = {}
     confidence = 0.3
   end
+  -- The lag the facts called vertical (dispatch.step_class's vertical_lag_ns when they were measured).
+  local th = facts.dispatch.thresholds or {}
+  local within = th.vertical_lag_ns and string.format("within %g us of the host call", th.vertical_lag_ns / 1e3)
+    or "vertically"
   emit {
     observed = string.format("%d of %d steps are launch-bound: the GPU idled %.3f ms per step waiting for launches "
-      .. "(worst step %s: %.3f ms, %.0f%% of launches started within 50 us of the host call, median launch lag %.1f us)%s.",
-      hb, n, idle / n / 1e6, steplib.label(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0),
+      .. "(worst step %s: %.3f ms, %.0f%% of launches started %s, median launch lag %.1f us)%s.",
+      hb, n, idle / n / 1e6, steplib.label(worst.id), (worst.host_bound_free_ns or 0) / 1e6, 100 * (worst.vertical_share or 0), within,
       (worst.lag_p50_ns or 0) / 1e3, kernels),
     why = "Each kernel costs microseconds of host time to launch; when kernels are shorter than that the GPU waits on the CPU.",
     action = action,

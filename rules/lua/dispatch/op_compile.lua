@@ -25,8 +25,8 @@ at the start of the script (the reference advisor's fix for its rows 6 and 17).
 
 How it is measured (operator_health.compile, operator_health.dynamic_shape; both optional,
 either one suffices; with neither the rule is quiet):
-  - a step with at least `max_count` (20, the reference's MAX_OP_COMPILE_NUM) compilations, or
-    whose compile time is at least `min_step_share` (3 %, the reference's medium priority) of
+  - a step with at least `max_count` (the reference's MAX_OP_COMPILE_NUM) compilations, or
+    whose compile time is at least `min_step_share` (the reference's medium priority) of
     the step: the reference counts only, and so misses the real mstt timeline_advice trace
     (11 compilations taking 6.6 ms of a 14.1 ms step);
   - or no static operator at all in kernel_details (all_dynamic, the reference's row 6).
@@ -36,7 +36,7 @@ time removed). Without a usable replay: the sum over the listed steps (top 10 by
 step's host-bound idle), scaled by (steps with calls / listed steps) when more steps compile than
 are listed, / number of steps: compile time only costs step time when the device
 waited for the host meanwhile (dispatch.steps[].host_bound_free_ns). Without dispatch facts it
-is compile time x `hidden_factor` (0.5). Dynamic shapes alone: no saving estimate.
+is compile time x `hidden_factor`. Dynamic shapes alone: no saving estimate.
 Confidence 0.6 when every profiled step compiles (it recurs), 0.4 when only some do (it may be
 warm-up that binary kernels still remove), 0.3 for dynamic shapes alone.
 Optional reads: dispatch.steps, overall.steps.

@@ -21,17 +21,17 @@ returns the device idles until the next task arrives: the pipeline restarts empt
 
 How it is measured (operator_health.sync, dispatch.steps, dispatch.interruptions):
   A. The reference advisor's heuristic: sort the synchronize-stream and Node@launch calls of all
-     CANN threads by time; when more than `co_occur_ratio` (0.5) of the launches are directly
+     CANN threads by time; when more than `co_occur_ratio` of the launches are directly
      followed by a synchronisation, every launch is probably synchronous, i.e.
      ASCEND_LAUNCH_BLOCKING=1 (needs at least `min_launches` launches). The same-thread ratio
      (stricter) raises the confidence from 0.4 to 0.6.
      Saving: the host-bound idle per step (what launch blocking turns the step into).
   B. Pipeline interruptions: long tasks after which the next launch was vertical (the host
      had waited for them). Saving: the idle gap after each listed interruption, summed, per step.
-  C. Frequent synchronisations in host-bound or mixed steps: at least `min_syncs_per_step` (2)
+  C. Frequent synchronisations in host-bound or mixed steps: at least `min_syncs_per_step`
      synchronize calls in a step. In such a step the host is the critical path, so the time it
      spends waiting in the syncs is lost launch time. Saving: min(sync time, host-bound idle) of
-     each such step, summed, per step; reported when it is at least `min_share` (1 %) of the
+     each such step, summed, per step; reported when it is at least `min_share` of the
      step's device time.
 B and C can describe the same idle, so the finding takes the larger of the two (confidence
 0.3: some synchronisations are needed, e.g. for a logged loss). One sync at the end of a step

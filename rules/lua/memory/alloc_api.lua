@@ -20,14 +20,14 @@ memory pressure), and each call is slow and synchronises the device.
 
 How it is measured (operator_health.memory_api): per API the calls and their time, and the step
 with the most time. The reference flags an API whose time in a step reaches 10 ms
-(`min_step_ns`); here also when it reaches `min_step_share` (3 %) of the median step time
+(`min_step_ns`); here also when it reaches `min_step_share` of the median step time
 (overall.step_time.median_ns, optional), since 10 ms is nothing in a 2 s step and a lot in a
 20 ms one.
 
 Fix: malloc -> `export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` (segments grow instead of
 new allocations for every odd size); free -> remove torch.npu.empty_cache() from the loop, and
 lower the memory pressure (batch size, recomputation) if the allocator frees to make room.
-Saving per step = factor (0.8) x time in the flagged APIs / number of steps (overall.steps, else
+Saving per step = `factor` x time in the flagged APIs / number of steps (overall.steps, else
 1): the calls mostly disappear but some allocation stays. Confidence 0.5.
 Optional reads: overall.step_time.median_ns, overall.steps, run.env.PYTORCH_NPU_ALLOC_CONF,
 run.env.MS_ALLOC_CONF, job.training.

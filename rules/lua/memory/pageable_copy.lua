@@ -20,7 +20,7 @@ issued with non_blocking=True, so it cannot overlap with the next batch's launch
 
 How it is measured (facts.gpu.pageable_copies): gpu_memcpy events whose name says
 "Pageable" (Kineto: "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pageable)").
-Reported when they take at least `min_ns_per_step` (50 us) of GPU time per step (the mean over
+Reported when they take at least `min_ns_per_step` of GPU time per step (the mean over
 the steps' windows, gpu.steps[].pageable_ns: copies outside the steps are not put in one).
 
 Fix, chosen from what the trace shows: with a DataLoader in the trace
@@ -33,7 +33,7 @@ device-to-host results (the longest copy is DtoH), copy into a pinned tensor
 
 Saving per step: replayed (docs/whatif.md, transformation `pinned`): the pageable copies at
 pinned bandwidth (measured from the trace's pinned copies, else a per-link default), their
-calls no longer blocking the host. Without a usable replay, the formula: factor (0.5) x pageable copy time per step: pinned copies run about twice
+calls no longer blocking the host. Without a usable replay, the formula: `factor` x pageable copy time per step: pinned copies run about twice
 as fast and overlap with compute. Confidence 0.5.
 ]],
 }

@@ -20,7 +20,7 @@ larger batch, and on a full device it leads to out-of-memory errors or to alloca
 
 How it is measured (memory, from memory_record.csv; docs/facts-operators.md): peak reserved minus
 peak allocated of the framework total (memory.overall.method says how it is summed). Reported
-when the gap is at least `min_gap_mb` (1024 MB) and at least `min_gap_ratio` (20 %) of the
+when the gap is at least `min_gap_mb` and at least `min_gap_ratio` of the
 reserved peak. No time saving (saving 0), confidence 0.3.
 
 Fix: `export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` (fewer, growable segments); avoid

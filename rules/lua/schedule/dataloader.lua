@@ -9,7 +9,7 @@ rule {
   whatif = "dataloader",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "operator_health.dataloader" },
   params = {
-    slow_ns = { default = 10000000, min = 0, doc = "a fetch this long is slow, ns; the facts count fetches of 10 ms or more (operator_health.dataloader.reference_slow_ns), so a value other than 10 ms does not move the check yet" },
+    slow_ns = { default = 10000000, min = 0, doc = "a fetch this long or longer is slow, ns (the reference's threshold); the facts count the slow fetches with it (operator_health.dataloader.slow_count, reference_slow_ns)" },
     min_step_share = { default = 0.05, min = 0, max = 1, doc = "reported when the fetch time per step is at least this share of the median step" },
     factor = { default = 0.8, min = 0, max = 1, doc = "share of the fetch time workers and prefetching save (when the replay cannot tell)" },
   },
@@ -20,8 +20,8 @@ that thread; with too few workers, slow storage or no pinned memory the queue ru
 device idles meanwhile (the trailing Free gap of the previous step).
 
 How it is measured (operator_health.dataloader): host slices whose name contains "dataloader".
-Reported when a call takes at least `slow_ns` (10 ms, the reference's threshold) or when the
-dataloader time per step is at least `min_step_share` (5 %) of the median step time
+Reported when a call takes at least `slow_ns` (the reference's threshold) or when the
+dataloader time per step is at least `min_step_share` of the median step time
 (overall.step_time.median_ns, optional): the reference's fixed 10 ms misses a 1.3 ms fetch in a
 14 ms step (the real mstt timeline_advice trace, 9 % of the step, single-process loader).
 
@@ -31,7 +31,7 @@ ModelArts copy it to /cache) and avoid per-sample decompression of tar/zip archi
 workers off the launch cores (CPU_AFFINITY_CONF=2 does this).
 Saving per step: replayed (docs/whatif.md, transformation `dataloader`): the trace's steps
 simulated with the fetches moved to 8 workers (a single-process loader still waits fetch / 8
-less the rest of its step). Without a usable replay, the formula: factor (0.8) x dataloader time per step (total / overall.steps, else the
+less the rest of its step). Without a usable replay, the formula: `factor` x dataloader time per step (total / overall.steps, else the
 slow calls): workers prefetch in parallel with the step, the main thread still dequeues.
 Capped at the device idle (Free) per step when known. Confidence 0.5 (0.6 for a
 single-process loader, whose fix is certain to help).

@@ -17,7 +17,7 @@ Free time is device time in which neither computation nor communication runs, in
 device window of a step (docs/overlap.md). The facts split every idle stretch among causes
 (idle_attribution, docs/facts-idle.md): online compiles, GC, synchronize calls, data loading,
 barriers, and late launches (the device waited on the host). Those have their own rules. This
-one fires when the time no cause explains is at least `free_ratio` (10 %) of the step: the
+one fires when the time no cause explains is at least `free_ratio` of the step: the
 device waited for something the trace does not show (device-side events or copies, host work
 on threads the profiler did not record, launches the trace does not tie to tasks).
 

@@ -10,7 +10,8 @@ rule {
   platforms = { "ascend" },
   needs = { "operator_health.gc" },
   params = {
-    min_events = { default = 1, min = 1, doc = "recorded GC events of 1 ms or more needed to report them" },
+    min_ns = { default = 1000000, min = 0, doc = "a recorded GC event counts when it lasts at least this long, ns (the reference's threshold); the facts count them with it (operator_health.gc.count_ge_min, reference_min_ns)" },
+    min_events = { default = 1, min = 1, doc = "recorded GC events of at least min_ns needed to report them" },
     conjectured_factor = { default = 0.5, min = 0, max = 1, doc = "share of the conjectured GC gaps counted as saving" },
     max_acl_time_ratio = { default = 0.01, min = 0, max = 1, doc = "a free gap is GC-like when AscendCL time in it is below this share of the gap ..." },
     max_acl_per_us = { default = 1e-4, min = 0, doc = "... and it has fewer than this many AscendCL calls per us" },
@@ -23,15 +24,16 @@ it frequent and long.
 
 How it is measured (operator_health.gc, docs/facts-operators.md):
   - detected: GC events (Python GC track, cat "GC"; torch_npu's gc_detect_threshold option)
-    lasting at least 1 ms (the reference's threshold), count_ge_min / total_ge_min_ns. Saving
+    lasting at least `min_ns` (the reference's threshold; the facts count with it),
+    count_ge_min / total_ge_min_ns. Saving
     per step: replayed (docs/whatif.md, transformation `gc`: the recorded GC removed from the
     host); without a usable replay, their total time / number of steps (an upper bound: the
     pause is lost step time when the device has drained meanwhile). Confidence 0.5.
   - conjectured (no GC events recorded): device idle gaps longer than 200 ms in which the CANN
-    layer made almost no call (AscendCL time below max_acl_time_ratio, 1 % of the gap, and fewer
-    than max_acl_per_us calls per us, 1 per 10 ms; the AscendCL calls must have been recorded,
+    layer made almost no call (AscendCL time below `max_acl_time_ratio` of the gap, and fewer
+    than `max_acl_per_us` calls per us; the AscendCL calls must have been recorded,
     conjectured.acl_counted): the reference's conjectured-GC test, on the 10 longest gaps the facts
-    list. Saving per step = conjectured_factor (0.5) x the
+    list. Saving per step = `conjectured_factor` x the
     listed gaps' time / number of steps (the replay has no recorded GC to remove).
     Confidence 0.3 (it is a guess; a long host computation or I/O looks the same).
 
@@ -61,6 +63,8 @@ function check(facts, p, emit)
     "gc.disable()  # before " .. loop .. "; then every N steps: gc.collect()",
     "gc.set_threshold(100000, 50, 100)  # if disabling is not an option",
   }
+  -- The cut-off the facts counted with (a facts file keeps its own), as the message writes it.
+  local min_txt = string.format("%g ms", (g.reference_min_ns or p.min_ns) / 1e6)
   if g.detected then
     if (g.count_ge_min or 0) < p.min_events then return end
     local ev = {}
@@ -73,13 +77,13 @@ function check(facts, p, emit)
     end
     ev[#ev + 1] = { fact = "operator_health.gc.total_ge_min_ns", value = g.total_ge_min_ns }
     emit {
-      observed = string.format("%d garbage collections of 1 ms or more take %.3f ms (%.3f ms per step); longest: %s.",
-        g.count_ge_min, g.total_ge_min_ns / 1e6, g.total_ge_min_ns / steps / 1e6, table.concat(longest, ", ")),
+      observed = string.format("%d garbage collections of %s or more take %.3f ms (%.3f ms per step); longest: %s.",
+        g.count_ge_min, min_txt, g.total_ge_min_ns / 1e6, g.total_ge_min_ns / steps / 1e6, table.concat(longest, ", ")),
       why = "During a collection the Python thread launches nothing and the device runs dry.",
       action = "Freeze the long-lived objects and collect at a time of your choosing instead of in the middle of a step.",
       commands = cmds,
       saving_ns = g.total_ge_min_ns / steps,
-      saving_formula = string.format("GC time of events >= 1 ms / %d step(s)", steps),
+      saving_formula = string.format("GC time of events >= %s / %d step(s)", min_txt, steps),
       confidence = 0.5,
       evidence = ev,
     }
@@ -98,10 +102,11 @@ function check(facts, p, emit)
   end
   if sum == 0 then return end
   ev[#ev + 1] = { fact = "operator_health.gc.conjectured.gaps", value = like }
-  -- No GC was recorded: on torch_npu, record it first (GC events of 1 ms or more).
+  -- No GC was recorded: on torch_npu, record it first (GC events of min_ns or more; the
+  -- option is in ms).
   if facts.run and facts.run.framework == "torch_npu" then
     table.insert(cmds, 1, "torch_npu.profiler.profile(..., experimental_config=torch_npu.profiler._ExperimentalConfig("
-      .. "gc_detect_threshold=1))  # records GC events of 1 ms or more")
+      .. string.format("gc_detect_threshold=%g))  # records GC events of %s or more", p.min_ns / 1e6, min_txt))
   end
   emit {
     title = "Long device idle with no host activity: probably Python garbage collection",

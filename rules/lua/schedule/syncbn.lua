@@ -17,13 +17,13 @@ and backward: many small collectives, each a synchronisation point, plus a slow 
 torch_npu's implementation. With many layers it slows dispatch and communication.
 
 How it is measured (operator_health.syncbn): host slices named SyncBatchNorm (case-insensitive);
-reported at `min_count` (20, the reference's threshold) or more.
+reported at `min_count` (the reference's threshold) or more.
 
 Fix: drop `torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)` if plain BatchNorm converges
 well enough (large per-device batches), or use the efficient forward the reference advisor
 ships for torch_npu/utils/syncbatchnorm.py (one all_gather_togather of [sum, square sum,
 count] per layer).
-Saving per step = factor (0.5) x SyncBatchNorm time / number of steps (overall.steps, else 1):
+Saving per step = `factor` x SyncBatchNorm time / number of steps (overall.steps, else 1):
 the layers keep their normalisation work. Confidence 0.3.
 SyncBatchNorm synchronises only in training with more than one process (torch: `training` and
 world size > 1; otherwise it runs plain batch norm): a job known to be inference

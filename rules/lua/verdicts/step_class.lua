@@ -10,6 +10,8 @@ verdict {
       doc = "host-bound needs host-caused idle of at least this share of the step's device time (host_bound_free_ratio); device-bound needs less" },
     device_bound_vertical_share = { default = 0.2, min = 0, max = 1,
       doc = "device-bound needs at most this share of vertical launches" },
+    vertical_lag_ns = { default = 50000, min = 0,
+      doc = "a launch is vertical (the device waited on the host) when its device task starts at most this long after the host launch, ns; the facts measure with it (dispatch.thresholds.vertical_lag_ns: vertical_share, host_bound_free_ns, interruptions) and the timeline colours launch lines by it" },
   },
   doc = [[
 Each dispatch.steps entry (and dispatch.overall) gets a class and a one-line why:
@@ -48,7 +50,8 @@ function decide(facts, p)
   local d = facts.dispatch
   if not d or not d.steps then return nil end
   local has_device = d.has_device_timeline
-  local lag_ns = (d.thresholds and d.thresholds.vertical_lag_ns) or 50000
+  -- The lag the facts measured with (a facts file written under another --set keeps its own).
+  local lag_ns = (d.thresholds and d.thresholds.vertical_lag_ns) or p.vertical_lag_ns
   local out, by_class = {}, {}
   for i, s in ipairs(d.steps) do
     local cls, why
