@@ -5,7 +5,8 @@
 
 namespace npu::pipeline {
 
-Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, nlohmann::json* views) {
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, const FactsSettings&,
+                nlohmann::json* views) {
   FactsWork work;
   Facts f = compute_facts(model, views ? &work : nullptr);
   if (views) *views = compute_views(work, f.doc);

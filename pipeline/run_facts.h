@@ -2,6 +2,7 @@
 // that stamps it, so every command (facts, analyze, compare, clusters) agrees; the rules read it
 // to name real folders in their commands. With `views`, also the run's view document (what the
 // HTML report draws, views/views.h), computed beside the facts and never put into them.
+// Called by the analysis entry only (pipeline/analysis.h).
 #pragma once
 #include <string>
 
@@ -13,6 +14,12 @@
 
 namespace npu::pipeline {
 
-Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, nlohmann::json* views = nullptr);
+// How the facts measure, beyond the model: the options of compute_facts (the thresholds the
+// rules' declared parameters and --set resolve to) go here, and reach compute_facts only through
+// run_facts. None yet.
+struct FactsSettings {};
+
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, const FactsSettings& settings,
+                nlohmann::json* views = nullptr);
 
 }  // namespace npu::pipeline
