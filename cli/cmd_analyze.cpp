@@ -51,8 +51,8 @@ int analyze_run_list(const std::string& path, pipeline::Analysis& a, const std::
       {"warnings", a.cluster.warnings},
       {"runs", nlohmann::json::array()}};
   if (a.runs.size() >= 2)
-    list["compare"] = "npu-advisor compare " + text::shell_word(a.runs[0].input.path) + " " +
-                      text::shell_word(a.runs[1].input.path);
+    list["compare"] =
+        "npu-advisor compare " + text::shell_word(a.runs[0].input.path) + " " + text::shell_word(a.runs[1].input.path);
   for (auto& run : a.runs) list["runs"].push_back(std::move(run.report));
   auto render = [&](bool to_terminal) {
     if (fmt == "json") return list.dump(1) + "\n";
@@ -91,7 +91,8 @@ int cmd_analyze(const std::string& path, const CommonOptions& common, const Outp
   // The reports show the cluster warnings; with -q, stderr is where a script sees them.
   if (common.quiet)
     for (const auto& w : a.cluster.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (a.is_run_list()) return analyze_run_list(cluster.facts_dir.empty() ? path : cluster.facts_dir, a, output_format(out), common, out);
+  if (a.is_run_list())
+    return analyze_run_list(cluster.facts_dir.empty() ? path : cluster.facts_dir, a, output_format(out), common, out);
   int rc = write_report(a.report, output_format(out), common, out);
   // The process ends after this command: the report is left for the exit to take back whole
   // (freeing a 100 MB run's node by node took 0.3 s, 15% of its analysis).

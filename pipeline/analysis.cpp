@@ -17,8 +17,8 @@ using nlohmann::json;
 // a single empty run made a report of zeros too.
 bool holds_no_data(const RunModel& m) {
   return m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty() &&
-         m.op_statistics.empty() && m.memory_records.empty() && m.operator_memory.empty() &&
-         m.module_memory.empty() && m.counters.empty() && !m.communication.ops && !m.communication.links;
+         m.op_statistics.empty() && m.memory_records.empty() && m.operator_memory.empty() && m.module_memory.empty() &&
+         m.counters.empty() && !m.communication.ops && !m.communication.links;
 }
 
 bool wanted(Keep k, bool ranked) { return k == Keep::Always || (k == Keep::UnlessRanked && !ranked); }
@@ -81,7 +81,8 @@ Analysis analyze_cluster(const Detection& d, const AnalysisOptions& opt) {
   }
   ClusterOptions copt = opt.cluster;
   copt.rules = opt.rules;
-  a.cluster = copt.facts_dir.empty() ? analyze_cluster_input(d, opt.load, copt) : reduce_facts_dir(copt.facts_dir, copt);
+  a.cluster =
+      copt.facts_dir.empty() ? analyze_cluster_input(d, opt.load, copt) : reduce_facts_dir(copt.facts_dir, copt);
   for (auto& run : a.cluster.runs) {
     Analysis r = analyze_facts(std::move(run.facts), std::move(run.summary), std::move(run.views), opt);
     r.input.path = run.path;
@@ -123,12 +124,6 @@ Analysis analyze(const std::string& path, const AnalysisOptions& opt) {
   Detection d = detect(path);
   if (!d.cluster) return analyze_run(path, d, opt);
   if (!opt.clusters) throw LoadError::whole_file(path, "is a cluster: " + opt.if_cluster);
-  return analyze_cluster(d, opt);
-}
-
-Analysis analyze(const Detection& d, const AnalysisOptions& opt) {
-  if (!d.cluster) return analyze_run(d.path, d, opt);
-  if (!opt.clusters) throw LoadError::whole_file(d.path, "is a cluster: " + opt.if_cluster);
   return analyze_cluster(d, opt);
 }
 

@@ -50,13 +50,13 @@ struct AnalysisOptions {
 };
 
 struct Analysis {
-  Detection input;  // the detection (path, kind); a facts folder: only its path
-  std::optional<RunModel> model;         // keep_model
-  std::vector<std::string> warnings;     // the loaders' (model.stats.warnings)
-  std::vector<std::string> rejected;     // the records the loaders rejected
-  nlohmann::json summary;                // the run summary (null when not kept)
-  Facts facts;                           // moved into `report` at StopAfter::Report
-  nlohmann::json views;                  // null when not made; moved into `report`
+  Detection input;                    // the detection (path, kind); a facts folder: only its path
+  std::optional<RunModel> model;      // keep_model
+  std::vector<std::string> warnings;  // the loaders' (model.stats.warnings)
+  std::vector<std::string> rejected;  // the records the loaders rejected
+  nlohmann::json summary;             // the run summary (null when not kept)
+  Facts facts;                        // moved into `report` at StopAfter::Report
+  nlohmann::json views;               // null when not made; moved into `report`
   std::vector<RuleOutcome> outcomes;
   nlohmann::json report;
   std::string rules_error;  // not empty: the rule options are bad (a --set), nothing ran after the facts
@@ -72,7 +72,6 @@ struct Analysis {
 // `path` detected (a LoadError when it is nothing known), then analysed. With
 // opt.cluster.facts_dir, that folder of per-rank facts is reduced instead (`path` unused).
 Analysis analyze(const std::string& path, const AnalysisOptions& opt);
-Analysis analyze(const Detection& d, const AnalysisOptions& opt);
 
 // The stages after the facts for facts made elsewhere (a facts file, a run of a list read from a
 // facts folder): the rules and the report, as analyze() runs them.

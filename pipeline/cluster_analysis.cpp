@@ -221,7 +221,7 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
   }
   std::vector<cluster::RankFacts> ranks;
   std::vector<std::optional<Facts>> full(files.size());  // facts without a rank id: the runs, if not a cluster
-  AnalysisOptions rules_only;  // each rank's own findings (the rules through the entry)
+  AnalysisOptions rules_only;                            // each rank's own findings (the rules through the entry)
   rules_only.stop = StopAfter::Rules;
   rules_only.rules = opt.rules;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -230,7 +230,8 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
       throw LoadError::whole_file(files[i], "is a cluster facts file; --facts expects one facts file per rank");
     Analysis a = analyze_facts(std::move(f), nullptr, nullptr, rules_only);
     const json& doc = a.facts.doc;
-    ranks.push_back(cluster::rank_facts_from(rank_of(doc), doc.value("input", json::object()).value("path", files[i]), doc));
+    ranks.push_back(
+        cluster::rank_facts_from(rank_of(doc), doc.value("input", json::object()).value("path", files[i]), doc));
     ranks.back().facts["findings"] = own_findings(a);
     if (ranks.back().rank < 0) full[i] = std::move(a.facts);
   }

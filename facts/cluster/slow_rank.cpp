@@ -16,9 +16,9 @@ namespace {
 struct TimeCandidate {
   int rank = -1;
   double excess = 0, z = 0;
-  std::vector<double> busy;                              // computing + free per step, per row
+  std::vector<double> busy;                                // computing + free per step, per row
   std::map<int, std::pair<double, double>> stage_med_mad;  // of busy, per stage
-  double med_step = 0;                                   // the median device time per step
+  double med_step = 0;                                     // the median device time per step
 };
 
 TimeCandidate time_candidate(const json& rank_rows, const std::map<int, int>& stage_of) {

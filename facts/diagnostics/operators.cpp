@@ -270,10 +270,9 @@ void tally_device_tasks(const DiagnosticContext& ctx, Tally& t, Facts& facts) {
     t.comm_ns += s.dur;
     ++t.comm_n;
   }
-  facts.unavailable("operators.by_type",
-                    gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
-                        : "no kernel_details.csv rows: the trace's device tasks carry no operator "
-                          "types, so operators are grouped by task name only");
+  facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
+                                             : "no kernel_details.csv rows: the trace's device tasks carry no operator "
+                                               "types, so operators are grouped by task name only");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // differences of the six copies it replaced, each settled once (docs/architecture.md, "The
 // analysis entry"): an empty run refused by every command, a compare side's warnings taken from
 // the entry, the MCP report being the entry's report without views, one way of naming a rank.
+#include "pipeline/analysis.h"
+
 #include <cstdlib>
 #include <functional>
 
@@ -10,7 +12,6 @@
 
 #include "base/load_error.h"
 #include "mcp/advisor_handler.h"
-#include "pipeline/analysis.h"
 #include "pipeline/compare_side.h"
 #include "test_support.h"
 
@@ -99,7 +100,7 @@ TEST(AnalysisEntry, RefusesAnEmptyRunInEveryCommand) {
   npu::test::TempDir dir;
   const std::string empty = dir.write("empty.pt.trace.json", R"({"traceEvents": []})");
   const std::string words = "holds no profiler data";
-  expect_load_error([&] { npu::pipeline::analyze(empty, AnalysisOptions{}); }, words);            // analyze, MCP
+  expect_load_error([&] { npu::pipeline::analyze(empty, AnalysisOptions{}); }, words);             // analyze, MCP
   expect_load_error([&] { npu::pipeline::analyze(empty, stop_after(StopAfter::Facts)); }, words);  // facts
   expect_load_error([&] { npu::pipeline::analyze(empty, stop_after(StopAfter::Load)); }, words);   // whatif
   expect_load_error([&] { npu::pipeline::load_compare_side(empty, {}, {}); }, words);              // compare, gate
