@@ -1,4 +1,4 @@
-// `npu-advisor rules list|show|test`, and the rule options shared with analyze.
+// `npu-advisor rules list|show|test|doc`.
 #include <cstdio>
 #include <fstream>
 
@@ -9,13 +9,6 @@
 #include "rules/rule_fixtures.h"
 
 namespace npu::cli {
-
-int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes) {
-  std::string why = pipeline::run_rules(engine, facts, o, outcomes);
-  if (why.empty()) return kOk;
-  std::fprintf(stderr, "error: %s\n", why.c_str());
-  return kBadInput;
-}
 
 int cmd_rules_list(const RuleOptions& o) {
   RuleEngine engine;

@@ -4,9 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "base/load_error.h"
 #include "cli/commands.h"
-#include "pipeline/load_settings.h"
+#include "pipeline/analysis.h"
 #include "pipeline/whatif_run.h"
 
 namespace npu::cli {
@@ -51,10 +50,13 @@ std::string text_of(const nlohmann::json& r, const std::string& path) {
 
 int cmd_whatif(const std::string& path, const std::vector<std::string>& apply, const CommonOptions& common,
                const OutputOptions& out) {
-  Detection d = pipeline::detect(path);
-  if (d.cluster) throw LoadError::whole_file(path, "is a cluster: run `whatif` on one rank folder");
-  RunModel m = pipeline::load(d, load_settings(common));
-  const nlohmann::json r = pipeline::whatif_run(m, apply);
+  pipeline::AnalysisOptions opt;
+  opt.stop = pipeline::StopAfter::Load;
+  opt.load = load_settings(common);
+  opt.summary = pipeline::Keep::Never;
+  opt.keep_model = true;
+  opt.if_cluster = "run `whatif` on one rank folder";
+  const nlohmann::json r = pipeline::whatif_run(*pipeline::analyze(path, opt).model, apply);
   const bool json = out.format == "json" || (out.format.empty() && out.out_file.size() > 5 &&
                                              out.out_file.substr(out.out_file.size() - 5) == ".json");
   if (!write_output(out.out_file, json ? json_text(r) + "\n" : text_of(r, path))) return kBadInput;

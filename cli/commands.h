@@ -54,9 +54,6 @@ int cmd_rules_list(const RuleOptions& rules);
 int cmd_rules_show(const std::string& id, const RuleOptions& rules);
 int cmd_rules_doc(const RuleOptions& rules);
 int cmd_rules_test(const std::string& dir);
-// The rules with the user's options (pipeline/rule_run.h): a bad option is printed, kBadInput.
-int run_user_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& rules,
-                   std::vector<RuleOutcome>* outcomes);
 
 // `compare BASE NEW` and `gate --baseline BASE NEW` (docs/compare-gate.md). A side is any single
 // input `analyze` takes, or a facts file written by `facts` (pipeline/compare_side.h); the

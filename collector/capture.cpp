@@ -135,9 +135,8 @@ std::string nothing_captured_message(const CaptureOptions& o, const ChildResult&
                      ran, s.max_steps, s.max_steps == 1 ? "" : "s", need);
 }
 
-}  // namespace
-
-CaptureResult capture(const CaptureOptions& o) {
+// The options checked before anything runs; the profiler asked for.
+Profiler checked_request(const CaptureOptions& o) {
   if (o.command.empty()) throw CaptureError("no command: give it after --, e.g. -- python train.py");
   if (o.out_dir.empty()) throw CaptureError("no output folder given");
   if (o.wait < 0 || o.warmup < 0 || o.active < 1)
@@ -146,7 +145,39 @@ CaptureResult capture(const CaptureOptions& o) {
   if (!requested) throw CaptureError("--profiler " + o.profiler + ": not one of auto, torch_npu, msprof, torch");
   check_member(o.level, kLevels, "--level");
   check_member(o.aic_metrics, kAicMetrics, "--aic-metrics");
+  return *requested;
+}
 
+// A Python command under torch_npu or torch: the bootstrap (sitecustomize.py) on PYTHONPATH,
+// reading its configuration from NPU_ADVISOR_CAPTURE, writing its status into tmp/status.
+void bootstrap_python(const CaptureOptions& o, Profiler profiler, const fs::path& out, const fs::path& tmp,
+                      ChildOptions& child) {
+  fs::path boot = tmp / "bootstrap", status = tmp / "status";
+  fs::create_directories(boot);
+  fs::create_directories(status);
+  for (const char* f : {"sitecustomize.py", "npu_advisor_capture.py"}) write_file(boot / f, collector_file(f));
+  nlohmann::json cfg = {{"profiler", to_string(profiler)},
+                        {"output_dir", out.string()},
+                        {"status_dir", status.string()},
+                        {"wait", o.wait},
+                        {"warmup", o.warmup},
+                        {"active", o.active},
+                        {"record_shapes", o.record_shapes},
+                        {"with_stack", o.with_stack},
+                        {"profile_memory", o.profile_memory},
+                        {"level", o.level},
+                        {"aic_metrics", o.aic_metrics}};
+  write_file(tmp / "config.json", cfg.dump(1));
+  std::string pythonpath = boot.string();
+  if (auto old = get_env(child.env, "PYTHONPATH"); old && !old->empty()) pythonpath += ":" + *old;
+  set_env(child.env, "PYTHONPATH", pythonpath);
+  set_env(child.env, "NPU_ADVISOR_CAPTURE", (tmp / "config.json").string());
+}
+
+}  // namespace
+
+CaptureResult capture(const CaptureOptions& o) {
+  const Profiler requested = checked_request(o);
   fs::path out = fs::absolute(o.out_dir);
   if (folder_has_entries(out))
     throw CaptureError(out.string() + " is not empty: give a new folder (the capture analyzes everything in it)");
@@ -158,7 +189,7 @@ CaptureResult capture(const CaptureOptions& o) {
   ClassifiedCommand cmd = classify_command(o.command, path_env);
   Probe probe = cmd.is_python ? probe_python(cmd.interpreter, env) : Probe{};
   probe.msprof = !find_on_path("msprof", path_env).empty();
-  ProfilerChoice choice = choose_profiler(*requested, cmd.is_python, probe);
+  ProfilerChoice choice = choose_profiler(requested, cmd.is_python, probe);
   if (!choice.error.empty()) throw CaptureError(cmd.why + "; " + choice.error);
 
   fs::create_directories(out, ec);  // only now: a refused capture leaves nothing behind
@@ -181,26 +212,7 @@ CaptureResult capture(const CaptureOptions& o) {
   if (choice.profiler == Profiler::Msprof) {
     child.argv = {"msprof", "--output=" + out.string(), "--application=" + shell_join(cmd.argv)};
   } else {
-    fs::path boot = tmp.path() / "bootstrap", status = tmp.path() / "status";
-    fs::create_directories(boot);
-    fs::create_directories(status);
-    for (const char* f : {"sitecustomize.py", "npu_advisor_capture.py"}) write_file(boot / f, collector_file(f));
-    nlohmann::json cfg = {{"profiler", to_string(choice.profiler)},
-                          {"output_dir", out.string()},
-                          {"status_dir", status.string()},
-                          {"wait", o.wait},
-                          {"warmup", o.warmup},
-                          {"active", o.active},
-                          {"record_shapes", o.record_shapes},
-                          {"with_stack", o.with_stack},
-                          {"profile_memory", o.profile_memory},
-                          {"level", o.level},
-                          {"aic_metrics", o.aic_metrics}};
-    write_file(tmp.path() / "config.json", cfg.dump(1));
-    std::string pythonpath = boot.string();
-    if (auto old = get_env(env, "PYTHONPATH"); old && !old->empty()) pythonpath += ":" + *old;
-    set_env(child.env, "PYTHONPATH", pythonpath);
-    set_env(child.env, "NPU_ADVISOR_CAPTURE", (tmp.path() / "config.json").string());
+    bootstrap_python(o, choice.profiler, out, tmp.path(), child);
     child.argv = cmd.argv;
   }
 

@@ -7,10 +7,8 @@
 #include "base/load_error.h"
 #include "base/text.h"
 #include "mcp/advisor_handler.h"
-#include "pipeline/cluster_analysis.h"
+#include "pipeline/analysis.h"
 #include "pipeline/compare_side.h"
-#include "pipeline/run_facts.h"
-#include "pipeline/run_summary.h"
 #include "pipeline/whatif_run.h"
 #include "reports/report_document.h"
 
@@ -40,33 +38,21 @@ std::string first_paragraph(const std::string& doc) {
 }  // namespace
 
 json analyze_report(const std::string& real_path) {
-  Detection d = pipeline::detect(real_path);
-  pipeline::LoadSettings settings;  // no progress display: stdout is the protocol's
-  Facts facts;
-  json summary;
-  json cluster_warnings = json::array();
-  if (d.cluster) {
-    pipeline::ClusterAnalysis c = pipeline::analyze_cluster_input(d, settings, pipeline::ClusterOptions{});
-    if (c.is_run_list()) {
-      std::string runs;
-      for (const auto& r : c.runs) runs += "\n  " + r.path;
-      throw ToolInputError(real_path + " holds " + std::to_string(c.runs.size()) + " separate runs, not a cluster (" +
-                           c.not_cluster_why + "): analyze each one:" + runs);
-    }
-    facts = std::move(c.facts);
-    summary = std::move(c.summary);
-    cluster_warnings = c.warnings;
-  } else {
-    RunModel model = pipeline::load(d, settings);
-    summary = summarize_run(model, d);
-    facts = pipeline::run_facts(model, real_path, d);
+  pipeline::AnalysisOptions opt;  // no progress display: stdout is the protocol's
+  // No views: they are the HTML report's drawing data, which no tool serves, and the reports are
+  // cached (several at once): they would cost time and memory for nothing.
+  opt.views = pipeline::Keep::Never;
+  opt.clusters = true;
+  pipeline::Analysis a = pipeline::analyze(real_path, opt);
+  if (a.is_run_list()) {
+    std::string runs;
+    for (const auto& r : a.runs) runs += "\n  " + r.input.path;
+    throw ToolInputError(real_path + " holds " + std::to_string(a.runs.size()) + " separate runs, not a cluster (" +
+                         a.cluster.not_cluster_why + "): analyze each one:" + runs);
   }
-  RuleEngine engine;
-  std::vector<RuleOutcome> outcomes;
-  if (std::string why = pipeline::run_rules(engine, facts, {}, &outcomes); !why.empty()) throw ToolInputError(why);
-  json report = build_report(summary, std::move(facts), outcomes);
-  if (!cluster_warnings.empty()) report["cluster_warnings"] = std::move(cluster_warnings);
-  return report;
+  if (!a.rules_error.empty()) throw ToolInputError(a.rules_error);
+  if (!a.cluster.warnings.empty()) a.report["cluster_warnings"] = a.cluster.warnings;
+  return std::move(a.report);
 }
 
 json analyze_summary(const json& report) {
@@ -164,10 +150,12 @@ json compare_runs(const std::string& base, const std::string& next, bool keep_wa
 }
 
 json whatif(const std::string& real_path, const std::vector<std::string>& apply) {
-  Detection d = pipeline::detect(real_path);
-  if (d.cluster) throw ToolInputError(real_path + " is a cluster: give one rank's folder or trace");
-  RunModel m = pipeline::load(d, pipeline::LoadSettings{});
-  json r = pipeline::whatif_run(m, apply);
+  pipeline::AnalysisOptions opt;
+  opt.stop = pipeline::StopAfter::Load;
+  opt.summary = pipeline::Keep::Never;
+  opt.keep_model = true;
+  opt.if_cluster = "give one rank's folder or trace";
+  json r = pipeline::whatif_run(*pipeline::analyze(real_path, opt).model, apply);
   r["input"] = real_path;
   return r;
 }

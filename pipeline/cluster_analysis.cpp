@@ -4,7 +4,6 @@
 #include "pipeline/cluster_analysis.h"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <malloc.h>
@@ -15,12 +14,10 @@
 #include "facts/cluster/cluster_facts.h"
 #include "loaders/cluster/cluster_reference_loader.h"
 #include "loaders/detect.h"
-#include "loaders/run_loader.h"
+#include "pipeline/analysis.h"
 #include "pipeline/child_processes.h"
 #include "pipeline/cluster_membership.h"
-#include "pipeline/facts_options.h"
 #include "pipeline/rank_outcome.h"
-#include "pipeline/run_facts.h"
 #include "pipeline/run_summary.h"
 #include "rules/attribution.h"
 
@@ -30,18 +27,17 @@ using nlohmann::json;
 
 namespace {
 
-// The single-run rules on one rank's full facts: the rank's own causes, kept compact (the top
-// kRankFindings by score, without the long texts the cluster report does not show) and merged
-// across ranks by build_cluster_facts (cluster.rank_findings). The rule options were checked
-// once by the caller (cli/cmd_analyze.cpp), so a failure here only means the rank has no findings.
+// The single-run rules' findings on one rank's full facts: the rank's own causes, kept compact
+// (the top kRankFindings by score, without the long texts the cluster report does not show) and
+// merged across ranks by build_cluster_facts (cluster.rank_findings). The rule options were
+// checked once by the analysis entry (pipeline/analysis.cpp), so a failure here only means the
+// rank has no findings.
 constexpr size_t kRankFindings = 10;
-json own_findings(const Facts& f, const RuleOptions& rules) {
-  RuleEngine engine;
-  std::vector<RuleOutcome> outcomes;
-  if (!run_rules(engine, f, rules, &outcomes).empty()) return json::array();
+json own_findings(const Analysis& a) {
+  if (!a.rules_error.empty()) return json::array();
   json out = json::array();
-  json ranked = ranked_findings(outcomes);
-  attribute_savings(ranked, f.doc);  // the rank's savings add up to at most its step, as in its own report
+  json ranked = ranked_findings(a.outcomes);
+  attribute_savings(ranked, a.facts.doc);  // the rank's savings add up to at most its step, as in its own report
   for (const auto& x : ranked) {
     if (x.value("rule", "").rfind("cluster.", 0) == 0) continue;
     json c = json::object();
@@ -60,21 +56,8 @@ json run_list_summary(const std::string& path, const Facts& f) {
           {"input", f.doc.value("input", json{{"path", path}})}};
 }
 
-// The rank id a rank's facts carry: run.rank (profiler_info_{rank}.json, its rank_id, Kineto
-// distributedInfo.rank), else profiler_metadata.json's distributed_args.rank, else -1.
-int rank_of(const json& facts) {
-  const json run = facts.value("run", json::object());
-  int rank = run.value("rank", -1);
-  if (rank >= 0) return rank;
-  const json dist = run.value("distributed", json::object());
-  if (auto it = dist.find("rank"); it != dist.end()) {
-    std::string t = it->is_string() ? it->get<std::string>() : it->dump();
-    int v = -1;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc() && p == t.data() + t.size() && v >= 0) return v;
-  }
-  return -1;
-}
+// The rank id a rank's facts carry (run_rank: run.rank, else distributed_args.rank, else -1).
+int rank_of(const json& facts) { return run_rank(facts.value("run", json::object())); }
 
 json cluster_summary(const std::string& path, const std::string& description,
                      const std::vector<cluster::RankFacts>& ranks) {
@@ -98,28 +81,25 @@ json cluster_summary(const std::string& path, const std::string& description,
 RankOutcome analyze_member(const std::string& member, const RuleOptions& rules, bool in_child) {
   RankOutcome out;
   try {
-    Detection md = detect_input(member);
-    LoadOptions lo;
-    lo.trace.threads = 1;
-    Facts f;
-    json summary, views;
-    {
-      RunModel m = load_run(md, lo);
-      // An empty rank folder is no rank: 200 of them made a cluster report of zeros, exit 0.
-      if (m.stats.trace_events == 0 && m.slices.empty() && m.kernels.empty() && m.step_trace.empty())
-        throw LoadError::whole_file(member, "holds no profiler data (no trace events, kernels or step times)");
-      // A rank with a rank id is only ever a cluster member (nothing of it is drawn: no views); a
-      // run without one may become a run of a run list, with its own full report.
-      f = run_facts(m, member, md, m.meta.rank < 0 ? &views : nullptr, facts_options(rules));
-      if (rank_of(f.doc) < 0) summary = summarize_run(m, md);
-    }  // the model (events) is gone here; only facts stay
+    AnalysisOptions opt;
+    opt.stop = StopAfter::Rules;
+    opt.load.threads = 1;
+    opt.rules = rules;
+    // A rank with a rank id is only ever a cluster member (nothing of it is drawn or summarised);
+    // a run without one may become a run of a run list, with its own full report. An empty rank
+    // folder is refused by the entry, as every empty input is.
+    opt.summary = Keep::UnlessRanked;
+    opt.views = Keep::UnlessRanked;
+    opt.if_cluster = "a rank folder holds one run";
+    Analysis a = analyze(member, opt);  // the model (events) is gone here; only facts stay
     // In this process, give the freed pages back: the small facts that stay would otherwise pin a
     // whole rank's worth of heap per rank (glibc keeps freed arena memory).
     if (!in_child) malloc_trim(0);
-    out.rank = cluster::rank_facts_from(rank_of(f.doc), member, f.doc);
-    out.rank.facts["findings"] = own_findings(f, rules);
-    if (!summary.is_null()) out.full = RunOfList{member, std::move(summary), std::move(f), std::move(views)};
-    else if (in_child) (void)new Facts(std::move(f));
+    out.rank = cluster::rank_facts_from(rank_of(a.facts.doc), member, a.facts.doc);
+    out.rank.facts["findings"] = own_findings(a);
+    if (!a.summary.is_null())
+      out.full = RunOfList{member, std::move(a.summary), std::move(a.facts), std::move(a.views)};
+    else if (in_child) (void)new Facts(std::move(a.facts));
   } catch (const LoadError& e) {
     out.error = e.what();
   } catch (const std::exception& e) {  // a symlink loop in one member: that member, not std::terminate
@@ -190,11 +170,12 @@ ClusterAnalysis analyze_cluster_input(const Detection& d, const LoadSettings& se
           continue;
         }
         // A capture with a rank id (the newest of one rank): its full facts were not kept.
-        Detection md = detect_input(d.members[i]);
-        RunModel model = load(md, settings);
-        json views;
-        Facts f = run_facts(model, d.members[i], md, &views, facts_options(opt.rules));
-        out.runs.push_back(RunOfList{d.members[i], summarize_run(model, md), std::move(f), std::move(views)});
+        AnalysisOptions opt;
+        opt.stop = StopAfter::Facts;
+        opt.load = settings;
+        opt.views = Keep::Always;
+        Analysis a = analyze(d.members[i], opt);
+        out.runs.push_back(RunOfList{d.members[i], std::move(a.summary), std::move(a.facts), std::move(a.views)});
       }
       name_one_worker(out);
       return out;
@@ -240,14 +221,19 @@ ClusterAnalysis reduce_facts_dir(const std::string& dir, const ClusterOptions& o
   }
   std::vector<cluster::RankFacts> ranks;
   std::vector<std::optional<Facts>> full(files.size());  // facts without a rank id: the runs, if not a cluster
+  AnalysisOptions rules_only;                            // each rank's own findings (the rules through the entry)
+  rules_only.stop = StopAfter::Rules;
+  rules_only.rules = opt.rules;
   for (size_t i = 0; i < files.size(); ++i) {
     Facts f = read_facts(files[i]);
     if (f.doc.contains("cluster"))
       throw LoadError::whole_file(files[i], "is a cluster facts file; --facts expects one facts file per rank");
+    Analysis a = analyze_facts(std::move(f), nullptr, nullptr, rules_only);
+    const json& doc = a.facts.doc;
     ranks.push_back(
-        cluster::rank_facts_from(rank_of(f.doc), f.doc.value("input", json::object()).value("path", files[i]), f.doc));
-    ranks.back().facts["findings"] = own_findings(f, opt.rules);
-    if (ranks.back().rank < 0) full[i] = std::move(f);
+        cluster::rank_facts_from(rank_of(doc), doc.value("input", json::object()).value("path", files[i]), doc));
+    ranks.back().facts["findings"] = own_findings(a);
+    if (ranks.back().rank < 0) full[i] = std::move(a.facts);
   }
   ClusterReference ref = load_cluster_reference(dir);
   if (ref.empty()) {

@@ -6,9 +6,7 @@
 #include "base/byte_source.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
-#include "loaders/detect.h"
-#include "pipeline/facts_options.h"
-#include "pipeline/run_facts.h"
+#include "pipeline/analysis.h"
 #include "rules/verdicts.h"
 
 namespace npu::pipeline {
@@ -45,28 +43,32 @@ compare::CompareSide load_compare_side(const std::string& path, const LoadSettin
                                        const RuleOptions& rules) {
   compare::CompareSide side;
   side.path = path;
+  AnalysisOptions opt;
+  opt.stop = StopAfter::Rules;
+  opt.load = settings;
+  opt.rules = rules;
+  opt.summary = Keep::Never;
+  opt.views = Keep::Always;
+  opt.if_cluster = "compare one rank (its folder or its facts file) at a time";
+  Analysis a;
   if (std::optional<nlohmann::json> doc = facts_file_doc(path)) {
-    side.facts = facts_from_json(std::move(*doc), path);
+    a = analyze_facts(facts_from_json(std::move(*doc), path), nullptr, nullptr, opt);
     side.kind = "facts file";
-    const auto& in = side.facts.doc.value("input", nlohmann::json::object());
+    const auto& in = a.facts.doc.value("input", nlohmann::json::object());
     side.description = in.value("description", std::string("facts written by npu-advisor facts"));
   } else {
-    Detection d = detect_input(path);
-    if (d.cluster)
-      throw LoadError::whole_file(path, "is a cluster: compare one rank (its folder or its facts file) at a time");
-    RunModel m = load(d, settings);
-    side.warnings = m.stats.warnings;
-    side.rejected = m.stats.rejected;
-    side.facts = run_facts(m, path, d, &side.views, facts_options(rules));
-    side.kind = d.kind;
-    side.description = d.description;
+    a = analyze(path, opt);
+    side.kind = a.input.kind;
+    side.description = a.input.description;
   }
-  RuleEngine engine;
-  std::vector<RuleOutcome> outcomes;
-  if (std::string why = run_rules(engine, side.facts, rules, &outcomes); !why.empty())
-    throw LoadError::whole_file(path, "the rules could not be run on this side: " + why);
-  side.findings = ranked_findings(outcomes);
-  side.verdicts = verdict_document(outcomes);
+  if (!a.rules_error.empty())
+    throw LoadError::whole_file(path, "the rules could not be run on this side: " + a.rules_error);
+  side.warnings = std::move(a.warnings);
+  side.rejected = std::move(a.rejected);
+  side.facts = std::move(a.facts);
+  side.views = std::move(a.views);
+  side.findings = ranked_findings(a.outcomes);
+  side.verdicts = verdict_document(a.outcomes);
   return side;
 }
 

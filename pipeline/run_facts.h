@@ -1,8 +1,8 @@
 // The facts of one loaded run, with their "input" section (which path, what kind): the one place
 // that stamps it, so every command (facts, analyze, compare, clusters) agrees; the rules read it
 // to name real folders in their commands. With `views`, also the run's view document (what the
-// HTML report draws, views/views.h), computed beside the facts and never put into them. `options`:
-// the thresholds to measure with (pipeline/facts_options.h resolves them from the rule options).
+// HTML report draws, views/views.h), computed beside the facts and never put into them.
+// Called by the analysis entry only (pipeline/analysis.h).
 #pragma once
 #include <string>
 
@@ -15,7 +15,14 @@
 
 namespace npu::pipeline {
 
-Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, nlohmann::json* views = nullptr,
-                const FactsOptions& options = {});
+// How the facts measure, beyond the model: the options of compute_facts (the thresholds the
+// rules' declared parameters and --set resolve to, pipeline/facts_options.h) go here, and reach
+// compute_facts only through run_facts.
+struct FactsSettings {
+  FactsOptions options;
+};
+
+Facts run_facts(const RunModel& model, const std::string& path, const Detection& d, const FactsSettings& settings,
+                nlohmann::json* views = nullptr);
 
 }  // namespace npu::pipeline

@@ -8,31 +8,12 @@
 
 namespace npu {
 
-nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
-  using nlohmann::json;
-  json s;
-  s["schema"] = "npu-advisor.run-summary";
-  s["schema_version"] = kRunSummarySchemaVersion;
-  s["input"] = {{"path", input.path}, {"kind", input.kind}, {"description", input.description}};
+namespace {
 
-  json run = run_metadata_json(m);
-  s["run"] = run;
+using nlohmann::json;
 
-  json files = json::array();
-  json skipped = json::array();
-  for (const auto& f : m.files) {
-    files.push_back({{"role", f.role},
-                     {"status", to_string(f.status)},
-                     {"path", f.path},
-                     {"bytes", f.bytes},
-                     {"records", f.records},
-                     {"table", f.table},
-                     {"note", f.note}});
-    if (f.status != InputFile::Status::Loaded) skipped.push_back({{"input", f.role}, {"why", f.note}});
-  }
-  s["files"] = files;
-  s["unavailable"] = skipped;
-
+// What the loaders counted: events, slices per process, flows, kernels, rows of each table.
+json counts_of(const RunModel& m) {
   json counts;
   counts["trace_events"] = m.stats.trace_events;
   counts["events_by_phase"] = m.stats.events_by_phase;
@@ -61,9 +42,11 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
   counts["memory_records"] = m.memory_records.size();
   counts["operator_memory_rows"] = m.operator_memory.size();
   counts["module_memory_rows"] = m.module_memory.size();
-  s["counts"] = counts;
+  return counts;
+}
 
-  // Per step, as the facts' per-step lists: the first kMaxStepDetail (counts.steps has them all).
+// Per step, as the facts' per-step lists: the first kMaxStepDetail (counts.steps has them all).
+json steps_of(const RunModel& m) {
   json steps = json::array();
   for (size_t i = 0; i < m.steps.size() && i < kMaxStepDetail; ++i) {
     const Step& st = m.steps[i];
@@ -74,9 +57,11 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
     steps.push_back(
         {{"id", st.id}, {"start_ns", st.start}, {"end_ns", st.end}, {"dur_ns", st.end - st.start}, {"source", source}});
   }
-  s["steps"] = steps;
+  return steps;
+}
 
-  // The profiler's own breakdown, as written in step_trace_time.csv.
+// The profiler's own breakdown, as written in step_trace_time.csv.
+json profiler_breakdown(const RunModel& m) {
   json breakdown = json::array();
   const InputFile* stt = m.file(Role::StepTraceTime);
   for (size_t i = 0; i < m.step_trace.size() && i < kMaxStepDetail; ++i) {
@@ -96,8 +81,35 @@ nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
                                               : fmt::format("{}:{}", stt ? stt->path : "step_trace_time.csv", r.line)}};
     breakdown.push_back(row);
   }
-  s["profiler_step_breakdown"] = breakdown;
+  return breakdown;
+}
 
+}  // namespace
+
+nlohmann::json summarize_run(const RunModel& m, const Detection& input) {
+  json s;
+  s["schema"] = "npu-advisor.run-summary";
+  s["schema_version"] = kRunSummarySchemaVersion;
+  s["input"] = {{"path", input.path}, {"kind", input.kind}, {"description", input.description}};
+  s["run"] = run_metadata_json(m);
+
+  json files = json::array();
+  json skipped = json::array();
+  for (const auto& f : m.files) {
+    files.push_back({{"role", f.role},
+                     {"status", to_string(f.status)},
+                     {"path", f.path},
+                     {"bytes", f.bytes},
+                     {"records", f.records},
+                     {"table", f.table},
+                     {"note", f.note}});
+    if (f.status != InputFile::Status::Loaded) skipped.push_back({{"input", f.role}, {"why", f.note}});
+  }
+  s["files"] = files;
+  s["unavailable"] = skipped;
+  s["counts"] = counts_of(m);
+  s["steps"] = steps_of(m);
+  s["profiler_step_breakdown"] = profiler_breakdown(m);
   s["load"] = {{"trace_bytes", m.stats.trace_bytes},
                {"trace_seconds", m.stats.trace_seconds},
                {"trace_mb_per_s", m.stats.trace_seconds > 0 ? m.stats.trace_bytes / 1e6 / m.stats.trace_seconds : 0.0}};

@@ -167,9 +167,15 @@ nlohmann::json matmul_precision(const RunModel& m) {
                   {"input_dtypes", m.str(k.input_dtypes)},
                   {"evidence", nlohmann::json::array({evidence_row(m, Role::KernelDetails, k.line, what)})}});
   }
-  return {{"matrix_kernels", n},       {"matrix_ns", ns},           {"fp32_kernels", fp32_n},
-          {"fp32_ns", fp32_ns},        {"fp32_hf32_eligible_ns", hf32_ns}, {"low_precision_ns", low_ns},
-          {"unknown_dtype_kernels", unknown_n}, {"unknown_dtype_ns", unknown_ns}, {"fp32_by_type", std::move(by)}};
+  return {{"matrix_kernels", n},
+          {"matrix_ns", ns},
+          {"fp32_kernels", fp32_n},
+          {"fp32_ns", fp32_ns},
+          {"fp32_hf32_eligible_ns", hf32_ns},
+          {"low_precision_ns", low_ns},
+          {"unknown_dtype_kernels", unknown_n},
+          {"unknown_dtype_ns", unknown_ns},
+          {"fp32_by_type", std::move(by)}};
 }
 
 // Host operators: torch "cpu_op" slices of the Python process (Kineto: of the host threads;
@@ -216,66 +222,83 @@ void host_operators(const RunModel& m, nlohmann::json& out, Facts& facts) {
   out["host"] = {{"time", "inclusive"}, {"operators", n}, {"distinct", host.size()}, {"by_name", a}};
 }
 
+// The device operators tallied: compute by type and by name, communication by name, and the
+// count and time of each accelerator core.
+struct Tally {
+  Grouper by_type, by_name, comm;
+  Ns compute_ns = 0, comm_ns = 0;
+  uint64_t compute_n = 0, comm_n = 0;
+  std::map<std::string, std::pair<uint64_t, Ns>> by_core;
+};
+
+// From kernel_details.csv.
+void tally_kernels(const RunModel& m, Tally& t) {
+  for (uint32_t i = 0; i < m.kernels.size(); ++i) {
+    const Kernel& k = m.kernels[i];
+    auto& c = t.by_core[std::string(m.str(k.accel_core))];
+    ++c.first;
+    c.second += k.dur;
+    if (is_comm_kernel(m, k)) {
+      t.comm.add(k.name, k.accel_core, k.dur, i);
+      t.comm_ns += k.dur;
+      ++t.comm_n;
+      continue;
+    }
+    t.by_type.add(k.type, k.accel_core, k.dur, i);
+    t.by_name.add(k.name, k.accel_core, k.dur, i);
+    t.compute_ns += k.dur;
+    ++t.compute_n;
+  }
+}
+
+// From the trace's device tasks, which carry no operator type.
+void tally_device_tasks(const DiagnosticContext& ctx, Tally& t, Facts& facts) {
+  const RunModel& m = ctx.model;
+  // GPU kernels have no task type; their category ("kernel") stands in for it.
+  const bool gpu = m.meta.platform == "gpu";
+  for (uint32_t i : ctx.device.compute_slices) {
+    const Slice& s = m.slices[i];
+    StrId core = gpu ? s.cat : s.task_type;
+    auto& c = t.by_core[std::string(m.str(core))];
+    ++c.first;
+    c.second += s.dur;
+    t.by_name.add(s.name, core, s.dur, i);
+    t.compute_ns += s.dur;
+    ++t.compute_n;
+  }
+  for (uint32_t i : ctx.device.comm_slices) {
+    const Slice& s = m.slices[i];
+    StrId core = gpu ? s.cat : s.task_type;
+    auto& c = t.by_core[core ? std::string(m.str(core)) : std::string("COMMUNICATION")];
+    ++c.first;
+    c.second += s.dur;
+    t.comm.add(s.name, core, s.dur, i);
+    t.comm_ns += s.dur;
+    ++t.comm_n;
+  }
+  facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
+                                             : "no " + std::string(role_name(Role::KernelDetails)) +
+                                                   " rows: the trace's device tasks carry no operator "
+                                                   "types, so operators are grouped by task name only");
+}
+
 }  // namespace
 
 void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
   const RunModel& m = ctx.model;
   const Ns step_ns = step_device_time(facts);
-  Grouper by_type, by_name, comm;
-  Ns compute_ns = 0, comm_ns = 0;
-  uint64_t compute_n = 0, comm_n = 0;
-  std::map<std::string, std::pair<uint64_t, Ns>> by_core;
+  Tally t;
   nlohmann::json out;
   Source src = Source::Kernels;
 
   if (!m.kernels.empty()) {
     src = Source::Kernels;
     out["source"] = role_name(Role::KernelDetails);
-    for (uint32_t i = 0; i < m.kernels.size(); ++i) {
-      const Kernel& k = m.kernels[i];
-      auto& c = by_core[std::string(m.str(k.accel_core))];
-      ++c.first;
-      c.second += k.dur;
-      if (is_comm_kernel(m, k)) {
-        comm.add(k.name, k.accel_core, k.dur, i);
-        comm_ns += k.dur;
-        ++comm_n;
-        continue;
-      }
-      by_type.add(k.type, k.accel_core, k.dur, i);
-      by_name.add(k.name, k.accel_core, k.dur, i);
-      compute_ns += k.dur;
-      ++compute_n;
-    }
+    tally_kernels(m, t);
   } else if (ctx.device.has_device) {
     src = Source::Trace;
     out["source"] = "trace device tasks";
-    // GPU kernels have no task type; their category ("kernel") stands in for it.
-    const bool gpu = m.meta.platform == "gpu";
-    for (uint32_t i : ctx.device.compute_slices) {
-      const Slice& s = m.slices[i];
-      StrId core = gpu ? s.cat : s.task_type;
-      auto& c = by_core[std::string(m.str(core))];
-      ++c.first;
-      c.second += s.dur;
-      by_name.add(s.name, core, s.dur, i);
-      compute_ns += s.dur;
-      ++compute_n;
-    }
-    for (uint32_t i : ctx.device.comm_slices) {
-      const Slice& s = m.slices[i];
-      StrId core = gpu ? s.cat : s.task_type;
-      auto& c = by_core[core ? std::string(m.str(core)) : std::string("COMMUNICATION")];
-      ++c.first;
-      c.second += s.dur;
-      comm.add(s.name, core, s.dur, i);
-      comm_ns += s.dur;
-      ++comm_n;
-    }
-    facts.unavailable("operators.by_type", gpu ? "Kineto kernels carry no operator type: kernels are grouped by name"
-                                               : "no " + std::string(role_name(Role::KernelDetails)) +
-                                                     " rows: the trace's device tasks carry no "
-                                                     "operator types, so operators are grouped by task name only");
+    tally_device_tasks(ctx, t, facts);
   } else {
     // Host operators alone, when the trace has them.
     host_operators(m, out, facts);
@@ -292,21 +315,21 @@ void diagnose_operators(const DiagnosticContext& ctx, Facts& facts) {
   }
 
   out["by_type"] =
-      src == Source::Kernels ? list(m, by_type, "type", compute_ns, step_ns, src) : nlohmann::json::array();
-  out["by_name"] = list(m, by_name, "name", compute_ns, step_ns, src);
-  out["communication"] = list(m, comm, "name", compute_ns, step_ns, src);
+      src == Source::Kernels ? list(m, t.by_type, "type", t.compute_ns, step_ns, src) : nlohmann::json::array();
+  out["by_name"] = list(m, t.by_name, "name", t.compute_ns, step_ns, src);
+  out["communication"] = list(m, t.comm, "name", t.compute_ns, step_ns, src);
   if (src == Source::Kernels) out["matmul_precision"] = matmul_precision(m);
   nlohmann::json cores = nlohmann::json::object();
-  for (const auto& [core, v] : by_core)
+  for (const auto& [core, v] : t.by_core)
     cores[core.empty() ? "N/A" : core] = {{"count", v.first}, {"total_ns", v.second}};
-  out["totals"] = {{"kernels", compute_n + comm_n},
-                   {"compute_kernels", compute_n},
-                   {"communication_kernels", comm_n},
-                   {"compute_ns", compute_ns},
-                   {"communication_ns", comm_ns},
+  out["totals"] = {{"kernels", t.compute_n + t.comm_n},
+                   {"compute_kernels", t.compute_n},
+                   {"communication_kernels", t.comm_n},
+                   {"compute_ns", t.compute_ns},
+                   {"communication_ns", t.comm_ns},
                    {"step_device_time_ns", step_ns > 0 ? nlohmann::json(step_ns) : nlohmann::json(nullptr)},
-                   {"distinct_types", by_type.size()},
-                   {"distinct_names", by_name.size()},
+                   {"distinct_types", t.by_type.size()},
+                   {"distinct_names", t.by_name.size()},
                    {"by_accelerator_core", cores}};
   if (step_ns <= 0) facts.unavailable("operators.share_of_step", "no per-step device time (overall) to divide by");
   host_operators(m, out, facts);
