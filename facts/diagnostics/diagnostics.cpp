@@ -37,9 +37,9 @@ void note_step_detail(const DiagnosticContext& ctx, Facts& f) {
   f.warn(why);
 }
 
-// A pass that wrote into a document of its own, merged into the facts: its sections, and its
-// "unavailable" entries at `at` (where they would be had it run there), skipping facts already
-// listed. Returns where the next pass's entries go.
+// A pass that wrote into a document of its own, merged into the facts: its sections (it writes
+// neither "run" nor another pass's), and its "unavailable" entries at `at` (where they would be
+// had it run there), skipping facts already listed. Returns where the next pass's entries go.
 size_t merge_pass(Facts& f, Facts& pass, size_t at) {
   for (auto& [key, value] : pass.doc.items())
     if (key != "unavailable") f.doc[key] = std::move(value);
@@ -66,8 +66,8 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("frame", [&] { context = std::make_unique<DiagnosticContext>(model, options); });
   const DiagnosticContext& ctx = *context;
   // The what-if replay reads only the model and the frame, and is the costliest pass on runs of
-  // many steps: on a second core it runs beside all the others but the idle attribution, into
-  // its own document, merged where it runs in sequence (so the facts are the same either way).
+  // many steps: on a second core it runs beside all the others, into its own document, merged
+  // where it runs in sequence (so the facts are the same either way). No other pass reads it.
   // Dispatch runs on this core, into its own document too (merged at the same place).
   Facts whatif, dispatch;
   WorkerThread side;  // what it throws (out of memory) is rethrown by join(), never std::terminate
@@ -89,11 +89,11 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("modules", [&] { diagnose_modules(ctx, f); });
   clock.run("communication", [&] { diagnose_communication(ctx, f); });
   clock.run("collectives", [&] { diagnose_collectives(ctx, f); });
+  clock.run("idle_attribution",
+            [&] { diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr); });
   if (parallel) clock.run("wait for whatif", [&] { side.join(); });
   else clock.run("whatif", [&] { diagnose_whatif(ctx, whatif); });
   merge_pass(f, whatif, whatif_at);
-  clock.run("idle_attribution",
-            [&] { diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr); });
   if (work) {
     for (auto& p : side_seconds) work->pass_seconds.emplace_back("(second core) " + p.first, p.second);
     work->context = std::move(context);

@@ -101,7 +101,7 @@ struct FactsWork {
   std::unique_ptr<DiagnosticContext> context;
   std::vector<IdleStretch> idle_stretches;
   // Seconds each pass took, in the order they ran (bench/bench_load prints them: a new pass's cost
-  // shows in the benchmark). Dispatch and the what-if replay run on a second core when there is one.
+  // shows in the benchmark). The what-if replay runs on a second core when there is one.
   std::vector<std::pair<std::string, double>> pass_seconds;
 };
 // Runs every diagnostic in order, measuring with `options`; `work`, when given, keeps what the

@@ -30,36 +30,40 @@ enum class ItemKind : uint8_t {
   Mark,          // a host step span's start or end
 };
 
+// Fields ordered widest first: a run holds one per launch (a 1 GB trace, about a million).
 struct HostItem {
   Ns s = 0, e = 0;
-  uint32_t slice = kNone32;  // the host slice (kNone32 for marks)
-  ItemKind kind = ItemKind::Launch;
-  int32_t step = -1;  // the step whose host span holds it
   // Blocking items: the measured time after the awaited work ended (tail) and the call's own
   // cost when there is nothing to wait for.
   Ns tail = 0, cost = 0;
+  uint32_t slice = kNone32;     // the host slice (kNone32 for marks)
+  int32_t step = -1;            // the step whose host span holds it
   uint32_t own_task = kNone32;  // a blocking copy: its copy
   uint32_t tasks = 0;           // device tasks it launched
-  bool end_mark = false;        // a mark: the span's end (else its start)
+  ItemKind kind = ItemKind::Launch;
+  bool end_mark = false;  // a mark: the span's end (else its start)
 };
 
+// Fields ordered widest first (72 bytes, not 80): a run holds one per device task.
 struct DeviceTask {
   Ns s = 0, dur = 0;
+  Ns lambda = 0;  // start - launcher's start when launch-gated, else the typical latency
+  Ns gap = 0;     // minimal gap after its stream predecessor
+  Ns dep_gap = 0;
   uint32_t slice = 0;
   uint32_t stream = 0;
   uint32_t launcher = 0;  // the host item that gates its start
   uint32_t order = 0;     // the item after which it can be computed: max(launcher, stream predecessor's)
   int32_t step = -1;      // the step that owns it (GPU: launched it; Ascend: its window holds its start)
-  Ns lambda = 0;          // start - launcher's start when launch-gated, else the typical latency
-  Ns gap = 0;             // minimal gap after its stream predecessor
   // Another stream's task it waited for (an event: it started right after that one ended, long
-  // after its launch and not right after its own predecessor), and how long after; kNone32: none.
+  // after its launch and not right after its own predecessor), and how long after (dep_gap);
+  // kNone32: none.
   uint32_t dep = kNone32;
-  Ns dep_gap = 0;
   bool launched = false;  // joined to its launch (else anchored to the host item running when it started)
   TaskClass cls = TaskClass::Compute;
   Ns end() const { return s + dur; }
 };
+static_assert(sizeof(DeviceTask) <= 72 && sizeof(HostItem) <= 56, "the replay's graph holds millions of these");
 
 struct StepRef {
   uint32_t start_mark = 0, end_mark = 0;    // host items
