@@ -1,10 +1,10 @@
 #include "facts/frame/run_frame.h"
 
-#include "facts/graph_calls.h"
-
 #include <algorithm>
 #include <iterator>
 #include <limits>
+
+#include "facts/graph_calls.h"
 
 namespace npu {
 namespace {
@@ -41,7 +41,7 @@ RunFrame::RunFrame(const RunModel& m)
   if (pseudo_)
     for (LaunchedOp& op : launched_) op.step = 0;  // the pseudo-step launched everything
   windows_ = device_step_windows(m, steps_, launched_work() ? &launched_ : nullptr);
-  if (pseudo_) {
+  if (pseudo_ && device_.has_device) {
     // The pseudo-step's window is the device window.
     StepWindow& w = windows_[0];
     w.start = device_.window.start;
