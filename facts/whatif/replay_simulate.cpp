@@ -48,15 +48,16 @@ class Simulation {
         PM_(x_.PM),
         done_(x_.done),
         owned_end_(x_.owned_end) {
-    // Every slot is written before it is read (items and tasks in order), except these.
+    // Each replay starts from the same state as the first (the buffers' memory is reused, their
+    // values are not).
     unblock_.assign(edit && !edit->unblock.empty() ? g.items.size() : 0, -1);
     dur_of_.assign(edit && !edit->durations.empty() ? g.tasks.size() : 0, -1);
     relaunch_.assign(edit && !edit->relaunch.empty() ? g.tasks.size() : 0, nullptr);
-    S_.resize(g.items.size());
-    E_.resize(g.items.size());
-    TS_.resize(g.tasks.size());
-    TE_.resize(g.tasks.size());
-    PM_.resize(g.tasks.size());
+    S_.assign(g.items.size(), 0);
+    E_.assign(g.items.size(), 0);
+    TS_.assign(g.tasks.size(), 0);
+    TE_.assign(g.tasks.size(), 0);
+    PM_.assign(g.tasks.size(), 0);
     done_.assign(g.stream_begin.size() - 1, 0);
     owned_end_.assign(g.steps.size(), kNever);
     if (!edit) return;
