@@ -16,8 +16,8 @@ inline std::string header(double step_us = 0, const std::string& step = "Profile
   {"name": "process_labels", "ph": "M", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
 )";
   if (step_us > 0)
-    h += R"(  {"ph": "X", "cat": "user_annotation", "name": ")" + step + R"(", "pid": 1, "tid": 1, "ts": 1000, "dur": )" +
-         std::to_string(step_us) + "},\n";
+    h += R"(  {"ph": "X", "cat": "user_annotation", "name": ")" + step +
+         R"(", "pid": 1, "tid": 1, "ts": 1000, "dur": )" + std::to_string(step_us) + "},\n";
   return h;
 }
 

@@ -23,6 +23,12 @@ nlohmann::json iteration_json(const RunModel& m, const InferenceIteration& it) {
   j["device_start_ns"] = or_null(it.device_start);
   j["device_end_ns"] = or_null(it.device_end);
   j["own_window_ns"] = it.device_start < 0 ? nlohmann::json(nullptr) : nlohmann::json(it.device_end - it.device_start);
+  // Tokens over the own window: a decode iteration makes one token per request; a prefill
+  // iteration's tokens are the prompts'; a generate() call's, the tokens it generated.
+  const Ns own = it.device_start < 0 ? 0 : it.device_end - it.device_start;
+  j["tokens_per_s"] = it.tokens > 0 && own > 0
+                          ? nlohmann::json(static_cast<double>(it.tokens) * 1e9 / static_cast<double>(own))
+                          : nlohmann::json(nullptr);
   j["hole_ns"] = it.hole;
   j["busy_ns"] = it.busy;
   j["graph_share"] = it.busy > 0 ? nlohmann::json(static_cast<double>(it.graph_busy) / static_cast<double>(it.busy))
@@ -55,7 +61,8 @@ std::string summary(const InferenceRun& run) {
   const size_t n = run.iterations.size();
   std::string s = kind == "serving" ? "serving: " : "generate() loop: ";
   s += std::to_string(n) + (n == 1 ? " iteration" : " iterations");
-  if (n == 1 && run.iterations[0].phase != InferencePhase::Unknown) s += std::string(" (") + to_string(run.iterations[0].phase);
+  if (n == 1 && run.iterations[0].phase != InferencePhase::Unknown)
+    s += std::string(" (") + to_string(run.iterations[0].phase);
   else s += " (";
   if (n == 1 && run.iterations[0].requests >= 0) {
     if (s.back() != '(') s += ", ";

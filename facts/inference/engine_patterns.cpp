@@ -78,8 +78,8 @@ bool parse_vllm_native(std::string_view s, PatternMatch& out) {
   if (!take(s, "execute_new_") || !take_int(s, fresh) || !take(s, "_cached_") || !take_int(s, cached)) return false;
   out.requests = fresh + cached;
   out.phase = fresh > 0 && cached > 0 ? InferencePhase::Mixed
-              : fresh > 0              ? InferencePhase::Prefill
-                                       : InferencePhase::Unknown;
+              : fresh > 0             ? InferencePhase::Prefill
+                                      : InferencePhase::Unknown;
   return true;
 }
 

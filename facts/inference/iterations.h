@@ -21,11 +21,11 @@ struct InferenceIteration {
   int pattern = -1;  // engine_patterns() index; -1: a ProfilerStep of a generate() loop
   InferencePhase phase = InferencePhase::Unknown;
   int64_t requests = -1, tokens = -1;
-  Ns start = 0, end = 0;                // host span
+  Ns start = 0, end = 0;  // host span
   // Own window: from the first launched op's start (after the last hole) to the last one's end.
   Ns device_start = -1, device_end = -1;
-  Ns hole = 0;  // device idle while launched work waited on work the trace does not hold
-  Ns busy = 0, graph_busy = 0;           // union of the launched ops; of those a graph launch ran
+  Ns hole = 0;                  // device idle while launched work waited on work the trace does not hold
+  Ns busy = 0, graph_busy = 0;  // union of the launched ops; of those a graph launch ran
   uint32_t ops = 0, graph_ops = 0;
   uint64_t loc = 0;
 };
@@ -44,8 +44,8 @@ struct InferenceRun {
   const char* kind = "unknown";    // serving, graph_capture, generate_loop, unknown
   const char* engine = "unknown";  // vllm, sglang, hf_generate, diffusers, unknown
   bool engine_known = false;
-  uint64_t engine_loc = 0;  // the event that says which engine
-  std::string engine_what;  // what it is, in words
+  uint64_t engine_loc = 0;                     // the event that says which engine
+  std::string engine_what;                     // what it is, in words
   std::vector<InferenceIteration> iterations;  // by start
   std::vector<InferenceCapture> captures;      // by start
   uint32_t stream_captures = 0, instantiations = 0, graph_launches = 0;

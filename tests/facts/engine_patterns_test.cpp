@@ -1,8 +1,8 @@
 // The engines' annotation patterns (facts/inference/engine_patterns.h): a test per entry, with the
 // names as the engines (and TraceLens's splitter) write them in ../shared/realdata.
-#include <gtest/gtest.h>
-
 #include "facts/inference/engine_patterns.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -51,9 +51,9 @@ TEST(EnginePatterns, VllmDetailedSaysTokensAndBothPhases) {
   EXPECT_EQ(m.phase, InferencePhase::Decode);
   EXPECT_EQ(m.requests, 32);
   EXPECT_EQ(m.tokens, 32);
-  ASSERT_EQ(id_of("execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)_generation_37(sq37sk34489sqsq37sqsk34489)",
-                  m),
-            "vllm_detailed");
+  ASSERT_EQ(
+      id_of("execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)_generation_37(sq37sk34489sqsq37sqsk34489)", m),
+      "vllm_detailed");
   EXPECT_EQ(m.phase, InferencePhase::Mixed);
   EXPECT_EQ(m.requests, 46);
   EXPECT_EQ(m.tokens, 8192);

@@ -51,6 +51,7 @@ TEST(Inference, ACutSglangDecodeIterationGetsItsOwnWindow) {
   EXPECT_EQ(it["device_start_ns"], 1400000);
   EXPECT_EQ(it["device_end_ns"], 1600000);
   EXPECT_EQ(it["own_window_ns"], 200000);
+  EXPECT_DOUBLE_EQ(it["tokens_per_s"].get<double>(), 4 / 200e-6);  // 4 tokens in 200 us
   EXPECT_EQ(it["busy_ns"], 150000);
   EXPECT_NEAR(it["graph_share"].get<double>(), 100.0 / 150.0, 1e-9);
   EXPECT_TRUE(j["capture"].is_null());
