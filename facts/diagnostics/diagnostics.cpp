@@ -89,6 +89,7 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("modules", [&] { diagnose_modules(ctx, f); });
   clock.run("communication", [&] { diagnose_communication(ctx, f); });
   clock.run("collectives", [&] { diagnose_collectives(ctx, f); });
+  clock.run("inference", [&] { diagnose_inference(ctx, f); });
   clock.run("idle_attribution",
             [&] { diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr); });
   if (parallel) clock.run("wait for whatif", [&] { side.join(); });

@@ -77,6 +77,8 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, const StepIdle& id
 void diagnose_communication(const DiagnosticContext& ctx, Facts& facts);  // communication.cpp: "communication"
 void diagnose_collectives(const DiagnosticContext& ctx,
                           Facts& facts);  // collectives.cpp: "collectives" (after communication)
+// inference.cpp: "inference" (a run the engines' annotations recognise; after job)
+void diagnose_inference(const DiagnosticContext& ctx, Facts& facts);
 // Every idle stretch of every step given to at most one cause (compile, GC, sync, dataloader,
 // barrier, host launch, or unexplained); reads "overall" (runs after the breakdown).
 // Every idle stretch with the cause it was given (sorted by start), for the timeline view to

@@ -6,47 +6,19 @@
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "kineto_text.h"
 #include "test_support.h"
 
 namespace {
 
 using nlohmann::json;
 
-std::string header(bool profiler_step = true) {
-  std::string h = R"({"schemaVersion": 1, "traceEvents": [
-  {"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "python3"}},
-  {"name": "process_labels", "ph": "M", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
-)";
-  if (profiler_step)
-    h +=
-        R"(  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
-)";
-  return h;
-}
+using npu::test::kineto::close;
+using npu::test::kineto::facts_of;
+using npu::test::kineto::host;
+using npu::test::kineto::kernel;
 
-std::string host(const char* cat, const std::string& name, double ts, double dur, int corr = 0) {
-  std::string s = R"(  {"ph": "X", "cat": ")" + std::string(cat) + R"(", "name": ")" + name +
-                  R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur);
-  if (corr > 0) s += R"(, "args": {"correlation": )" + std::to_string(corr) + "}";
-  return s + "},\n";
-}
-
-std::string kernel(const std::string& name, double ts, double dur, int corr) {
-  return R"(  {"ph": "X", "cat": "kernel", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
-         std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {"correlation": )" +
-         std::to_string(corr) + R"(, "device": 0, "stream": 7}},
-)";
-}
-
-std::string close(std::string body) {
-  body.resize(body.size() - 2);  // the last ",\n"
-  return body + "\n]}\n";
-}
-
-npu::Facts facts_of(const std::string& trace) {
-  npu::test::TempDir dir;
-  return npu::compute_facts(npu::test::load_path(dir.write("t.pt.trace.json", trace)));
-}
+std::string header(bool profiler_step = true) { return npu::test::kineto::header(profiler_step ? 100 : 0); }
 
 // A forward only: aten ops and a kernel, no optimizer step, no backward: inference.
 TEST(Job, AtenOpsWithoutTrainingAreInference) {

@@ -61,6 +61,7 @@ local run = require "lib.run"
 local callsites = require "lib.callsites"
 
 function check(facts, p, emit)
+  if run.startup_capture(facts) then return end  -- the engine's own capture syncs, not serving's
   local g = facts.gpu
   local steps = g.steps
   local n = #steps

@@ -97,10 +97,14 @@ function check(facts, p, emit)
     action = "Launch less: give the decode loop static shapes (a static KV cache) and replay each forward as a CUDA "
       .. "graph (torch.compile mode reduce-overhead), or serve larger batches so each kernel does more work per launch."
     commands = {
-      "model.generation_config.cache_implementation = \"static\"   # Hugging Face generate(): a static KV cache",
       "model.forward = torch.compile(model.forward, mode=\"reduce-overhead\")   # one CUDA graph per decode step"
         .. (run.compiled(facts) and "; the model is compiled already: this mode adds the graphs" or ""),
     }
+    -- Hugging Face's command for generate() only (lib.run.hf_generate: never a serving engine's run).
+    if run.hf_generate(facts) then
+      table.insert(commands, 1,
+        "model.generation_config.cache_implementation = \"static\"   # Hugging Face generate(): a static KV cache")
+    end
   end
   commands[#commands + 1] = run.fused_optimizer(facts, "params")
   -- A graph cannot be captured across a host sync: in a training step with several, removing

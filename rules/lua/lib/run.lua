@@ -43,6 +43,32 @@ function run.inference(facts)
   return run.training(facts) == false
 end
 
+-- The serving engine that ran (facts.inference.engine: vllm, sglang, hf_generate, diffusers,
+-- docs/facts-inference.md), or nil when no engine was recognised. The one owner of the engine
+-- for the rules: an engine's commands go to that engine only.
+function run.engine(facts)
+  local e = facts.inference and facts.inference.engine
+  if e == nil or e == "unknown" then return nil end
+  return e
+end
+
+-- Whether Hugging Face generate() commands fit the run: its engine is hf_generate, or no engine
+-- was recognised (never a vLLM, SGLang or diffusers run).
+function run.hf_generate(facts)
+  local e = run.engine(facts)
+  return e == nil or e == "hf_generate"
+end
+
+-- Why the step rules do not apply, or nil: a start-up graph capture (facts.inference.kind
+-- graph_capture: capture_N_MODE annotations) is not serving, and its steps are not iterations.
+-- The one owner of the decision (the verdict dispatch.step_class and the step rules ask it).
+function run.startup_capture(facts)
+  if facts.inference and facts.inference.kind == "graph_capture" then
+    return "graph capture: start-up, not serving"
+  end
+  return nil
+end
+
 -- The fused version of the optimizer the job steps (facts.job: Adam, AdamW, SGD), as a command
 -- on `params`, or nil: none for inference, another optimizer, one that is fused already, or no
 -- job facts.

@@ -33,6 +33,7 @@ the run recorded them already.
 }
 
 local steplib = require "lib.steps"
+local run = require "lib.run"
 
 -- What to record next time so that the trace shows the cause: the host threads' Python stacks
 -- (and, on Ascend, the CANN layer at Level1), in the job's framework and platform; nothing when
@@ -66,6 +67,7 @@ local function worst_step(facts)
 end
 
 function check(facts, p, emit)
+  if run.startup_capture(facts) then return end  -- a start-up capture's idle is not serving's
   local o = facts.overall
   local split = facts.idle_attribution
   local steps = o.steps

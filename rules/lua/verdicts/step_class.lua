@@ -46,9 +46,13 @@ local function judge(s, p, has_device, lag_ns)
   return cls, lags .. string.format("; the device sat idle waiting on the host for %.1f%% of its time", idle * 100)
 end
 
+local run = require "lib.run"
+
 function decide(facts, p)
   local d = facts.dispatch
   if not d or not d.steps then return nil end
+  -- A start-up graph capture's steps are not iterations: no class (lib.run.startup_capture).
+  local startup = run.startup_capture(facts)
   local has_device = d.has_device_timeline
   -- The lag the facts measured with (a facts file written under another --set keeps its own).
   local lag_ns = (d.thresholds and d.thresholds.vertical_lag_ns) or p.vertical_lag_ns
@@ -56,7 +60,8 @@ function decide(facts, p)
   for i, s in ipairs(d.steps) do
     local cls, why
     -- Facts of an older version (no has_device_timeline) carry their own classification.
-    if has_device == nil and s.classification then cls, why = s.classification, s.why or ""
+    if startup then cls, why = "unknown", startup
+    elseif has_device == nil and s.classification then cls, why = s.classification, s.why or ""
     else cls, why = judge(s, p, has_device ~= false, lag_ns) end
     out[i] = { id = s.id, start_ns = s.start_ns, class = cls, why = why }
     by_class[cls] = (by_class[cls] or 0) + 1
@@ -65,6 +70,7 @@ function decide(facts, p)
   if d.overall then
     local cls, why = judge(d.overall, p, has_device ~= false, lag_ns)
     if has_device == nil and d.overall.classification then cls, why = d.overall.classification, d.overall.why or "" end
+    if startup then cls, why = "unknown", startup end
     overall = { class = cls, why = why }
   end
   return { steps = out, overall = overall, steps_by_class = by_class }

@@ -1,0 +1,149 @@
+#include "facts/inference/engine_patterns.h"
+
+#include <charconv>
+
+namespace npu {
+
+const char* to_string(InferencePhase p) {
+  switch (p) {
+    case InferencePhase::Prefill: return "prefill";
+    case InferencePhase::Decode: return "decode";
+    case InferencePhase::Mixed: return "mixed";
+    case InferencePhase::Unknown: break;
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Reads a non-negative integer at the front of `s` and drops it; false when none is there.
+bool take_int(std::string_view& s, int64_t& v) {
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p == s.data() || v < 0) return false;
+  s.remove_prefix(static_cast<size_t>(p - s.data()));
+  return true;
+}
+
+bool take(std::string_view& s, std::string_view prefix) {
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+// Skips a parenthesised group "(...)" when one is at the front.
+void skip_group(std::string_view& s) {
+  if (s.empty() || s.front() != '(') return;
+  const size_t close = s.find(')');
+  s.remove_prefix(close == std::string_view::npos ? s.size() : close + 1);
+}
+
+InferencePhase phase_of(int64_t prefill_reqs, int64_t decode_reqs) {
+  if (prefill_reqs > 0 && decode_reqs > 0) return InferencePhase::Mixed;
+  if (prefill_reqs > 0) return InferencePhase::Prefill;
+  if (decode_reqs > 0) return InferencePhase::Decode;
+  return InferencePhase::Unknown;
+}
+
+// SGLang's scheduler: "step[DECODE bs=32]", "step[EXTEND bs=15 toks=15360]", "step[MIXED bs=8 ...]".
+bool parse_sglang_step(std::string_view s, PatternMatch& out) {
+  if (!take(s, "step[")) return false;
+  if (take(s, "DECODE")) out.phase = InferencePhase::Decode;
+  else if (take(s, "EXTEND") || take(s, "PREFILL")) out.phase = InferencePhase::Prefill;
+  else if (take(s, "MIXED")) out.phase = InferencePhase::Mixed;
+  else if (!take(s, "IDLE")) return false;
+  if (take(s, " bs=") && !take_int(s, out.requests)) return false;
+  if (take(s, " toks=")) take_int(s, out.tokens);
+  return s.find(']') != std::string_view::npos;
+}
+
+// vLLM V1 with its detailed profiling names (TraceLens's splitter writes them for SGLang too):
+// "execute_T_context_C(sq..sk..)_generation_G(sq..sk..)": T tokens scheduled, C requests in
+// prefill (context), G in decode (generation).
+bool parse_vllm_detailed(std::string_view s, PatternMatch& out) {
+  int64_t context = 0, generation = 0;
+  if (!take(s, "execute_") || !take_int(s, out.tokens) || !take(s, "_context_") || !take_int(s, context)) return false;
+  skip_group(s);
+  if (!take(s, "_generation_") || !take_int(s, generation)) return false;
+  out.requests = context + generation;
+  out.phase = phase_of(context, generation);
+  return true;
+}
+
+// vLLM V1's native worker annotation: "execute_new_N_cached_M": N requests scheduled for the
+// first time (their prefill), M continuing (decode, or the next chunk of a chunked prefill: the
+// name does not say which, so only new ones alone say prefill).
+bool parse_vllm_native(std::string_view s, PatternMatch& out) {
+  int64_t fresh = 0, cached = 0;
+  if (!take(s, "execute_new_") || !take_int(s, fresh) || !take(s, "_cached_") || !take_int(s, cached)) return false;
+  out.requests = fresh + cached;
+  out.phase = fresh > 0 && cached > 0 ? InferencePhase::Mixed
+              : fresh > 0             ? InferencePhase::Prefill
+                                      : InferencePhase::Unknown;
+  return true;
+}
+
+// A start-up capture of one batch size: vLLM "capture_32_FULL", "capture_8192_PIECEWISE",
+// SGLang "capture_32_DECODE" (the capture runner's annotation as TraceLens records it).
+bool parse_capture(std::string_view s, PatternMatch& out) {
+  if (!take(s, "capture_") || !take_int(s, out.batch) || !take(s, "_") || s.empty()) return false;
+  for (char c : s)
+    if (!((c >= 'A' && c <= 'Z') || c == '_')) return false;
+  out.kind = PatternMatch::Kind::Capture;
+  out.mode = s;
+  return true;
+}
+
+}  // namespace
+
+const std::vector<EnginePattern>& engine_patterns() {
+  static const std::vector<EnginePattern> table = {
+      {"sglang_step", "sglang", "step[DECODE bs=32]", parse_sglang_step},
+      {"vllm_native", "vllm", "execute_new_2_cached_30", parse_vllm_native},
+      {"vllm_detailed", "vllm", "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)",
+       parse_vllm_detailed},
+      {"graph_capture", "unknown", "capture_32_FULL", parse_capture},
+  };
+  return table;
+}
+
+int match_engine_pattern(std::string_view name, PatternMatch& out) {
+  const auto& table = engine_patterns();
+  for (size_t i = 0; i < table.size(); ++i) {
+    PatternMatch m;
+    if (table[i].parse(name, m)) {
+      out = m;
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+const std::vector<EngineSource>& engine_sources() {
+  static const std::vector<EngineSource> table = {
+      {"sglang/srt/", "sglang"},
+      {"vllm/", "vllm"},
+      {"diffusers/pipelines/", "diffusers"},
+      {"transformers/generation/utils.py", "hf_generate"},
+  };
+  return table;
+}
+
+int match_engine_source(std::string_view name) {
+  const auto& table = engine_sources();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (name.find(table[i].fragment) != std::string_view::npos) return static_cast<int>(i);
+  return -1;
+}
+
+GraphCall graph_call(std::string_view n) {
+  if (!(take(n, "cuda") || take(n, "hip"))) return GraphCall::None;
+  // Versioned entry points (cudaGraphLaunch_v10000) are the same calls.
+  if (take(n, "StreamBeginCapture")) return GraphCall::BeginCapture;
+  if (take(n, "StreamEndCapture")) return GraphCall::EndCapture;
+  if (take(n, "GraphInstantiate")) return GraphCall::Instantiate;
+  if (take(n, "GraphLaunch")) return GraphCall::Launch;
+  return GraphCall::None;
+}
+
+}  // namespace npu

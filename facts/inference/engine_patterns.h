@@ -1,0 +1,54 @@
+// The serving engines' annotations (docs/facts-inference.md): one data-driven table of the names
+// an engine writes around an iteration or a start-up graph capture, and of the host names that
+// say which engine ran. Each entry is a pattern id, the engine it names and a parser that reads
+// phase, requests and tokens off the name (names that carry the batch, `bs=32`, `bs=31`, all
+// match one entry: an iteration kind, not one name). tests/facts/engine_patterns_test.cpp has a
+// test per entry.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace npu {
+
+enum class InferencePhase : uint8_t { Unknown, Prefill, Decode, Mixed };
+const char* to_string(InferencePhase p);
+
+// What a name says. -1: the name does not say.
+struct PatternMatch {
+  enum class Kind : uint8_t { Iteration, Capture } kind = Kind::Iteration;
+  InferencePhase phase = InferencePhase::Unknown;
+  int64_t requests = -1;  // requests in the batch
+  int64_t tokens = -1;    // tokens scheduled in the iteration
+  int64_t batch = -1;     // a capture's batch size
+  std::string_view mode;  // a capture's mode (FULL, PIECEWISE, DECODE), a view into the name
+};
+
+struct EnginePattern {
+  const char* id;      // "sglang_step", ...
+  const char* engine;  // "sglang", "vllm", "unknown" (the name alone does not say)
+  const char* example;
+  bool (*parse)(std::string_view name, PatternMatch& out);
+};
+
+// The annotation patterns, in order of precedence: where annotations of several entries nest
+// (TraceLens's execute_* around SGLang's step[...]), the engine is the first entry's.
+const std::vector<EnginePattern>& engine_patterns();
+// The index in engine_patterns() of the entry `name` matches (out filled), or -1.
+int match_engine_pattern(std::string_view name, PatternMatch& out);
+
+// Host names (Python frames of with_stack traces) that say which engine ran: a path fragment and
+// its engine, in order of precedence.
+struct EngineSource {
+  const char* fragment;  // "sglang/srt/", "vllm/", ...
+  const char* engine;
+};
+const std::vector<EngineSource>& engine_sources();
+// The index in engine_sources() of the first fragment `name` holds, or -1.
+int match_engine_source(std::string_view name);
+
+// Runtime calls of graph capture and replay (CUDA and HIP names).
+enum class GraphCall : uint8_t { None, BeginCapture, EndCapture, Instantiate, Launch };
+GraphCall graph_call(std::string_view name);
+
+}  // namespace npu

@@ -1,0 +1,246 @@
+#include "facts/inference/iterations.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+namespace npu {
+namespace {
+
+// What a distinct name is to this pass, decided once per name.
+enum Code : int16_t {
+  kUnseen = -1,
+  kNothing = 0,
+  kPatternBase = 100,  // + engine_patterns() index
+  kSourceBase = 200,   // + engine_sources() index
+  kGraphBase = 300,    // + GraphCall
+  kIsin = 400,         // aten::isin: generate()'s stopping criteria (the EOS check), once per token
+  kTokenOp = 401,      // aten::argmax (greedy) / aten::multinomial (sampling): one token chosen
+};
+
+int16_t classify(std::string_view n, std::unordered_map<StrId, PatternMatch>& matches, StrId id) {
+  if (n == "aten::isin") return kIsin;
+  if (n == "aten::argmax" || n == "aten::multinomial") return kTokenOp;
+  if (GraphCall g = graph_call(n); g != GraphCall::None) return static_cast<int16_t>(kGraphBase + static_cast<int>(g));
+  PatternMatch pm;
+  if (int p = match_engine_pattern(n, pm); p >= 0) {
+    matches[id] = pm;
+    return static_cast<int16_t>(kPatternBase + p);
+  }
+  if (int s = match_engine_source(n); s >= 0) return static_cast<int16_t>(kSourceBase + s);
+  return kNothing;
+}
+
+struct Hit {
+  uint32_t slice;
+  int pattern;
+};
+
+// What the scan of the host tracks collected.
+struct Scan {
+  std::vector<Hit> hits;  // annotations an engine pattern matched
+  std::unordered_map<StrId, PatternMatch> matches;
+  std::vector<uint32_t> first_source;  // per engine_sources() entry, the first slice, or kNone32
+  uint32_t first_isin = kNone32;
+  std::vector<Ns> token_ops, begin_captures, instantiations;
+  uint32_t graph_launches = 0;
+};
+
+Scan scan_host(const RunModel& m) {
+  Scan s;
+  s.first_source.assign(engine_sources().size(), kNone32);
+  std::vector<int16_t> code(m.strings.size(), kUnseen);
+  for (uint32_t t = 0; t < m.tracks.size() && t < m.track_slices.size(); ++t) {
+    if (!is_host_op_track(m.tracks[t])) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& sl = m.slices[i];
+      int16_t& c = code[sl.name];
+      if (c == kUnseen) c = classify(m.str(sl.name), s.matches, sl.name);
+      if (c == kNothing) continue;
+      if (c >= kPatternBase && c < kSourceBase) s.hits.push_back({i, c - kPatternBase});
+      else if (c >= kSourceBase && c < kGraphBase) {
+        uint32_t& first = s.first_source[static_cast<size_t>(c - kSourceBase)];
+        if (first == kNone32) first = i;
+      } else if (c == kGraphBase + static_cast<int>(GraphCall::BeginCapture)) s.begin_captures.push_back(sl.ts);
+      else if (c == kGraphBase + static_cast<int>(GraphCall::Instantiate)) s.instantiations.push_back(sl.ts);
+      else if (c == kGraphBase + static_cast<int>(GraphCall::Launch)) ++s.graph_launches;
+      else if (c == kIsin && s.first_isin == kNone32) s.first_isin = i;
+      else if (c == kTokenOp) s.token_ops.push_back(sl.ts);
+    }
+  }
+  const auto by_start = [&](const Hit& a, const Hit& b) {
+    const Slice &x = m.slices[a.slice], &y = m.slices[b.slice];
+    return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
+  };
+  std::sort(s.hits.begin(), s.hits.end(), by_start);
+  for (auto* v : {&s.token_ops, &s.begin_captures, &s.instantiations}) std::sort(v->begin(), v->end());
+  return s;
+}
+
+uint32_t count_in(const std::vector<Ns>& sorted, Ns start, Ns end) {
+  return static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), end) -
+                               std::lower_bound(sorted.begin(), sorted.end(), start));
+}
+
+// The outermost annotations of each kind; a nested one (TraceLens's execute_* around SGLang's
+// step[...]) fills in what the outer name does not say.
+void collect(const RunModel& m, const Scan& s, InferenceRun& run) {
+  for (const Hit& h : s.hits) {
+    const Slice& sl = m.slices[h.slice];
+    const PatternMatch& pm = s.matches.at(sl.name);
+    if (pm.kind == PatternMatch::Kind::Capture) {
+      if (!run.captures.empty() && sl.ts < run.captures.back().end) continue;
+      InferenceCapture c;
+      c.name = sl.name, c.batch = pm.batch, c.mode = std::string(pm.mode), c.start = sl.ts, c.end = sl.end();
+      c.stream_captures = count_in(s.begin_captures, c.start, c.end);
+      c.instantiations = count_in(s.instantiations, c.start, c.end);
+      c.loc = sl.loc;
+      run.captures.push_back(std::move(c));
+      continue;
+    }
+    if (!run.iterations.empty() && sl.ts < run.iterations.back().end) {
+      InferenceIteration& outer = run.iterations.back();
+      if (outer.phase == InferencePhase::Unknown) outer.phase = pm.phase;
+      if (outer.requests < 0) outer.requests = pm.requests;
+      if (outer.tokens < 0) outer.tokens = pm.tokens;
+      continue;
+    }
+    InferenceIteration it;
+    it.slice = h.slice, it.name = sl.name, it.pattern = h.pattern, it.phase = pm.phase;
+    it.requests = pm.requests, it.tokens = pm.tokens, it.start = sl.ts, it.end = sl.end(), it.loc = sl.loc;
+    run.iterations.push_back(it);
+  }
+}
+
+// The engine: the first pattern (in the table's order) that names one, else the first source.
+void decide_engine(const RunModel& m, const Scan& s, InferenceRun& run) {
+  int best = -1;
+  uint32_t at = kNone32;
+  for (const Hit& h : s.hits) {
+    if (std::string_view(engine_patterns()[static_cast<size_t>(h.pattern)].engine) == "unknown") continue;
+    if (best < 0 || h.pattern < best) best = h.pattern, at = h.slice;
+  }
+  if (best >= 0) {
+    const EnginePattern& p = engine_patterns()[static_cast<size_t>(best)];
+    run.engine = p.engine, run.engine_loc = m.slices[at].loc, run.engine_known = true;
+    run.engine_what = std::string(p.engine) + " annotation (" + p.id + ")";
+    return;
+  }
+  for (size_t i = 0; i < s.first_source.size(); ++i) {
+    if (s.first_source[i] == kNone32) continue;
+    run.engine = engine_sources()[i].engine, run.engine_loc = m.slices[s.first_source[i]].loc, run.engine_known = true;
+    run.engine_what = std::string(run.engine) + " Python frame (" + engine_sources()[i].fragment + ")";
+    return;
+  }
+}
+
+// HF generate(): each ProfilerStep a request, each token one choice (argmax / multinomial) after
+// the stopping criteria's isin. Only where the run has its own steps and nothing else said.
+void find_generate_loop(const RunModel& m, const Scan& s, bool training, InferenceRun& run) {
+  if (training || m.steps.empty() || m.meta.step_source != "ProfilerStep#N") return;
+  const bool by_source = run.engine_known && std::string_view(run.engine) == "hf_generate";
+  if (!by_source && (run.engine_known || s.first_isin == kNone32)) return;
+  std::vector<InferenceIteration> its;
+  int64_t most = 0;
+  for (const Step& st : m.steps) {
+    InferenceIteration it;
+    it.start = st.start, it.end = st.end, it.loc = st.src.loc;
+    it.tokens = count_in(s.token_ops, st.start, st.end);
+    most = std::max(most, it.tokens);
+    its.push_back(it);
+  }
+  if (most < 2) return;
+  if (!by_source) {
+    run.engine = "hf_generate", run.engine_loc = m.slices[s.first_isin].loc, run.engine_known = true;
+    run.engine_what = "aten::isin: generate()'s stopping criteria, with one argmax/multinomial per token";
+  }
+  run.iterations = std::move(its);
+}
+
+// The union of [start, end) intervals, sorted in place.
+Ns union_ns(std::vector<std::pair<Ns, Ns>>& v) {
+  std::sort(v.begin(), v.end());
+  Ns total = 0, cur_s = 0, cur_e = -1;
+  for (const auto& [a, b] : v) {
+    if (cur_e < 0 || a > cur_e) {
+      if (cur_e >= 0) total += cur_e - cur_s;
+      cur_s = a, cur_e = b;
+    } else cur_e = std::max(cur_e, b);
+  }
+  return cur_e >= 0 ? total + cur_e - cur_s : total;
+}
+
+struct OwnOp {
+  Ns start, end, ready;  // ready: when its launch call returned
+};
+
+// The own window of one iteration's ops and the holes inside it: at least kHoleNs during which an
+// op had been launched and none of the iteration's ops ran (the stream waited on work the trace
+// does not hold, such as the previous batch a cut window drops). The window starts after the last
+// hole.
+constexpr Ns kHoleNs = 1'000'000;
+void own_window(std::vector<OwnOp>& ops, InferenceIteration& it) {
+  std::sort(ops.begin(), ops.end(), [](const OwnOp& a, const OwnOp& b) { return a.start < b.start; });
+  Ns end = -1;
+  it.device_start = ops.front().start;
+  for (const OwnOp& op : ops) {
+    if (end >= 0 && op.start - std::max(end, op.ready) >= kHoleNs) {
+      it.hole += op.start - std::max(end, op.ready);
+      it.device_start = op.start;
+    }
+    end = std::max(end, op.end);
+  }
+  it.device_end = end;
+}
+
+// Each iteration's device work: the ops launched by runtime calls inside its host span (the
+// frame's pairing by correlation id), on the annotation's process.
+void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) {
+  auto& its = run.iterations;
+  if (its.empty()) return;
+  std::vector<std::vector<std::pair<Ns, Ns>>> all(its.size()), graphed(its.size());
+  std::vector<std::vector<OwnOp>> own(its.size());
+  for (const LaunchedOp& op : frame.launched()) {
+    if (op.call == kNone32) continue;
+    const Slice& call = m.slices[op.call];
+    auto next = std::upper_bound(its.begin(), its.end(), call.ts,
+                                 [](Ns ts, const InferenceIteration& it) { return ts < it.start; });
+    if (next == its.begin()) continue;
+    const size_t i = static_cast<size_t>(next - its.begin()) - 1;
+    if (call.ts >= its[i].end) continue;
+    if (its[i].slice != kNone32 && m.tracks[call.track].pid != m.tracks[m.slices[its[i].slice].track].pid) continue;
+    const Slice& d = m.slices[op.slice];
+    all[i].push_back({d.ts, d.end()});
+    own[i].push_back({d.ts, d.end(), call.end()});
+    if (graph_call(m.str(call.name)) == GraphCall::Launch) graphed[i].push_back({d.ts, d.end()});
+  }
+  for (size_t i = 0; i < its.size(); ++i) {
+    its[i].ops = static_cast<uint32_t>(all[i].size()), its[i].graph_ops = static_cast<uint32_t>(graphed[i].size());
+    if (all[i].empty()) continue;
+    own_window(own[i], its[i]);
+    its[i].busy = union_ns(all[i]);
+    its[i].graph_busy = union_ns(graphed[i]);
+  }
+}
+
+}  // namespace
+
+InferenceRun find_inference(const RunModel& m, const RunFrame& frame, bool training) {
+  InferenceRun run;
+  const Scan s = scan_host(m);
+  collect(m, s, run);
+  decide_engine(m, s, run);
+  run.stream_captures = static_cast<uint32_t>(s.begin_captures.size());
+  run.instantiations = static_cast<uint32_t>(s.instantiations.size());
+  run.graph_launches = s.graph_launches;
+  if (!run.iterations.empty()) run.kind = "serving";
+  else if (!run.captures.empty()) run.kind = "graph_capture";
+  else {
+    find_generate_loop(m, s, training, run);
+    if (!run.iterations.empty()) run.kind = "generate_loop";
+  }
+  attach_device(m, frame, run);
+  return run;
+}
+
+}  // namespace npu
