@@ -66,8 +66,10 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("frame", [&] { context = std::make_unique<DiagnosticContext>(model, options); });
   const DiagnosticContext& ctx = *context;
   // The what-if replay reads only the model and the frame, and is the costliest pass on runs of
-  // many steps: on a second core it runs beside all the others, into its own document, merged
-  // where it runs in sequence (so the facts are the same either way). No other pass reads it.
+  // many steps: on a second core it runs beside all the others but the idle attribution (which,
+  // run beside it too, made the facts slower and their peak larger: the two compete for fresh
+  // memory), into its own document, merged where it runs in sequence (so the facts are the same
+  // either way). No other pass reads it.
   // Dispatch runs on this core, into its own document too (merged at the same place).
   Facts whatif, dispatch;
   WorkerThread side;  // what it throws (out of memory) is rethrown by join(), never std::terminate
@@ -90,11 +92,11 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("communication", [&] { diagnose_communication(ctx, f); });
   clock.run("collectives", [&] { diagnose_collectives(ctx, f); });
   clock.run("inference", [&] { diagnose_inference(ctx, f); });
-  clock.run("idle_attribution",
-            [&] { diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr); });
   if (parallel) clock.run("wait for whatif", [&] { side.join(); });
   else clock.run("whatif", [&] { diagnose_whatif(ctx, whatif); });
   merge_pass(f, whatif, whatif_at);
+  clock.run("idle_attribution",
+            [&] { diagnose_idle_attribution(ctx, idle, host_bound, f, work ? &work->idle_stretches : nullptr); });
   if (work) {
     for (auto& p : side_seconds) work->pass_seconds.emplace_back("(second core) " + p.first, p.second);
     work->context = std::move(context);
