@@ -27,11 +27,9 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
   if (fs::is_regular_file(d.path, ec) && fs::file_size(d.path, ec) == 0 && !ec)
     throw LoadError::whole_file(d.path, "file is empty (0 bytes)");
   model.meta.source_format = "trace file";
+  // The lone file is the run's trace whatever its name: evidence names it (it named a
+  // "trace_view.json" that does not exist for every Kineto trace).
   load_trace_file(model, d.path, opt, fs::path(d.path).filename().string());
-  // Looked up as the run's trace only when named like the text export's: evidence of any other
-  // lone trace file names "trace_view.json", as it always has.
-  if (!model.files.empty() && model.files.back().role != role_name(Role::Trace))
-    model.files.back().role_id = Role::Other;
 }
 
 }  // namespace

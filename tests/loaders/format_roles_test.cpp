@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "facts/facts.h"
 #include "loaders/db/format.h"
 #include "loaders/format.h"
 #include "loaders/torch_npu_text/csv_columns.h"
@@ -78,6 +79,20 @@ TEST(FormatStepRule, TraceFileRuleComesFromWhatItHolds) {
     {"ph":"M","name":"process_name","pid":7,"tid":0,"args":{"name":"Ascend Hardware"}},
     {"ph":"X","name":"MatMul","pid":7,"tid":3,"ts":"100.0","dur":10.5}])");
   EXPECT_EQ(steps_of(ascend), StepSemantics::CaptureSegments);
+}
+
+// A lone trace file is the run's trace whatever its name, so whole-file evidence (GC, idle
+// attribution) names it; it named a "trace_view.json" that did not exist for every Kineto trace.
+TEST(FormatRoles, ALoneTraceFileIsTheRunsTraceWhateverItsName) {
+  TempDir dir;
+  const std::string path = dir.write("worker0.pt.trace.json", R"({"traceEvents":[
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":100,"dur":10,"args":{"correlation":1}}]})");
+  const npu::RunModel m = npu::test::load_path(path);
+  const npu::InputFile* f = m.file(Role::Trace);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->path, path);
+  const nlohmann::json ev = npu::evidence_file(m, Role::Trace, "the trace");
+  EXPECT_EQ(ev["file"], path);
 }
 
 TEST(FormatStepRule, MindSporeLegacyFolderCountsTheCaptureSegments) {
