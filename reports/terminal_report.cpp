@@ -90,6 +90,66 @@ static std::string header_lines(const nlohmann::json& r, const nlohmann::json& f
   return out;
 }
 
+// A serving or generate run (facts.inference, docs/facts-inference.md): its iterations per phase,
+// first, as an engine's user reads them; a start-up capture says it is one.
+static std::string inference_lines(const nlohmann::json& facts) {
+  // A number of the facts, 0 where the facts say it is not known (null) or do not say.
+  auto count = [](const nlohmann::json& o, const char* key) -> int64_t {
+    const auto v = o.find(key);
+    return v != o.end() && v->is_number() ? v->get<int64_t>() : 0;
+  };
+  const auto inf = facts.find("inference");
+  if (inf == facts.end() || !inf->is_object()) return "";
+  const std::string engine = inf->value("engine", std::string("unknown"));
+  if (inf->value("kind", std::string()) == "graph_capture") {
+    const nlohmann::json cap = inf->value("capture", nlohmann::json::object());
+    std::string graphs;
+    for (const auto& g : cap.value("graphs", nlohmann::json::array()))
+      graphs += fmt::format("{}{} {}", graphs.empty() ? "" : ", ", g.value("batch_size", 0), g.value("mode", ""));
+    return fmt::format(
+        "Graph capture ({}): start-up, not serving: graphs {}; the step numbers below are the "
+        "capture's, not served traffic\n",
+        engine, graphs.empty() ? "(none named)" : graphs);
+  }
+  const std::string kind = inf->value("kind", std::string());
+  const std::string title = kind == "serving"         ? "Serving"
+                            : kind == "generate_loop" ? "generate() loop"
+                            : kind == "diffusion"     ? "Diffusion"
+                                                      : "Inference";
+  std::string out;
+  Ns hole = 0;
+  for (const char* phase : {"prefill", "decode", "mixed", "unknown"}) {
+    size_t n = 0;
+    Ns window = 0;
+    int64_t tokens = 0, requests = 0;
+    for (const auto& it : inf->value("iterations", nlohmann::json::array())) {
+      if (it.value("phase", std::string()) != phase) continue;
+      ++n, window += count(it, "own_window_ns");
+      tokens += count(it, "tokens"), requests += count(it, "requests");
+      hole += count(it, "hole_ns");
+    }
+    if (n == 0 || window <= 0) continue;
+    const std::string each = requests > 0 ? fmt::format(", {} requests each", requests / static_cast<int64_t>(n)) : "";
+    const std::string rate =
+        tokens <= 0 ? ""
+        // A generate() loop makes its tokens one after another; a served batch makes one per request.
+        : kind == "generate_loop"
+            ? fmt::format(", {} per token, {:.0f} tokens/s", format_ms(static_cast<double>(window) / tokens),
+                          static_cast<double>(tokens) * 1e9 / static_cast<double>(window))
+            : fmt::format(", {:.0f} tokens/s", static_cast<double>(tokens) * 1e9 / static_cast<double>(window));
+    const std::string lead = out.empty() ? title + " (" + engine + "): " : "  ";
+    out += fmt::format("{}{} {}iteration{}{}: {} per iteration (own window){}\n", lead, n,
+                       std::string(phase) == "unknown" ? "" : std::string(phase) + " ", n == 1 ? "" : "s", each,
+                       format_ms(static_cast<double>(window) / static_cast<double>(n)), rate);
+  }
+  if (hole > 0)
+    out += fmt::format(
+        "  {} of device idle before the iterations' own work is a hole: work missing from this cut "
+        "trace, not idle time (the step numbers below still count it)\n",
+        format_ms(static_cast<double>(hole)));
+  return out;
+}
+
 // Checks of the step numbers: the self-check of GPU steps, the profiler's own overhead and the
 // agreement with the profiler's breakdown.
 static std::string check_lines(const nlohmann::json& facts, const nlohmann::json& o, const Paint& paint) {
@@ -257,6 +317,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string out;
   const auto& facts = r["facts"];
   out += header_lines(r, facts, paint);
+  out += inference_lines(facts);
   out += breakdown_lines(r, facts, paint);
 
   // Where the step goes, by cause: the first thing to read, before any finding.
