@@ -4,6 +4,7 @@
 // for an outside path that exists and one that does not.
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -190,13 +191,17 @@ TEST(McpConfinement, ALinkSwappedInAfterTheCheckIsNotFollowed) {
   std::atomic<bool> stop{false};
   std::thread swapper([&] {
     const fs::path link = d.path() / "allowed/link", copy = d.path() / "allowed/copy";
+    // Each state is held about as long as the other (both prepared before the swap, then a
+    // pause), so a loaded machine cannot leave the trace a link for every call.
     while (!stop) {
       std::error_code ec;
       fs::remove(link, ec);
       fs::create_symlink(d.path() / "secret/s.pt.trace.json", link, ec);
-      fs::rename(link, trace, ec);  // atomically: the trace is now a link out
       fs::copy_file(d.path() / "allowed/regular", copy, fs::copy_options::overwrite_existing, ec);
+      fs::rename(link, trace, ec);  // atomically: the trace is now a link out
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
       fs::rename(copy, trace, ec);  // and a regular file again
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
   int leaked = 0, loaded = 0;
