@@ -150,11 +150,4 @@ DeviceTimeline extract_device_timeline(const RunModel& m, bool comm_from_ops) {
   return d;
 }
 
-int step_index_at(const std::vector<Step>& steps, Ns ts) {
-  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
-  if (it == steps.begin()) return -1;
-  --it;
-  return ts < it->end ? static_cast<int>(it - steps.begin()) : -1;
-}
-
 }  // namespace npu

@@ -69,8 +69,4 @@ const std::unordered_map<int64_t, uint32_t>& runtime_calls_by_correlation(const 
 // none (the frame says so by the format's step rule: run_frame.h).
 DeviceTimeline extract_device_timeline(const RunModel& m, bool comm_from_ops);
 
-// The step whose [start, end) holds ts (the profiler's rule for assigning a segment to a
-// step), or -1. `steps` must be sorted by start (RunModel::steps is).
-int step_index_at(const std::vector<Step>& steps, Ns ts);
-
 }  // namespace npu

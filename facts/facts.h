@@ -42,6 +42,8 @@ struct Facts {
 nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what);
 nlohmann::json evidence_row(const RunModel& m, Role role, uint32_t line, std::string_view what);
 nlohmann::json evidence_file(const RunModel& m, Role role, std::string_view what);
+// A step id as the facts write it: null for none (outside every step, or the pseudo-step).
+inline nlohmann::json step_json(int64_t id) { return id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(id); }
 
 // The run's metadata (framework, rank, device, profiler level, versions, env, config,
 // distributed args, the groups' names) as the "run" object that facts and the run summary share.

@@ -25,10 +25,11 @@ bool holds_no_data(const RunModel& m) {
 bool wanted(Keep k, bool ranked) { return k == Keep::Always || (k == Keep::UnlessRanked && !ranked); }
 
 // The stages after the facts: the rules, then the report (the facts and views moved into it).
-void rules_and_report(Analysis& a, const AnalysisOptions& opt) {
+// `loaded`: an engine that holds the options' rule sources already (else one is made here).
+void rules_and_report(Analysis& a, const AnalysisOptions& opt, RuleEngine* loaded = nullptr) {
   if (opt.stop == StopAfter::Load || opt.stop == StopAfter::Facts) return;
-  RuleEngine engine;
-  a.rules_error = run_rules(engine, a.facts, opt.rules, &a.outcomes);
+  RuleEngine own;
+  a.rules_error = run_rules(loaded ? *loaded : own, a.facts, opt.rules, &a.outcomes, loaded != nullptr);
   if (!a.rules_error.empty() || opt.stop == StopAfter::Rules) return;
   a.report = build_report(a.summary, std::move(a.facts), a.outcomes, std::move(a.views));
   a.facts = Facts{};
@@ -36,10 +37,10 @@ void rules_and_report(Analysis& a, const AnalysisOptions& opt) {
 }
 
 // The facts' settings: the thresholds the rule options' declared parameters (defaults, --config,
-// --set) give, resolved here once per run (pipeline/facts_options.h).
-FactsSettings facts_settings(const AnalysisOptions& opt) {
+// --set) give, resolved here once per run from the rules the run then runs (pipeline/facts_options.h).
+FactsSettings facts_settings(const AnalysisOptions& opt, RuleEngine& rules) {
   FactsSettings s = opt.facts;
-  s.options = facts_options(opt.rules);
+  s.options = facts_options(rules, opt.rules);
   return s;
 }
 
@@ -52,6 +53,8 @@ Analysis analyze_run(const std::string& path, const Detection& d, const Analysis
     a.refused = true;
     return a;
   }
+  RuleEngine rules;  // the run's rules, loaded once: their declared parameters are the facts' thresholds
+  bool rules_loaded = false;
   {
     RunModel m = load(d, opt.load);
     if (opt.accept_input && !opt.accept_input(d, &m)) {
@@ -65,11 +68,14 @@ Analysis analyze_run(const std::string& path, const Detection& d, const Analysis
     const bool by_rank = opt.summary == Keep::UnlessRanked || opt.views == Keep::UnlessRanked;
     const bool ranked = by_rank && run_rank(run_metadata_json(m)) >= 0;
     if (wanted(opt.summary, ranked)) a.summary = summarize_run(m, d);
-    if (opt.stop != StopAfter::Load)
-      a.facts = run_facts(m, path, d, facts_settings(opt), wanted(opt.views, ranked) ? &a.views : nullptr);
+    if (opt.stop != StopAfter::Load) {
+      add_rule_sources(rules, opt.rules);
+      rules_loaded = true;
+      a.facts = run_facts(m, path, d, facts_settings(opt, rules), wanted(opt.views, ranked) ? &a.views : nullptr);
+    }
     if (opt.keep_model) a.model.emplace(std::move(m));
   }
-  rules_and_report(a, opt);
+  rules_and_report(a, opt, rules_loaded ? &rules : nullptr);
   return a;
 }
 

@@ -30,6 +30,10 @@ const std::vector<FactsParameter>& facts_parameters() {
 FactsOptions facts_options(const RuleOptions& o) {
   RuleEngine engine;
   add_rule_sources(engine, o);
+  return facts_options(engine, o);
+}
+
+FactsOptions facts_options(RuleEngine& engine, const RuleOptions& o) {
   std::map<std::string, std::string> overrides;
   if (!read_overrides(o, overrides).empty()) overrides.clear();
   FactsOptions out;

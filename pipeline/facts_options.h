@@ -25,5 +25,8 @@ const std::vector<FactsParameter>& facts_parameters();
 // declaration refuses (or a bad --set) is left at its default here: the rules refuse it after,
 // with one error (pipeline/rule_run.h).
 FactsOptions facts_options(const RuleOptions& o);
+// The same from an engine that holds the options' rule sources already (add_rule_sources): the
+// analysis entry loads the rules once and uses them for the facts and then to run.
+FactsOptions facts_options(RuleEngine& engine, const RuleOptions& o);
 
 }  // namespace npu::pipeline

@@ -50,9 +50,9 @@ std::string read_overrides(const RuleOptions& o, std::map<std::string, std::stri
   return "";
 }
 
-std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o,
-                      std::vector<RuleOutcome>* outcomes) {
-  add_rule_sources(engine, o);
+std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes,
+                      bool sources_added) {
+  if (!sources_added) add_rule_sources(engine, o);
   RuleRunOptions run;
   if (std::string err = read_overrides(o, run.overrides); !err.empty()) return err;
   // A mistyped value, a parameter out of its declared range or an unknown name is an error

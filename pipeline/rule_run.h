@@ -25,6 +25,8 @@ std::string read_overrides(const RuleOptions& o, std::map<std::string, std::stri
 
 // Fills `outcomes`; returns "" when the rules ran, else why not (a bad --set), to be printed as
 // "error: <why>". A config file that cannot be read throws LoadError naming the file and line.
-std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes);
+// `sources_added`: the engine holds the options' rule sources already (add_rule_sources).
+std::string run_rules(RuleEngine& engine, const Facts& facts, const RuleOptions& o, std::vector<RuleOutcome>* outcomes,
+                      bool sources_added = false);
 
 }  // namespace npu::pipeline

@@ -90,6 +90,19 @@ inline nlohmann::json sample_expected() {
   return nlohmann::json::parse(f);
 }
 // Whether a facts document lists `fact` as unavailable.
+// The smallest report document the renderers accept (reports/report_document.h), around `facts`:
+// for tests of how a facts section is rendered.
+inline nlohmann::json report_around(nlohmann::json facts) {
+  return {{"schema", "npu-advisor.report"},
+          {"schema_version", 2},
+          {"input", {{"path", "/runs/x"}, {"kind", "trace file"}, {"description", "x"}}},
+          {"summary", nlohmann::json::object()},
+          {"findings", nlohmann::json::array()},
+          {"rules", nlohmann::json::array()},
+          {"unavailable", nlohmann::json::array()},
+          {"facts", std::move(facts)}};
+}
+
 inline bool is_unavailable(const nlohmann::json& doc, const std::string& fact) {
   for (const auto& u : doc["unavailable"])
     if (u["fact"] == fact) return true;

@@ -5,7 +5,8 @@
 
 Run by ctest (architecture.frame). Above the loaders, the format's step rule
 (model.meta.step_semantics, StepSemantics) is read in facts/frame/ only; the pseudo-step of a run
-without a schedule (a Step with id kNoId) is made there only; and the Kineto correlation map is
+without a schedule (a Step with id kNoId) is made there only, and so is every lookup of the step
+that holds an event; and the Kineto correlation map is
 built once per run, in the model (RunModel::finalize), never by a pass of its own. Exit 1 with one
 line per offender.
 """
@@ -18,6 +19,7 @@ ABOVE_LOADERS = ["facts", "rules", "compare", "reports", "views", "pipeline", "m
 CHECKS = [
     (re.compile(r"\bStepSemantics\b|\bstep_semantics\b"), "reads the format's step rule (only facts/frame/ may)"),
     (re.compile(r"\bStep\s*\{\s*kNoId\b"), "makes a pseudo-step (only facts/frame/ may: one definition)"),
+    (re.compile(r"\bstep_holding\s*\("), "looks up which step holds an event itself (the frame answers: step_of_host, ...)"),
     (re.compile(r"unordered_map<\s*int64_t\s*,\s*uint32_t\s*>\s+\w+\s*;|\bcorrelation\.by_id\s*\["),
      "builds a correlation map of its own (the model builds it once: RunModel::correlation)"),
 ]

@@ -10,7 +10,7 @@ nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass
                       {"max_ns", p.dataloader.count ? p.dataloader.max : 0},
                       {"slow_count", p.dataloader_slow_count},
                       {"slow_total_ns", p.dataloader_slow_total},
-                      {"slow", top_slices_json(m, p.dataloader_slow, "slow dataloader event")},
+                      {"slow", top_slices_json(ctx.frame, p.dataloader_slow, "slow dataloader event")},
                       {"reference_slow_ns", p.dataloader_slow_ns}};
   if (p.first_slow_dataloader != kNone32) {
     const Slice& s = m.slices[p.first_slow_dataloader];

@@ -23,7 +23,7 @@ nlohmann::json conjectured_gc_json(const DiagnosticContext& ctx, const HostTrace
     conj.push_back({{"start_ns", g.iv.start},
                     {"end_ns", g.iv.end},
                     {"dur_ns", g.iv.length()},
-                    {"step", step_json(step_of(m, g.iv.start))},
+                    {"step", step_json(ctx.frame.step_id_of_host(g.iv.start))},
                     {"acl_count", g.acl_count},
                     {"acl_ns", g.acl_ns},
                     {"acl_time_ratio", acl_ratio},
@@ -53,7 +53,7 @@ nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p) {
     gc["max_ns"] = p.gc.count ? p.gc.max : 0;
     gc["count_ge_min"] = p.gc_long.count;
     gc["total_ge_min_ns"] = p.gc_long.total;
-    gc["longest"] = top_slices_json(ctx.model, p.gc_top, "GC event");
+    gc["longest"] = top_slices_json(ctx.frame, p.gc_top, "GC event");
     gc["reference_min_ns"] = p.gc_min_ns;
   } else {
     gc["conjectured"] = conjectured_gc_json(ctx, p);

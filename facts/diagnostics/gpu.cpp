@@ -111,6 +111,7 @@ class GpuFacts {
   // (GPU steps last until the work they launched ends: docs/overlap.md). The frame decides both.
   StepCounts* step_at(Ns ts) { return counts_of(frame_.step_of_host(ts)); }
   StepCounts* device_step_at(Ns ts) { return counts_of(frame_.step_of_device(ts)); }
+  json step_at_host(Ns ts) const { return step_json(frame_.step_id_of_host(ts)); }  // its id, or null
   StepCounts* counts_of(int i) { return i >= 0 ? &per_step_[static_cast<size_t>(i)] : nullptr; }
 
   // The first runtime call on the launching thread after `launch`, when it is a sync that
@@ -374,7 +375,7 @@ class GpuFacts {
     for (size_t k = 0; k < v.size() && k < kListed; ++k) {
       const Copy& c = v[k];
       const Slice& s = m_.slices[c.slice];
-      json it = {{"name", m_.str(s.name)}, {"step", step_id_at(frame_, s.ts)}, {"start_ns", s.ts}, {"dur_ns", s.dur}};
+      json it = {{"name", m_.str(s.name)}, {"step", step_at_host(s.ts)}, {"start_ns", s.ts}, {"dur_ns", s.dur}};
       json ev = json::array({evidence_event(m_, s.loc, what + " (" + text::us(s.dur) + ")")});
       if (c.host != kNone32) {
         const Slice& h = m_.slices[c.host];

@@ -4,11 +4,6 @@ namespace npu {
 
 using nlohmann::json;
 
-json step_id_at(const RunFrame& frame, Ns ts) {
-  const int64_t id = frame.step_id_of_host(ts);
-  return id == kNoId ? json(nullptr) : json(id);
-}
-
 // Peaks of the caching allocator's totals from Kineto "[memory]" events (profile_memory=True),
 // which the loader turns into counters "[memory] Total Allocated, device N" (bytes).
 nlohmann::json gpu_allocator_peaks(const RunFrame& frame, int32_t device, Facts& facts) {
@@ -40,7 +35,7 @@ nlohmann::json gpu_allocator_peaks(const RunFrame& frame, int32_t device, Facts&
   }
   if (peak[0]) {
     j["peak_allocated_ts_ns"] = peak[0]->ts;
-    j["peak_allocated_step"] = step_id_at(frame, peak[0]->ts);
+    j["peak_allocated_step"] = step_json(frame.step_id_of_host(peak[0]->ts));
   }
   j["evidence"] = std::move(ev);
   return j;

@@ -13,7 +13,5 @@ namespace npu {
 // which the loader turns into counters "[memory] Total Allocated, device N" (bytes), for the
 // given GPU; null, with facts.unavailable("gpu.memory", why), when the trace has none.
 nlohmann::json gpu_allocator_peaks(const RunFrame& frame, int32_t device, Facts& facts);
-// The id of the step whose host span holds ts (null: none, or the pseudo-step).
-nlohmann::json step_id_at(const RunFrame& frame, Ns ts);
 
 }  // namespace npu

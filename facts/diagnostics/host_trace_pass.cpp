@@ -80,7 +80,8 @@ void count_in_gaps(HostTracePass& p, const Slice& s, size_t& g) {
 }
 
 // A CANN host thread: launches, synchronizations, compiles, memory APIs, calls in free gaps.
-void scan_cann(const RunModel& m, RunModel::Range r, NameClasses& names, HostTracePass& p) {
+void scan_cann(const RunFrame& f, RunModel::Range r, NameClasses& names, HostTracePass& p) {
+  const RunModel& m = f.model();
   if (r.end > r.begin) p.have_cann = true;
   bool prev_launch = false;  // previous sync-or-launch event on this thread was a launch
   size_t g = 0;
@@ -99,15 +100,15 @@ void scan_cann(const RunModel& m, RunModel::Range r, NameClasses& names, HostTra
       prev_launch = false;
     }
     if (b & (kSyncStream | kSyncDevice)) {
-      p.sync.add(m, s, i);
+      p.sync.add(f, s, i);
       p.sync_top.add(s.dur, i);
       p.sync_by_api[std::string(m.str(s.name))].add(s.dur, i);
     }
     if (b & kCompile) {
-      p.compile.add(m, s, i);
+      p.compile.add(f, s, i);
       p.compile_top.add(s.dur, i);
     }
-    if (b & kMemApi) p.mem_api[std::string(m.str(s.name))].add(m, s, i);
+    if (b & kMemApi) p.mem_api[std::string(m.str(s.name))].add(f, s, i);
     if ((b & kAcl) && !p.gaps.empty()) count_in_gaps(p, s, g);
   }
 }
@@ -157,7 +158,7 @@ HostTracePass run_host_trace_pass(const DiagnosticContext& ctx) {
     const TrackKind kind = m.tracks[t].kind;
     const auto r = m.track_slices[t];
     if (kind == TrackKind::HostCANN) {
-      scan_cann(m, r, names, p);
+      scan_cann(ctx.frame, r, names, p);
     } else if (kind == TrackKind::HostGC) {
       p.have_gc_track = true;
       for (uint32_t i = r.begin; i < r.end; ++i) add_gc(p, m.slices[i], i);

@@ -65,11 +65,11 @@ struct HostTracePass {
 HostTracePass run_host_trace_pass(const DiagnosticContext& ctx);
 
 // ---- Trace checks: each writes its part of "operator_health" from the pass ----
-nlohmann::json op_compile_json(const RunModel& m, const HostTracePass& p);     // op_compile.cpp
-nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p);    // stream_sync.cpp
-nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);     // memory_api.cpp
-nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);  // gc.cpp
-nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass& p);     // dataloader.cpp
-nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);         // syncbn.cpp
+nlohmann::json op_compile_json(const DiagnosticContext& ctx, const HostTracePass& p);   // op_compile.cpp
+nlohmann::json stream_sync_json(const DiagnosticContext& ctx, const HostTracePass& p);  // stream_sync.cpp
+nlohmann::json memory_api_json(const RunModel& m, const HostTracePass& p);              // memory_api.cpp
+nlohmann::json gc_json(const DiagnosticContext& ctx, const HostTracePass& p);           // gc.cpp
+nlohmann::json dataloader_json(const DiagnosticContext& ctx, const HostTracePass& p);   // dataloader.cpp
+nlohmann::json syncbn_json(const RunModel& m, const HostTracePass& p);                  // syncbn.cpp
 
 }  // namespace npu::operator_health

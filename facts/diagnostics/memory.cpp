@@ -24,9 +24,10 @@ struct Peak {
   }
 };
 
-nlohmann::json peak_json(const RunModel& m, const Peak& p, const std::string& what) {
+nlohmann::json peak_json(const RunFrame& f, const Peak& p, const std::string& what) {
+  const RunModel& m = f.model();
   if (p.mb < 0) return nullptr;
-  nlohmann::json j = {{"value_mb", p.mb}, {"ts_ns", p.ts}, {"step", step_json(step_of(m, p.ts))}};
+  nlohmann::json j = {{"value_mb", p.mb}, {"ts_ns", p.ts}, {"step", step_json(f.step_id_of_host(p.ts))}};
   j["evidence"] = nlohmann::json::array();
   if (p.line) j["evidence"].push_back(evidence_row(m, Role::MemoryRecord, p.line, what));
   return j;
@@ -42,7 +43,8 @@ struct Comp {
 // view, nor torch_npu's own PTA+GE sum) summed at each timestamp with the last value of each,
 // which is how torch_npu builds PTA+GE. Some exports (msinsight_2rank rank 0) hold GE rows
 // without a matching PTA+GE row, so the sum is the safer total; PTA+GE stays in components.
-void framework_total(const RunModel& m, std::map<std::string, Comp>& comps, nlohmann::json& mem) {
+void framework_total(const RunFrame& f, std::map<std::string, Comp>& comps, nlohmann::json& mem) {
+  const RunModel& m = f.model();
   Peak alloc, reserved;
   std::string method;
   std::vector<const MemoryRecord*> recs;
@@ -73,14 +75,15 @@ void framework_total(const RunModel& m, std::map<std::string, Comp>& comps, nloh
     method = "none: only APP (whole-process) records";
   }
   mem["overall"] = {{"method", method},
-                    {"peak_allocated", peak_json(m, alloc, "peak allocated")},
-                    {"peak_reserved", peak_json(m, reserved, "peak reserved")}};
+                    {"peak_allocated", peak_json(f, alloc, "peak allocated")},
+                    {"peak_reserved", peak_json(f, reserved, "peak reserved")}};
   mem["peak_allocated_mb"] = alloc.mb >= 0 ? nlohmann::json(alloc.mb) : nlohmann::json(nullptr);
   mem["peak_reserved_mb"] = reserved.mb >= 0 ? nlohmann::json(reserved.mb) : nlohmann::json(nullptr);
 }
 
 // The peaks of memory_record.csv: per component, then the framework's total.
-void peaks(const RunModel& m, nlohmann::json& mem) {
+void peaks(const RunFrame& f, nlohmann::json& mem) {
+  const RunModel& m = f.model();
   std::map<std::string, Comp> comps;
   for (const MemoryRecord& r : m.memory_records) {
     Comp& c = comps[std::string(m.str(r.component))];
@@ -93,15 +96,16 @@ void peaks(const RunModel& m, nlohmann::json& mem) {
   for (const auto& [name, c] : comps)
     comp_json[name.empty() ? "N/A" : name] = {
         {"records", c.records},
-        {"peak_allocated", c.has_alloc ? peak_json(m, c.alloc, name + " peak allocated") : nlohmann::json(nullptr)},
-        {"peak_reserved", peak_json(m, c.reserved, name + " peak reserved")}};
+        {"peak_allocated", c.has_alloc ? peak_json(f, c.alloc, name + " peak allocated") : nlohmann::json(nullptr)},
+        {"peak_reserved", peak_json(f, c.reserved, name + " peak reserved")}};
   mem["components"] = comp_json;
-  framework_total(m, comps, mem);
+  framework_total(f, comps, mem);
   mem["records"] = m.memory_records.size();
 }
 
 // The largest allocations of operator_memory.csv.
-void top_allocations(const RunModel& m, nlohmann::json& mem) {
+void top_allocations(const RunFrame& f, nlohmann::json& mem) {
+  const RunModel& m = f.model();
   std::vector<uint32_t> idx(m.operator_memory.size());
   for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
   size_t n = std::min(kTop, idx.size());
@@ -118,7 +122,7 @@ void top_allocations(const RunModel& m, nlohmann::json& mem) {
                    {"alloc_ts_ns", opt(o.alloc_ts)},
                    {"release_ts_ns", opt(o.release_ts)},
                    {"duration_ns", opt(o.duration)},
-                   {"step", o.alloc_ts == kNoId ? nlohmann::json(nullptr) : step_json(step_of(m, o.alloc_ts))},
+                   {"step", o.alloc_ts == kNoId ? nlohmann::json(nullptr) : step_json(f.step_id_of_host(o.alloc_ts))},
                    {"evidence", nlohmann::json::array({evidence_row(m, Role::OperatorMemory, o.line, "allocation")})}});
   }
   mem["operator_allocations"] = m.operator_memory.size();
@@ -127,7 +131,8 @@ void top_allocations(const RunModel& m, nlohmann::json& mem) {
 
 }  // namespace
 
-void memory(const RunModel& m, Facts& facts) {
+void memory(const RunFrame& f, Facts& facts) {
+  const RunModel& m = f.model();
   if (m.memory_records.empty() && m.operator_memory.empty()) {
     facts.unavailable("memory", "no " + std::string(role_name(Role::MemoryRecord)) + " or " +
                                     role_name(Role::OperatorMemory) + " (profile_memory was off)");
@@ -137,10 +142,10 @@ void memory(const RunModel& m, Facts& facts) {
   if (m.memory_records.empty())
     facts.unavailable("memory.peak",
                       "no " + std::string(role_name(Role::MemoryRecord)) + " rows (profile_memory was off)");
-  else peaks(m, mem);
+  else peaks(f, mem);
   if (m.operator_memory.empty())
     facts.unavailable("memory.top_allocations", "no " + std::string(role_name(Role::OperatorMemory)) + " rows");
-  else top_allocations(m, mem);
+  else top_allocations(f, mem);
   facts.doc["memory"] = mem;
 }
 

@@ -24,12 +24,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// The id of the step holding ts, or kNoId.
-int64_t step_of(const RunModel& m, Ns ts) {
-  int i = step_index_at(m.steps, ts);
-  return i >= 0 ? m.steps[static_cast<size_t>(i)].id : kNoId;
-}
-
 nlohmann::json by_step_json(const RunModel& m, const StepAgg& a, const std::string& what) {
   std::vector<std::pair<int64_t, const Agg*>> v;
   for (const auto& [step, g] : a.by_step) v.emplace_back(step, &g);
@@ -70,14 +64,15 @@ nlohmann::json step_summary_json(const RunModel& m, const StepAgg& a) {
           {"outside_steps_count", outside}};
 }
 
-nlohmann::json top_slices_json(const RunModel& m, const TopK& top, const std::string& what) {
+nlohmann::json top_slices_json(const RunFrame& f, const TopK& top, const std::string& what) {
+  const RunModel& m = f.model();
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& it : top.items) {
     const Slice& s = m.slices[it.index];
     arr.push_back({{"name", m.str(s.name)},
                    {"ts_ns", s.ts},
                    {"dur_ns", s.dur},
-                   {"step", step_json(step_of(m, s.ts))},
+                   {"step", step_json(f.step_id_of_host(s.ts))},
                    {"evidence", nlohmann::json::array({slice_evidence(m, it.index, what)})}});
   }
   return arr;
@@ -100,8 +95,8 @@ void trace_checks(const DiagnosticContext& ctx, nlohmann::json& health, Facts& f
     return;
   }
   if (p.have_cann) {
-    health["compile"] = op_compile_json(m, p);
-    health["sync"] = stream_sync_json(m, p);
+    health["compile"] = op_compile_json(ctx, p);
+    health["sync"] = stream_sync_json(ctx, p);
     health["memory_api"] = memory_api_json(m, p);
   } else {
     for (const char* f : {"compile", "sync", "memory_api"})
@@ -150,7 +145,7 @@ void diagnose_operator_health(const DiagnosticContext& ctx, Facts& facts) {
   trace_checks(ctx, health, facts);
   if (!health.empty()) facts.doc["operator_health"] = health;
   else facts.unavailable("operator_health", "no " + std::string(role_name(Role::KernelDetails)) + " rows and no trace");
-  memory(m, facts);
+  memory(ctx.frame, facts);
 }
 
 }  // namespace npu

@@ -32,11 +32,6 @@ inline bool is_comm_core(std::string_view core) {
   return core == "HCCL" || core == "COMMUNICATION" || core == "HCCL_AICPU";
 }
 
-// The id of the step holding ts, or kNoId.
-int64_t step_of(const RunModel& m, Ns ts);
-
-inline nlohmann::json step_json(int64_t id) { return id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(id); }
-
 // The k longest items seen (by duration), longest first.
 struct TopK {
   struct Item {
@@ -74,9 +69,9 @@ struct Agg {
 struct StepAgg {
   Agg all;
   std::map<int64_t, Agg> by_step;  // kNoId = outside every step
-  void add(const RunModel& m, const Slice& s, uint32_t index) {
+  void add(const RunFrame& f, const Slice& s, uint32_t index) {
     all.add(s.dur, index);
-    by_step[step_of(m, s.ts)].add(s.dur, index);
+    by_step[f.step_id_of_host(s.ts)].add(s.dur, index);
   }
 };
 
@@ -90,7 +85,7 @@ nlohmann::json by_step_json(const RunModel& m, const StepAgg& a, const std::stri
 // the by_step cap.
 nlohmann::json step_summary_json(const RunModel& m, const StepAgg& a);
 // The slices of a TopK with their step and evidence.
-nlohmann::json top_slices_json(const RunModel& m, const TopK& top, const std::string& what);
+nlohmann::json top_slices_json(const RunFrame& f, const TopK& top, const std::string& what);
 
 // ---- Kernel-table checks: each writes health[<its key>] or records why it cannot ----
 // compute_ns: kernel time outside communication cores; all_ns: every kernel; max_all: the
@@ -106,6 +101,6 @@ void pmu(const RunModel& m, double bound_ratio, nlohmann::json& health, Facts& f
 
 // The "memory" section (memory.cpp): peaks of memory_record.csv, largest allocations of
 // operator_memory.csv.
-void memory(const RunModel& m, Facts& facts);
+void memory(const RunFrame& f, Facts& facts);
 
 }  // namespace npu::operator_health

@@ -54,7 +54,7 @@ void diagnose_profiler_overhead(const DiagnosticContext& ctx, const StepIdle& id
       const bool op = s.cat != kEmptyStr && (s.cat == cpu_op || s.cat == annotation);
       const bool call = s.cat != kEmptyStr && s.cat == python;
       if (!op && !call) continue;
-      const int step = step_index_at(m.steps, s.ts);
+      const int step = ctx.frame.step_of_host(s.ts);
       if (step < 0) continue;
       if (op && m.str(s.name).rfind("ProfilerStep#", 0) == 0) continue;
       if (in_fetch(s.ts)) continue;

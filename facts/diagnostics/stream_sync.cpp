@@ -3,7 +3,8 @@
 #include "facts/diagnostics/host_trace_pass.h"
 
 namespace npu::operator_health {
-nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p) {
+nlohmann::json stream_sync_json(const DiagnosticContext& ctx, const HostTracePass& p) {
+  const RunModel& m = ctx.model;
   nlohmann::json apis = nlohmann::json::object();
   for (const auto& [name, a] : p.sync_by_api)
     apis[name] = {{"count", a.count}, {"total_ns", a.total}, {"max_ns", a.max}};
@@ -20,7 +21,7 @@ nlohmann::json stream_sync_json(const RunModel& m, const HostTracePass& p) {
           {"by_api", apis},
           {"by_step", by_step_json(m, p.sync, "synchronize call")},
           {"per_step", step_summary_json(m, p.sync)},
-          {"longest", top_slices_json(m, p.sync_top, "synchronize call")},
+          {"longest", top_slices_json(ctx.frame, p.sync_top, "synchronize call")},
           {"sync_stream_count", sync_stream},
           {"node_launch_count", p.launches},
           {"co_occur", co},

@@ -84,7 +84,7 @@ const std::vector<StepWindow>& RunFrame::scheduled_windows() const { return pseu
 
 int RunFrame::step_of_host(Ns ts) const {
   if (pseudo_) return 0;
-  return step_index_at(steps_, ts);
+  return step_holding(steps_, ts, false);
 }
 
 int64_t RunFrame::step_id_of_host(Ns ts) const {

@@ -71,11 +71,11 @@ const TaskQueue::Dequeue* TaskQueue::holding(Ns ts) const {
   return nullptr;
 }
 
-int step_holding(const std::vector<Step>& steps, Ns ts) {
+int step_holding(const std::vector<Step>& steps, Ns ts, bool end_inclusive) {
   auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](Ns v, const Step& s) { return v < s.start; });
   if (it == steps.begin()) return -1;
   --it;
-  return ts <= it->end ? static_cast<int>(it - steps.begin()) : -1;
+  return ts < it->end || (end_inclusive && ts == it->end) ? static_cast<int>(it - steps.begin()) : -1;
 }
 
 std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>& steps) {

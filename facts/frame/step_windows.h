@@ -59,9 +59,10 @@ class TaskQueue {
   std::vector<Dequeue> dequeues_;  // sorted by start
 };
 
-// The step whose host span [start, end] holds ts (end inclusive, as torch_npu matches launches),
-// or -1. `steps` sorted by start.
-int step_holding(const std::vector<Step>& steps, Ns ts);
+// The step whose host span holds ts, or -1: [start, end] (end inclusive, as torch_npu matches
+// launches), or [start, end) with `end_inclusive` false (the profiler's rule for a segment).
+// `steps` sorted by start.
+int step_holding(const std::vector<Step>& steps, Ns ts, bool end_inclusive = true);
 
 // `launched`: GPU runs' launched_ops(m, steps), when the caller has them (else computed here).
 std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,

@@ -7,22 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/report_document.h"
+#include "test_support.h"
 
 namespace {
 
 using nlohmann::json;
 
 std::string terminal_of(const json& inference) {
-  json r = {{"schema", "npu-advisor.report"},
-            {"schema_version", 2},
-            {"input", {{"path", "/runs/x"}, {"kind", "trace file"}, {"description", "x"}}},
-            {"summary", json::object()},
-            {"findings", json::array()},
-            {"rules", json::array()},
-            {"unavailable", json::array()},
-            {"facts", {{"run", {{"framework", "PyTorch"}}}, {"unavailable", json::array()}}}};
-  r["facts"]["inference"] = inference;
-  return npu::render_terminal(r, {});
+  return npu::render_terminal(
+      npu::test::report_around(
+          {{"run", {{"framework", "PyTorch"}}}, {"unavailable", json::array()}, {"inference", inference}}),
+      {});
 }
 
 json iteration(const char* phase, int64_t requests, int64_t tokens, int64_t own_ns, int64_t hole_ns = 0) {

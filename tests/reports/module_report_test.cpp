@@ -80,14 +80,7 @@ json modules_doc(int layers) {
 }
 
 json report_with(const json& modules) {
-  json r = {{"schema", "npu-advisor.report"},
-            {"schema_version", 2},
-            {"input", {{"path", "/runs/x"}, {"kind", "trace file"}, {"description", "x"}}},
-            {"summary", json::object()},
-            {"findings", json::array()},
-            {"rules", json::array()},
-            {"unavailable", json::array()},
-            {"facts", {{"run", {{"framework", "PyTorch"}}}, {"unavailable", json::array()}}}};
+  json r = npu::test::report_around({{"run", {{"framework", "PyTorch"}}}, {"unavailable", json::array()}});
   if (!modules.is_null()) r["facts"]["modules"] = modules;
   return r;
 }
