@@ -133,15 +133,22 @@ CallSite PythonStacks::at(uint32_t slice) const {
     if (c.module == kNone32 && module_range_kind(m_.str(m_.slices[p].name), m_.str(m_.slices[p].cat)) !=
                                    ModuleRangeKind::None)
       c.module = p;
-    if (m_.slices[p].cat != python_function_ || c.frame != kNone32) continue;
+    if (m_.slices[p].cat != python_function_) continue;
+    const std::string_view name = m_.str(m_.slices[p].name);
+    if (name.rfind("torch/profiler/", 0) == 0 || name.rfind("torch/autograd/profiler", 0) == 0) c.profiler = true;
+    constexpr std::string_view kSync = "): synchronize";
+    if (name.rfind("torch/cuda/__init__.py(", 0) == 0 && name.size() > kSync.size() &&
+        name.substr(name.size() - kSync.size()) == kSync)
+      c.explicit_sync = true;
+    if (c.frame != kNone32) continue;
     if (is_user_frame(p)) {
       c.frame = p;
       continue;
     }
-    const std::string_view n = m_.str(m_.slices[p].name);
-    if (n.rfind("<built-in method ", 0) == 0) c.call = m_.slices[p].name;
+    if (name.rfind("<built-in method ", 0) == 0) c.call = m_.slices[p].name;
   }
-  return c.frame == kNone32 ? CallSite{} : c;
+  if (c.frame == kNone32) c.call = kEmptyStr, c.module = kNone32;  // no user frame: only what made it
+  return c;
 }
 
 std::string PythonStacks::module_path(uint32_t module) const {
@@ -198,11 +205,11 @@ std::string PythonStacks::call_text(StrId call) const {
   return "." + std::string(rest) + "()";
 }
 
-void CallSiteTally::add(const RunModel& m, const CallSite& c, Ns ns) {
+void CallSiteTally::add(const RunModel& m, const CallSite& c, Ns ns, const char* harness) {
   if (c.frame == kNone32) return;
   // One row per (frame name, call): a site however often it ran.
   Row& r = by_[(uint64_t{m.slices[c.frame].name} << 32) | c.call];
-  if (r.count++ == 0) r.frame = c.frame;
+  if (r.count++ == 0) r.frame = c.frame, r.harness = harness;
   r.ns += ns;
   if (c.module == kNone32) return;
   const StrId name = m.slices[c.module].name;
@@ -223,8 +230,7 @@ nlohmann::json CallSiteTally::json(const RunModel& m, const PythonStacks& stacks
     parse_frame(m.str(m.slices[r.frame].name), f);
     nlohmann::json modules = nlohmann::json::array();
     for (uint32_t k : r.modules) modules.push_back(stacks.module_path(k));
-    out.push_back(
-        {{"site", stacks.site_text(r.frame)},
+    nlohmann::json row = {{"site", stacks.site_text(r.frame)},
          {"modules", std::move(modules)},
          {"file", std::string(f.file)},
          {"line", f.line},
@@ -232,7 +238,9 @@ nlohmann::json CallSiteTally::json(const RunModel& m, const PythonStacks& stacks
          {"call", stacks.call_text(static_cast<StrId>(key & 0xffffffffu))},
          {"count", r.count},
          {"ns", r.ns},
-         {"evidence", nlohmann::json::array({evidence_event(m, m.slices[r.frame].loc, "the calling frame")})}});
+         {"evidence", nlohmann::json::array({evidence_event(m, m.slices[r.frame].loc, "the calling frame")})}};
+    if (r.harness) row["harness"] = r.harness;  // only where a harness made the calls (facts/harness.h)
+    out.push_back(std::move(row));
   }
   return out;
 }

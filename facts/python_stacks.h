@@ -22,6 +22,8 @@ struct CallSite {
   uint32_t frame = kNone32;  // the user's frame (a python_function slice), kNone32 when none
   StrId call = kEmptyStr;    // "<built-in method item of Tensor object at 0x..>" below it, if any
   uint32_t module = kNone32;  // the innermost module range around it (facts/module_ranges.h), if any
+  bool profiler = false;       // a torch.profiler frame is around it (the profiler's own call)
+  bool explicit_sync = false;  // torch.cuda.synchronize() made it
 };
 
 class PythonStacks {
@@ -59,9 +61,10 @@ class PythonStacks {
 // Call sites tallied: count and time per (frame name, call), the largest first.
 class CallSiteTally {
  public:
-  void add(const RunModel& m, const CallSite& c, Ns ns);
+  // `harness`: what made the call when a harness did (facts/harness.h), else nullptr.
+  void add(const RunModel& m, const CallSite& c, Ns ns, const char* harness = nullptr);
   bool empty() const { return by_.empty(); }
-  // [{site, file, line, function, call, count, ns, evidence}], the `top` largest by ns.
+  // [{site, file, line, function, call, count, ns, harness, evidence}], the `top` largest by ns.
   nlohmann::json json(const RunModel& m, const PythonStacks& stacks, size_t top = 5) const;
 
  private:
@@ -69,6 +72,7 @@ class CallSiteTally {
     uint64_t count = 0;
     Ns ns = 0;
     uint32_t frame = kNone32;
+    const char* harness = nullptr;
     std::vector<uint32_t> modules;  // module ranges around its calls, one per distinct name
   };
   static constexpr size_t kModulesPerSite = 3;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/engine_patterns.h"
 #include "model/model.h"
 
 namespace npu {
@@ -137,7 +138,8 @@ void RunModel::classify_kineto_tracks() {
 }
 
 // A GPU trace without ProfilerStep#N (an inference loop profiled without a schedule): its steps
-// are the iterations it repeats, when it marks them. Candidates, on each host thread: the
+// are a serving engine's iterations where its annotations say them (one step each, whatever
+// batch each name carries), else the iterations it repeats, when it marks them. Candidates, on each host thread: the
 // outermost record_function ranges (category user_annotation, inside no other), and the
 // outermost module forwards of a with_stack trace ("nn.Module: NAME" frames inside no other
 // module). A name is the step when it repeats at least kMinIterations times without overlap and
@@ -145,6 +147,17 @@ void RunModel::classify_kineto_tracks() {
 // (a range around a small part of each iteration, such as one kernel's wrapper, does not); of
 // several, the one with the most time, a record_function range before a module on a tie.
 void RunModel::derive_iteration_steps() {
+  // A serving engine's iterations, by its own annotations (model/engine_patterns.h): each one is a step.
+  if (const std::vector<PatternHit> its = engine_iterations(*this); !its.empty()) {
+    int64_t id = 0;
+    for (const PatternHit& h : its) {
+      const Slice& s = slices[h.slice];
+      steps.push_back(Step{++id, s.ts, s.end(), SourceRef{s.loc, 0}});
+    }
+    meta.step_source = "engine iteration";
+    meta.engine_iteration_steps = true;
+    return;
+  }
   constexpr size_t kMinIterations = 3;
   const StrId user_annotation = strings.find("user_annotation");
   const StrId python_function = strings.find("python_function");

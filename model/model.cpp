@@ -59,6 +59,10 @@ FlowKind flow_kind_from_category(std::string_view cat) {
   return FlowKind::Other;
 }
 
+bool is_host_op_track(const Track& t) {
+  return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
+}
+
 const char* to_string(InputFile::Status s) {
   switch (s) {
     case InputFile::Status::Loaded: return "loaded";

@@ -226,6 +226,9 @@ enum class StepSemantics : uint8_t {
 };
 const char* to_string(StepSemantics s);
 
+// A track of host operators (Python, framework threads; not the runtime's own threads).
+bool is_host_op_track(const Track& t);
+
 struct RunMetadata {
   std::string framework;  // "torch_npu", "mindspore", "pytorch" (Kineto), or "" unknown
   // "ascend", "gpu" or "cpu" (the vocabulary of rule `platforms`); set by finalize() from the
@@ -248,6 +251,9 @@ struct RunMetadata {
   // in a GPU trace without them, the iterations it repeats: "record_function 'NAME'" or
   // "nn.Module forward 'NAME'" (RunModel::derive_iteration_steps); "" when the whole trace is one.
   std::string step_source;
+  // The steps are a serving engine's iterations (model/engine_patterns.h): each is timed by its own
+  // window, from its launched work after any hole a cut trace leaves (facts/frame/step_windows.h).
+  bool engine_iteration_steps = false;
 };
 
 // An input file the loader looked for, and what became of it.

@@ -17,6 +17,8 @@
 #include "base/text.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/diagnostics/gpu_memory.h"
+#include "facts/diagnostics/gpu_step_counts.h"
+#include "facts/harness.h"
 
 namespace npu {
 namespace {
@@ -31,18 +33,6 @@ constexpr size_t kListed = 5;
 
 bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
 
-struct StepCounts {
-  uint64_t kernels = 0, small_kernels = 0, sync_calls = 0, blocking_d2h = 0, pageable_copies = 0;
-  Ns kernel_ns = 0, small_kernel_ns = 0, sync_ns = 0, blocking_d2h_wait_ns = 0, pageable_ns = 0;
-  // Matrix kernels (count_gemm) in the step's window: fp32 on the CUDA cores, and on the tensor cores.
-  Ns fp32_simt_ns = 0, tensor_core_ns = 0;
-  // Sync points: each blocking wait of the host once (a synchronize call, or a synchronous copy
-  // call that itself waited; an `.item()` is a copy and the sync it waits in: one point), and
-  // the time the host spent inside those calls.
-  uint64_t sync_points = 0;
-  Ns sync_wait_ns = 0;
-};
-
 struct Copy {
   uint32_t slice = 0;       // the device memcpy
   uint32_t host = kNone32;  // the runtime call that launched it
@@ -52,7 +42,8 @@ struct Copy {
 class GpuFacts {
  public:
   GpuFacts(const DiagnosticContext& ctx, Facts& facts)
-      : m_(ctx.model), d_(ctx.device), frame_(ctx.frame), py_(ctx.python), facts_(facts) {}
+      : m_(ctx.model), d_(ctx.device), frame_(ctx.frame), py_(ctx.python), harness_(ctx.frame, ctx.python),
+        facts_(facts) {}
 
   void run() {
     // Without ProfilerStep#N the whole trace is the frame's one pseudo-step (id null), as in "steps".
@@ -76,22 +67,8 @@ class GpuFacts {
     out["collectives"] = collectives_json();
     json steps = json::array();
     for (size_t i = 0; i < per_step_.size() && i < kMaxStepDetail; ++i) {
-      const StepCounts& c = per_step_[i];
-      steps.push_back({{"id", frame_.pseudo() || i >= frame_.steps().size() ? json(nullptr) : json(m_.steps[i].id)},
-                       {"kernels", c.kernels},
-                       {"kernel_ns", c.kernel_ns},
-                       {"small_kernels", c.small_kernels},
-                       {"small_kernel_ns", c.small_kernel_ns},
-                       {"sync_calls", c.sync_calls},
-                       {"sync_ns", c.sync_ns},
-                       {"sync_points", c.sync_points},
-                       {"sync_wait_ns", c.sync_wait_ns},
-                       {"blocking_d2h", c.blocking_d2h},
-                       {"blocking_d2h_wait_ns", c.blocking_d2h_wait_ns},
-                       {"pageable_copies", c.pageable_copies},
-                       {"pageable_ns", c.pageable_ns},
-                       {"fp32_simt_ns", c.fp32_simt_ns},
-                       {"tensor_core_ns", c.tensor_core_ns}});
+      steps.push_back(step_counts_json(
+          per_step_[i], frame_.pseudo() || i >= frame_.steps().size() ? json(nullptr) : json(m_.steps[i].id)));
     }
     out["steps"] = std::move(steps);
     facts_.doc["gpu"] = std::move(out);
@@ -306,8 +283,11 @@ class GpuFacts {
         if (cat(s.cat) != KinetoCat::HostRuntime) continue;
         if (gpu_sync_kind(m_.str(s.name)) == GpuSync::None) continue;
         syncs_[s.name].add(s, i);
-        if (py_.available()) sync_sites_.add(m_, py_.at(i), s.dur);
+        const CallSite site = py_.available() ? py_.at(i) : CallSite{};
+        const Harness h = harness_.of(i, site);
+        sync_sites_.add(m_, site, s.dur, to_string(h));
         if (StepCounts* st = step_at(s.ts)) {
+          if (h != Harness::None) ++st->harness_sync_points, st->harness_wait_ns += s.dur;
           ++st->sync_calls;
           st->sync_ns += s.dur;
           ++st->sync_points;
@@ -464,6 +444,7 @@ class GpuFacts {
   const DeviceTimeline& d_;
   const RunFrame& frame_;  // which step holds what
   const PythonStacks& py_;
+  const HarnessSyncs harness_;  // syncs a runner or the profiler made (facts/harness.h)
   Facts& facts_;
   std::vector<StepCounts> per_step_;
   mutable std::vector<int8_t> cat_cache_;

@@ -2,6 +2,11 @@
 // engine with the event that says so, its iterations with their own device windows, and a
 // start-up graph capture's graphs. Written only for a run the engines' patterns recognise
 // (facts/inference/iterations.h); other runs get no section.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/inference/iterations.h"
 
@@ -29,6 +34,12 @@ nlohmann::json iteration_json(const RunModel& m, const InferenceIteration& it) {
   j["tokens_per_s"] = it.tokens > 0 && own > 0
                           ? nlohmann::json(static_cast<double>(it.tokens) * 1e9 / static_cast<double>(own))
                           : nlohmann::json(nullptr);
+  // A generate() call: the prompt's forward (to the first token) and the tokens after it.
+  const bool split = it.prefill_end > it.device_start && it.device_start >= 0 && it.tokens > 1;
+  j["prefill_ns"] = split ? nlohmann::json(it.prefill_end - it.device_start) : nlohmann::json(nullptr);
+  j["decode_ns_per_token"] =
+      split ? nlohmann::json(static_cast<double>(it.device_end - it.prefill_end) / static_cast<double>(it.tokens - 1))
+            : nlohmann::json(nullptr);
   j["hole_ns"] = it.hole;
   j["busy_ns"] = it.busy;
   j["graph_share"] = it.busy > 0 ? nlohmann::json(static_cast<double>(it.graph_busy) / static_cast<double>(it.busy))
@@ -55,18 +66,104 @@ nlohmann::json capture_json(const RunModel& m, const InferenceRun& run) {
           {"graph_launches", run.graph_launches}};
 }
 
+Ns own_of(const InferenceIteration& it) { return it.device_start < 0 ? 0 : it.device_end - it.device_start; }
+
+Ns median_of(std::vector<Ns> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// The steady state: the iterations after the warm-up, a leading run of iterations whose own window
+// is over kWarmupFactor times the median of their phase (first-time allocation, compilation,
+// cache misses). Phases with fewer than 3 iterations have no warm-up to tell apart.
+constexpr double kWarmupFactor = 1.5;
+std::vector<bool> warmup_of(const InferenceRun& run, nlohmann::json& excluded) {
+  const auto& its = run.iterations;
+  std::vector<bool> warm(its.size(), false);
+  for (size_t i = 0; i < its.size(); ++i) {
+    std::vector<Ns> same;
+    for (const InferenceIteration& o : its)
+      if (o.phase == its[i].phase && o.device_start >= 0) same.push_back(own_of(o));
+    const Ns med = median_of(same);
+    if (same.size() < 3 || its[i].device_start < 0 || static_cast<double>(own_of(its[i])) <= kWarmupFactor * med) break;
+    warm[i] = true;
+    excluded.push_back({{"iteration", i + 1},
+                        {"why", fmt::format("warm-up: its own window is {:.1f}x the median of its phase",
+                                            static_cast<double>(own_of(its[i])) / static_cast<double>(med))}});
+  }
+  return warm;
+}
+
+// Per phase over the steady state: iterations, own window median, per batch size, tokens/s.
+nlohmann::json phases_json(const InferenceRun& run, const std::vector<bool>& warm) {
+  nlohmann::json out = nlohmann::json::array();
+  for (InferencePhase ph : {InferencePhase::Prefill, InferencePhase::Decode, InferencePhase::Mixed,
+                            InferencePhase::Unknown}) {
+    std::vector<Ns> own;
+    std::map<int64_t, std::vector<Ns>> by_batch;
+    Ns window = 0, busy = 0, graph = 0;
+    int64_t tokens = 0;
+    for (size_t i = 0; i < run.iterations.size(); ++i) {
+      const InferenceIteration& it = run.iterations[i];
+      if (it.phase != ph || warm[i] || it.device_start < 0) continue;
+      own.push_back(own_of(it));
+      by_batch[it.requests].push_back(own_of(it));
+      window += own_of(it), busy += it.busy, graph += it.graph_busy;
+      tokens += std::max<int64_t>(0, it.tokens);
+    }
+    if (own.empty()) continue;
+    nlohmann::json batches = nlohmann::json::array();
+    for (const auto& [reqs, v] : by_batch)
+      batches.push_back({{"requests", reqs < 0 ? nlohmann::json(nullptr) : nlohmann::json(reqs)},
+                         {"iterations", v.size()},
+                         {"own_window_median_ns", median_of(v)}});
+    const double w = static_cast<double>(window);
+    out.push_back(
+        {{"phase", to_string(ph)},
+         {"iterations", own.size()},
+         {"own_window_median_ns", median_of(own)},
+         {"by_batch_size", batches},
+         {"tokens", tokens},
+         {"tokens_per_s", tokens > 0 ? nlohmann::json(static_cast<double>(tokens) * 1e9 / w) : nlohmann::json(nullptr)},
+         {"ns_per_1k_tokens",
+          tokens > 0 ? nlohmann::json(w * 1000.0 / static_cast<double>(tokens)) : nlohmann::json(nullptr)},
+         {"busy_share", busy / w},
+         {"graph_share", busy > 0 ? nlohmann::json(static_cast<double>(graph) / static_cast<double>(busy))
+                                  : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+// Between two iterations: the device idle that is not a hole, and the host's time outside both.
+nlohmann::json gaps_json(const InferenceRun& run) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto& its = run.iterations;
+  for (size_t i = 0; i + 1 < its.size(); ++i) {
+    const InferenceIteration &a = its[i], &b = its[i + 1];
+    if (a.device_start < 0 || b.device_start < 0) continue;
+    out.push_back({{"after", i + 1},
+                   {"device_idle_ns", std::max<Ns>(0, b.device_start - a.device_end - b.hole)},
+                   {"host_ns", std::max<Ns>(0, b.start - a.end)}});
+  }
+  return out;
+}
+
 std::string summary(const InferenceRun& run) {
   const std::string kind = run.kind;
   if (kind == "graph_capture") return "graph capture: start-up, not serving";
   const size_t n = run.iterations.size();
-  std::string s = kind == "serving" ? "serving: " : "generate() loop: ";
+  std::string s = kind == "serving" ? "serving: " : kind == "diffusion" ? "diffusion: " : "generate() loop: ";
   s += std::to_string(n) + (n == 1 ? " iteration" : " iterations");
   if (n == 1 && run.iterations[0].phase != InferencePhase::Unknown)
     s += std::string(" (") + to_string(run.iterations[0].phase);
   else s += " (";
-  if (n == 1 && run.iterations[0].requests >= 0) {
+  int64_t lo = -1, hi = -1;
+  for (const InferenceIteration& it : run.iterations)
+    if (it.requests >= 0) lo = lo < 0 ? it.requests : std::min(lo, it.requests), hi = std::max(hi, it.requests);
+  if (lo >= 0) {
     if (s.back() != '(') s += ", ";
-    s += std::to_string(run.iterations[0].requests) + " requests";
+    s += (lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi)) + " requests";
   }
   if (s.back() == '(') s.resize(s.size() - 2);
   else s += ")";
@@ -89,6 +186,14 @@ void diagnose_inference(const DiagnosticContext& ctx, Facts& f) {
   nlohmann::json its = nlohmann::json::array();
   for (const InferenceIteration& it : run.iterations) its.push_back(iteration_json(m, it));
   j["iterations"] = std::move(its);
+  nlohmann::json excluded = nlohmann::json::array();
+  const std::vector<bool> warm = warmup_of(run, excluded);
+  const size_t first = static_cast<size_t>(std::find(warm.begin(), warm.end(), false) - warm.begin());
+  j["steady_state"] = run.iterations.empty() || first == warm.size()
+                          ? nlohmann::json(nullptr)
+                          : nlohmann::json({{"first", first + 1}, {"last", warm.size()}, {"excluded", excluded}});
+  j["phases"] = phases_json(run, warm);
+  j["gaps"] = gaps_json(run);
   j["capture"] = run.captures.empty() && run.stream_captures == 0 ? nlohmann::json(nullptr) : capture_json(m, run);
   f.doc["inference"] = std::move(j);
 }

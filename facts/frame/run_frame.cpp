@@ -21,10 +21,6 @@ StepAssignment assignment_of(StepSemantics s) {
 
 }  // namespace
 
-bool is_host_op_track(const Track& t) {
-  return t.kind == TrackKind::HostPython || t.kind == TrackKind::HostOther || t.kind == TrackKind::Unknown;
-}
-
 bool RunFrame::communication_from_ops(const RunModel& m) {
   return m.meta.step_semantics == StepSemantics::StepTasks || m.meta.step_semantics == StepSemantics::MsprofTasks;
 }

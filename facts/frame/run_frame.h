@@ -36,9 +36,6 @@ struct LaunchOrigin {
   Ns ts = 0;
 };
 
-// A track of host operators (Python, framework threads; not the runtime's own threads).
-bool is_host_op_track(const Track& t);
-
 class RunFrame {
  public:
   explicit RunFrame(const RunModel& m);

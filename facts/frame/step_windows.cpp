@@ -6,6 +6,17 @@
 namespace npu {
 namespace {
 
+// A serving engine's iterations: each one's launched ops with their launch calls' ends.
+std::vector<std::vector<OwnOp>> own_ops(const RunModel& m, const std::vector<LaunchedOp>& ops, size_t steps) {
+  std::vector<std::vector<OwnOp>> own(steps);
+  for (const LaunchedOp& op : ops) {
+    if (op.step < 0 || op.call == kNone32) continue;
+    const Slice& d = m.slices[op.slice];
+    own[static_cast<size_t>(op.step)].push_back({d.ts, d.end(), m.slices[op.call].end(), op.slice});
+  }
+  return own;
+}
+
 // GPU (Kineto): the TensorBoard profiler plugin's rule (StepSemantics::LaunchedWork). A step
 // owns the device ops it launched (launched_ops; a cudaGraphLaunch owns every kernel of the
 // graph). The first step starts after any device op that no step owns and that ends before the
@@ -31,16 +42,23 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, co
     ++owned;
   }
   if (owned == 0) return;
+  // A serving engine's iteration starts after the holes in its launched work (own_window).
+  std::vector<std::vector<OwnOp>> own;
+  if (m.meta.engine_iteration_steps) own = own_ops(m, ops, steps.size());
   Ns prev = steps[0].start;
   if (w[0].launched_tasks > 0)
     for (Ns e : unowned_ends)
       if (e < first[0]) prev = std::max(prev, e);
   for (size_t i = 0; i < steps.size(); ++i) {
-    const Ns start = std::max(prev, steps[i].start);
+    Ns start = std::max(prev, steps[i].start);
     Ns end = steps[i].end;
     if (w[i].launched_tasks > 0) {
       end = std::max(end, last[i]);
       w[i].launched_end = last[i];
+    }
+    if (!own.empty() && !own[i].empty()) {
+      const OwnWindow o = own_window(own[i], start);
+      if (o.hole > 0) w[i].hole = o.hole, w[i].hole_end_slice = o.first_slice, start = std::max(start, o.start);
     }
     end = std::max(end, start);
     w[i].start = start;
@@ -50,6 +68,23 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, co
 }
 
 }  // namespace
+
+OwnWindow own_window(std::vector<OwnOp>& ops, Ns not_before) {
+  OwnWindow w;
+  if (ops.empty()) return w;
+  std::sort(ops.begin(), ops.end(), [](const OwnOp& a, const OwnOp& b) { return a.start < b.start; });
+  Ns end = not_before;
+  w.start = ops.front().start, w.first_slice = ops.front().slice;
+  for (const OwnOp& op : ops) {
+    if (op.start - std::max(end, op.ready) >= kHoleNs) {
+      w.hole += op.start - std::max(end, op.ready);
+      w.start = op.start, w.first_slice = op.slice;
+    }
+    end = std::max(end, op.end);
+  }
+  w.end = end;
+  return w;
+}
 
 TaskQueue::TaskQueue(const RunModel& m) {
   for (const Flow& f : m.flows) {

@@ -21,7 +21,28 @@ struct StepWindow {
   uint64_t launched_tasks = 0;
   // GPU (LaunchedWork): the end of the last device op the step launched (kNoId: none).
   Ns launched_end = kNoId;
+  // A serving engine's iteration (RunMetadata::engine_iteration_steps): the holes its window leaves
+  // out (own_window), and its first launched op after them, where the window starts (else kNone32).
+  Ns hole = 0;
+  uint32_t hole_end_slice = kNone32;
 };
+
+// An op a step launched: its device span and when its launch call returned.
+struct OwnOp {
+  Ns start = 0, end = 0, ready = 0;
+  uint32_t slice = kNone32;
+};
+// The own window of one iteration's launched ops (sorted in place by start): from the first op
+// after the last hole to the last op's end. A hole is at least kHoleNs during which an op had
+// been launched, the device was free of the iteration's earlier work (and, from `not_before`, of
+// what came before it: -1 when unknown) and none of its ops ran: the stream waited on work the
+// trace does not hold (the previous batch that a window cut from a serving trace drops). Not idle.
+struct OwnWindow {
+  Ns start = -1, end = -1, hole = 0;
+  uint32_t first_slice = kNone32;  // the op the window starts at
+};
+constexpr Ns kHoleNs = 1'000'000;
+OwnWindow own_window(std::vector<OwnOp>& ops, Ns not_before = -1);
 
 // One window per step, in the order of `steps` (sorted by start). GPU (Kineto) traces follow
 // the TensorBoard plugin's rule (StepSemantics::LaunchedWork, step_windows.cpp): launches are

@@ -31,14 +31,9 @@ int16_t classify(std::string_view n, std::unordered_map<StrId, PatternMatch>& ma
   return kNothing;
 }
 
-struct Hit {
-  uint32_t slice;
-  int pattern;
-};
-
 // What the scan of the host tracks collected.
 struct Scan {
-  std::vector<Hit> hits;  // annotations an engine pattern matched
+  std::vector<PatternHit> hits;  // annotations an engine pattern matched
   std::unordered_map<StrId, PatternMatch> matches;
   std::vector<uint32_t> first_source;  // per engine_sources() entry, the first slice, or kNone32
   uint32_t first_isin = kNone32;
@@ -57,7 +52,7 @@ Scan scan_host(const RunModel& m) {
       int16_t& c = code[sl.name];
       if (c == kUnseen) c = classify(m.str(sl.name), s.matches, sl.name);
       if (c == kNothing) continue;
-      if (c >= kPatternBase && c < kSourceBase) s.hits.push_back({i, c - kPatternBase});
+      if (c >= kPatternBase && c < kSourceBase) s.hits.push_back({i, c - kPatternBase, s.matches.at(sl.name)});
       else if (c >= kSourceBase && c < kGraphBase) {
         uint32_t& first = s.first_source[static_cast<size_t>(c - kSourceBase)];
         if (first == kNone32) first = i;
@@ -68,11 +63,7 @@ Scan scan_host(const RunModel& m) {
       else if (c == kTokenOp) s.token_ops.push_back(sl.ts);
     }
   }
-  const auto by_start = [&](const Hit& a, const Hit& b) {
-    const Slice &x = m.slices[a.slice], &y = m.slices[b.slice];
-    return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
-  };
-  std::sort(s.hits.begin(), s.hits.end(), by_start);
+  sort_hits(m, s.hits);
   for (auto* v : {&s.token_ops, &s.begin_captures, &s.instantiations}) std::sort(v->begin(), v->end());
   return s;
 }
@@ -82,32 +73,25 @@ uint32_t count_in(const std::vector<Ns>& sorted, Ns start, Ns end) {
                                std::lower_bound(sorted.begin(), sorted.end(), start));
 }
 
-// The outermost annotations of each kind; a nested one (TraceLens's execute_* around SGLang's
-// step[...]) fills in what the outer name does not say.
+// The outermost captures, and the engine's iterations (model/engine_patterns.h: the steps of the run).
 void collect(const RunModel& m, const Scan& s, InferenceRun& run) {
-  for (const Hit& h : s.hits) {
+  for (const PatternHit& h : s.hits) {
     const Slice& sl = m.slices[h.slice];
-    const PatternMatch& pm = s.matches.at(sl.name);
-    if (pm.kind == PatternMatch::Kind::Capture) {
-      if (!run.captures.empty() && sl.ts < run.captures.back().end) continue;
-      InferenceCapture c;
-      c.name = sl.name, c.batch = pm.batch, c.mode = std::string(pm.mode), c.start = sl.ts, c.end = sl.end();
-      c.stream_captures = count_in(s.begin_captures, c.start, c.end);
-      c.instantiations = count_in(s.instantiations, c.start, c.end);
-      c.loc = sl.loc;
-      run.captures.push_back(std::move(c));
-      continue;
-    }
-    if (!run.iterations.empty() && sl.ts < run.iterations.back().end) {
-      InferenceIteration& outer = run.iterations.back();
-      if (outer.phase == InferencePhase::Unknown) outer.phase = pm.phase;
-      if (outer.requests < 0) outer.requests = pm.requests;
-      if (outer.tokens < 0) outer.tokens = pm.tokens;
-      continue;
-    }
+    const PatternMatch& pm = h.match;
+    if (pm.kind != PatternMatch::Kind::Capture) continue;
+    if (!run.captures.empty() && sl.ts < run.captures.back().end) continue;
+    InferenceCapture c;
+    c.name = sl.name, c.batch = pm.batch, c.mode = std::string(pm.mode), c.start = sl.ts, c.end = sl.end();
+    c.stream_captures = count_in(s.begin_captures, c.start, c.end);
+    c.instantiations = count_in(s.instantiations, c.start, c.end);
+    c.loc = sl.loc;
+    run.captures.push_back(std::move(c));
+  }
+  for (const PatternHit& h : engine_iterations(m, s.hits)) {
+    const Slice& sl = m.slices[h.slice];
     InferenceIteration it;
-    it.slice = h.slice, it.name = sl.name, it.pattern = h.pattern, it.phase = pm.phase;
-    it.requests = pm.requests, it.tokens = pm.tokens, it.start = sl.ts, it.end = sl.end(), it.loc = sl.loc;
+    it.slice = h.slice, it.name = sl.name, it.pattern = h.pattern, it.phase = h.match.phase;
+    it.requests = h.match.requests, it.tokens = h.match.tokens, it.start = sl.ts, it.end = sl.end(), it.loc = sl.loc;
     run.iterations.push_back(it);
   }
 }
@@ -116,7 +100,7 @@ void collect(const RunModel& m, const Scan& s, InferenceRun& run) {
 void decide_engine(const RunModel& m, const Scan& s, InferenceRun& run) {
   int best = -1;
   uint32_t at = kNone32;
-  for (const Hit& h : s.hits) {
+  for (const PatternHit& h : s.hits) {
     if (std::string_view(engine_patterns()[static_cast<size_t>(h.pattern)].engine) == "unknown") continue;
     if (best < 0 || h.pattern < best) best = h.pattern, at = h.slice;
   }
@@ -146,6 +130,9 @@ void find_generate_loop(const RunModel& m, const Scan& s, bool training, Inferen
     InferenceIteration it;
     it.start = st.start, it.end = st.end, it.loc = st.src.loc;
     it.tokens = count_in(s.token_ops, st.start, st.end);
+    if (auto t = std::lower_bound(s.token_ops.begin(), s.token_ops.end(), st.start);
+        t != s.token_ops.end() && *t < st.end)
+      it.first_token_at = *t;
     most = std::max(most, it.tokens);
     its.push_back(it);
   }
@@ -170,29 +157,6 @@ Ns union_ns(std::vector<std::pair<Ns, Ns>>& v) {
   return cur_e >= 0 ? total + cur_e - cur_s : total;
 }
 
-struct OwnOp {
-  Ns start, end, ready;  // ready: when its launch call returned
-};
-
-// The own window of one iteration's ops and the holes inside it: at least kHoleNs during which an
-// op had been launched and none of the iteration's ops ran (the stream waited on work the trace
-// does not hold, such as the previous batch a cut window drops). The window starts after the last
-// hole.
-constexpr Ns kHoleNs = 1'000'000;
-void own_window(std::vector<OwnOp>& ops, InferenceIteration& it) {
-  std::sort(ops.begin(), ops.end(), [](const OwnOp& a, const OwnOp& b) { return a.start < b.start; });
-  Ns end = -1;
-  it.device_start = ops.front().start;
-  for (const OwnOp& op : ops) {
-    if (end >= 0 && op.start - std::max(end, op.ready) >= kHoleNs) {
-      it.hole += op.start - std::max(end, op.ready);
-      it.device_start = op.start;
-    }
-    end = std::max(end, op.end);
-  }
-  it.device_end = end;
-}
-
 // Each iteration's device work: the ops launched by runtime calls inside its host span (the
 // frame's pairing by correlation id), on the annotation's process.
 void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) {
@@ -211,13 +175,18 @@ void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) 
     if (its[i].slice != kNone32 && m.tracks[call.track].pid != m.tracks[m.slices[its[i].slice].track].pid) continue;
     const Slice& d = m.slices[op.slice];
     all[i].push_back({d.ts, d.end()});
-    own[i].push_back({d.ts, d.end(), call.end()});
+    if (its[i].first_token_at >= 0 && call.ts < its[i].first_token_at)
+      its[i].prefill_end = std::max(its[i].prefill_end, d.end());
+    own[i].push_back({d.ts, d.end(), call.end(), op.slice});
     if (graph_call(m.str(call.name)) == GraphCall::Launch) graphed[i].push_back({d.ts, d.end()});
   }
+  Ns prev_end = -1;  // the device is free of the iterations before from here
   for (size_t i = 0; i < its.size(); ++i) {
     its[i].ops = static_cast<uint32_t>(all[i].size()), its[i].graph_ops = static_cast<uint32_t>(graphed[i].size());
     if (all[i].empty()) continue;
-    own_window(own[i], its[i]);
+    const OwnWindow w = own_window(own[i], prev_end);
+    prev_end = std::max(prev_end, w.end);
+    its[i].device_start = w.start, its[i].device_end = w.end, its[i].hole = w.hole;
     its[i].busy = union_ns(all[i]);
     its[i].graph_busy = union_ns(graphed[i]);
   }
@@ -233,8 +202,12 @@ InferenceRun find_inference(const RunModel& m, const RunFrame& frame, bool train
   run.stream_captures = static_cast<uint32_t>(s.begin_captures.size());
   run.instantiations = static_cast<uint32_t>(s.instantiations.size());
   run.graph_launches = s.graph_launches;
-  if (!run.iterations.empty()) run.kind = "serving";
+  // A diffusion pipeline's calls are its iterations; without their annotation the engine still says it.
+  const std::string_view engine = run.engine;
+  const bool diffusion = engine == "xdit" || engine == "diffusers";
+  if (!run.iterations.empty()) run.kind = diffusion ? "diffusion" : "serving";
   else if (!run.captures.empty()) run.kind = "graph_capture";
+  else if (diffusion) run.kind = "diffusion";
   else {
     find_generate_loop(m, s, training, run);
     if (!run.iterations.empty()) run.kind = "generate_loop";

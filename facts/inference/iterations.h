@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "facts/frame/run_frame.h"
-#include "facts/inference/engine_patterns.h"
+#include "model/engine_patterns.h"
 #include "model/model.h"
 
 namespace npu {
@@ -26,6 +26,10 @@ struct InferenceIteration {
   Ns device_start = -1, device_end = -1;
   Ns hole = 0;                  // device idle while launched work waited on work the trace does not hold
   Ns busy = 0, graph_busy = 0;  // union of the launched ops; of those a graph launch ran
+  // A generate() call: when its first token was chosen on the host (the first argmax/multinomial:
+  // the prompt's forward before it is the prefill), and the end of the device work launched
+  // before that (-1: none).
+  Ns first_token_at = -1, prefill_end = -1;
   uint32_t ops = 0, graph_ops = 0;
   uint64_t loc = 0;
 };

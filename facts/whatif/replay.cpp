@@ -148,6 +148,7 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
   for (size_t i = 0; i < steps.size(); ++i) {
     g.steps[i].measured_start = windows[i].start;
     g.steps[i].measured_end = windows[i].end;
+    g.steps[i].hole_end_slice = windows[i].hole_end_slice;
   }
   return item_of_slice;
 }
@@ -300,8 +301,12 @@ void cost_blocking_calls(Graph& g, const RunModel& m) {
 void attribute_step_ends(Graph& g) {
   if (g.chained) {
     Ns first_own = std::numeric_limits<Ns>::max();
-    for (const DeviceTask& d : g.tasks)
+    for (uint32_t i = 0; i < g.tasks.size(); ++i) {
+      const DeviceTask& d = g.tasks[i];
       if (d.step == 0) first_own = std::min(first_own, d.s);
+      if (d.step >= 0 && d.slice == g.steps[static_cast<size_t>(d.step)].hole_end_slice)
+        g.steps[static_cast<size_t>(d.step)].start_task = i;
+    }
     for (uint32_t i = 0; i < g.tasks.size(); ++i)
       if (g.tasks[i].step < 0 && g.tasks[i].end() < first_own) g.warmup_tasks.push_back(i);
   } else {

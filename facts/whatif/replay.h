@@ -70,6 +70,9 @@ struct StepRef {
   Ns measured_start = 0, measured_end = 0;  // the breakdown's window
   uint32_t end_task = kNone32;              // Ascend: the task the window ends at (else the mark)
   Ns overhang = 0;                          // Ascend: how far the tasks its window holds end past the window's end
+  // GPU, a serving engine's iteration whose window starts after a hole (StepWindow::hole): the
+  // task it starts at (its device slice, then its index in tasks), else kNone32.
+  uint32_t hole_end_slice = kNone32, start_task = kNone32;
 };
 
 // The buffers one replay writes (every item's and task's replayed times): kept with the graph and

@@ -147,7 +147,8 @@ class Simulation {
       const HostItem &hs = g_.items[ref.start_mark], &he = g_.items[ref.end_mark];
       Ns a = 0, b = 0;
       if (g_.chained) {
-        a = std::max(prev, S_[ref.start_mark]);
+        // An iteration after a hole starts at its first task after it (the hole is not the step's).
+        a = std::max(prev, ref.start_task != kNone32 ? TS_[ref.start_task] : S_[ref.start_mark]);
         b = std::max(S_[ref.end_mark], owned_end_[i]);
       } else {
         // The window keeps its place after the host step's start: work that starts earlier does

@@ -7,7 +7,8 @@
 //   graphs      each run of launches between two host waits (syncs, blocking copies, fetches,
 //               step ends, pauses over 1 ms) becomes one graph launch: its host time is one graph launch (the
 //               trace's own cost per graph node, else 1 us per node) and its kernels follow each
-//               other at the graph's gap (measured in the trace's graph replays, else 0.1 us)
+//               other at the graph's gap (measured in the trace's graph replays, else 0.1 us);
+//               not where graph replays already run 90% of the steps' device time
 //   syncs       every host wait for the device inside a step but the step's last stops waiting
 //   pinned      copies from pageable memory run at pinned bandwidth (measured from the trace's
 //               pinned copies of 1 MiB or more in the same direction, else 50 GB/s on PCIe Gen5

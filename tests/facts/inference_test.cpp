@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "model/engine_patterns.h"
 #include "kineto_text.h"
 #include "test_support.h"
 
@@ -16,6 +17,31 @@ using npu::test::kineto::host;
 using npu::test::kineto::kernel;
 
 std::string header(const std::string& step = "") { return npu::test::kineto::header(step.empty() ? 0 : 1000, step); }
+
+// The engine's iterations are the run's steps: the outermost annotations, a nested one filling in
+// what the outer name does not say; a capture is not one.
+TEST(Inference, EngineIterationsAreTheRunsSteps) {
+  std::string t = header();
+  t += host("user_annotation", "execute_32_context_0(sq0)_generation_32(sq32)", 1000, 100);
+  t += host("user_annotation", "step[DECODE bs=32]", 1001, 90);
+  t += host("user_annotation", "capture_32_FULL", 1200, 50);
+  t += host("user_annotation", "step[EXTEND bs=4 toks=512]", 1300, 40);
+  t += host("cuda_runtime", "hipLaunchKernel", 1010, 5, 1);
+  t += kernel("a", 1020, 10, 1);
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  const auto its = npu::engine_iterations(m);
+  ASSERT_EQ(its.size(), 2u);
+  EXPECT_EQ(its[0].match.phase, npu::InferencePhase::Decode);
+  EXPECT_EQ(its[0].match.requests, 32);
+  EXPECT_EQ(its[1].match.phase, npu::InferencePhase::Prefill);
+  EXPECT_EQ(its[1].match.tokens, 512);
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_EQ(m.steps[0].start, 1000'000);
+  EXPECT_EQ(m.steps[1].start, 1300'000);
+  EXPECT_EQ(m.meta.step_source, "engine iteration");
+  EXPECT_TRUE(m.meta.engine_iteration_steps);
+}
 
 // A cut SGLang decode window: TraceLens's execute_* around SGLang's step[DECODE bs=4]; a kernel of
 // the previous iteration (launched before the window) ends inside it, then one eager kernel and a
@@ -84,7 +110,16 @@ TEST(Inference, NamesThatCarryTheBatchAreIterationsInOrder) {
   t += kernel("b", 1220, 70, 2);
   const json j = facts_of(close(t)).doc["inference"];
   ASSERT_EQ(j["iterations"].size(), 2u) << j.dump();
-  EXPECT_EQ(j["summary"], "serving: 2 iterations");
+  EXPECT_EQ(j["summary"], "serving: 2 iterations (3-4 requests)");
+  // one phase each, in the order prefill, decode; a gap of 1220 - 1050 = 170 us of device idle
+  ASSERT_EQ(j["phases"].size(), 2u);
+  EXPECT_EQ(j["phases"][0]["phase"], "prefill");
+  EXPECT_EQ(j["phases"][0]["own_window_median_ns"], 70000);
+  EXPECT_EQ(j["phases"][1]["phase"], "decode");
+  EXPECT_EQ(j["phases"][1]["own_window_median_ns"], 30000);
+  ASSERT_EQ(j["gaps"].size(), 1u);
+  EXPECT_EQ(j["gaps"][0]["device_idle_ns"], 170000);
+  EXPECT_EQ(j["gaps"][0]["host_ns"], 100000);
   EXPECT_EQ(j["iterations"][0]["requests"], 4);
   EXPECT_EQ(j["iterations"][0]["phase"], "decode");
   EXPECT_EQ(j["iterations"][0]["busy_ns"], 30000);

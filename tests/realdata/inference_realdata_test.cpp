@@ -4,6 +4,8 @@
 // independently by tests/realdata/verify_inference.py (Python json and regular expressions over
 // the raw traces), not by our loaders; own window, holes and busy time agree within 1%, the graph
 // share within 1 point.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
@@ -30,8 +32,8 @@ const Expected kServing[] = {
      0.98808},
     {"sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz", "sglang", "prefill", 15, 15360, 534, 494001.67,
      493239.12, 492806.86, 0.0},
-    {"vllm_decode_full/graph_execution.json.gz", "vllm", "decode", 32, 32, 434, 10743.18, 0, 10717.70, 0.96928},
-    {"vllm_prefilldecode_piecewise/graph_execution.json.gz", "vllm", "mixed", 46, 8192, 423, 156466.42, 0, 156085.80,
+    {"vllm_decode_full/graph_execution.json.gz", "vllm", "decode", 32, 32, 434, 10743.18, 7826.15, 10717.70, 0.96928},
+    {"vllm_prefilldecode_piecewise/graph_execution.json.gz", "vllm", "mixed", 46, 8192, 423, 156466.42, 148998.87, 156085.80,
      0.96050},
 };
 
@@ -62,7 +64,45 @@ TEST(RealDataInference, ServingWindowsHaveOneIterationWithItsOwnWindow) {
     // tokens over the own window: vllm_decode_full 32 / 10.743 ms = 2979 tokens/s (the issue's ~3k)
     EXPECT_NEAR(it["tokens_per_s"].get<double>(), e.tokens / (e.own_us * 1e-6), e.tokens / (e.own_us * 1e-6) * 0.01);
     EXPECT_NEAR(it["graph_share"].get<double>(), e.graph_share, 0.01);
+    // The iteration is the run's step, timed by its own window: the hole is not the step's.
+    EXPECT_EQ(f.doc["run"]["step_source"], "engine iteration");
+    EXPECT_EQ(f.doc["overall"]["steps"], 1);
+    expect_within_1pct(f.doc["overall"]["stage_ns"], e.own_us, "step");
   }
+}
+
+// Several iterations, varying batch sizes, as an engine runs: a window built from the real single
+// SGLang iteration (make_serving_window.py: copies shifted in time, bs=32, 31, 32, 30, 29 written
+// into the engine's names) gives one iteration and one step each, in order, each timed by the
+// original's own window, its hole left out; the graphs what-if claims nothing from the holes.
+TEST(RealDataInference, MultiIterationWindowGivesOneIterationEach) {
+  const std::string one = std::string(kDir) + kServing[0].trace;
+  REQUIRE_REALDATA(one);
+  npu::test::TempDir dir;
+  const std::string window = (dir.path() / "window.json").string();
+  const std::string cmd = std::string("/usr/bin/python3 '") + NPU_SOURCE_DIR +
+                          "/tests/realdata/make_serving_window.py' '" + real(one) + "' '" + window +
+                          "' --batches 32,31,32,30,29";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  npu::Facts f = npu::compute_facts(npu::test::load_path(window));
+  const json& its = f.doc["inference"]["iterations"];
+  ASSERT_EQ(its.size(), 5u);
+  const int64_t requests[] = {32, 31, 32, 30, 29};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(its[i]["requests"], requests[i]) << i;
+    EXPECT_EQ(its[i]["phase"], "decode");
+    expect_within_1pct(its[i]["own_window_ns"], kServing[0].own_us, "own window");
+    expect_within_1pct(its[i]["hole_ns"], kServing[0].hole_us, "hole");
+    if (i > 0) EXPECT_LT(its[i - 1]["start_ns"].get<int64_t>(), its[i]["start_ns"].get<int64_t>());
+  }
+  EXPECT_EQ(f.doc["overall"]["steps"], 5);
+  expect_within_1pct(f.doc["overall"]["stage_ns"], 5 * kServing[0].own_us, "steps");
+  const json& decode = f.doc["inference"]["phases"][0];
+  EXPECT_EQ(decode["phase"], "decode");
+  EXPECT_EQ(decode["iterations"], 5);
+  EXPECT_EQ(decode["by_batch_size"].size(), 4u);
+  EXPECT_EQ(f.doc["inference"]["gaps"].size(), 4u);
+  EXPECT_EQ(f.doc["whatif"]["transforms"]["graphs"]["applicable"], false);
 }
 
 struct Capture {
@@ -119,6 +159,7 @@ TEST(RealDataInference, GenerateLoopStepsAreRequests) {
   EXPECT_EQ(j["engine"], "hf_generate");
   ASSERT_EQ(j["iterations"].size(), 3u);
   const double own_us[] = {258058.29, 268993.55, 264067.10}, busy_us[] = {22829.92, 22864.46, 22851.68};
+  const double prefill_us[] = {9069.15, 9476.03, 9399.81}, per_token_us[] = {8031.91, 8371.53, 8215.07};
   for (size_t i = 0; i < 3; ++i) {
     const json& it = j["iterations"][i];
     EXPECT_EQ(it["tokens"], 32);
@@ -127,6 +168,9 @@ TEST(RealDataInference, GenerateLoopStepsAreRequests) {
     EXPECT_EQ(it["device_ops"], 9481);
     expect_within_1pct(it["own_window_ns"], own_us[i], "own window");
     expect_within_1pct(it["busy_ns"], busy_us[i], "busy");
+    // prefill to the first token, then each later token (verify_inference.py)
+    expect_within_1pct(it["prefill_ns"], prefill_us[i], "prefill");
+    expect_within_1pct(it["decode_ns_per_token"], per_token_us[i], "per token");
   }
   EXPECT_EQ(f.doc["overall"]["steps"], 3);
 }

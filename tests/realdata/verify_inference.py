@@ -9,9 +9,11 @@ Rules it applies (docs/facts-inference.md): the iteration is the outermost annot
 step[PHASE bs=N ...] / execute_T_context_C(...)_generation_G(...) / execute_new_N_cached_M; a
 device op (kernel, gpu_memcpy, gpu_memset) is the iteration's when the runtime call carrying its
 correlation id (the outermost one of that id) starts inside the annotation, on its pid; a hole is
->= 1 ms during which an op had been launched and none of the iteration's ops ran; the own window
-starts at the op after the last hole. A generate() loop: ProfilerStep#N with aten::isin, tokens
-= aten::argmax + aten::multinomial in the step.
+>= 1 ms during which an op had been launched (its call returned), the iteration's earlier ops and
+the iterations before it had ended, and none of its ops ran; the own window starts at the op
+after the last hole. A generate() loop: ProfilerStep#N with aten::isin, tokens
+= aten::argmax + aten::multinomial in the step; its prefill runs from the own window's start to the
+end of the ops launched before the first of those, and each later token takes the rest / (tokens - 1).
 """
 import gzip
 import json
@@ -56,7 +58,7 @@ def union(iv):
     return total + (cur[1] - cur[0] if cur else 0.0)
 
 
-def device_of(start, end, pid, calls, ops):
+def device_of(start, end, pid, calls, ops, not_before):
     mine = []
     for op in ops:
         c = calls.get(op["args"]["correlation"])
@@ -65,15 +67,16 @@ def device_of(start, end, pid, calls, ops):
     if not mine:
         return {"ops": 0}
     mine.sort()
-    dev_start, last_end, hole = mine[0][0], None, 0.0
+    dev_start, last_end, hole = mine[0][0], not_before, 0.0
     for s, e, ready, _ in mine:
-        if last_end is not None and s - max(last_end, ready) >= HOLE_US:
-            hole += s - max(last_end, ready)
+        free_from = ready if last_end is None else max(last_end, ready)
+        if s - free_from >= HOLE_US:
+            hole += s - free_from
             dev_start = s
         last_end = e if last_end is None else max(last_end, e)
     busy = union([(s, e) for s, e, _, _ in mine])
     graph = union([(s, e) for s, e, _, g in mine if g])
-    return {"ops": len(mine), "own_window_us": last_end - dev_start, "hole_us": hole, "busy_us": busy,
+    return {"ops": len(mine), "own_window_us": last_end - dev_start, "own_end": last_end, "hole_us": hole, "busy_us": busy,
             "graph_share": graph / busy if busy else None}
 
 
@@ -121,11 +124,23 @@ def main(path):
             kind, engine = "generate_loop", engine or "hf_generate"
             for s in steps:
                 end = s["ts"] + s["dur"]
-                tok = sum(1 for e in cpu if e["name"] in ("aten::argmax", "aten::multinomial") and s["ts"] <= e["ts"] < end)
-                its.append({"name": s["name"], "phase": "unknown", "requests": None, "tokens": tok,
-                            "start": s["ts"], "end": end, "pid": None})
+                toks = sorted(e["ts"] for e in cpu
+                              if e["name"] in ("aten::argmax", "aten::multinomial") and s["ts"] <= e["ts"] < end)
+                its.append({"name": s["name"], "phase": "unknown", "requests": None, "tokens": len(toks),
+                            "start": s["ts"], "end": end, "pid": None, "first_token": toks[0] if toks else None})
+    prev_end = None  # the device is free of the iterations before from here
     for it in its:
-        it.update(device_of(it["start"], it["end"], it.pop("pid"), calls, ops))
+        it.update(device_of(it["start"], it["end"], it.pop("pid"), calls, ops, prev_end))
+        first = it.pop("first_token", None)
+        if first is not None and it["ops"] and it["tokens"] > 1:
+            # the prompt's forward: the device work launched before the first token was chosen
+            pre = max(op["ts"] + op["dur"] for op in ops
+                      if calls.get(op["args"]["correlation"]) and it["start"] <= calls[op["args"]["correlation"]]["ts"] < first)
+            own_start = it["own_end"] - it["own_window_us"]
+            it["prefill_us"] = pre - own_start
+            it["decode_us_per_token"] = (it["own_end"] - pre) / (it["tokens"] - 1)
+        if it["ops"]:
+            prev_end = it["own_end"] if prev_end is None else max(prev_end, it["own_end"])
     begin = sum(1 for e in ev if e.get("cat") == "cuda_runtime" and "StreamBeginCapture" in e["name"])
     print(json.dumps({"kind": kind, "engine": engine or "unknown", "iterations": its, "captures": captures,
                       "stream_captures": begin}, indent=1))

@@ -6,7 +6,7 @@ rule {
   severity = "medium",
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
   needs = { "dispatch.steps", "operators.host.by_name" },
-  platforms = { "ascend" },
+  platforms = { "ascend", "gpu" },
   params = {
     min_host_bound_share = { default = 0.5, min = 0, max = 1, doc = "reported when at least this share of the steps are host-bound (dispatch.step_class)" },
     factor = { default = 0.5, min = 0, max = 1, doc = "share of the host-bound idle async scheduling recovers" },
@@ -19,7 +19,10 @@ other, the device idles while the host works. Asynchronous scheduling prepares s
 while the device runs step N: MindIE `export MINDIE_ASYNC_SCHEDULING_ENABLE=1` (on the decode
 nodes only with prefill/decode disaggregation; not with Look Ahead / Memory Decoding, nor with
 n / best_of / beam search); vLLM(-Ascend): the scheduler's async scheduling option
-(`--async-scheduling` in recent versions).
+(`--async-scheduling` in recent versions); SGLang: its overlap scheduler (the default, off with
+`--disable-overlap-schedule`). The command is the engine's own (lib.engines, from
+facts.inference.engine): an Ascend run whose engine is not named gets MindIE's variable; a GPU
+run gets the finding only when its engine (vLLM, SGLang) is known.
 
 How it is measured:
   - inference: the job's context (facts.job.training, docs/facts.md) when the host operators
@@ -51,12 +54,17 @@ local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
 local graphs = require "lib.graphs"
+local engines = require "lib.engines"
 
 function check(facts, p, emit)
   -- Inference-server advice: never for a training job, nor one that schedules asynchronously.
   local training = run.training(facts)
   if training == true then return end
   if run.env(facts).MINDIE_ASYNC_SCHEDULING_ENABLE == "1" then return end
+  -- The engine's own switch (lib.engines): MindIE's variable, vLLM's flag, SGLang's overlap
+  -- scheduler; an engine the tool does not know (a GPU run without one) gets no finding.
+  local own = engines.async_scheduling(facts)
+  if own == nil then return end
   local host = facts.operators.host.by_name
   if training == nil then
     -- No job facts: guess from the longest host operators.
@@ -94,9 +102,8 @@ function check(facts, p, emit)
   emit {
     observed = observed,
     why = "Host-side scheduling and pre/post-processing run while the device idles; async scheduling overlaps them with the forward pass.",
-    action = "Enable asynchronous scheduling in the serving framework (MindIE: environment variable; vLLM: the scheduler's "
-      .. "async scheduling option), then re-profile.",
-    commands = { "export MINDIE_ASYNC_SCHEDULING_ENABLE=1" },
+    action = own.action,
+    commands = own.commands,
     saving_ns = p.factor * idle / n,
     saving_formula = string.format("%.2f x host-bound idle of the host-bound steps / %d steps", p.factor, n),
     confidence = 0.3,

@@ -41,6 +41,12 @@ step the host waiting for a busy GPU costs nothing (the real trace
 hta/negative_queue_length_values_check/rank0 waits 150 ms per step in `.item()` copies while the
 GPU runs 160 ms ahead of the host).
 
+Syncs a harness made are not the model's and are left out of the count and the wait
+(gpu.steps[].harness_sync_points, facts/harness.h): the profiler's own (a torch.profiler frame
+around the call) and a runner's timing brackets (torch.cuda.synchronize() before the first or
+after the last launch of its step, from a function that encloses all of the step's launches,
+such as xDiT's _run_timed_pipe); the finding names them.
+
 Commands fit the job (facts.job): loss accumulation only for training; an inference loop
 is told to keep its outputs on the GPU; a job the trace does not tell (no host operators) gets
 neither. With Python stacks (with_stack), the finding names the user's call sites
@@ -68,14 +74,18 @@ function check(facts, p, emit)
   if n == 0 then return end
   -- A sync point is one blocking wait of the host, counted once: an .item() is a copy and the
   -- sync call it waits in (facts.gpu.steps[].sync_points, sync_wait_ns).
-  local points, calls, copies, wait = 0, 0, 0, 0
+  -- A harness's syncs (the profiler's, a runner's timing brackets: facts.gpu.steps[].harness_*)
+  -- are not the model's: left out, and named.
+  local points, calls, copies, wait, harness = 0, 0, 0, 0, 0
   local worst, worst_n = nil, -1
   for _, s in ipairs(steps) do
-    local k = s.sync_points or ((s.sync_calls or 0) + (s.blocking_d2h or 0))
+    local h = s.harness_sync_points or 0
+    local k = (s.sync_points or ((s.sync_calls or 0) + (s.blocking_d2h or 0))) - h
     points = points + k
-    calls = calls + (s.sync_calls or 0)
+    harness = harness + h
+    calls = calls + (s.sync_calls or 0) - h
     copies = copies + (s.blocking_d2h or 0)
-    wait = wait + (s.sync_wait_ns or ((s.sync_ns or 0) + (s.blocking_d2h_wait_ns or 0)))
+    wait = wait + (s.sync_wait_ns or ((s.sync_ns or 0) + (s.blocking_d2h_wait_ns or 0))) - (s.harness_wait_ns or 0)
     if k > worst_n then worst, worst_n = s, k end
   end
   local host_bound = facts.dispatch.overall.host_bound_free_ns / n
@@ -102,6 +112,11 @@ function check(facts, p, emit)
     .. "device-to-host copy), %.3f ms of host wait in them per step; worst step %s with %d", points / n, calls, copies,
     per_wait / 1e6, steplib.label(worst.id), worst_n)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
+  if harness > 0 then
+    local who = callsites.harness(g.syncs.call_sites)
+    observed = observed .. string.format("; %d sync calls of a harness left out%s", harness,
+      who ~= "" and (" (" .. who .. ")") or "")
+  end
   -- Where the user's code syncs (with_stack runs): the call sites, in the finding and the command.
   local sites = callsites.per_step(g.syncs.call_sites, n)
   if #sites > 0 then

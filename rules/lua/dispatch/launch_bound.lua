@@ -66,6 +66,7 @@ local steplib = require "lib.steps"
 local graphs = require "lib.graphs"
 local run = require "lib.run"
 local callsites = require "lib.callsites"
+local engines = require "lib.engines"
 
 function check(facts, p, emit)
   local steps = facts.dispatch.steps
@@ -100,7 +101,10 @@ function check(facts, p, emit)
       "model.forward = torch.compile(model.forward, mode=\"reduce-overhead\")   # one CUDA graph per decode step"
         .. (run.compiled(facts) and "; the model is compiled already: this mode adds the graphs" or ""),
     }
-    -- Hugging Face's command for generate() only (lib.run.hf_generate: never a serving engine's run).
+    -- A known engine's own graph commands (lib.engines); Hugging Face's for generate() only
+    -- (lib.run.hf_generate: never a serving engine's run).
+    local own = engines.graphs(facts)
+    if own then action, commands = own.action, own.commands end
     if run.hf_generate(facts) then
       table.insert(commands, 1,
         "model.generation_config.cache_implementation = \"static\"   # Hugging Face generate(): a static KV cache")

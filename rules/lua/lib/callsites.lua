@@ -16,15 +16,31 @@ function callsites.text(c, steps)
   return string.format("%s%s: %sx%d%s", where, inside, call, c.count or 0, per)
 end
 
--- The entries made at least once per step on average (a call outside the loop, such as a
--- harness's final synchronize, is left out); all of them when none is.
+-- The model's entries (a harness's, c.harness: the profiler's or a timing bracket, are not the
+-- user's to change) made at least once per step on average (a call outside the loop, such as a
+-- final synchronize, is left out); all of the model's when none is.
 function callsites.per_step(list, steps)
+  local out, model = {}, {}
+  for _, c in ipairs(list or {}) do
+    if c.harness == nil then
+      model[#model + 1] = c
+      if (c.count or 0) >= (steps or 1) then out[#out + 1] = c end
+    end
+  end
+  if #out == 0 then return model end
+  return out
+end
+
+-- The entries a harness made (c.harness), as text: "_run_timed_pipe() at runner.py:677 (timing bracket)".
+function callsites.harness(list, max)
   local out = {}
   for _, c in ipairs(list or {}) do
-    if (c.count or 0) >= (steps or 1) then out[#out + 1] = c end
+    if c.harness ~= nil and #out < (max or 2) then
+      out[#out + 1] = string.format("%s() at %s:%s (%s)", c["function"] or "?", c.file or "?", tostring(c.line or "?"),
+        c.harness)
+    end
   end
-  if #out == 0 then return list or {} end
-  return out
+  return table.concat(out, "; ")
 end
 
 -- The first `max` entries of `list` as text, joined with "; "; "" when the list is empty or nil.

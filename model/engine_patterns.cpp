@@ -1,5 +1,6 @@
-#include "facts/inference/engine_patterns.h"
+#include "model/engine_patterns.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace npu {
@@ -83,6 +84,16 @@ bool parse_vllm_native(std::string_view s, PatternMatch& out) {
   return true;
 }
 
+// xDiT's (xfuser) diffusion runner, as TraceLens records it: "execute_diffusion_N_HxW", one
+// pipeline call of N images at H x W.
+bool parse_xdit_diffusion(std::string_view s, PatternMatch& out) {
+  int64_t h = 0, w = 0;
+  if (!take(s, "execute_diffusion_") || !take_int(s, out.requests) || !take(s, "_") || !take_int(s, h) ||
+      !take(s, "x") || !take_int(s, w))
+    return false;
+  return s.empty();
+}
+
 // A start-up capture of one batch size: vLLM "capture_32_FULL", "capture_8192_PIECEWISE",
 // SGLang "capture_32_DECODE" (the capture runner's annotation as TraceLens records it).
 bool parse_capture(std::string_view s, PatternMatch& out) {
@@ -102,6 +113,7 @@ const std::vector<EnginePattern>& engine_patterns() {
       {"vllm_native", "vllm", "execute_new_2_cached_30", parse_vllm_native},
       {"vllm_detailed", "vllm", "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)",
        parse_vllm_detailed},
+      {"xdit_diffusion", "xdit", "execute_diffusion_1_256x256", parse_xdit_diffusion},
       {"graph_capture", "unknown", "capture_32_FULL", parse_capture},
   };
   return table;
@@ -123,6 +135,7 @@ const std::vector<EngineSource>& engine_sources() {
   static const std::vector<EngineSource> table = {
       {"sglang/srt/", "sglang"},
       {"vllm/", "vllm"},
+      {"xfuser/", "xdit"},
       {"diffusers/pipelines/", "diffusers"},
       {"transformers/generation/utils.py", "hf_generate"},
   };
@@ -134,6 +147,48 @@ int match_engine_source(std::string_view name) {
   for (size_t i = 0; i < table.size(); ++i)
     if (name.find(table[i].fragment) != std::string_view::npos) return static_cast<int>(i);
   return -1;
+}
+
+void sort_hits(const RunModel& m, std::vector<PatternHit>& hits) {
+  std::sort(hits.begin(), hits.end(), [&](const PatternHit& a, const PatternHit& b) {
+    const Slice &x = m.slices[a.slice], &y = m.slices[b.slice];
+    return x.ts != y.ts ? x.ts < y.ts : x.dur > y.dur;
+  });
+}
+
+std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<PatternHit>& hits) {
+  std::vector<PatternHit> out;
+  Ns outer_end = 0;
+  for (const PatternHit& h : hits) {
+    if (h.match.kind != PatternMatch::Kind::Iteration) continue;
+    const Slice& s = m.slices[h.slice];
+    if (!out.empty() && s.ts < outer_end) {
+      PatternMatch& outer = out.back().match;
+      if (outer.phase == InferencePhase::Unknown) outer.phase = h.match.phase;
+      if (outer.requests < 0) outer.requests = h.match.requests;
+      if (outer.tokens < 0) outer.tokens = h.match.tokens;
+      continue;
+    }
+    out.push_back(h);
+    outer_end = s.end();
+  }
+  return out;
+}
+
+std::vector<PatternHit> engine_iterations(const RunModel& m) {
+  std::vector<PatternHit> hits;
+  std::vector<int16_t> code(m.strings.size(), -2);  // per name: -2 unseen, -1 no pattern, else the pattern
+  std::vector<PatternMatch> match(m.strings.size());
+  for (uint32_t t = 0; t < m.tracks.size() && t < m.track_slices.size(); ++t) {
+    if (!is_host_op_track(m.tracks[t])) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const StrId n = m.slices[i].name;
+      if (code[n] == -2) code[n] = static_cast<int16_t>(match_engine_pattern(m.str(n), match[n]));
+      if (code[n] >= 0 && match[n].kind == PatternMatch::Kind::Iteration) hits.push_back({i, code[n], match[n]});
+    }
+  }
+  sort_hits(m, hits);
+  return engine_iterations(m, hits);
 }
 
 GraphCall graph_call(std::string_view n) {

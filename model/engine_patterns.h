@@ -2,12 +2,14 @@
 // an engine writes around an iteration or a start-up graph capture, and of the host names that
 // say which engine ran. Each entry is a pattern id, the engine it names and a parser that reads
 // phase, requests and tokens off the name (names that carry the batch, `bs=32`, `bs=31`, all
-// match one entry: an iteration kind, not one name). tests/facts/engine_patterns_test.cpp has a
+// match one entry: an iteration kind, not one name). tests/model/engine_patterns_test.cpp has a
 // test per entry.
 #pragma once
 #include <cstdint>
 #include <string_view>
 #include <vector>
+
+#include "model/model.h"
 
 namespace npu {
 
@@ -46,6 +48,22 @@ struct EngineSource {
 const std::vector<EngineSource>& engine_sources();
 // The index in engine_sources() of the first fragment `name` holds, or -1.
 int match_engine_source(std::string_view name);
+
+// One annotation an engine pattern matched.
+struct PatternHit {
+  uint32_t slice = kNone32;
+  int pattern = -1;  // engine_patterns() index
+  PatternMatch match;
+};
+// Orders hits by start, the longer first at one start (an annotation before those it holds).
+void sort_hits(const RunModel& m, std::vector<PatternHit>& hits);
+// The engine's iterations among `hits` (sorted by sort_hits): the outermost iteration annotations,
+// each filled in by those nested in it (TraceLens's execute_* around SGLang's step[...]) with the
+// phase, requests and tokens its own name does not say. A capture is not an iteration.
+std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<PatternHit>& hits);
+// The engine's iterations on the model's host operator tracks (the steps of a serving trace
+// without ProfilerStep: RunModel::derive_iteration_steps).
+std::vector<PatternHit> engine_iterations(const RunModel& m);
 
 // Runtime calls of graph capture and replay (CUDA and HIP names).
 enum class GraphCall : uint8_t { None, BeginCapture, EndCapture, Instantiate, Launch };

@@ -1,6 +1,6 @@
-// The engines' annotation patterns (facts/inference/engine_patterns.h): a test per entry, with the
+// The engines' annotation patterns (model/engine_patterns.h): a test per entry, with the
 // names as the engines (and TraceLens's splitter) write them in ../shared/realdata.
-#include "facts/inference/engine_patterns.h"
+#include "model/engine_patterns.h"
 
 #include <gtest/gtest.h>
 
@@ -76,6 +76,18 @@ TEST(EnginePatterns, VllmNativeSaysRequests) {
   EXPECT_EQ(m.requests, 16);
 }
 
+TEST(EnginePatterns, XditDiffusionSaysImages) {
+  PatternMatch m;
+  ASSERT_EQ(id_of("execute_diffusion_1_256x256", m), "xdit_diffusion");
+  EXPECT_EQ(m.kind, PatternMatch::Kind::Iteration);
+  EXPECT_EQ(m.requests, 1);
+  EXPECT_EQ(m.phase, InferencePhase::Unknown);
+  ASSERT_EQ(id_of("execute_diffusion_4_1024x768", m), "xdit_diffusion");
+  EXPECT_EQ(m.requests, 4);
+  EXPECT_EQ(id_of("execute_diffusion_1_256", m), "");
+  EXPECT_EQ(id_of("execute_diffusion_1_256x256_x", m), "");
+}
+
 TEST(EnginePatterns, CapturesSayBatchAndMode) {
   PatternMatch m;
   ASSERT_EQ(id_of("capture_32_FULL", m), "graph_capture");
@@ -95,8 +107,9 @@ TEST(EnginePatterns, CapturesSayBatchAndMode) {
 TEST(EnginePatterns, SourcesAndGraphCalls) {
   EXPECT_EQ(npu::match_engine_source("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py(2919): x"), 0);
   EXPECT_EQ(npu::match_engine_source("vllm/v1/worker/gpu_model_runner.py(3380): execute_model"), 1);
-  EXPECT_EQ(npu::match_engine_source("site-packages/diffusers/pipelines/sd3/pipeline.py(10): __call__"), 2);
-  EXPECT_EQ(npu::match_engine_source("transformers/generation/utils.py(2000): generate"), 3);
+  EXPECT_EQ(npu::match_engine_source("/app/xDiT/xfuser/runner.py(126): <module>"), 2);
+  EXPECT_EQ(npu::match_engine_source("site-packages/diffusers/pipelines/sd3/pipeline.py(10): __call__"), 3);
+  EXPECT_EQ(npu::match_engine_source("transformers/generation/utils.py(2000): generate"), 4);
   EXPECT_EQ(npu::match_engine_source("torch/nn/modules/module.py(1): _call_impl"), -1);
   using npu::GraphCall;
   EXPECT_EQ(npu::graph_call("hipStreamBeginCapture"), GraphCall::BeginCapture);

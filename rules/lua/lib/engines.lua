@@ -1,0 +1,68 @@
+-- lib.engines: each serving engine's own commands (docs/facts-inference.md, "Advice that fits the
+-- engine"), the one place that knows them: a command of one engine never goes to another, and
+-- a run whose engine is not known gets none of them (the caller keeps its generic advice).
+-- The engine comes from lib.run.engine (facts.inference.engine).
+local run = require "lib.run"
+local engines = {}
+
+-- The largest batch (requests) of the run's iterations, or nil.
+local function largest_batch(facts)
+  local most = nil
+  for _, it in ipairs((facts.inference and facts.inference.iterations) or {}) do
+    if type(it.requests) == "number" and (most == nil or it.requests > most) then most = it.requests end
+  end
+  return most
+end
+
+-- Graph capture for the engine's iterations: { action = ..., commands = {...} }, or nil where the
+-- engine is not known. vLLM: full graphs for decode batches, piecewise for the rest
+-- (`cudagraph_mode` in --compilation-config; never --enforce-eager, which turns graphs off);
+-- SGLang: graphs up to the batch the run serves (--cuda-graph-max-bs); a diffusion pipeline
+-- (xDiT, diffusers): the denoiser, the module each denoising step runs.
+function engines.graphs(facts)
+  local e = run.engine(facts)
+  if e == "vllm" then
+    return {
+      action = "Replay the iterations from CUDA graphs: full graphs for decode batches, piecewise ones for the rest "
+        .. "(vLLM's cudagraph_mode; do not run with --enforce-eager, which turns graphs off).",
+      commands = { "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'   # add to the vllm serve "
+        .. "command" },
+    }
+  elseif e == "sglang" then
+    local bs = largest_batch(facts)
+    return {
+      action = "Replay the iterations from CUDA graphs up to the largest batch the server runs (SGLang captures "
+        .. "decode batches up to --cuda-graph-max-bs; do not pass --disable-cuda-graph).",
+      commands = { "--cuda-graph-max-bs " .. tostring(bs or 256) .. "   # add to the sglang.launch_server command" },
+    }
+  elseif e == "xdit" or e == "diffusers" then
+    return {
+      action = "Graph the denoiser: each denoising step runs the same transformer (or UNet) on the same shapes, so "
+        .. "compiling it with CUDA graphs replays each step from one launch.",
+      commands = { "pipe.transformer = torch.compile(pipe.transformer, mode=\"reduce-overhead\", fullgraph=True)   "
+        .. "# the denoiser (pipe.unet in UNet pipelines)" },
+    }
+  end
+  return nil
+end
+
+-- Asynchronous scheduling (the host schedules iteration N+1 while the device runs N):
+-- { action = ..., commands = {...} }, or nil where the engine has no such switch the tool knows.
+-- vLLM (and vLLM-Ascend): --async-scheduling; SGLang: its overlap scheduler, on unless
+-- --disable-overlap-schedule; MindIE: MINDIE_ASYNC_SCHEDULING_ENABLE=1.
+function engines.async_scheduling(facts)
+  local e = run.engine(facts)
+  if e == "vllm" or e == "vllm_ascend" then
+    return { action = "Enable vLLM's asynchronous scheduling, then re-profile.",
+      commands = { "--async-scheduling   # add to the vllm serve command" } }
+  elseif e == "sglang" then
+    return { action = "Keep SGLang's overlap scheduler on (it is the default): drop --disable-overlap-schedule from "
+      .. "the launch command, then re-profile.", commands = {} }
+  elseif e == "mindie" or (e == nil and (facts.run or {}).platform ~= "gpu") then
+    return { action = "Enable asynchronous scheduling in MindIE (an environment variable), then re-profile.",
+      commands = { "export MINDIE_ASYNC_SCHEDULING_ENABLE=1" } }
+  end
+  return nil
+end
+
+return engines
