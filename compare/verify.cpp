@@ -117,6 +117,12 @@ json verify_fix(const json& doc, const std::optional<Prediction>& p, const Verif
                              !p       ? "no finding predicted it"
                              : within ? fmt::format("within -25%/+33% ({:+.0f}%)", 100 * (ratio - 1))
                                       : fmt::format("off by {:+.0f}% of the realised saving", 100 * (ratio - 1)));
+    const json& test = noise.value("test", json::object());
+    if (test.value("p_value", 0.0) > 1 - noise.value("confidence", 0.95))
+      out["why"] = out["why"].get<std::string>() +
+                   fmt::format("; but {} steps are too few for the {} test to exclude chance (p = {:.3g}): record 8 "
+                               "or more",
+                               st["base"].value("steps_used", 0), test.value("name", ""), test.value("p_value", 0.0));
     return out;
   }
   if (hi < 0) {

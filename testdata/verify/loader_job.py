@@ -1,11 +1,13 @@
 # A CPU training loop whose DataLoader is the bottleneck, for `npu-advisor verify`'s end-to-end
 # tests (tests/e2e/verify_e2e_test.cpp).
 #   loader_job.py [--workers N] [--batch B] [--steps S] [--fetch-ms F] [--work-ms W] [--layers L]
+#                 [--hang-after K]
 # Each batch takes F ms to fetch (its first sample sleeps F ms in __getitem__: storage, not CPU,
 # so worker processes overlap it even on a loaded 2-core machine); each step then works W ms on
 # the host (a sleep: the rest of the step) and trains a small MLP. Defaults: 0 workers (the
 # single-process loader), batch 8, 12 steps, 60 ms fetch, 30 ms of work, 1 hidden layer (L > 1: a
 # deeper model, other work).
+import os
 import sys
 import time
 
@@ -23,6 +25,7 @@ steps = arg("--steps", 12)
 fetch_ms = arg("--fetch-ms", 60.0)
 work_ms = arg("--work-ms", 30.0)
 layers = arg("--layers", 1)
+hang_after = arg("--hang-after", -1)
 
 
 class Slow(torch.utils.data.Dataset):
@@ -54,6 +57,11 @@ for x, y in loader:
     loss.backward()
     optimizer.step()
     done += 1
+    if done == hang_after:  # for the interruption test: say so ($JOB_MARKER), then wait for good
+        if os.environ.get("JOB_MARKER"):
+            open(os.environ["JOB_MARKER"], "w").close()
+        while True:
+            time.sleep(1)
     if done == steps:
         break
 print("trained %d steps (workers %d, batch %d)" % (done, workers, batch), flush=True)

@@ -16,23 +16,17 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "python_torch.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
+using npu::test::kPython;
 using npu::test::TempDir;
 
 namespace {
 
-const std::string kPython = "/usr/bin/python3";
 const std::string kTrain = std::string(NPU_SOURCE_DIR) + "/testdata/collector/train.py";
 const std::string kNoOptimizer = std::string(NPU_SOURCE_DIR) + "/testdata/collector/no_optimizer.py";
-
-bool have_torch() {
-  static const bool ok = std::system((kPython + " -c 'import torch' > /dev/null 2>&1").c_str()) == 0;
-  return ok;
-}
-#define REQUIRE_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << kPython << " cannot import torch (apt-get install python3-torch)"
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
