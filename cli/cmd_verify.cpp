@@ -72,6 +72,8 @@ int finish(json& doc, const VerifyOptions& v, const CommonOptions& common, int r
       doc["baseline"]["median_step_ns"] = fix["baseline_median_ns"];
   const std::string text = reports::render_verify_text(doc);
   if (!v.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(v.out_dir, ec);
     if (!write_output((std::filesystem::path(v.out_dir) / "verify.json").string(), json_text(doc) + "\n") ||
         !write_output((std::filesystem::path(v.out_dir) / "verify.html").string(), reports::render_verify_html(doc)))
       return kBadInput;

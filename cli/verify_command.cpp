@@ -162,8 +162,14 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
       doc["fixes"].push_back(fix);
       continue;
     }
-    compare::CompareSide side = load_compare_side((dir / f.folder).string(), common, rules);
-    fix.update(verify::judge(base, side, v, f.pred));
+    try {
+      compare::CompareSide side = load_compare_side((dir / f.folder).string(), common, rules);
+      fix.update(verify::judge(base, side, v, f.pred));
+    } catch (const LoadError& e) {  // what it wrote cannot be read: named, not compared
+      rc = kVerifyPartial;
+      fix["verdict"] = "not compared";
+      fix["why"] = std::string("its capture cannot be read: ") + e.what();
+    }
     doc["fixes"].push_back(fix);
   }
   return verify::finish(doc, v, common, rc);

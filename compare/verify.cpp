@@ -107,6 +107,16 @@ json verify_fix(const json& doc, const std::optional<Prediction>& p, const Verif
   const double pred = p ? p->saving_ns : 0;
   const std::string ci = fmt::format("{:.0f}% CI [{:+.3f}, {:+.3f}] ms", 100 * noise.value("confidence", 0.95),
                                      ms(lo), ms(hi));
+  // No prediction (a variable no finding names): pairing the steps removes step-to-step noise, not
+  // the drift of one run against another, so only a change beyond a share of the step counts.
+  const double drift = band.no_effect_share * base_median;
+  if (!p && lo > -drift && hi < drift) {
+    out["verdict"] = kNoEffect;
+    out["why"] = fmt::format("{:+.3f} ms per step ({}): within +-{:.3f} ms (10% of the step), what one run of the "
+                             "same job may differ from another; no finding predicted a saving",
+                             ms(saving), ci, ms(drift));
+    return out;
+  }
   if (lo > 0) {
     const double ratio = pred / saving;
     out["prediction_off_ratio"] = ratio - 1;

@@ -71,6 +71,13 @@ TEST(Verify, NoEffectSlowerAndInconclusive) {
   EXPECT_EQ(judge(side(kBase), side(same), predicted(30))["verdict"], "no effect");
   // No prediction: a saving of 10% of the 50 ms step (5 ms) is ruled out.
   EXPECT_EQ(judge(side(kBase), side(same), std::nullopt)["verdict"], "no effect");
+  // No prediction, a shift of 1 ms on a 50 ms step, beyond step-to-step noise: inside the 10% one
+  // run may drift from another, no effect.
+  std::vector<double> drifted = kBase;
+  for (size_t i = 1; i < drifted.size(); ++i) drifted[i] -= 1 + (i % 2 ? 0.05 : -0.05);
+  json d = judge(side(kBase), side(drifted), std::nullopt);
+  EXPECT_EQ(d["verdict"], "no effect") << d.dump(1);
+  EXPECT_GT(d["realised"]["ci_low_ns"].get<double>(), 0);
   // Slower by 30 ms.
   EXPECT_EQ(judge(side(kFast), side(kBase), predicted(5))["verdict"], "slower");
   // Noise of +-20 ms around no change: neither 0 nor the 5 ms prediction is ruled out.

@@ -45,7 +45,8 @@ std::map<int64_t, double> step_spans(const fs::path& folder) {
   std::map<int64_t, double> out;
   for (const auto& e : fs::directory_iterator(folder)) {
     if (e.path().string().find(".pt.trace.json") == std::string::npos) continue;
-    for (const json& ev : json::parse(slurp(e.path()))["traceEvents"]) {
+    const json trace = json::parse(slurp(e.path()));  // Debian's torch 1.13 writes a bare event array
+    for (const json& ev : trace.is_array() ? trace : trace["traceEvents"]) {
       const std::string name = ev.value("name", "");
       if (ev.value("ph", "") == "X" && name.rfind("ProfilerStep#", 0) == 0)
         out[std::stoll(name.substr(13))] = ev["dur"].get<double>() * 1000;
