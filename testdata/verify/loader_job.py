@@ -5,7 +5,8 @@
 # Each batch takes F ms to fetch (its first sample sleeps F ms in __getitem__: storage, not CPU,
 # so worker processes overlap it even on a loaded 2-core machine); each step then works W ms on
 # the host (a sleep: the rest of the step) and trains a small MLP. Defaults: 0 workers (the
-# single-process loader), batch 8, 12 steps, 60 ms fetch, 30 ms of work, 1 hidden layer (L > 1: a
+# single-process loader), batch 8, 12 steps, 120 ms fetch, 60 ms of work (long sleeps: the few ms of
+# CPU a step needs stretch on a loaded machine, and stay small beside them), 1 hidden layer (L > 1: a
 # deeper model, other work).
 import os
 import sys
@@ -22,8 +23,8 @@ def arg(name, default):
 workers = arg("--workers", 0)
 batch = arg("--batch", 8)
 steps = arg("--steps", 12)
-fetch_ms = arg("--fetch-ms", 60.0)
-work_ms = arg("--work-ms", 30.0)
+fetch_ms = arg("--fetch-ms", 120.0)
+work_ms = arg("--work-ms", 60.0)
 layers = arg("--layers", 1)
 hang_after = arg("--hang-after", -1)
 

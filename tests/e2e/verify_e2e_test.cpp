@@ -1,6 +1,6 @@
 // End to end: `npu-advisor verify -o DIR ... -- /usr/bin/python3 testdata/verify/loader_job.py` with
 // Debian's python3-torch (CPU; skipped when /usr/bin/python3 cannot import torch), docs/verify.md.
-// One verify runs the baseline (a single-process DataLoader: 60 ms of fetch, 30 ms of other work a
+// One verify runs the baseline (a single-process DataLoader: 120 ms of fetch, 60 ms of other work a
 // step) and three fixes: 2 workers (--after: confirmed, the prediction inside the band), a variable
 // the job ignores (--env: no effect) and a deeper model (--after: different work, not judged).
 // The realised saving is checked against the step spans read from the raw traces.
@@ -120,19 +120,8 @@ TEST(VerifyE2E, InterruptStopsTheRunAndReportsWhatWasMeasured) {
   const std::string job = kPython + " " + kJob;
   std::vector<std::string> args = {NPU_ADVISOR_BIN, "verify", "-q", "-o", out.string(), "--after",
                                    job + " --hang-after 6 --steps 100", "--", kPython, kJob};
-  pid_t pid = fork();
+  pid_t pid = npu::test::spawn(args, "JOB_MARKER", marker.string(), "/dev/null", se.string());
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("JOB_MARKER", marker.c_str(), 1);
-    int o = open("/dev/null", O_WRONLY), e = open(se.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   for (int i = 0; i < 1200 && !fs::exists(marker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(fs::exists(marker)) << slurp(se);
   kill(pid, SIGINT);
