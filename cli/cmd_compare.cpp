@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "compare/same_work.h"
 #include "pipeline/compare_side.h"
 #include "reports/compare_render.h"
 #include "reports/html_timeline.h"
@@ -33,6 +34,8 @@ int cmd_compare(const std::string& base, const std::string& next, const CommonOp
   compare::CompareOptions opt;
   opt.skip_warmup = !keep_warmup;
   nlohmann::json doc = compare::build_compare(b, n, opt);
+  if (const std::string diff = compare::describe_differences(doc["same_work"]); !diff.empty())
+    std::fprintf(stderr, "warning: the runs did different work: %s\n", diff.c_str());
   auto render = [&](const std::string& f) {
     if (f == "html") return render_compare_html(doc, timeline_of(b), timeline_of(n));
     return f == "json" ? json_text(doc) + "\n"

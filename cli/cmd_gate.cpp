@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "compare/same_work.h"
 #include "pipeline/gate_config.h"
 #include "reports/gate_render.h"
 
@@ -41,6 +42,11 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   // so it stays visible where CI shows the result.
   for (const auto* side : {&b, &n})
     for (const auto& w : compare::load_warnings(*side)) gate["notes"].push_back("input warning: " + w);
+  // Runs that did different work are gated all the same, with a warning (verify refuses them).
+  if (const std::string diff = compare::describe_differences(doc["same_work"]); !diff.empty()) {
+    std::fprintf(stderr, "warning: the runs did different work: %s\n", diff.c_str());
+    gate["notes"].push_back("the runs did different work: " + diff);
+  }
 
   bool ok = true;
   if (!g.junit.empty()) ok &= write_output(g.junit, reports::render_gate_junit(gate));

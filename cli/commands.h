@@ -73,6 +73,27 @@ struct GateOptions {
 int cmd_gate(const std::string& base, const std::string& next, const CommonOptions& common, const RuleOptions& rules,
              const GateOptions& gate);
 
+// `verify BASE NEW` and `verify -o DIR -- CMD` (docs/verify.md): did the fixes save what the
+// baseline's findings predicted? Exit codes: 0 every fix has a verdict (and --require holds),
+// 1 a verdict is not one --require allows, 2 bad input, nothing captured, or runs that did
+// different work, 4 a run with a fix failed or the verify was stopped (what was measured is
+// reported).
+enum VerifyExit { kVerifyPartial = 4 };
+struct VerifyOptions {
+  std::string base, next;              // BASE NEW mode
+  std::string out_dir;                 // -o DIR (command mode)
+  std::vector<std::string> env;        // --env K=V (repeatable)
+  std::string fixes;                   // --fixes auto
+  std::vector<std::string> after;      // --after 'CMD2' (repeatable)
+  std::string fix_rule;                // --fix RULE_ID: the finding the --after / NEW run fixes
+  std::vector<std::string> require;    // --require VERDICT (repeatable)
+  std::string format;                  // text | json | html
+  bool allow_different_work = false;
+  bool keep_warmup = false;
+};
+int cmd_verify(const VerifyOptions& v, collector::CaptureOptions cap, const CommonOptions& common,
+               const RuleOptions& rules);
+
 // `mcp --allow DIR...` (docs/mcp.md): serves the Model Context Protocol on stdin/stdout until stdin ends.
 int cmd_mcp(const std::vector<std::string>& allow);
 

@@ -51,7 +51,7 @@ ChildCommand take_child_command(int argc, char** argv) {
   int sub = 1;
   while (sub < argc && argv[sub][0] == '-') ++sub;
   std::string_view name = sub < argc ? argv[sub] : "";
-  if (name == "analyze" || name == "capture")
+  if (name == "analyze" || name == "capture" || name == "verify")
     for (int i = sub + 1; i < argc; ++i)
       if (std::string_view(argv[i]) == "--") {
         c.command.assign(argv + i + 1, argv + argc);
@@ -111,6 +111,9 @@ struct Cli {
   CLI::App* mcp = nullptr;
   std::vector<std::string> mcp_allow;
 
+  CLI::App* verify = nullptr;
+  VerifyOptions verify_opts;
+
  private:
   void add_common(CLI::App* sub);
   void add_rule_options(CLI::App* sub, bool with_params);
@@ -124,6 +127,7 @@ struct Cli {
   void add_compare();
   void add_gate();
   void add_mcp();
+  void add_verify();
 };
 
 Cli::Cli() {
@@ -137,6 +141,7 @@ Cli::Cli() {
   add_whatif();
   add_compare();
   add_gate();
+  add_verify();
   add_mcp();
 }
 
@@ -302,6 +307,31 @@ void Cli::add_gate() {
   add_rule_options(gate, false);
 }
 
+void Cli::add_verify() {
+  verify = app.add_subcommand("verify", "Check the findings' predicted savings: run the fixes (or read a run with "
+                                        "them) and measure each against noise (docs/verify.md)");
+  auto& v = verify_opts;
+  verify->add_option("BASE", v.base, "The baseline run (BASE NEW mode)");
+  verify->add_option("NEW", v.next, "The run with the fix applied");
+  verify->add_option("-o,--output", v.out_dir, "Command mode: a new folder for every capture and verify.json");
+  verify->add_option("--env", v.env, "A fix: set NAME=VALUE for the run (repeatable)");
+  verify->add_option("--fixes", v.fixes, "auto: every finding whose command sets an environment variable")
+      ->check(CLI::IsMember({"auto"}));
+  verify->add_option("--after", v.after, "A fix: the changed command line to run instead (repeatable)");
+  verify->add_option("--fix", v.fix_rule, "The finding (rule id) the --after command or NEW fixes (default: the top one)");
+  verify->add_option("--require", v.require, "Exit 1 unless every fix's verdict is one of these (repeatable)")
+      ->check(CLI::IsMember({"confirmed", "confirmed, prediction off", "no effect", "slower", "inconclusive"}));
+  verify->add_option("--format", v.format, "Output on stdout")->check(CLI::IsMember({"text", "json", "html"}));
+  verify->add_flag("--allow-different-work", v.allow_different_work, "BASE NEW: judge runs that did different work");
+  verify->add_flag("--keep-warmup", v.keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  add_common(verify);
+  add_rule_options(verify, false);
+  add_collector_options(verify);
+  verify->footer("\nUsage: npu-advisor verify BASE NEW [--fix RULE]\n"
+                 "       npu-advisor verify -o DIR [--env K=V]... [--fixes auto] [--after 'CMD2'] [options] -- CMD ARGS...\n"
+                 "Exit codes: 0 verdicts given, 1 --require not met, 2 bad input or different work, 4 a run failed.");
+}
+
 void Cli::add_mcp() {
   mcp = app.add_subcommand("mcp",
                            "Serve the Model Context Protocol on stdin/stdout: analyze, facts, explain_finding, "
@@ -391,6 +421,11 @@ int dispatch(Cli& cli, const ChildCommand& child) {
     return cmd_compare(cli.cmp_base, cli.cmp_new, cli.common, cli.cmp_out, cli.rule_opts, cli.cmp_keep_warmup);
   if (*cli.gate) return cmd_gate(cli.gate_base, cli.gate_new, cli.common, cli.rule_opts, cli.gate_opts);
   if (*cli.mcp) return cmd_mcp(cli.mcp_allow);
+  if (*cli.verify) {
+    cli.cap.command = child.command;
+    if (cli.verify->get_option("--steps")->count() == 0) cli.cap.active = 8;  // enough steps for a noise test
+    return cmd_verify(cli.verify_opts, cli.cap, cli.common, cli.rule_opts);
+  }
   return kBadInput;
 }
 

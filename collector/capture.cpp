@@ -185,6 +185,8 @@ CaptureResult capture(const CaptureOptions& o) {
   if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw CaptureError(out.string() + " is not a folder");
 
   std::vector<std::string> env = current_environment();
+  for (const std::string& kv : o.env)
+    if (size_t eq = kv.find('='); eq != std::string::npos && eq > 0) set_env(env, kv.substr(0, eq), kv.substr(eq + 1));
   std::string path_env = get_env(env, "PATH").value_or("/usr/bin:/bin");
   ClassifiedCommand cmd = classify_command(o.command, path_env);
   Probe probe = cmd.is_python ? probe_python(cmd.interpreter, env) : Probe{};

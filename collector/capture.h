@@ -21,6 +21,7 @@ struct CaptureOptions {
   std::string aic_metrics;  // torch_npu AiCMetrics name: PipeUtilization, ArithmeticUtilization, ...
   double timeout_s = 0;
   double grace_s = 30;
+  std::vector<std::string> env;  // "NAME=value" set in the command's environment (verify's fixes)
   bool quiet = false;  // no status lines of our own on stderr (the command's output is untouched)
 };
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace npu::collector {
@@ -129,6 +130,33 @@ std::string shell_join(const std::vector<std::string>& argv) {
     }
     out += '\'';
   }
+  return out;
+}
+
+}  // namespace npu::collector
+
+namespace npu::collector {
+
+std::vector<std::string> split_shell_words(const std::string& line) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(word), word.clear(), in_word = false;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i], in_word = true;
+    } else if (c == '\'' || c == '"') {
+      const size_t end = line.find(c, i + 1);
+      if (end == std::string::npos) throw std::invalid_argument("unclosed " + std::string(1, c) + " in: " + line);
+      word += line.substr(i + 1, end - i - 1), in_word = true;
+      i = end;
+    } else {
+      word += c, in_word = true;
+    }
+  }
+  if (in_word) out.push_back(word);
   return out;
 }
 

@@ -34,4 +34,9 @@ ClassifiedCommand classify_command(const std::vector<std::string>& argv, const s
 // One shell word per argument, quoted where needed (msprof's --application takes a string).
 std::string shell_join(const std::vector<std::string>& argv);
 
+// The words of a shell command line (`verify --after 'CMD'`): blanks separate, '...' and "..."
+// quote, a backslash escapes the next character; no expansion. Throws std::invalid_argument for an
+// unclosed quote.
+std::vector<std::string> split_shell_words(const std::string& line);
+
 }  // namespace npu::collector

@@ -8,6 +8,7 @@
 
 #include "compare/compare_sections.h"
 #include "compare/gate.h"
+#include "compare/same_work.h"
 
 namespace npu::compare {
 
@@ -35,8 +36,9 @@ std::string unavailable_reason(const Facts& f, const std::string& fact) {
 double steps_of(const Facts& f) {
   auto s = num(section(f, "overall"), "steps");
   if (s && *s >= 1) return *s;
-  if (f.doc.contains("steps") && f.doc["steps"].is_array() && !f.doc["steps"].empty())
-    return static_cast<double>(f.doc["steps"].size());
+  for (const char* key : {"steps", "host_steps"})  // host_steps: a CPU-only run
+    if (f.doc.contains(key) && f.doc[key].is_array() && !f.doc[key].empty())
+      return static_cast<double>(f.doc[key].size());
   return 1;
 }
 
@@ -111,6 +113,10 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   doc["base"] = describe_side(base);
   doc["new"] = describe_side(next);
   note_side_differences(doc, notes, base, next);
+  doc["same_work"] = same_work(base.facts, next.facts);
+  if (!doc["same_work"]["same"].get<bool>())
+    notes.push_back("the runs did different work (" + describe_differences(doc["same_work"]) +
+                    "): a difference in time may be the work, not performance");
 
   const s::StepSeries steps = s::read_step_series(base.facts, next.facts, opt, notes);
   doc["series"] = s::series_section(steps);

@@ -13,7 +13,10 @@ namespace {
 
 Series read_series(const Facts& f, bool skip_warmup) {
   Series s;
-  const json& steps = f.doc.contains("steps") && f.doc["steps"].is_array() ? f.doc["steps"] : json::array();
+  // A CPU-only run has no device breakdown, only its host step spans (facts.host_steps).
+  static const json none = json::array();
+  const char* key = f.doc.contains("steps") && f.doc["steps"].is_array() ? "steps" : "host_steps";
+  const json& steps = f.doc.contains(key) && f.doc[key].is_array() ? f.doc[key] : none;
   s.total_steps = steps.size();
   size_t first = 0;
   if (skip_warmup && steps.size() >= 4) {

@@ -188,7 +188,8 @@ void diagnose_overlap(const DiagnosticContext& ctx, Facts& facts, StepIdle* idle
 
   if (!(d.has_device && !d.compute.empty())) {
     if (!m.step_trace.empty()) return from_profiler_rows(m, facts, idle);
-    return no_breakdown(m, facts);
+    no_breakdown(m, facts);
+    return host_steps(m, ctx.frame, facts);
   }
   const RunFrame& f = ctx.frame;
   const std::vector<Breakdown> per = recompute(ctx, f, idle);

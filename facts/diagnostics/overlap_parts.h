@@ -80,5 +80,8 @@ void put_overall(Facts& facts, const Breakdown& total, size_t n_steps, std::vect
 void from_profiler_rows(const RunModel& m, Facts& facts, StepIdle* idle);
 // No device timeline and no profiler rows: the facts say why.
 void no_breakdown(const RunModel& m, Facts& facts);
+// A CPU-only run (no device timeline): its ProfilerStep#N spans on the host, the only step time
+// it has (facts.host_steps; compare and verify read it where `steps` is unavailable).
+void host_steps(const RunModel& m, const RunFrame& f, Facts& facts);
 
 }  // namespace npu::breakdown

@@ -172,4 +172,18 @@ void no_breakdown(const RunModel& m, Facts& facts) {
   facts.unavailable("overall", why);
 }
 
+void host_steps(const RunModel& m, const RunFrame& f, Facts& facts) {
+  if (f.pseudo() || f.steps().empty() || run_platform(m) != "cpu") return;
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t i = 0; i < f.steps().size() && i < kMaxStepDetail; ++i) {
+    const Step& s = f.steps()[i];
+    list.push_back({{"id", step_json(s.id)},
+                    {"start_ns", s.start},
+                    {"end_ns", s.end},
+                    {"host_dur_ns", s.end - s.start},
+                    {"evidence", nlohmann::json::array({evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id))})}});
+  }
+  facts.doc["host_steps"] = std::move(list);
+}
+
 }  // namespace npu::breakdown

@@ -16,23 +16,17 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "python_torch.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
+using npu::test::kPython;
 using npu::test::TempDir;
 
 namespace {
 
-const std::string kPython = "/usr/bin/python3";
 const std::string kTrain = std::string(NPU_SOURCE_DIR) + "/testdata/collector/train.py";
 const std::string kNoOptimizer = std::string(NPU_SOURCE_DIR) + "/testdata/collector/no_optimizer.py";
-
-bool have_torch() {
-  static const bool ok = std::system((kPython + " -c 'import torch' > /dev/null 2>&1").c_str()) == 0;
-  return ok;
-}
-#define REQUIRE_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << kPython << " cannot import torch (apt-get install python3-torch)"
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -185,20 +179,8 @@ TEST(CollectorE2E, SigintIsForwardedAndWhatWasRecordedIsAnalyzed) {
   std::vector<std::string> args = {
       NPU_ADVISOR_BIN, "analyze", out.string(), "-q",    "-o",   report.string(), "--wait",        "0", "--warmup", "0",
       "--steps",       "5",       "--",         kPython, kTrain, "100",           "--sleep-after", "4"};
-  pid_t pid = fork();
+  pid_t pid = npu::test::spawn(args, "TRAIN_MARKER", marker.string(), so, se);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("TRAIN_MARKER", marker.c_str(), 1);
-    int o = open(so.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
-        e = open(se.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   for (int i = 0; i < 600 && !fs::exists(marker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(fs::exists(marker)) << slurp(se);
   kill(pid, SIGINT);  // as `kill -INT` or a CI runner would: npu-advisor forwards it

@@ -8,7 +8,22 @@ local util = require "lib.util"
 function steps.count(facts)
   local o = facts.overall
   if o and o.steps and o.steps > 0 then return o.steps end
+  local h = facts.host_steps  -- a CPU-only run: its ProfilerStep spans on the host
+  if h and #h > 0 then return #h end
   return nil
+end
+
+-- The median step time (overall.step_time.median_ns; a CPU-only run: the median of its host
+-- step spans, the upper middle one of an even count, as the facts' quantiles), or nil.
+function steps.median_ns(facts)
+  local o = facts.overall
+  if o and o.step_time and o.step_time.median_ns then return o.step_time.median_ns end
+  local h = facts.host_steps
+  if not h or #h == 0 then return nil end
+  local v = {}
+  for _, s in ipairs(h) do v[#v + 1] = s.host_dur_ns end
+  table.sort(v)
+  return v[math.floor(0.5 * (#v - 1) + 0.5) + 1]
 end
 
 -- The number of steps of a cluster (cluster.step_count, else the length of cluster.steps),

@@ -1,0 +1,178 @@
+// `npu-advisor verify -o DIR [fixes] -- CMD ARGS...`: capture the baseline, analyze it, run CMD
+// again with each fix (the tool sets the environment; --after runs the user's changed command),
+// each into its own folder, and judge each against the baseline (docs/verify.md). Nothing but
+// the environment and the command line changes: the user's files are never touched.
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "base/load_error.h"
+#include "cli/verify_internal.h"
+#include "collector/command_line.h"
+
+namespace npu::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Fix {
+  std::string name, folder;
+  std::vector<std::string> env;   // NAME=value set for the run
+  std::vector<std::string> argv;  // the command (--after), else the baseline's
+  std::optional<compare::Prediction> pred;
+};
+
+struct RunRecord {
+  bool captured = false, failed = false, interrupted = false;
+  json j;
+};
+
+std::string folder_name(const std::string& prefix, const std::string& s) {
+  std::string out = prefix;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '=' || c == '.' || c == '-') ? c : '_';
+  return out.substr(0, 80);
+}
+
+// Runs one capture; never throws: what went wrong is in the record.
+RunRecord run_one(collector::CaptureOptions cap, const fs::path& dir, const std::vector<std::string>& env,
+                  const std::vector<std::string>& argv) {
+  cap.out_dir = dir.string();
+  cap.env = env;
+  cap.command = argv;
+  RunRecord r;
+  r.j = {{"dir", dir.string()}, {"command", collector::shell_join(argv)}, {"env", env}};
+  collector::CaptureResult res;
+  try {
+    res = collector::capture(cap);
+  } catch (const collector::CaptureError& e) {
+    r.failed = true;
+    r.j["status"] = "failed";
+    r.j["message"] = e.what();
+    return r;
+  }
+  r.captured = res.captured;
+  r.interrupted = res.child.interrupted;
+  r.j["exit_code"] = res.child.exit_code;
+  r.j["seconds"] = res.child.seconds;
+  r.j["timed_out"] = res.child.timed_out;
+  r.j["interrupted"] = res.child.interrupted;
+  r.j["recorded_steps"] = res.recorded_steps;
+  if (!res.captured) r.j["message"] = res.message;
+  r.failed = !res.captured || (res.child.exit_code != 0 && !res.child.timed_out && !res.child.interrupted);
+  r.j["status"] = r.interrupted ? "interrupted" : r.failed ? "failed" : "ok";
+  return r;
+}
+
+// The fixes asked for, each with the prediction it is judged against.
+std::vector<Fix> fixes_of(const VerifyOptions& v, const compare::CompareSide& base, const std::vector<std::string>& argv,
+                          json& notes) {
+  std::vector<Fix> out;
+  for (const std::string& e : v.env) out.push_back({"--env " + e, folder_name("env-", e), {e}, argv,
+                                                    compare::prediction_for_env(base.findings, e)});
+  if (v.fixes == "auto") {
+    auto autos = compare::env_fixes(base.findings);
+    if (autos.empty()) notes.push_back("--fixes auto: no finding of the baseline sets an environment variable");
+    Fix together{"--fixes auto (together)", "auto-together", {}, argv, compare::Prediction{}};
+    together.pred->method = "sum of the findings' savings";
+    together.pred->chosen = "every finding whose command sets an environment variable";
+    for (auto& [a, p] : autos) {
+      out.push_back({"--env " + a + " (auto)", folder_name("env-", a), {a}, argv, p});
+      together.env.push_back(a);
+      together.pred->saving_ns += p.saving_ns;
+      together.pred->rule += (together.pred->rule.empty() ? "" : "+") + p.rule;
+    }
+    if (autos.size() > 1) out.push_back(together);
+  }
+  for (size_t i = 0; i < v.after.size(); ++i) {
+    std::string why;
+    Fix f{"--after " + v.after[i], v.after.size() == 1 ? "after" : fmt::format("after-{}", i + 1), {},
+          collector::split_shell_words(v.after[i]), compare::prediction_of(base.findings, v.fix_rule, &why)};
+    if (!f.pred) notes.push_back("--after " + v.after[i] + ": no prediction: " + why);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+bool folder_has_entries(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) && fs::directory_iterator(p, ec) != fs::directory_iterator();
+}
+
+}  // namespace
+
+int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const CommonOptions& common,
+                   const RuleOptions& rules) {
+  const fs::path dir = v.out_dir;
+  if (folder_has_entries(dir)) {
+    std::fprintf(stderr, "error: %s is not empty: give a new folder (it will hold every capture)\n", dir.c_str());
+    return kBadInput;
+  }
+  for (const std::string& a : v.after)
+    if (collector::split_shell_words(a).empty()) {
+      std::fprintf(stderr, "error: --after: an empty command\n");
+      return kBadInput;
+    }
+  cap.quiet = common.quiet;
+  json doc = verify::new_document("command");
+  doc["interrupted"] = false;
+  const std::vector<std::string> argv = cap.command;
+  if (!common.quiet) std::fprintf(stderr, "npu-advisor: verify: the baseline into %s/baseline\n", dir.c_str());
+  RunRecord base_run = run_one(cap, dir / "baseline", {}, argv);
+  doc["baseline"]["run"] = base_run.j;
+  doc["baseline"]["path"] = (dir / "baseline").string();
+  if (base_run.failed || base_run.interrupted) {
+    std::fprintf(stderr, "error: the baseline run %s: %s\n", base_run.interrupted ? "was interrupted" : "failed",
+                 base_run.j.value("message", "exit code " + std::to_string(base_run.j.value("exit_code", 0))).c_str());
+    verify::finish(doc, v, common, kBadInput);
+    return kBadInput;
+  }
+  compare::CompareSide base = load_compare_side((dir / "baseline").string(), common, rules);
+  verify::describe_baseline(doc, base);
+  doc["baseline"]["run"] = base_run.j;
+  std::vector<Fix> fixes = fixes_of(v, base, argv, doc["notes"]);
+  if (fixes.empty()) {
+    std::fprintf(stderr, "error: no fix to verify: give --env K=V, --after 'CMD' or --fixes auto\n");
+    verify::finish(doc, v, common, kBadInput);
+    return kBadInput;
+  }
+  int rc = kOk;
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    const Fix& f = fixes[i];
+    json fix = {{"name", f.name}, {"kind", f.env.empty() ? "after" : "env"}, {"env", f.env}};
+    if (rc == kVerifyPartial && doc["interrupted"].get<bool>()) {
+      fix["verdict"] = "not run";
+      fix["why"] = "the verify was interrupted before this run";
+      doc["fixes"].push_back(fix);
+      continue;
+    }
+    if (!common.quiet)
+      std::fprintf(stderr, "npu-advisor: verify: run %zu of %zu: %s into %s\n", i + 1, fixes.size(), f.name.c_str(),
+                   (dir / f.folder).c_str());
+    RunRecord r = run_one(cap, dir / f.folder, f.env, f.argv);
+    fix["run"] = r.j;
+    if (r.failed || r.interrupted) {
+      rc = kVerifyPartial;
+      doc["interrupted"] = r.interrupted;
+      fix["verdict"] = "not compared";
+      fix["why"] = r.interrupted ? "the run was interrupted" : "the run failed: " + r.j.value("message", "exit code " +
+                                                                   std::to_string(r.j.value("exit_code", 0)));
+      doc["fixes"].push_back(fix);
+      continue;
+    }
+    try {
+      compare::CompareSide side = load_compare_side((dir / f.folder).string(), common, rules);
+      fix.update(verify::judge(base, side, v, f.pred));
+    } catch (const LoadError& e) {  // what it wrote cannot be read: named, not compared
+      rc = kVerifyPartial;
+      fix["verdict"] = "not compared";
+      fix["why"] = std::string("its capture cannot be read: ") + e.what();
+    }
+    doc["fixes"].push_back(fix);
+  }
+  return verify::finish(doc, v, common, rc);
+}
+
+}  // namespace npu::cli
