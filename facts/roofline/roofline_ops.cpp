@@ -45,8 +45,7 @@ std::string gpu_precision(GemmPrecision p, const std::string& dtype) {
 
 const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache) {
   const OpInputs* in = m.op_inputs_of(op);
-  std::string key = std::string(m.str(op.name)) + '\x1f';
-  if (in) key += std::string(m.str(in->dims)) + '\x1f' + std::string(m.str(in->types));
+  const WorkCache::Key key{op.name, in ? in->dims : kNone32, in ? in->types : kNone32, 0, 0, 0};
   if (const OpWork* w = cache.get(key)) return w;
   OpWork w;
   std::vector<Shape> dims;
@@ -121,13 +120,12 @@ std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, C
 std::vector<OpRun> ascend_op_runs(const DiagnosticContext& ctx, WorkCache& cache, Coverage& cov) {
   const RunModel& m = ctx.model;
   std::vector<OpRun> out;
+  const StrId yes = m.strings.find("YES");
   for (const Kernel& k : m.kernels) {
     const std::string_view core = m.str(k.accel_core);
     if (core == "AI_CPU" || core == "HCCL" || core == "COMMUNICATION" || core.empty() || k.dur <= 0) continue;
     cov.compute_ns += k.dur;
-    std::string key = std::string(m.str(k.type)) + '\x1f' + std::string(m.str(k.input_shapes)) + '\x1f' +
-                      std::string(m.str(k.input_dtypes)) + '\x1f' + std::string(m.str(k.input_formats)) + '\x1f' +
-                      std::string(m.str(k.output_shapes)) + '\x1f' + std::string(m.str(k.output_dtypes));
+    const WorkCache::Key key{k.type, k.input_shapes, k.input_dtypes, k.input_formats, k.output_shapes, k.output_dtypes};
     const OpWork* w = cache.get(key);
     if (!w) {
       std::vector<Shape> in, outs;
@@ -150,7 +148,7 @@ std::vector<OpRun> ascend_op_runs(const DiagnosticContext& ctx, WorkCache& cache
     r.shapes = k.input_shapes;
     r.types = k.input_dtypes;
     r.formats = k.input_formats;
-    const bool hf32 = w->dtype == "fp32" && m.str(k.hf32) == "YES";
+    const bool hf32 = w->dtype == "fp32" && k.hf32 == yes;
     r.precision = std::string(w->kind) == "bytes_only" ? "" : hf32 ? "hf32" : w->dtype;
     r.work = w;
     r.time = k.dur;

@@ -1,6 +1,7 @@
 // The roofline pass's pieces (roofline.cpp writes the facts; roofline_ops.cpp finds each
 // operator's instances, time and work). Only facts/roofline includes it.
 #pragma once
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,19 +39,19 @@ struct Coverage {
   }
 };
 
-// Models computed once per distinct (op, inputs) text.
+// Models computed once per distinct (op, inputs): keyed by the interned strings, so a run of
+// millions of kernels builds no key text.
 class WorkCache {
  public:
-  const OpWork* get(const std::string& key) const {
+  using Key = std::array<StrId, 6>;
+  const OpWork* get(const Key& key) const {
     auto it = cache_.find(key);
     return it == cache_.end() ? nullptr : it->second.get();
   }
-  const OpWork* put(const std::string& key, OpWork w) {
-    return (cache_[key] = std::make_unique<OpWork>(std::move(w))).get();
-  }
+  const OpWork* put(const Key& key, OpWork w) { return (cache_[key] = std::make_unique<OpWork>(std::move(w))).get(); }
 
  private:
-  std::map<std::string, std::unique_ptr<OpWork>> cache_;
+  std::map<Key, std::unique_ptr<OpWork>> cache_;
 };
 
 std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, Coverage& cov);
