@@ -36,7 +36,7 @@ std::string roofline_lines(const nlohmann::json& facts) {
   for (size_t i = 0; i < gaps.size() && i < 3; ++i) {
     const nlohmann::json& g = *gaps[i];
     top += fmt::format("{}{} {} ({}, {:.2f} of its {} roof, {:.3f} ms)", i ? "; " : "", g.value("op", ""),
-                       g.value("shapes", ""), g.value("precision", ""),
+                       g.value("shapes", ""), g.value("precision", "").empty() ? "bytes only" : g.value("precision", ""),
                        g["fraction"].is_number() ? g["fraction"].get<double>() : 0.0,
                        g.value("bound", ""), g.value("gap_ns", 0) / 1e6);
   }
