@@ -156,6 +156,7 @@ void Cli::add_rule_options(CLI::App* sub, bool with_params) {
   if (with_params) {
     sub->add_option("--set", rule_opts.sets, "Override a rule parameter: RULE_ID.PARAM=VALUE (repeatable)");
     sub->add_option("--config", rule_opts.config, "File of RULE_ID.PARAM = VALUE lines");
+    sub->add_option("--peaks", rule_opts.peaks, "Device peaks table (JSON) replacing the built-in one (docs/facts-roofline.md)");
   }
 }
 

@@ -162,6 +162,12 @@ void LoadStats::add_phase(std::string name, double seconds) {
   phases.push_back(std::move(p));
 }
 
+const OpInputs* RunModel::op_inputs_of(const Slice& s) const {
+  auto it = std::lower_bound(op_inputs.begin(), op_inputs.end(), s.loc,
+                             [](const OpInputs& o, uint64_t loc) { return o.loc < loc; });
+  return it != op_inputs.end() && it->loc == s.loc ? &*it : nullptr;
+}
+
 int64_t RunModel::copy_bytes_of(const Slice& s) const {
   auto it = std::lower_bound(copy_bytes.begin(), copy_bytes.end(), s.loc,
                              [](const CopyBytes& c, uint64_t loc) { return c.loc < loc; });
@@ -186,6 +192,7 @@ void RunModel::finalize() {
 
   sort_slices();
   std::sort(copy_bytes.begin(), copy_bytes.end(), [](const CopyBytes& a, const CopyBytes& b) { return a.loc < b.loc; });
+  std::sort(op_inputs.begin(), op_inputs.end(), [](const OpInputs& a, const OpInputs& b) { return a.loc < b.loc; });
   phase_done("finalize: sort slices");
   track_slices.assign(tracks.size(), Range{});
   for (uint32_t i = 0; i < slices.size();) {

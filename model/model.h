@@ -178,6 +178,15 @@ struct CopyBytes {
   int64_t bytes = 0;
 };
 
+// The inputs a Kineto host operator recorded (record_shapes=True): its "Input Dims" and "Input
+// type" args as the JSON text they were written in (interned: an operator's shapes repeat every
+// step), found by the event's loc. What the roofline computes FLOPs and bytes from (facts/roofline).
+struct OpInputs {
+  uint64_t loc = 0;
+  StrId dims = kEmptyStr;
+  StrId types = kEmptyStr;
+};
+
 struct MemoryRecord {  // memory_record.csv
   Ns ts = 0;
   double allocated_mb = 0, reserved_mb = 0, active_mb = -1;
@@ -349,6 +358,8 @@ struct RunModel {
   std::vector<CommTaskArgs> comm_task_args;     // sorted by slice
   std::vector<CopyBytes> copy_bytes;            // sorted by loc after finalize()
   int64_t copy_bytes_of(const Slice& s) const;  // -1: not written
+  std::vector<OpInputs> op_inputs;              // sorted by loc after finalize()
+  const OpInputs* op_inputs_of(const Slice& s) const;  // null: none recorded
   std::vector<MemoryRecord> memory_records;
   std::vector<OperatorMemory> operator_memory;
   std::vector<ModuleMemory> module_memory;

@@ -41,6 +41,7 @@ void rules_and_report(Analysis& a, const AnalysisOptions& opt, RuleEngine* loade
 FactsSettings facts_settings(const AnalysisOptions& opt, RuleEngine& rules) {
   FactsSettings s = opt.facts;
   s.options = facts_options(rules, opt.rules);
+  s.options.peaks_path = opt.rules.peaks;
   return s;
 }
 

@@ -23,7 +23,9 @@ const std::vector<FactsParameter>& facts_parameters() {
        [](FactsOptions& o, const json& v) { o.vertical_lag_ns = v.get<Ns>(); }},
       {"schedule.dataloader", "slow_ns", [](FactsOptions& o, const json& v) { o.dataloader_slow_ns = v.get<Ns>(); }},
       {"schedule.gc", "min_ns", [](FactsOptions& o, const json& v) { o.gc_min_ns = v.get<Ns>(); }},
-      {"compute.no_bound", "bound_ratio", [](FactsOptions& o, const json& v) { o.pmu_bound_ratio = v.get<double>(); }}};
+      {"compute.no_bound", "bound_ratio", [](FactsOptions& o, const json& v) { o.pmu_bound_ratio = v.get<double>(); }},
+      {"compute.roofline_gemm", "target_fraction",
+       [](FactsOptions& o, const json& v) { o.roofline_target_fraction = v.get<double>(); }}};
   return kParams;
 }
 

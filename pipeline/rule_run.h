@@ -15,6 +15,7 @@ struct RuleOptions {
   std::vector<std::string> sets;  // --set rule.id.param=value
   std::string config;             // --config FILE
   bool no_builtin = false;
+  std::string peaks;              // --peaks FILE: the device peaks the roofline uses (docs/facts-roofline.md)
 };
 
 void add_rule_sources(RuleEngine& engine, const RuleOptions& o);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/roofline_text.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -371,6 +372,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (const std::string text = explained_text(split); !text.empty()) out += "  " + text + "\n";
   if (const std::string text = replay_text(split); !text.empty()) out += "  " + text + "\n";
   out += module_lines(facts);
+  out += roofline_lines(facts);
 
   out += rule_status_lines(r, paint);
   if (!opt.report_path.empty()) out += "Full report: " + opt.report_path + "\n";

@@ -86,6 +86,7 @@ Facts compute_facts(const RunModel& model, FactsWork* work, const FactsOptions& 
   clock.run("operators", [&] { diagnose_operators(ctx, f); });
   clock.run("operator_health", [&] { diagnose_operator_health(ctx, f); });
   clock.run("gpu", [&] { diagnose_gpu(ctx, f); });
+  clock.run("roofline", [&] { diagnose_roofline(ctx, f); });
   clock.run("profiler_overhead", [&] { diagnose_profiler_overhead(ctx, idle, f); });
   clock.run("graph_execution", [&] { diagnose_graph_execution(ctx, f); });
   clock.run("modules", [&] { diagnose_modules(ctx, f); });

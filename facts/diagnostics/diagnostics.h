@@ -93,6 +93,8 @@ void diagnose_idle_attribution(
     std::vector<IdleStretch>* stretches = nullptr);  // idle_attribution.cpp: "idle_attribution"
 // graph_execution.cpp: "graph_execution" (Ascend runs)
 void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts);
+// facts/roofline/roofline.cpp: "roofline" (FLOPs and bytes per operator group, roofs, MFU)
+void diagnose_roofline(const DiagnosticContext& ctx, Facts& facts);
 // modules.cpp: "modules" (device time per module / record_function range; after graph_execution)
 void diagnose_modules(const DiagnosticContext& ctx, Facts& facts);
 

@@ -5,6 +5,8 @@
 // declared defaults, for callers that compute facts without rule options (tests, whatif); a test
 // (tests/pipeline/facts_options_test.cpp) fails when they differ from the declarations.
 #pragma once
+#include <string>
+
 #include "base/types.h"
 
 namespace npu {
@@ -22,6 +24,11 @@ struct FactsOptions {
   // compute.no_bound.bound_ratio: an operator type is bound by its busiest pipe when that
   // pipe's ratio reaches this; below it on every pipe it is "none" (operator_health.pmu).
   double pmu_bound_ratio = 0.8;
+  // compute.roofline_gemm.target_fraction: the efficiency an operator group is measured against
+  // (roofline.groups[].gap_ns: its time beyond the roof's time at this fraction).
+  double roofline_target_fraction = 0.7;
+  // --peaks FILE: the device peaks table that replaces the built-in one (facts/roofline/peaks.json).
+  std::string peaks_path;
 };
 
 }  // namespace npu

@@ -166,6 +166,15 @@ class ChunkParser {
         bool s = false;
         if (auto e = read_id_value(av, &n, &s)) return e;
         if (!s && n >= 0) ev.bytes = n;
+      } else if (*k0 == 'I' && (rk.unsafe_is_equal("Input Dims") || rk.unsafe_is_equal("Input type"))) {
+        // Kept as their JSON text, interned: the roofline reads them (record_shapes runs).
+        od::array arr;
+        if (av.get_array().get(arr)) continue;  // not a list: not recorded shapes
+        std::string_view raw;
+        if (auto e = arr.raw_json().get(raw)) return e;
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+          raw.remove_suffix(1);
+        (rk.raw()[6] == 'D' ? ev.input_dims : ev.input_types) = cache_.intern(raw);
       } else if (*k0 == 'C' && rk.unsafe_is_equal("Collective name")) {
         // Kineto record_param_comms ops and NCCL kernels: "allreduce", "broadcast", ... Kept in
         // the task type slot, which Kineto events do not otherwise use.
@@ -231,6 +240,7 @@ class ChunkParser {
         s.track = track_of(ev.key);
         out_.slices.push_back(s);
         if (ev.bytes >= 0 && ev.ph == 'X') out_.copy_bytes.push_back({loc, ev.bytes});
+        if (ev.input_dims && ev.ph == 'X') out_.op_inputs.push_back({loc, ev.input_dims, ev.input_types});
         if (!ev.mem_allocated.empty() || !ev.mem_reserved.empty()) memory_counters(ev, loc, s.track);
         return;
       }

@@ -58,6 +58,7 @@ struct ChunkResult {
   std::vector<RawBeginEnd> begin_end;
   std::vector<CounterSample> counters;
   std::vector<CopyBytes> copy_bytes;  // complete events with a numeric "bytes" arg
+  std::vector<OpInputs> op_inputs;    // complete events with "Input Dims" (ids local to this chunk)
   std::vector<RawMeta> meta;
   uint64_t events = 0;
   uint64_t by_phase[128] = {};  // counts by the ph character
@@ -83,6 +84,7 @@ struct ChunkResult {
     begin_end.clear();
     counters.clear();
     copy_bytes.clear();
+    op_inputs.clear();
     meta.clear();
     events = 0;
     std::fill(std::begin(by_phase), std::end(by_phase), 0);

@@ -114,6 +114,8 @@ struct EventFields {
   // Kineto "[memory]" instant events: the allocator totals after the event, and whose
   // allocator (device type 0 = CPU). Kept apart from num_args, which holds only four.
   std::string_view mem_allocated, mem_reserved, mem_device_type, mem_device_id;
+  // Kineto cpu_op "Input Dims" / "Input type" (record_shapes): interned JSON text, or 0.
+  StrId input_dims = 0, input_types = 0;
 };
 
 }  // namespace npu::trace_event

@@ -21,11 +21,16 @@ void load_trace_file(RunModel& model, const std::filesystem::path& p, const Load
     }
     for (auto& [k, v] : di.items()) model.meta.distributed[text::clip(k)] = json_scalar_text(v);
   }
-  // The GPU's name (Kineto deviceProperties): the what-if replay's default copy bandwidth.
+  // The GPU (Kineto deviceProperties): its name is the what-if replay's default copy bandwidth;
+  // name, SM count and memory are what the roofline matches the device's peaks by.
   if (const auto dp = top.find("deviceProperties"); dp != top.end() && dp->is_array())
     for (const auto& d : *dp)
       if (d.is_object() && d.contains("name") && d["name"].is_string()) {
         model.meta.config["gpu_name"] = d["name"].get<std::string>();
+        if (d.contains("numSms") && d["numSms"].is_number_integer())
+          model.meta.config["gpu_sms"] = std::to_string(d["numSms"].get<int64_t>());
+        if (d.contains("totalGlobalMem") && d["totalGlobalMem"].is_number_integer())
+          model.meta.config["gpu_memory_bytes"] = std::to_string(d["totalGlobalMem"].get<int64_t>());
         break;
       }
   for (const char* k : {"schemaVersion", "displayTimeUnit", "trace_id"})

@@ -268,6 +268,7 @@ class TraceLoader {
       begin_end_.push_back(g);
     }
     model_.copy_bytes.insert(model_.copy_bytes.end(), r.copy_bytes.begin(), r.copy_bytes.end());
+    for (const OpInputs& o : r.op_inputs) model_.op_inputs.push_back({o.loc, smap[o.dims], smap[o.types]});
     for (CounterSample c : r.counters) {
       c.name = smap[c.name];
       c.track = tmap[c.track];

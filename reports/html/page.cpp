@@ -101,6 +101,7 @@ std::string render_html(const json& report) {
     body += section_dispatch(r);
     body += section_operators(r);
     body += section_modules(r);
+    body += section_roofline(r);
   }
   body += section_findings(r);
   body += section_checks(r);

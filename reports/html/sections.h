@@ -28,6 +28,10 @@ std::string section_operators(const nlohmann::json& report);
 // icicle (drawn by modules.js), the top modules and the repeated layers; "skipped: why" without.
 std::string section_modules(const nlohmann::json& report);
 
+// roofline_section.cpp: facts.roofline as a log-log chart (intensity vs achieved FLOP/s, the
+// roofs, a point per group sized by time) and a table; <section id="roofline">, "" without it.
+std::string section_roofline(const nlohmann::json& report);
+
 // finding_sections.cpp: every finding with its evidence, and the checks that did not run.
 std::string section_findings(const nlohmann::json& report);
 std::string section_checks(const nlohmann::json& report);

@@ -85,12 +85,14 @@ TEST(ThresholdHome, TheFactsReadDeclaredParametersAtTheirDefaults) {
   EXPECT_EQ(declared.dataloader_slow_ns, built_in.dataloader_slow_ns);
   EXPECT_EQ(declared.gc_min_ns, built_in.gc_min_ns);
   EXPECT_EQ(declared.pmu_bound_ratio, built_in.pmu_bound_ratio);
+  EXPECT_EQ(declared.roofline_target_fraction, built_in.roofline_target_fraction);
   // The declared defaults themselves (rules/lua/verdicts/step_class.lua, schedule/dataloader.lua,
   // schedule/gc.lua, compute/no_bound.lua).
   EXPECT_EQ(declared.vertical_lag_ns, 50'000);
   EXPECT_EQ(declared.dataloader_slow_ns, 10'000'000);
   EXPECT_EQ(declared.gc_min_ns, 1'000'000);
   EXPECT_EQ(declared.pmu_bound_ratio, 0.8);
+  EXPECT_EQ(declared.roofline_target_fraction, 0.7);
 }
 
 // --set moves the option; a value the declaration refuses leaves the default (the rules then end

@@ -92,7 +92,12 @@ TEST(AdviceFits, AscendFp32CubeOperatorsAreNamedAndBounded) {
   const json* f = finding(d, "compute.cube_precision");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->at("observed").get<std::string>().find("MatMulV2 x8"), std::string::npos);
-  EXPECT_EQ(f->at("commands")[0], "torch.npu.matmul.allow_hf32 = True");
+  // The fp32 MatMulV2 are fully-connected layers at batch 32 (~16 FLOP/byte): memory-bound on the
+  // roofline (docs/facts-roofline.md), so HF32 would change nothing; bf16 halves their bytes.
+  EXPECT_EQ(f->at("commands").size(), 1u);
+  EXPECT_EQ(f->at("commands")[0], "with torch.autocast(\"npu\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)");
+  EXPECT_NE(f->at("action").get<std::string>().find("memory-bound"), std::string::npos);
+  EXPECT_NE(f->at("action").get<std::string>().find("HF32 changes nothing"), std::string::npos);
   EXPECT_LE(f->at("saving_ns").get<int64_t>(), 2805855);
   const json* comm = finding(d, "communication.long_collective");
   ASSERT_NE(comm, nullptr);

@@ -9,7 +9,8 @@ rule {
   params = {
     min_compute_share = { default = 0.20, min = 0, max = 1, doc = "reported when fp32 matrix operators take at least this share of the computing time" },
     min_ns_per_step = { default = 500000, min = 0, doc = "... and at least this long per step, ns" },
-    speedup = { default = 2.0, min = 1, doc = "the speed-up assumed for HF32/bf16 over fp32" },
+    speedup = { default = 2.0, min = 1, doc = "the speed-up assumed for HF32/bf16 over fp32 (without the roofline)" },
+    target_fraction = { default = 0.7, min = 0.05, max = 1, doc = "the efficiency of a roof the saving assumes (with the roofline)" },
   },
   doc = [[
 Why: the Cube multiplies fp16 / bf16 inputs at its full rate. Given fp32 inputs it runs in fp32,
@@ -31,7 +32,15 @@ forward (and the loss, in training) under bf16 autocast (`torch.autocast("npu",
 dtype=torch.bfloat16)`), keeping the optimizer in fp32. MindSpore: mixed precision
 (`mindspore.amp.auto_mixed_precision(net, amp_level="O2")`).
 
-Saving per step (formula, no replay: the kernel rows are not in the replay's graph): fp32 matrix
+With the roofline (facts.roofline, docs/facts-roofline.md), the advice follows each fp32 group's
+bound: HF32 is advised only where fp32 groups are compute-bound (past the ridge point of the
+fp32 Cube rate): a memory-bound fp32 GEMM (a fully-connected layer at batch 32, ~16 FLOP/byte)
+streams its weights at the HBM rate whatever the Cube's rate, so HF32 changes nothing; bf16
+(half the bytes) or a larger batch (more FLOPs per byte) does. Saving per step then: compute-bound
+groups, their time minus their FLOPs at `target_fraction` of the BF16 peak; memory-bound ones,
+their time minus half their bytes at `target_fraction` of the bandwidth.
+
+Saving per step without the roofline (formula, no replay: the kernel rows are not in the replay's graph): fp32 matrix
 time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; the
 GPU's measured TF32 / bf16 factors are 4.9x / 7.5x): bounded by the fp32 matrix time itself, so
 never more than that share of the step. Confidence 0.4.
@@ -41,6 +50,43 @@ never more than that share of the step. Confidence 0.4.
 local evidence = require "lib.evidence"
 local run = require "lib.run"
 local steplib = require "lib.steps"
+
+-- The fp32 matrix groups of the roofline by bound, and the saving bf16 would give each; nil
+-- without a roofline that judged them.
+local function roofline_split(facts, p)
+  local rl = facts.roofline
+  if not rl or not rl.device or not rl.device.known or not rl.groups then return nil end
+  local peaks = rl.device.peak_flops_per_s or {}
+  local bf16, bw = peaks.bf16 or 0, rl.device.hbm_bytes_per_s or 0
+  local out = { compute_ns = 0, memory_ns = 0, memory_groups = 0, saving_ns = 0, evidence = {}, memory_text = "" }
+  local texts, seen = {}, false
+  for _, g in ipairs(rl.groups) do
+    if (g.precision == "fp32" or g.precision == "hf32") and g.kind ~= "bytes_only" and g.bound and bf16 > 0 and bw > 0 then
+      seen = true
+      if g.bound == "compute" then
+        out.compute_ns = out.compute_ns + g.time_ns
+        -- HF32 helps only groups still in full fp32 (hf32 ones already use it)
+        if g.precision == "fp32" then
+          local conv = string.find(g.op, "Conv", 1, true) ~= nil
+          out[conv and "fp32_conv_ns" or "fp32_matmul_ns"] = (out[conv and "fp32_conv_ns" or "fp32_matmul_ns"] or 0) + g.time_ns
+        end
+        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.flops / (p.target_fraction * bf16) * 1e9)
+      else
+        out.memory_ns = out.memory_ns + g.time_ns
+        out.memory_groups = out.memory_groups + 1
+        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.bytes / 2 / (p.target_fraction * bw) * 1e9)
+        if #texts < 3 then
+          texts[#texts + 1] = string.format("%s %s: %.0f FLOP/byte, %.0f GB/s", g.op, g.shapes, g.intensity or 0,
+            g.achieved_bytes_per_s / 1e9)
+          evidence.add(out.evidence, g.evidence)
+        end
+      end
+    end
+  end
+  if not seen then return nil end
+  out.memory_text = table.concat(texts, "; ")
+  return out
+end
 
 function check(facts, p, emit)
   local mp = facts.operators.matmul_precision
@@ -62,6 +108,12 @@ function check(facts, p, emit)
     end
   end
   ev[#ev + 1] = { fact = "operators.matmul_precision.fp32_ns", value = fp32 }
+  local rl = roofline_split(facts, p)
+  if rl then
+    evidence.add(ev, rl.evidence)
+    hf32_off_matmul = hf32_off_matmul and (rl.fp32_matmul_ns or 0) > 0
+    hf32_off_conv = hf32_off_conv and (rl.fp32_conv_ns or 0) > 0
+  end
   local o = facts.overall
   local step = o and o.step_time and o.step_time.median_ns or nil
   local commands, action
@@ -75,7 +127,10 @@ function check(facts, p, emit)
     if hf32_off_conv then commands[#commands + 1] = "torch.npu.conv.allow_hf32 = True" end
     commands[#commands + 1] = inference and "with torch.autocast(\"npu\", dtype=torch.bfloat16): out = model(x)"
       or "with torch.autocast(\"npu\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)"
-    action = (#commands > 1 and "Allow HF32 where it is off first (one line, fp32 storage); then " or "Run ")
+    action = (rl and rl.memory_ns > 0 and string.format("%d fp32 matrix group(s), %.3f ms per step, are memory-bound "
+      .. "(%s): HF32 changes nothing there; bf16 halves their bytes and a larger batch raises their FLOPs per byte. ",
+      rl.memory_groups, rl.memory_ns / n / 1e6, rl.memory_text) or "")
+      .. (#commands > 1 and "Allow HF32 where it is off first (one line, fp32 storage); then " or "Run ")
       .. (inference and "the forward under bf16 autocast and check the outputs."
         or "the forward and the loss under bf16 autocast, keeping the optimizer in fp32; check the loss curve.")
   end
@@ -87,9 +142,11 @@ function check(facts, p, emit)
     why = "The Cube runs fp32 inputs at a fraction of its 16-bit rate; HF32 and bf16 use more of it.",
     action = action,
     commands = commands,
-    saving_ns = per_step * (1 - 1 / p.speedup),
-    saving_formula = string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f), speedup assumed", per_step / 1e6,
-      p.speedup),
+    saving_ns = rl and math.min(per_step, rl.saving_ns / n) or per_step * (1 - 1 / p.speedup),
+    saving_formula = rl and string.format("roofline: compute-bound fp32 groups' time minus their FLOPs at %.2f of the "
+      .. "BF16 peak, memory-bound ones' time minus half their bytes at %.2f of the bandwidth, per step (%d steps)",
+      p.target_fraction, p.target_fraction, n)
+      or string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f), speedup assumed", per_step / 1e6, p.speedup),
     confidence = 0.4,
     evidence = ev,
   }

@@ -1,0 +1,47 @@
+#include "reports/roofline_text.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace npu {
+
+std::string roofline_lines(const nlohmann::json& facts) {
+  const auto it = facts.find("roofline");
+  if (it == facts.end() || !it->is_object()) return "";
+  const nlohmann::json& r = *it;
+  const nlohmann::json dev = r.value("device", nlohmann::json::object());
+  std::vector<double> mfu;
+  for (const auto& s : r.value("steps", nlohmann::json::array()))
+    if (s.value("mfu_bf16", nlohmann::json()).is_number()) mfu.push_back(s["mfu_bf16"].get<double>());
+  const nlohmann::json cov = r.value("coverage", nlohmann::json::object());
+  const double share = cov.contains("share") && cov["share"].is_number() ? cov["share"].get<double>() : 0.0;
+  std::string out;
+  if (!dev.value("known", false)) {
+    out = fmt::format("roofline: device limits unknown ({}); {:.0f}% of compute time modelled\n",
+                      dev.value("why", std::string()), 100 * share);
+  } else if (!mfu.empty()) {
+    std::sort(mfu.begin(), mfu.end());
+    out = fmt::format("MFU {:.1f}% of {}'s BF16 peak (hardware FLOPs, median step); {:.0f}% of compute time modelled\n",
+                      100 * mfu[mfu.size() / 2], dev.value("name", std::string()), 100 * share);
+  }
+  std::vector<const nlohmann::json*> gaps;
+  const auto groups = r.find("groups");
+  if (groups != r.end() && groups->is_array())
+    for (const auto& g : *groups)
+      if (g.value("gap_ns", 0) > 0) gaps.push_back(&g);
+  std::sort(gaps.begin(), gaps.end(), [](auto* a, auto* b) { return (*a)["gap_ns"] > (*b)["gap_ns"]; });
+  std::string top;
+  for (size_t i = 0; i < gaps.size() && i < 3; ++i) {
+    const nlohmann::json& g = *gaps[i];
+    top += fmt::format("{}{} {} ({}, {:.2f} of its {} roof, {:.3f} ms)", i ? "; " : "", g.value("op", ""),
+                       g.value("shapes", ""), g.value("precision", "").empty() ? "bytes only" : g.value("precision", ""),
+                       g["fraction"].is_number() ? g["fraction"].get<double>() : 0.0,
+                       g.value("bound", ""), g.value("gap_ns", 0) / 1e6);
+  }
+  if (!top.empty()) out += "  largest gaps to the roof: " + top + "\n";
+  return out;
+}
+
+}  // namespace npu
