@@ -22,7 +22,7 @@ wheel="$(ls "$dist"/npu_advisor-*-py3-none-*"$arch"*.whl 2>/dev/null | head -1)"
 work="$(pwd -P)/build-python-check"
 rm -rf "$work" && mkdir -p "$work/artefacts"
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
-export NPU_ADVISOR_REPO="$(pwd -P)"
+export NPU_ADVISOR_REPO="$(pwd -P)" PYDEVD_DISABLE_FILE_VALIDATION=1  # (ipykernel's debugger warnings)
 unset NPU_ADVISOR_BINARY
 
 # -- 1. a bare venv
