@@ -44,7 +44,8 @@ for arch in "${arches[@]}"; do
   help_bin="$bin"
   if [ "$arch" != "$(uname -m)" ]; then
     help_bin="$repo/$dir/npu-advisor-help"
-    printf '#!/bin/sh\nexec qemu-%s-static %q "$@"\n' "$arch" "$bin" >"$help_bin"; chmod +x "$help_bin"
+    # argv[0] the wrapper's path, which cli_docs.cmake replaces by npu-advisor in the usage lines
+    printf '#!/bin/sh\nexec qemu-%s-static -0 %q %q "$@"\n' "$arch" "$help_bin" "$bin" >"$help_bin"; chmod +x "$help_bin"
   fi
   cmake "-DBIN=$help_bin" "-DVERSION=$version" "-DMAN=$stage/share/man/man1/npu-advisor.1" \
     "-DCOMPLETION=$stage/share/bash-completion/completions/npu-advisor" -P cmake/cli_docs.cmake
