@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # CI, last: npu-advisor on 64-bit Arm (aarch64, the Kunpeng hosts of Ascend servers), from an x86-64
-# Debian 12 machine. Cross-builds npu-advisor and the unit tests with Debian's cross compiler and the
-# arm64 libraries (multiarch), runs the unit tests and `analyze` of the shipped sample under qemu's
-# user-mode emulator (no binfmt_misc needed), and compares `analyze --format json` and `facts` of the
-# sample and of a few real inputs byte for byte with the native build's (docs/arm64.md).
+# Debian 12 machine. Cross-builds the static release npu-advisor and the unit tests with Debian's
+# cross compiler and the arm64 libraries (multiarch; scripts/static-build.sh, the build that
+# scripts/release.sh ships: CI builds aarch64 once), runs the unit tests and `analyze` of the shipped
+# sample under qemu's user-mode emulator (no binfmt_misc needed), then runs the binary in an empty
+# root under qemu and compares `analyze --format json` and `facts` of the sample and of a few real
+# inputs byte for byte with the native build's (scripts/static-check.sh; docs/arm64.md).
 #   scripts/arm64-check.sh [NATIVE_BUILD_DIR]   # default ./build, as scripts/quickstart.sh makes it
 #   scripts/arm64-check.sh --install-only       # step 1 alone (CI runs it beside the native build:
 #                                               # downloads and unpacking, while the compiler has the cores)
-# Needs root or sudo (apt-get). Writes build-arm64/ (the build, and the two arm64 -dev packages that
-# cannot be installed beside their amd64 ones, unpacked in build-arm64/deps).
+# Needs root or sudo (apt-get, chroot). Writes build-arm64/ (the build, and the two arm64 -dev
+# packages that cannot be installed beside their amd64 ones, unpacked in build-arm64/deps) and
+# build-deps/ (simdjson and fmt, static, from their Debian sources: scripts/static-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install_only=0
@@ -58,12 +61,10 @@ fi
 phase "installed"
 [ $install_only = 0 ] || exit 0
 
-# -- 2. the cross build: the two programs the checks run, nothing else
-cmake -S . -B "$ARM" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake -DCMAKE_BUILD_TYPE=Release \
-  -DNPU_ADVISOR_BENCH=OFF "-DCMAKE_PREFIX_PATH=$deps/usr" >/dev/null
-cmake --build "$ARM" -j "$(nproc)" --target npu-advisor npu_tests
+# -- 2. the cross build, static: the two programs the checks run, nothing else
+bash scripts/static-build.sh aarch64 npu-advisor npu_tests >/dev/null  # stdout: build-arm64
 aarch64-linux-gnu-readelf -h "$ARM/npu-advisor" | grep -q "AArch64" || fail "$ARM/npu-advisor is not an aarch64 program"
-phase "cross-built"
+phase "cross-built (static)"
 
 # -- 3. the unit tests under qemu, in as many shards as there are cores. Programs the tests start
 # (npu-advisor, python3) go through the shell; npu-advisor is given as build-arm64/npu-advisor-emulated
@@ -88,20 +89,6 @@ phase "unit tests passed under qemu"
 echo "== $ARM/npu-advisor analyze testdata/sample"
 "$ARM/npu-advisor-emulated" analyze testdata/sample
 phase "analyzed the sample under qemu"
-inputs=("$(pwd -P)/testdata/sample")
-real=../shared/realdata
-for p in kineto_h200/sync kineto_h200/decode ascend_db/msinsight_full_db/msprof_0.db ascend_db/msinsight_multiDevice \
-         msprof_PROF/mindinsight_2device/PROF_000001_20230818142704322_COJGGGCANRMICFBC \
-         ascend_torch_npu/msinsight_pytorch_2rank/text/rank0_ascend_pt; do
-  if [ -e "$real/$p" ]; then inputs+=("$(realpath "$real/$p")"); else echo "arm64-check: no $real/$p, not compared"; fi
-done
-none="$ARM/compare/none"
-rm -rf "$ARM/compare" && mkdir -p "$none"
-# golden-outputs.sh: the outputs less their timing fields, one file per input and command
-scripts/golden-outputs.sh "$NATIVE/npu-advisor" "$none" "$ARM/compare/x86-64" "${inputs[@]}"
-scripts/golden-outputs.sh "$ARM/npu-advisor-emulated" "$none" "$ARM/compare/aarch64" "${inputs[@]}"
-if ! diff -r "$ARM/compare/x86-64" "$ARM/compare/aarch64"; then
-  fail "aarch64 outputs differ from x86-64 ones (above)"
-fi
-grep -L "^exit=0$" "$ARM"/compare/aarch64/*.err | sed 's/^/arm64-check: non-zero exit (same on x86-64): /' || true
-phase "outputs of ${#inputs[@]} inputs identical on aarch64 and x86-64"
+# the release binary in an empty root under qemu, against the native build (scripts/static-check.sh)
+bash scripts/static-check.sh aarch64 "$ARM/npu-advisor" "$NATIVE/npu-advisor"
+phase "outputs in an empty root identical on aarch64 and x86-64"

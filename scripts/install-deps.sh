@@ -29,6 +29,8 @@ packages=(
   python3-torch          # tests: `analyze OUT -- python train.py` end to end (CPU torch.profiler)
   python3-yaml           # tests: the Kubernetes manifests of scripts/scale-out/k8s
   clang libclang-rt-14-dev  # CI: the libFuzzer targets (scripts/ci-fuzz.sh, tests/fuzz/)
+  python3-build python3-venv  # the Python wheel, built offline (scripts/release.sh, docs/python.md)
+  python3-pandas python3-ipykernel jupyter-nbconvert  # CI: the wheel's to_pandas() and example notebook
 )
 mcp_client=0
 for arg in "$@"; do
