@@ -86,8 +86,11 @@ def main():
             driver.get("file://" + notebook)
             driver.execute_async_script("var done = arguments[0]; setTimeout(done, 1500);")
             frames = driver.find_elements("css selector", "iframe.npu-advisor-report")
-            if len(frames) != 2:
-                errors.append("%d report frames on the page, expected 2 (the report, the timeline)" % len(frames))
+            # the report, the timeline, and the roofline where the report has one
+            want = 3 if roofline.available else 2
+            if len(frames) != want:
+                errors.append("%d report frames on the page, expected %d (the report, the timeline%s)"
+                              % (len(frames), want, ", the roofline" if roofline.available else ""))
             notes = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll("
                                           "'.npu-advisor-note'), function (p) { return p.textContent; });")
             if roofline.available:
