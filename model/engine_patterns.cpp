@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_map>
 
 namespace npu {
 
@@ -178,13 +179,19 @@ std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<P
 std::vector<PatternHit> engine_iterations(const RunModel& m) {
   std::vector<PatternHit> hits;
   std::vector<int16_t> code(m.strings.size(), -2);  // per name: -2 unseen, -1 no pattern, else the pattern
-  std::vector<PatternMatch> match(m.strings.size());
+  std::unordered_map<StrId, PatternMatch> match;     // what the names that match say
   for (uint32_t t = 0; t < m.tracks.size() && t < m.track_slices.size(); ++t) {
     if (!is_host_op_track(m.tracks[t])) continue;
     for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
       const StrId n = m.slices[i].name;
-      if (code[n] == -2) code[n] = static_cast<int16_t>(match_engine_pattern(m.str(n), match[n]));
-      if (code[n] >= 0 && match[n].kind == PatternMatch::Kind::Iteration) hits.push_back({i, code[n], match[n]});
+      if (code[n] == -2) {
+        PatternMatch pm;
+        code[n] = static_cast<int16_t>(match_engine_pattern(m.str(n), pm));
+        if (code[n] >= 0) match[n] = pm;
+      }
+      if (code[n] < 0) continue;
+      const PatternMatch& pm = match[n];
+      if (pm.kind == PatternMatch::Kind::Iteration) hits.push_back({i, code[n], pm});
     }
   }
   sort_hits(m, hits);
