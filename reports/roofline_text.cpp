@@ -13,14 +13,21 @@ std::string roofline_lines(const nlohmann::json& facts) {
   const nlohmann::json& r = *it;
   const nlohmann::json dev = r.value("device", nlohmann::json::object());
   std::vector<double> mfu;
-  for (const auto& s : r.value("steps", nlohmann::json::array()))
+  size_t above = 0;
+  for (const auto& s : r.value("steps", nlohmann::json::array())) {
     if (s.value("mfu_bf16", nlohmann::json()).is_number()) mfu.push_back(s["mfu_bf16"].get<double>());
+    if (s.value("above_peak", false)) ++above;
+  }
   const nlohmann::json cov = r.value("coverage", nlohmann::json::object());
   const double share = cov.contains("share") && cov["share"].is_number() ? cov["share"].get<double>() : 0.0;
   std::string out;
   if (!dev.value("known", false)) {
     out = fmt::format("roofline: device limits unknown ({}); {:.0f}% of compute time modelled\n",
                       dev.value("why", std::string()), 100 * share);
+  } else if (above > 0 && above >= mfu.size()) {
+    out = fmt::format("MFU not shown: the modelled FLOPs of {} step{} need more than {}'s peaks allow (the peak or the "
+                      "recorded shapes do not hold)\n",
+                      above, above == 1 ? "" : "s", dev.value("name", std::string()));
   } else if (!mfu.empty()) {
     std::sort(mfu.begin(), mfu.end());
     out = fmt::format("MFU {:.1f}% of {}'s BF16 peak (hardware FLOPs, median step); {:.0f}% of compute time modelled\n",

@@ -112,9 +112,14 @@ nlohmann::json steps_json(const DiagnosticContext& ctx, const DevicePeaks& dev, 
     JsonObject o;
     o.add("step", steps[i].id == kNoId ? nlohmann::json(nullptr) : nlohmann::json(steps[i].id));
     o.add("time_ns", windows[i].end - windows[i].start).add("flops", flops[i]);
-    o.add("mfu_bf16", bf16 > 0 && secs > 0 ? nlohmann::json(flops[i] / secs / bf16) : nlohmann::json(nullptr));
-    o.add("mfu_precision_used",
-          secs > 0 && all_peaks[i] && dev.known ? nlohmann::json(at_peak[i] / secs) : nlohmann::json(nullptr));
+    const double mfu = bf16 > 0 && secs > 0 ? flops[i] / secs / bf16 : -1;
+    const double used = secs > 0 && all_peaks[i] && dev.known ? at_peak[i] / secs : -1;
+    // More work than the peaks allow in the step: the peak (an inferred one) or the shapes do not
+    // hold; flagged, never reported as an efficiency over 100%.
+    const bool above = mfu > 1 || used > 1;
+    o.add("mfu_bf16", mfu >= 0 && !above ? nlohmann::json(mfu) : nlohmann::json(nullptr));
+    o.add("mfu_precision_used", used >= 0 && !above ? nlohmann::json(used) : nlohmann::json(nullptr));
+    o.add("above_peak", above);
     out.push_back(o.take());
   }
   return out;
