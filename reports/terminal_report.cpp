@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "reports/roofline_text.h"
+#include "base/stats.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -102,12 +103,8 @@ static std::string generate_call_line(const nlohmann::json& inf) {
       per_token.push_back(it["decode_ns_per_token"].get<double>());
   }
   if (prefill.empty() || per_token.empty()) return "";
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   return fmt::format("  each call (median): prefill to the first token {}, then {} per token\n",
-                     format_ms(median(prefill)), format_ms(median(per_token)));
+                     format_ms(stats::median(prefill)), format_ms(stats::median(per_token)));
 }
 
 // A serving or generate run (facts.inference, docs/facts-inference.md): its iterations per phase,

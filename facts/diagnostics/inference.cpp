@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
 #include "facts/inference/iterations.h"
 
@@ -68,11 +69,8 @@ nlohmann::json capture_json(const RunModel& m, const InferenceRun& run) {
 
 Ns own_of(const InferenceIteration& it) { return it.device_start < 0 ? 0 : it.device_end - it.device_start; }
 
-Ns median_of(std::vector<Ns> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
+// The project's median (base/stats.h: nearest rank, a real iteration's time); 0 for none.
+Ns median_of(std::vector<Ns> v) { return stats::nearest_rank_of(std::move(v), 0.5, Ns{0}); }
 
 // The steady state: the iterations after the warm-up, a leading run of iterations whose own window
 // is over kWarmupFactor times the median of their phase (first-time allocation, compilation,
