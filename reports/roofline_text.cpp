@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
+
 namespace npu {
 
 std::string roofline_lines(const nlohmann::json& facts) {
@@ -29,9 +31,8 @@ std::string roofline_lines(const nlohmann::json& facts) {
                       "recorded shapes do not hold)\n",
                       above, above == 1 ? "" : "s", dev.value("name", std::string()));
   } else if (!mfu.empty()) {
-    std::sort(mfu.begin(), mfu.end());
     out = fmt::format("MFU {:.1f}% of {}'s BF16 peak (hardware FLOPs, median step); {:.0f}% of compute time modelled\n",
-                      100 * mfu[mfu.size() / 2], dev.value("name", std::string()), 100 * share);
+                      100 * stats::median(mfu), dev.value("name", std::string()), 100 * share);
   }
   std::vector<const nlohmann::json*> gaps;
   const auto groups = r.find("groups");
