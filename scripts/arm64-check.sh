@@ -62,7 +62,7 @@ phase "installed"
 [ $install_only = 0 ] || exit 0
 
 # -- 2. the cross build, static: the two programs the checks run, nothing else
-bash scripts/static-build.sh aarch64 npu-advisor npu_tests >/dev/null  # stdout: build-arm64
+bash scripts/static-build.sh aarch64 npu-advisor npu_tests >/dev/null  # stdout: build-arm64/npu-advisor
 aarch64-linux-gnu-readelf -h "$ARM/npu-advisor" | grep -q "AArch64" || fail "$ARM/npu-advisor is not an aarch64 program"
 phase "cross-built (static)"
 

@@ -9,8 +9,9 @@
 #   npu_advisor-VERSION-py3-none-manylinux_2_17_ARCH.manylinux2014_ARCH.whl   (python3 -m build,
 #       offline, with Debian's python3-build and setuptools)
 #   SHA256SUMS
-# aarch64 is cross-built on x86-64 with Debian's cross compiler (in build-arm64/, the folder that
-# scripts/arm64-check.sh tests). Needs root or sudo the first time (apt-get, for the arm64 packages).
+# This machine's CPU: build/'s objects (the tests' build) linked statically, not compiled again; aarch64 is
+# cross-built on x86-64 with Debian's cross compiler (in build-arm64/, the folder that
+# scripts/arm64-check.sh tests). scripts/static-build.sh says how. Needs root or sudo the first time (apt-get, for the arm64 packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arches=("$(uname -m)"); dist=dist
@@ -34,8 +35,7 @@ version="$(sed -n 's/^project(npu_advisor VERSION \([0-9.]*\).*/\1/p' CMakeLists
 epoch="$(git log -1 --format=%ct 2>/dev/null || echo 0)"
 
 for arch in "${arches[@]}"; do
-  dir="$(bash scripts/static-build.sh "$arch" npu-advisor)"
-  bin="$repo/$dir/npu-advisor"
+  bin="$repo/$(bash scripts/static-build.sh "$arch")"
   # The man page and the completion, from the binary's --help (cmake/cli_docs.cmake, as the .deb's):
   # an aarch64 binary answers through qemu.
   stage="$dist/npu-advisor-$version-linux-$arch"
@@ -43,7 +43,7 @@ for arch in "${arches[@]}"; do
     "$stage/share/doc/npu-advisor"
   help_bin="$bin"
   if [ "$arch" != "$(uname -m)" ]; then
-    help_bin="$repo/$dir/npu-advisor-help"
+    help_bin="$(dirname "$bin")/npu-advisor-help"
     # argv[0] the wrapper's path, which cli_docs.cmake replaces by npu-advisor in the usage lines
     printf '#!/bin/sh\nexec qemu-%s-static -0 %q %q "$@"\n' "$arch" "$help_bin" "$bin" >"$help_bin"; chmod +x "$help_bin"
   fi
