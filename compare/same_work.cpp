@@ -1,11 +1,12 @@
-// same_work(): step count, device kernels and backward operators per step, calls per step of each
-// operator both sides list (compare/same_work.h).
+// same_work(): step count, the modelled FLOPs per step (the recorded shapes), device kernels and
+// backward operators per step, calls per step of each operator both sides list (compare/same_work.h).
 #include "compare/same_work.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "base/stats.h"
 #include "compare/compare_sections.h"
 
 namespace npu::compare {
@@ -78,16 +79,44 @@ void check_operators(json& out, const Facts& base, const Facts& next) {
   out["checked"].push_back(fmt::format("calls per step of the {} device operators both runs list ({})", compared, key));
 }
 
+// The median step's FLOPs modelled from the recorded shapes (facts.roofline.steps[].flops): the
+// model's arithmetic at its batch, which a change of precision, fusion or kernel choice leaves alone.
+std::optional<double> flops_per_step(const Facts& f) {
+  const json& steps = section(f, "roofline").value("steps", json::array());
+  std::vector<double> v;
+  for (const json& s : steps)
+    if (s.is_object() && s.value("flops", 0.0) > 0) v.push_back(s.value("flops", 0.0));
+  if (v.empty()) return std::nullopt;
+  return stats::median(v);
+}
+
+// With the same FLOPs from shapes, kernel and operator counts that differ are how the fix ran the
+// same arithmetic (autocast's casts, fused or compiled kernels): said, not counted as other work.
+void explain_counts(json& out, size_t first_count_difference) {
+  json& diffs = out["differences"];
+  if (diffs.size() <= first_count_difference) return;
+  for (size_t i = first_count_difference; i < diffs.size(); ++i) out["count_changes"].push_back(diffs[i]);
+  diffs.erase(diffs.begin() + static_cast<std::ptrdiff_t>(first_count_difference), diffs.end());
+  out["checked"].push_back(
+      "kernel and operator counts differ with the same FLOPs from shapes: the same arithmetic run by other kernels "
+      "(a precision, fusion or compile fix), not other work");
+}
+
 }  // namespace
 
 json same_work(const Facts& base, const Facts& next) {
   json out = {{"checked", json::array()}, {"differences", json::array()}, {"not_checked", json::array()}};
   const double sb = steps_of(base), sn = steps_of(next);
   check(out, "profiled steps", sb, sn, "");
+  const auto fb = flops_per_step(base), fn = flops_per_step(next);
+  check(out, "modelled FLOPs per step (recorded shapes)", fb, fn, "");
+  const bool same_shapes = fb && fn && out["differences"].empty();
+  const size_t counts_from = out["differences"].size();
   const json &tb = sub(section(base, "operators"), "totals"), &tn = sub(section(next, "operators"), "totals");
   check(out, "device kernels per step", per(num(tb, "kernels"), sb), per(num(tn, "kernels"), sn), "");
   check(out, "backward operators per optimizer step", backward_per_step(base), backward_per_step(next), "");
   check_operators(out, base, next);
+  if (same_shapes) explain_counts(out, counts_from);
   out["same"] = out["differences"].empty();
   return out;
 }

@@ -1,7 +1,8 @@
 // Did two runs do the same work? Before a comparison says a fix saved time, the runs must have
-// run the same steps: the same number of steps, the same device kernels and the same backward
-// operators per step, each operator called as often. A different batch or model changes those;
-// a fix of the input pipeline or of the dispatch does not (docs/verify.md, "Same work").
+// run the same steps: the same number of steps and the same FLOPs per step modelled from the
+// recorded shapes (a different batch or model changes them; a precision, fusion or compile fix does
+// not). Without shapes on both sides: the same device kernels and backward operators per step,
+// each operator called as often (docs/verify.md, "Same work").
 // `verify` refuses runs that differ; `compare` and `gate` warn (compare document `same_work`).
 #pragma once
 #include <string>
@@ -12,8 +13,10 @@
 
 namespace npu::compare {
 
-// {same, checked[], differences[{what, base, new, text}], not_checked[]}: `same` is false when a
-// difference was found; a check neither side's facts allow is listed in not_checked.
+// {same, checked[], differences[{what, base, new, text}], not_checked[], count_changes[]}: `same` is
+// false when a difference was found; a check neither side's facts allow is listed in not_checked.
+// Where both sides' FLOPs from shapes agree, differing kernel and operator counts are listed in
+// count_changes (the same arithmetic run by other kernels), not in differences.
 nlohmann::json same_work(const Facts& base, const Facts& next);
 
 // One line naming the differences (at most `limit`), "" when the runs did the same work.

@@ -105,6 +105,28 @@ TEST(SameWork, ADifferentModelIsNamed) {
   EXPECT_FALSE(cmp::same_work(side(kBase).facts, side({50, 50, 50}).facts)["same"].get<bool>());
 }
 
+// FLOPs per step from shapes (facts.roofline.steps[].flops) decide where both sides have them: the
+// same FLOPs with other counts is the same arithmetic run by other kernels (count_changes).
+TEST(SameWork, FlopsFromShapesDecideOverKernelCounts) {
+  auto with_flops = [](cmp::CompareSide s, double flops) {
+    json steps = json::array();
+    for (int i = 0; i < 3; ++i) steps.push_back({{"step", i}, {"flops", flops}});
+    s.facts.doc["roofline"] = {{"steps", steps}};
+    return s;
+  };
+  json same = cmp::same_work(with_flops(side(kBase), 1e12).facts, with_flops(side(kFast, 21), 1e12).facts);
+  EXPECT_TRUE(same["same"].get<bool>()) << same.dump(1);
+  ASSERT_EQ(same["count_changes"].size(), 1u);
+  EXPECT_EQ(same["count_changes"][0]["text"], "backward operators per optimizer step: 11 -> 21");
+  json diff = cmp::same_work(with_flops(side(kBase), 1e12).facts, with_flops(side(kFast, 21), 2e12).facts);
+  EXPECT_FALSE(diff["same"].get<bool>());
+  EXPECT_EQ(cmp::describe_differences(diff),
+            "modelled FLOPs per step (recorded shapes): 1e+12 -> 2e+12; backward operators per optimizer step: 11 -> 21");
+  // One side without shapes: the counts decide, as before.
+  json one = cmp::same_work(with_flops(side(kBase), 1e12).facts, side(kFast, 21).facts);
+  EXPECT_FALSE(one["same"].get<bool>());
+}
+
 TEST(Verify, EnvironmentAssignmentsInFindingCommands) {
   EXPECT_EQ(cmp::env_assignment("export TASK_QUEUE_ENABLE=2"), "TASK_QUEUE_ENABLE=2");
   EXPECT_EQ(cmp::env_assignment("CPU_AFFINITY_CONF=1   # bind the cores"), "CPU_AFFINITY_CONF=1");

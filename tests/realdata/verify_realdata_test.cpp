@@ -56,3 +56,27 @@ TEST(VerifyRealdata, DifferentJobsAreNamed) {
 }
 
 }  // namespace
+
+// The H200 precision captures (testdata/captured/h200_precision, README.md there): a bf16 autocast
+// fix adds casts and their backward operators, yet runs the same arithmetic. FLOPs per step by hand
+// from the workloads' shapes: mlp4096 = 17 GEMMs (6 forward, 6 weight gradients, 5 input gradients:
+// the input needs none) x 2 x 4096^3 = 2336.5 GFLOP; mlp8192 = 11 x 2 x 2048 x 8192^2 = 3023.7 GFLOP.
+std::string captured(const std::string& run) {
+  return std::string(NPU_SOURCE_DIR) + "/testdata/captured/h200_precision/" + run;
+}
+
+TEST(VerifyCaptured, Bf16AutocastIsTheSameWorkDifferentBatchIsNot) {
+  auto fp32 = npu::pipeline::load_compare_side(captured("mlp4096_fp32"), {}, {});
+  auto bf16 = npu::pipeline::load_compare_side(captured("mlp4096_bf16"), {}, {});
+  const json same = npu::compare::same_work(fp32.facts, bf16.facts);
+  EXPECT_TRUE(same["same"].get<bool>()) << same.dump(1);
+  ASSERT_TRUE(same.contains("count_changes")) << same.dump(1);
+  EXPECT_EQ(same["count_changes"][0]["what"], "device kernels per step");
+  auto wider = npu::pipeline::load_compare_side(captured("mlp8192_fp32"), {}, {});
+  const json other = npu::compare::same_work(fp32.facts, wider.facts);
+  EXPECT_FALSE(other["same"].get<bool>());
+  ASSERT_FALSE(other["differences"].empty());
+  EXPECT_EQ(other["differences"][0]["what"], "modelled FLOPs per step (recorded shapes)");
+  EXPECT_NEAR(other["differences"][0]["base"].get<double>(), 2336.5e9, 0.1e9);
+  EXPECT_NEAR(other["differences"][0]["new"].get<double>(), 3023.7e9, 0.1e9);
+}
