@@ -73,7 +73,11 @@ def make_driver(chromium, chromedriver, profile_dir):
               "--window-size=1366,900", "--force-device-scale-factor=1", "--hide-scrollbars"):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+    # The timeline checks hover hundreds of cards in one script: under ctest -j2 on a loaded machine
+    # that took over selenium's default 30 s (a script timeout on pytorch_2rank_rank0).
+    driver.set_script_timeout(180)
+    return driver
 
 
 def save_artefacts(driver, out_dir, tag):
