@@ -38,6 +38,10 @@ int cmd_gate(const std::string& base, const std::string& next, const CommonOptio
   }
   nlohmann::json doc = compare::build_compare(b, n, cfg.compare);
   nlohmann::json gate = compare::evaluate_gate(doc, cfg);
+  if (auto error = compare::gate_input_error(gate, doc)) {
+    std::fprintf(stderr, "error: %s\n", error->c_str());
+    return kBadInput;
+  }
   // Accepted partial data: the JUnit, Markdown and JSON outputs say what the loaders skipped,
   // so it stays visible where CI shows the result.
   for (const auto* side : {&b, &n})

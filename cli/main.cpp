@@ -293,7 +293,8 @@ void Cli::add_gate() {
   gate->add_option("--config", gate_opts.config, "Gate config: .yaml/.yml, or key = value lines (.conf, .toml)");
   gate->add_option("--max-regression", gate_opts.max_regression,
                    "Budget METRIC=VALUE, e.g. step_time=5%, free_ratio=0.03, comm_not_overlapped=2ms, "
-                   "op_type:MatMulV3=10%, memory_peak=100MB (repeatable; overrides the config)");
+                   "op_type:MatMulV3=10%, memory_peak=100MB, decode_token=5% (inference runs) (repeatable; overrides the "
+                   "config)");
   gate->add_option("--fail-on-finding-saving", gate_opts.fail_on_finding_saving,
                    "Fail when a finding of NEW saves more than this share of a step (e.g. 10%)");
   gate->add_flag("--new-findings-only", gate_opts.new_findings_only,

@@ -128,6 +128,7 @@ json build_compare(const CompareSide& base, const CompareSide& next, const Compa
   doc["host_activity"] = s::host_activity_section(base.facts, next.facts);
   doc["idle_causes"] = s::idle_causes_section(base.facts, next.facts);
   doc["memory"] = s::memory_section(base.facts, next.facts);
+  doc["inference"] = s::inference_section(base.facts, next.facts, notes);
   doc["findings"] = s::findings_section(base.findings, next.findings);
   s::add_why(doc, steps, opt);  // reads the sections above
   doc["notes"] = notes;

@@ -77,6 +77,10 @@ json host_activity_section(const Facts& base, const Facts& next);
 json memory_section(const Facts& base, const Facts& next);
 json idle_causes_section(const Facts& base, const Facts& next);
 
+// ---- inference runs: iterations matched by phase and batch size, decode time per token, prefill
+// per 1k tokens (compare_inference.cpp); `available` false unless both runs are inference runs
+json inference_section(const Facts& base, const Facts& next, json& notes);
+
 // ---- the rule engine's findings: appeared, disappeared, persisting (compare_findings.cpp)
 json findings_section(const json& base_findings, const json& next_findings);
 

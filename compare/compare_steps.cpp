@@ -6,6 +6,7 @@
 
 #include "compare/compare_sections.h"
 #include "compare/stats.h"
+#include "model/engine_patterns.h"
 
 namespace npu::compare::sections {
 
@@ -146,6 +147,12 @@ void add_decomposition(json& device, const StepSeries& s, const CompareOptions& 
 
 }  // namespace
 
+namespace {
+
+std::string step_source_of(const Facts& f) { return section(f, "run").value("step_source", std::string()); }
+
+}  // namespace
+
 double StepSeries::device_delta() const { return median(next.device) - median(base.device); }
 
 StepSeries read_step_series(const Facts& base, const Facts& next, const CompareOptions& opt, json& notes) {
@@ -165,9 +172,16 @@ StepSeries read_step_series(const Facts& base, const Facts& next, const CompareO
   } else if (opt.skip_warmup) {
     notes.push_back("no warm-up step dropped: a side needs 4 or more steps for that");
   }
-  // Same steps on both sides (ids and order): the noise tests pair them.
-  s.paired = s.base.size() > 0 && s.base.ids == s.next.ids &&
+  // Same steps on both sides (ids and order): the noise tests pair them. An engine's iterations
+  // are numbered in the order they ran, not by what they ran: iteration i of one run is not
+  // iteration i of the other (the inference section matches them by phase and batch size).
+  const bool iterations = step_source_of(base) == kEngineIterationSource || step_source_of(next) == kEngineIterationSource;
+  s.paired = !iterations && s.base.size() > 0 && s.base.ids == s.next.ids &&
              std::none_of(s.base.ids.begin(), s.base.ids.end(), [](const json& id) { return id.is_null(); });
+  if (iterations)
+    notes.push_back(
+        "the steps are engine iterations: compared unpaired (iteration i of one run did not run what iteration i of "
+        "the other did); the inference section matches them by phase and batch size");
   return s;
 }
 

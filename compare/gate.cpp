@@ -27,6 +27,7 @@ std::vector<double> to_vec(const json& arr) {
 
 struct MetricValues {
   bool ok = false;
+  bool error = false;         // !ok is the budget's error, not a skip: the runs cannot have it
   std::string why;            // when !ok
   std::vector<double> b, n;   // per-step series (may be empty)
   bool paired = false;        // the series are the same steps
@@ -114,7 +115,26 @@ MetricValues op_type_values(const json& doc, const std::string& type) {
   return m;
 }
 
+// decode_token, prefill_1k_tokens: the inference section's figure (compare_inference.cpp). A
+// budget on it where a run has no such phase is an error (exit 2), never a quiet skip.
+MetricValues inference_values(const json& doc, const char* key) {
+  MetricValues m;
+  const json& x = doc.value("inference", json::object()).value(key, json::object());
+  if (!x.value("available", false)) {
+    m.error = true;
+    m.why = x.value("why", std::string("the compare document has no inference section"));
+    return m;
+  }
+  m.base = x["base_ns"].get<double>();
+  m.next = x["new_ns"].get<double>();
+  m.evidence = {{"basis", x.value("basis", "")}};
+  if (x.contains("batch_sizes")) m.evidence["batch_sizes"] = x["batch_sizes"];
+  m.ok = true;
+  return m;
+}
+
 MetricValues values_for(const json& doc, const std::string& metric) {
+  if (metric == "decode_token" || metric == "prefill_1k_tokens") return inference_values(doc, metric.c_str());
   if (metric == "step_time") return series_values(doc, "step_time_ns", "step time");
   if (metric == "comm_not_overlapped") return series_values(doc, "comm_not_overlapped_ns", "communication breakdown");
   if (metric == "free_ratio") return series_values(doc, "free_ratio", "free ratio");
@@ -167,6 +187,12 @@ json budget_check(const json& doc, const std::string& metric, const Budget& b, c
   std::string unit = metric_unit(metric);
   json c = {{"name", metric}, {"budget", b.text}, {"budget_source", b.source}, {"unit", unit}};
   MetricValues v = values_for(doc, metric);
+  if (!v.ok && v.error) {
+    c["status"] = "fail";
+    c["error"] = true;
+    c["message"] = "error: " + v.why;
+    return c;
+  }
   if (!v.ok) {
     c["status"] = "skipped";
     c["message"] = "not evaluated: " + v.why;
@@ -227,14 +253,16 @@ json findings_check(const json& doc, double limit, bool new_findings_only) {
 }  // namespace
 
 std::string metric_unit(const std::string& metric) {
-  if (metric == "step_time" || metric == "comm_not_overlapped") return "ns";
+  if (metric == "step_time" || metric == "comm_not_overlapped" || metric == "decode_token" ||
+      metric == "prefill_1k_tokens")
+    return "ns";
   if (metric == "free_ratio") return "ratio";
   if (metric == "memory_peak") return "MB";
   if (metric == "ai_cpu_calls") return "calls";
   if (metric.rfind("op_type:", 0) == 0 && metric.size() > 8) return "ns";
   throw std::invalid_argument("unknown metric \"" + metric +
                               "\" (known: step_time, free_ratio, comm_not_overlapped, op_type:<TYPE>, memory_peak, "
-                              "ai_cpu_calls)");
+                              "ai_cpu_calls, decode_token, prefill_1k_tokens)");
 }
 
 GateConfig::GateConfig() { set(Budget{"step_time", Budget::Kind::Relative, 0.05, "5%", "default"}); }
@@ -274,6 +302,18 @@ json evaluate_gate(const json& doc, const GateConfig& cfg) {
 }
 
 bool gate_failed(const json& gate) { return gate.value("verdict", "") == "fail"; }
+
+std::optional<std::string> gate_input_error(const json& gate, const json& compare_doc) {
+  for (const auto& c : gate.value("checks", json::array()))
+    if (c.value("error", false)) {
+      std::string why = c.value("message", std::string());
+      if (why.rfind("error: ", 0) == 0) why = why.substr(7);
+      return fmt::format("gate {}: {} (baseline {}, new run {}); {} needs the phase in both runs", c.value("name", ""),
+                         why, compare_doc["base"].value("path", ""), compare_doc["new"].value("path", ""),
+                         c.value("name", ""));
+    }
+  return std::nullopt;
+}
 
 std::vector<std::string> load_warnings(const CompareSide& side) {
   if (!side.warnings.empty()) return side.warnings;

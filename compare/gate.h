@@ -19,6 +19,8 @@ namespace npu::compare {
 //   op_type:<TYPE>: "10%" of the baseline time per step, or a time per step
 //   memory_peak: "5%" or "100MB" / "1.5GB" / "512KB" (MiB multiples, as the profiler writes them)
 //   ai_cpu_calls: AI CPU calls per step, "0" (no more calls than the baseline) or "10%"
+//   decode_token, prefill_1k_tokens: inference runs' decode time per token and prefill time per
+//     1k prompt tokens (the compare document's inference section): "5%" or a time
 //   any metric: "off" disables it
 struct Budget {
   std::string metric;  // "step_time", "op_type:MatMulV3", ...
@@ -43,6 +45,9 @@ struct GateConfig {
 // Evaluates every budget (and the findings rule) on a compare document.
 nlohmann::json evaluate_gate(const nlohmann::json& compare_doc, const GateConfig& cfg);
 bool gate_failed(const nlohmann::json& gate);
+// A budget the runs cannot have (decode_token where a run has no decode phase): the line that
+// says which and why (the gate's exit 2), or nothing.
+std::optional<std::string> gate_input_error(const nlohmann::json& gate, const nlohmann::json& compare_doc);
 
 // The load warnings of a side: the loaders' for a run loaded now, else those its facts recorded
 // when they were written (`run.warnings`), so a facts file made from partial data says so too.

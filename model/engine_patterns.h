@@ -13,6 +13,9 @@
 
 namespace npu {
 
+// run.step_source (RunMeta::step_source) of a run whose steps are an engine's iterations.
+constexpr const char* kEngineIterationSource = "engine iteration";
+
 enum class InferencePhase : uint8_t { Unknown, Prefill, Decode, Mixed };
 const char* to_string(InferencePhase p);
 

@@ -154,7 +154,7 @@ void RunModel::derive_iteration_steps() {
       const Slice& s = slices[h.slice];
       steps.push_back(Step{++id, s.ts, s.end(), SourceRef{s.loc, 0}});
     }
-    meta.step_source = "engine iteration";
+    meta.step_source = kEngineIterationSource;
     meta.engine_iteration_steps = true;
     return;
   }

@@ -394,6 +394,7 @@ std::string render_compare_text(const json& doc) {
     o += step_time_text(st);
     o += device_time_text(doc["device_time"]);
   }
+  o += inference_compare_text(doc);
   o += why_text(doc);
   o += operators_text(doc["operators"]);
   o += module_rows_text(doc["modules"]);
@@ -409,6 +410,7 @@ std::string render_compare_markdown(const json& doc) {
     o += step_time_markdown(st);
     o += device_time_markdown(doc["device_time"]);
   }
+  o += inference_compare_markdown(doc);
   o += why_markdown(doc);
   o += operators_markdown(doc["operators"]);
   o += module_rows_markdown(doc["modules"]);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
+#include "reports/inference_text.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -202,6 +203,7 @@ std::string render_markdown(const nlohmann::json& r) {
   const auto& facts = r["facts"];
   out += header_markdown(r, facts);
   out += warnings_markdown(r);
+  out += inference_markdown(facts);
   out += steps_markdown(facts);
 
   if (facts.contains("cluster")) out += render_cluster_markdown(facts["cluster"]);

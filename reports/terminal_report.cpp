@@ -1,14 +1,13 @@
 // The short terminal summary: the step breakdown in a line or two, the ranked findings with
 // their savings, what was skipped, and where the full report is. About 25 lines at most.
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "reports/inference_text.h"
 #include "reports/roofline_text.h"
-#include "base/stats.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -91,101 +90,6 @@ static std::string header_lines(const nlohmann::json& r, const nlohmann::json& f
     if (warnings[i].is_string()) out += paint("33", "warning") + ": " + warnings[i].get<std::string>() + "\n";
   if (warnings.size() > 5)
     out += fmt::format("({} more warnings: see the JSON report or `inspect`)\n", warnings.size() - 5);
-  return out;
-}
-
-// A generate() call: the prompt's forward, then the tokens after it (medians over the calls).
-static std::string generate_call_line(const nlohmann::json& inf) {
-  std::vector<double> prefill, per_token;
-  for (const auto& it : inf.value("iterations", nlohmann::json::array())) {
-    if (it.value("prefill_ns", nlohmann::json()).is_number()) prefill.push_back(it["prefill_ns"].get<double>());
-    if (it.value("decode_ns_per_token", nlohmann::json()).is_number())
-      per_token.push_back(it["decode_ns_per_token"].get<double>());
-  }
-  if (prefill.empty() || per_token.empty()) return "";
-  return fmt::format("  each call (median): prefill to the first token {}, then {} per token\n",
-                     format_ms(stats::median(prefill)), format_ms(stats::median(per_token)));
-}
-
-// A serving or generate run (facts.inference, docs/facts-inference.md): its iterations per phase,
-// first, as an engine's user reads them; a start-up capture says it is one.
-static std::string inference_lines(const nlohmann::json& facts) {
-  // A number of the facts, 0 where the facts say it is not known (null) or do not say.
-  auto count = [](const nlohmann::json& o, const char* key) -> int64_t {
-    const auto v = o.find(key);
-    return v != o.end() && v->is_number() ? v->get<int64_t>() : 0;
-  };
-  const auto inf = facts.find("inference");
-  if (inf == facts.end() || !inf->is_object()) return "";
-  const std::string engine = inf->value("engine", std::string("unknown"));
-  if (inf->value("kind", std::string()) == "graph_capture") {
-    const nlohmann::json cap = inf->value("capture", nlohmann::json::object());
-    std::string graphs;
-    for (const auto& g : cap.value("graphs", nlohmann::json::array()))
-      graphs += fmt::format("{}{} {}", graphs.empty() ? "" : ", ", g.value("batch_size", 0), g.value("mode", ""));
-    return fmt::format(
-        "Graph capture ({}): start-up, not serving: graphs {}; the step numbers below are the "
-        "capture's, not served traffic\n",
-        engine, graphs.empty() ? "(none named)" : graphs);
-  }
-  const std::string kind = inf->value("kind", std::string());
-  const std::string title = kind == "serving"         ? "Serving"
-                            : kind == "generate_loop" ? "generate() loop"
-                            : kind == "diffusion"     ? "Diffusion"
-                                                      : "Inference";
-  std::string out;
-  Ns hole = 0;
-  std::map<std::string, std::pair<int64_t, int64_t>> requests;  // per phase: fewest, most
-  for (const auto& it : inf->value("iterations", nlohmann::json::array())) {
-    hole += count(it, "hole_ns");
-    if (!it.value("requests", nlohmann::json()).is_number()) continue;
-    const int64_t r = it["requests"].get<int64_t>();
-    auto [at, fresh] = requests.try_emplace(it.value("phase", std::string()), r, r);
-    if (!fresh) at->second = {std::min(at->second.first, r), std::max(at->second.second, r)};
-  }
-  for (const auto& ph : inf->value("phases", nlohmann::json::array())) {
-    const std::string phase = ph.value("phase", std::string());
-    const int64_t n = count(ph, "iterations"), median = count(ph, "own_window_median_ns");
-    if (n == 0 || median <= 0) continue;
-    std::string each;
-    if (auto r = requests.find(phase); r != requests.end())
-      each = r->second.first == r->second.second
-                 ? fmt::format(", {} requests each", r->second.first)
-                 : fmt::format(", {}-{} requests", r->second.first, r->second.second);
-    const auto rate_of = ph.find("tokens_per_s");
-    const double tokens = static_cast<double>(count(ph, "tokens"));
-    const double tps = rate_of != ph.end() && rate_of->is_number() ? rate_of->get<double>() : 0.0;
-    // A generate() loop makes its tokens one after another; a served batch makes one per request.
-    const std::string rate = tokens <= 0 || tps <= 0 ? ""
-                             : kind == "generate_loop"
-                                 ? fmt::format(", {} per token, {:.0f} tokens/s", format_ms(1e9 / tps), tps)
-                                 : fmt::format(", {:.0f} tokens/s", tps);
-    const std::string lead = out.empty() ? title + " (" + engine + "): " : "  ";
-    out += fmt::format("{}{} {}iteration{}{}: {} per iteration (own window, median){}\n", lead, n,
-                       phase == "unknown" ? "" : phase + " ", n == 1 ? "" : "s", each,
-                       format_ms(static_cast<double>(median)), rate);
-    const auto batches = ph.value("by_batch_size", nlohmann::json::array());
-    if (batches.size() > 1) {
-      std::string per;
-      for (const auto& b : batches)
-        per += fmt::format("{}{}: {}", per.empty() ? "" : ", ",
-                           b.value("requests", nlohmann::json()).is_number() ? std::to_string(count(b, "requests")) : "?",
-                           format_ms(static_cast<double>(count(b, "own_window_median_ns"))));
-      out += "    by batch size (requests: median own window): " + per + "\n";
-    }
-  }
-  out += generate_call_line(*inf);
-  const auto steady = inf->value("steady_state", nlohmann::json());
-  if (steady.is_object() && !steady.value("excluded", nlohmann::json::array()).empty())
-    out += fmt::format("  steady state: iterations {}-{} ({} warm-up iteration{} left out)\n", count(steady, "first"),
-                       count(steady, "last"), steady["excluded"].size(), steady["excluded"].size() == 1 ? "" : "s");
-  const bool steps_are_iterations = facts.contains("run") && facts["run"].value("step_source", "") == "engine iteration";
-  if (hole > 0)
-    out += fmt::format(
-        "  {} of device idle before the iterations' own work is a hole: work missing from this cut "
-        "trace, not idle time ({})\n",
-        format_ms(static_cast<double>(hole)),
-        steps_are_iterations ? "each step below starts after it" : "the step numbers below still count it");
   return out;
 }
 
@@ -356,7 +260,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string out;
   const auto& facts = r["facts"];
   out += header_lines(r, facts, paint);
-  out += inference_lines(facts);
+  out += inference_terminal_lines(facts);
   out += breakdown_lines(r, facts, paint);
 
   // Where the step goes, by cause: the first thing to read, before any finding.

@@ -100,8 +100,9 @@ std::string Table::html() const {
   for (const auto& [head, numeric] : cols_)
     out += fmt::format("<th scope=\"col\"{}>{}</th>", numeric ? " class=\"num\"" : "", esc(head));
   out += "</tr></thead><tbody>\n";
-  for (const auto& r : rows_) {
-    out += "<tr>";
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const auto& r = rows_[i];
+    out += row_cls_[i].empty() ? "<tr>" : "<tr class=\"" + row_cls_[i] + "\">";
     for (const auto& c : r) {
       out += "<td";
       if (!c.cls.empty()) out += " class=\"" + c.cls + "\"";

@@ -71,7 +71,11 @@ class Table {
  public:
   Table(std::string cls, std::vector<std::pair<std::string, bool>> cols)
       : cls_(std::move(cls)), cols_(std::move(cols)) {}
-  void row(std::vector<Cell> cells) { rows_.push_back(std::move(cells)); }
+  // row_cls: the <tr>'s class (a phase-coloured row); "" for none.
+  void row(std::vector<Cell> cells, std::string row_cls = "") {
+    rows_.push_back(std::move(cells));
+    row_cls_.push_back(std::move(row_cls));
+  }
   bool empty() const { return rows_.empty(); }
   std::string html() const;
 
@@ -79,6 +83,7 @@ class Table {
   std::string cls_;
   std::vector<std::pair<std::string, bool>> cols_;
   std::vector<std::vector<Cell>> rows_;
+  std::vector<std::string> row_cls_;
 };
 
 // A two-column name/value table of an object's members; `empty_as_unset` shows "" as (unset).

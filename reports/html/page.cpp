@@ -96,6 +96,7 @@ std::string render_html(const json& report) {
     body += section_cluster(r);
   } else {
     body += section_summary(r);
+    body += section_inference(r);
     body += html_timeline_section(r);
     body += section_steps(r);
     body += section_dispatch(r);

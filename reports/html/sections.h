@@ -17,6 +17,11 @@ std::string section_summary(const nlohmann::json& report);
 // explain; "" without a split. In the Summary card, and in the Cluster card for a cluster.
 std::string step_split_html(const nlohmann::json& attribution);
 
+// inference_section.cpp: facts.inference (a serving or generate run, a start-up capture): the
+// header per phase, the steady state, the holes and the iterations' table with phase-coloured
+// rows; <section id="serving">, "" without it.
+std::string section_inference(const nlohmann::json& report);
+
 // step_sections.cpp: the per-step device breakdown and the host dispatch (launch lag) per step.
 std::string section_steps(const nlohmann::json& report);
 std::string section_dispatch(const nlohmann::json& report);

@@ -35,6 +35,7 @@ std::string section_header(const json& r) {
   out +=
       "<nav class=\"toc\"><div class=\"wrap\">"
       "<a href=\"#summary\">Summary</a>" +
+      std::string(at(facts, "inference").is_object() ? "<a href=\"#serving\">Serving</a>" : "") +
       std::string(at(at(r, "views"), "timeline").is_object() ? "<a href=\"#timeline\">Timeline</a>" : "") +
       "<a href=\"#steps\">Steps</a><a href=\"#dispatch\">Dispatch</a><a href=\"#operators\">Operators</a>"
       "<a href=\"#modules\">Modules</a><a href=\"#findings\">Findings</a><a href=\"#checks\">Checks</a>"

@@ -12,6 +12,8 @@ chromium (through chromedriver and python3-selenium) and checks that:
   * the step timeline (views.timeline, beside the facts) is drawn: one row per embedded row, the launch lines
     and finding marks counted on the canvas, non-blank pixels, red (vertical) lines where the
     facts have vertical launches; zoom (wheel, keys), hover card and step selection run;
+  * the Serving section (facts.inference) has a phase box per phase and a row per iteration,
+    coloured by its phase (also after sorting);
   * the module icicle (facts.modules) is drawn: the step bar full width, a block per module wide
     enough to see, the outside-modules block, labels only inside blocks wide enough for them;
     hovering shows a card, a click zooms into a module and the top bar zooms back out.
@@ -71,7 +73,11 @@ def make_driver(chromium, chromedriver, profile_dir):
               "--window-size=1366,900", "--force-device-scale-factor=1", "--hide-scrollbars"):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
+    # The timeline checks hover hundreds of cards in one script: under ctest -j2 on a loaded machine
+    # that took over selenium's default 30 s (a script timeout on pytorch_2rank_rank0).
+    driver.set_script_timeout(180)
+    return driver
 
 
 def save_artefacts(driver, out_dir, tag):
@@ -385,6 +391,43 @@ def canary(driver, out_dir):
     return errors
 
 
+def check_serving(driver, report, tag):
+    """The Serving section (facts.inference): absent without it; else a header box per phase with
+    iterations, a row per iteration (at most 500) coloured by its phase, wide enough to read, and
+    sorting by a numeric column keeps the rows' colours with them."""
+    inf = (report.get("facts") or {}).get("inference")
+    state = driver.execute_script("""
+      var s = document.getElementById('serving');
+      if (!s) return null;
+      var rows = Array.prototype.slice.call(s.querySelectorAll('table.iterations tbody tr'));
+      var th = s.querySelector('table.iterations th:nth-child(5)');
+      if (th) th.click();
+      return { kpis: s.querySelectorAll('.kpi').length, width: s.getBoundingClientRect().width,
+               rows: rows.map(function (r) { return { cls: r.className, phase: r.cells[1].textContent }; }),
+               after: Array.prototype.map.call(s.querySelectorAll('table.iterations tbody tr'),
+                                               function (r) { return r.className.split(' ')[0] === 'phase-' + r.cells[1].textContent; }) };""")
+    if not isinstance(inf, dict):
+        return [] if state is None else ["%s: a Serving section without facts.inference" % tag]
+    if state is None:
+        return ["%s: facts.inference but no Serving section" % tag]
+    errors = []
+    its = inf.get("iterations") or []
+    if len(state["rows"]) != min(len(its), 500):
+        errors.append("%s: %d iteration rows, the facts have %d" % (tag, len(state["rows"]), len(its)))
+    for r, it in zip(state["rows"], its):
+        if r["phase"] != it.get("phase") or not r["cls"].startswith("phase-" + it.get("phase", "")):
+            errors.append("%s: iteration row %s is not coloured by its phase %s" % (tag, r, it.get("phase")))
+            break
+    if not all(state["after"]):
+        errors.append("%s: sorting the iterations lost the rows' phase colours" % tag)
+    phases = [p for p in inf.get("phases") or [] if p.get("iterations") and p.get("own_window_median_ns")]
+    if inf.get("kind") != "graph_capture" and state["kpis"] != len(phases):
+        errors.append("%s: %d phase boxes, the facts have %d phases" % (tag, state["kpis"], len(phases)))
+    if state["width"] < 600:
+        errors.append("%s: the Serving section is %d px wide" % (tag, state["width"]))
+    return errors
+
+
 def check_report(driver, html_path, report, out_dir, tag):
     errors = []
     url = "file://" + os.path.abspath(html_path)
@@ -396,6 +439,7 @@ def check_report(driver, html_path, report, out_dir, tag):
     save_artefacts(driver, out_dir, tag)
     errors += check_timeline(driver, report, out_dir, tag)
     errors += check_modules(driver, report, out_dir, tag)
+    errors += check_serving(driver, report, tag)
 
     # Interact a little: sort every sortable table twice, press a copy button.
     driver.execute_script("""
