@@ -47,13 +47,9 @@ end
 
 function check(facts, p, emit)
   if run.startup_capture(facts) then return end
-  local its = facts.inference.iterations
-  local ss = facts.inference.steady_state
-  local first, last = 1, #its
-  if type(ss) == "table" and ss.first then first, last = ss.first, ss.last end
+  local its = run.steady_iterations(facts)
   local n, eager, busy, idle, worst = 0, 0, 0, 0, nil
-  for i = first, last do
-    local it = its[i]
+  for _, it in ipairs(its) do
     if it.phase == "decode" and (it.graph_ops or 0) > 0 and type(it.eager_in_graph_ns) == "number" then
       n = n + 1
       eager = eager + it.eager_in_graph_ns

@@ -39,17 +39,6 @@ local evidence = require "lib.evidence"
 local run = require "lib.run"
 local engines = require "lib.engines"
 
--- The iterations the steady state keeps (all when it says nothing).
-local function steady(facts)
-  local its = facts.inference.iterations
-  local ss = facts.inference.steady_state
-  local first, last = 1, #its
-  if type(ss) == "table" and ss.first then first, last = ss.first, ss.last end
-  local out = {}
-  for i = first, last do out[#out + 1] = its[i] end
-  return out
-end
-
 -- The largest captured batch size, and where it was read from.
 local function largest_captured(facts, decode)
   local sizes = facts.inference.graphs.captured_sizes or {}
@@ -66,7 +55,7 @@ end
 
 function check(facts, p, emit)
   if run.startup_capture(facts) then return end
-  local its = steady(facts)
+  local its = run.steady_iterations(facts)
   local decode, eager = {}, {}
   local decode_ns, eager_ns, eager_idle = 0, 0, 0
   for _, it in ipairs(its) do
