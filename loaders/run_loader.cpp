@@ -45,6 +45,7 @@ RunModel load_run(const Detection& d, const LoadOptions& opt) {
   say_ambiguous_launches(model);
   load_hccl_task_args(model);  // needs the final slice order
   if (format->finish) format->finish(d, model);
+  pair_graph_replays(model);  // graph replays with their captures (model/graph_capture.h)
   return model;
 }
 

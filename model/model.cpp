@@ -162,6 +162,12 @@ void LoadStats::add_phase(std::string name, double seconds) {
   phases.push_back(std::move(p));
 }
 
+StrId RunModel::launch_kernel_of(const Slice& s) const {
+  auto it = std::lower_bound(launch_kernels.begin(), launch_kernels.end(), s.loc,
+                             [](const LaunchKernel& k, uint64_t loc) { return k.loc < loc; });
+  return it != launch_kernels.end() && it->loc == s.loc ? it->kernel : kEmptyStr;
+}
+
 const OpInputs* RunModel::op_inputs_of(const Slice& s) const {
   auto it = std::lower_bound(op_inputs.begin(), op_inputs.end(), s.loc,
                              [](const OpInputs& o, uint64_t loc) { return o.loc < loc; });
@@ -193,6 +199,8 @@ void RunModel::finalize() {
   sort_slices();
   std::sort(copy_bytes.begin(), copy_bytes.end(), [](const CopyBytes& a, const CopyBytes& b) { return a.loc < b.loc; });
   std::sort(op_inputs.begin(), op_inputs.end(), [](const OpInputs& a, const OpInputs& b) { return a.loc < b.loc; });
+  std::sort(launch_kernels.begin(), launch_kernels.end(),
+            [](const LaunchKernel& a, const LaunchKernel& b) { return a.loc < b.loc; });
   phase_done("finalize: sort slices");
   track_slices.assign(tracks.size(), Range{});
   for (uint32_t i = 0; i < slices.size();) {

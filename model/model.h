@@ -9,6 +9,7 @@
 
 #include "base/types.h"
 #include "model/communication.h"
+#include "model/graph_capture.h"
 #include "model/parallel_group.h"
 #include "model/role.h"
 #include "model/string_pool.h"
@@ -187,6 +188,14 @@ struct OpInputs {
   StrId types = kEmptyStr;
 };
 
+// The kernel a host launch call names (Kineto runtime events' "kernel" arg, written by ROCm's
+// hipLaunchKernel and kin), found by the event's loc: what a graph capture recorded, whose kernels
+// do not run until the graph is replayed (model/graph_capture.h).
+struct LaunchKernel {
+  uint64_t loc = 0;
+  StrId kernel = kEmptyStr;
+};
+
 struct MemoryRecord {  // memory_record.csv
   Ns ts = 0;
   double allocated_mb = 0, reserved_mb = 0, active_mb = -1;
@@ -360,6 +369,10 @@ struct RunModel {
   int64_t copy_bytes_of(const Slice& s) const;  // -1: not written
   std::vector<OpInputs> op_inputs;              // sorted by loc after finalize()
   const OpInputs* op_inputs_of(const Slice& s) const;  // null: none recorded
+  std::vector<LaunchKernel> launch_kernels;            // sorted by loc after finalize()
+  StrId launch_kernel_of(const Slice& s) const;        // kEmptyStr: none written
+  // Graph captures (from the trace or capture traces beside it) and the replays paired with them.
+  GraphReplays graph_replays;
   std::vector<MemoryRecord> memory_records;
   std::vector<OperatorMemory> operator_memory;
   std::vector<ModuleMemory> module_memory;

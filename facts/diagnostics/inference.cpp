@@ -9,6 +9,7 @@
 
 #include "base/stats.h"
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/diagnostics/inference_graphs.h"
 #include "facts/inference/iterations.h"
 
 namespace npu {
@@ -45,6 +46,10 @@ nlohmann::json iteration_json(const RunModel& m, const InferenceIteration& it) {
   j["busy_ns"] = it.busy;
   j["graph_share"] = it.busy > 0 ? nlohmann::json(static_cast<double>(it.graph_busy) / static_cast<double>(it.busy))
                                  : nlohmann::json(nullptr);
+  j["graph_ops"] = it.graph_ops;
+  j["paired_ops"] = it.paired_ops;
+  j["eager_in_graph_ns"] = it.graph_ops > 0 ? nlohmann::json(it.eager_busy) : nlohmann::json(nullptr);
+  j["classes"] = class_shares(it.class_ns);
   j["evidence"] = nlohmann::json::array(
       {evidence_event(m, it.loc, it.pattern >= 0 ? "the iteration's annotation" : "the step (one generate() call)")});
   return j;
@@ -102,6 +107,7 @@ nlohmann::json phases_json(const InferenceRun& run, const std::vector<bool>& war
     std::map<int64_t, std::vector<Ns>> by_batch;
     Ns window = 0, busy = 0, graph = 0;
     int64_t tokens = 0;
+    std::array<Ns, kOpClasses> classes{};
     for (size_t i = 0; i < run.iterations.size(); ++i) {
       const InferenceIteration& it = run.iterations[i];
       if (it.phase != ph || warm[i] || it.device_start < 0) continue;
@@ -109,6 +115,7 @@ nlohmann::json phases_json(const InferenceRun& run, const std::vector<bool>& war
       by_batch[it.requests].push_back(own_of(it));
       window += own_of(it), busy += it.busy, graph += it.graph_busy;
       tokens += std::max<int64_t>(0, it.tokens);
+      for (size_t c = 0; c < kOpClasses; ++c) classes[c] += it.class_ns[c];
     }
     if (own.empty()) continue;
     nlohmann::json batches = nlohmann::json::array();
@@ -128,7 +135,8 @@ nlohmann::json phases_json(const InferenceRun& run, const std::vector<bool>& war
           tokens > 0 ? nlohmann::json(w * 1000.0 / static_cast<double>(tokens)) : nlohmann::json(nullptr)},
          {"busy_share", busy / w},
          {"graph_share", busy > 0 ? nlohmann::json(static_cast<double>(graph) / static_cast<double>(busy))
-                                  : nlohmann::json(nullptr)}});
+                                  : nlohmann::json(nullptr)},
+         {"classes", class_shares(classes)}});
   }
   return out;
 }
@@ -192,6 +200,7 @@ void diagnose_inference(const DiagnosticContext& ctx, Facts& f) {
                           : nlohmann::json({{"first", first + 1}, {"last", warm.size()}, {"excluded", excluded}});
   j["phases"] = phases_json(run, warm);
   j["gaps"] = gaps_json(run);
+  j["graphs"] = run.iterations.empty() ? nlohmann::json(nullptr) : graphs_json(m, run, warm);
   j["capture"] = run.captures.empty() && run.stream_captures == 0 ? nlohmann::json(nullptr) : capture_json(m, run);
   f.doc["inference"] = std::move(j);
 }

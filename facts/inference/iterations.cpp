@@ -1,5 +1,7 @@
 #include "facts/inference/iterations.h"
 
+#include "model/graph_capture.h"
+
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
@@ -157,13 +159,17 @@ Ns union_ns(std::vector<std::pair<Ns, Ns>>& v) {
   return cur_e >= 0 ? total + cur_e - cur_s : total;
 }
 
-// Each iteration's device work: the ops launched by runtime calls inside its host span (the
-// frame's pairing by correlation id), on the annotation's process.
-void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) {
-  auto& its = run.iterations;
-  if (its.empty()) return;
-  std::vector<std::vector<std::pair<Ns, Ns>>> all(its.size()), graphed(its.size());
-  std::vector<std::vector<OwnOp>> own(its.size());
+// One device op of an iteration: the op, the call that launched it, and whether a graph replay ran it.
+struct IterOp {
+  uint32_t slice, call;
+  bool graphed;
+};
+
+// The iterations' ops (the frame's pairing by correlation id: ops launched by runtime calls
+// inside an iteration's host span, on the annotation's process).
+std::vector<std::vector<IterOp>> ops_of_iterations(const RunModel& m, const RunFrame& frame, const InferenceRun& run) {
+  const auto& its = run.iterations;
+  std::vector<std::vector<IterOp>> out(its.size());
   for (const LaunchedOp& op : frame.launched()) {
     if (op.call == kNone32) continue;
     const Slice& call = m.slices[op.call];
@@ -173,23 +179,64 @@ void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) 
     const size_t i = static_cast<size_t>(next - its.begin()) - 1;
     if (call.ts >= its[i].end) continue;
     if (its[i].slice != kNone32 && m.tracks[call.track].pid != m.tracks[m.slices[its[i].slice].track].pid) continue;
-    const Slice& d = m.slices[op.slice];
-    all[i].push_back({d.ts, d.end()});
-    if (its[i].first_token_at >= 0 && call.ts < its[i].first_token_at)
-      its[i].prefill_end = std::max(its[i].prefill_end, d.end());
-    own[i].push_back({d.ts, d.end(), call.end(), op.slice});
-    if (graph_call(m.str(call.name)) == GraphCall::Launch) graphed[i].push_back({d.ts, d.end()});
+    out[i].push_back({op.slice, op.call, graph_call(m.str(call.name)) == GraphCall::Launch});
   }
+  return out;
+}
+
+// Each op's class: a replayed kernel's from the host operators its capture recorded around its
+// launch (model/graph_capture.h); an eager op's from those around its own launch call.
+void classify_ops(const RunModel& m, const std::vector<std::vector<IterOp>>& ops, InferenceRun& run) {
+  std::vector<uint32_t> eager_calls;
+  for (const auto& v : ops)
+    for (const IterOp& o : v)
+      if (!o.graphed) eager_calls.push_back(o.call);
+  const std::vector<HostOpsAround> around = host_ops_around(m, eager_calls);
+  size_t e = 0;
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (const IterOp& o : ops[i]) {
+      const Slice& d = m.slices[o.slice];
+      StrId op = kEmptyStr, leaf = kEmptyStr;
+      if (!o.graphed) {
+        op = around[e].op, leaf = around[e].leaf_op, ++e;
+      } else if (const CapturedLaunch* l = m.graph_replays.launch_of(o.slice)) {
+        op = l->op, leaf = l->leaf_op, ++run.iterations[i].paired_ops;
+      }
+      const OpClass c = classify_op(m.str(op), m.str(leaf), m.str(d.name));
+      run.iterations[i].class_ns[static_cast<size_t>(c)] += d.dur;
+      if (!o.graphed) run.iterations[i].eager_class_ns[static_cast<size_t>(c)] += d.dur;
+      run.class_ops[{c, op != kEmptyStr ? op : leaf != kEmptyStr ? leaf : d.name}] += d.dur;
+    }
+}
+
+// Each iteration's device work: its own window (after the holes), busy time, the part graph
+// replays ran, the eager part, and the classes.
+void attach_device(const RunModel& m, const RunFrame& frame, InferenceRun& run) {
+  auto& its = run.iterations;
+  if (its.empty()) return;
+  const std::vector<std::vector<IterOp>> ops = ops_of_iterations(m, frame, run);
   Ns prev_end = -1;  // the device is free of the iterations before from here
   for (size_t i = 0; i < its.size(); ++i) {
-    its[i].ops = static_cast<uint32_t>(all[i].size()), its[i].graph_ops = static_cast<uint32_t>(graphed[i].size());
-    if (all[i].empty()) continue;
-    const OwnWindow w = own_window(own[i], prev_end);
+    std::vector<std::pair<Ns, Ns>> all, graphed, eager;
+    std::vector<OwnOp> own;
+    for (const IterOp& o : ops[i]) {
+      const Slice& d = m.slices[o.slice];
+      all.push_back({d.ts, d.end()});
+      (o.graphed ? graphed : eager).push_back({d.ts, d.end()});
+      if (its[i].first_token_at >= 0 && m.slices[o.call].ts < its[i].first_token_at)
+        its[i].prefill_end = std::max(its[i].prefill_end, d.end());
+      own.push_back({d.ts, d.end(), m.slices[o.call].end(), o.slice});
+    }
+    its[i].ops = static_cast<uint32_t>(all.size()), its[i].graph_ops = static_cast<uint32_t>(graphed.size());
+    if (all.empty()) continue;
+    const OwnWindow w = own_window(own, prev_end);
     prev_end = std::max(prev_end, w.end);
     its[i].device_start = w.start, its[i].device_end = w.end, its[i].hole = w.hole;
-    its[i].busy = union_ns(all[i]);
-    its[i].graph_busy = union_ns(graphed[i]);
+    its[i].busy = union_ns(all);
+    its[i].graph_busy = union_ns(graphed);
+    its[i].eager_busy = union_ns(eager);
   }
+  classify_ops(m, ops, run);
 }
 
 }  // namespace

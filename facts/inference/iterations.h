@@ -3,11 +3,14 @@
 // the frame can later take the iterations as its steps. The facts section "inference"
 // (facts/diagnostics/inference.cpp) writes it out.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "facts/frame/run_frame.h"
+#include "facts/inference/op_classes.h"
 #include "model/engine_patterns.h"
 #include "model/model.h"
 
@@ -31,6 +34,11 @@ struct InferenceIteration {
   // before that (-1: none).
   Ns first_token_at = -1, prefill_end = -1;
   uint32_t ops = 0, graph_ops = 0;
+  // The ops a graph replay ran that were paired with their captured launch (model/graph_capture.h).
+  uint32_t paired_ops = 0;
+  Ns eager_busy = 0;                     // union of the ops no graph replay ran
+  std::array<Ns, kOpClasses> class_ns{};  // op time (sum of durations) per OpClass
+  std::array<Ns, kOpClasses> eager_class_ns{};  // the same, of the ops no graph replay ran
   uint64_t loc = 0;
 };
 
@@ -53,6 +61,9 @@ struct InferenceRun {
   std::vector<InferenceIteration> iterations;  // by start
   std::vector<InferenceCapture> captures;      // by start
   uint32_t stream_captures = 0, instantiations = 0, graph_launches = 0;
+  // Over the iterations' device ops: op time per (class, the op it is named by: the outermost
+  // host operator around its launch, as its capture recorded it for a replayed kernel).
+  std::map<std::pair<OpClass, StrId>, Ns> class_ops;
 };
 
 // `training`: the job is known to train (facts.job.training): no generate loop is looked for.

@@ -1,6 +1,7 @@
 #include "loaders/chrome_trace/format.h"
 
 #include "base/load_error.h"
+#include "loaders/chrome_trace/capture_traces.h"
 #include "loaders/common/trace_file.h"
 
 namespace npu {
@@ -30,6 +31,9 @@ void load(const Detection& d, RunModel& model, const LoadOptions& opt) {
   // The lone file is the run's trace whatever its name: evidence names it (it named a
   // "trace_view.json" that does not exist for every Kineto trace).
   load_trace_file(model, d.path, opt, fs::path(d.path).filename().string());
+  // A graph replay trace with its captures beside it (TraceLens's layout): the replays are paired
+  // after finalize (load_run: pair_graph_replays).
+  load_capture_traces(d.path, model, opt);
 }
 
 }  // namespace

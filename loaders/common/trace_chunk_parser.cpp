@@ -179,6 +179,9 @@ class ChunkParser {
         // Kineto record_param_comms ops and NCCL kernels: "allreduce", "broadcast", ... Kept in
         // the task type slot, which Kineto events do not otherwise use.
         if (auto e = read_str(av, &ev.task_type)) return e;
+      } else if (*k0 == 'k' && rk.unsafe_is_equal("kernel")) {
+        // A launch call's kernel (a graph capture records launches whose kernels do not run).
+        if (auto e = read_str(av, &ev.launch_kernel)) return e;
       } else if (*k0 == 'n' && rk.unsafe_is_equal("name")) {
         if (auto e = read_str(av, &ev.arg_name)) return e;
       } else if (*k0 == 'l' && rk.unsafe_is_equal("labels")) {
@@ -239,9 +242,7 @@ class ChunkParser {
         s.task_type = ev.task_type;
         s.track = track_of(ev.key);
         out_.slices.push_back(s);
-        if (ev.bytes >= 0 && ev.ph == 'X') out_.copy_bytes.push_back({loc, ev.bytes});
-        if (ev.input_dims && ev.ph == 'X') out_.op_inputs.push_back({loc, ev.input_dims, ev.input_types});
-        if (!ev.mem_allocated.empty() || !ev.mem_reserved.empty()) memory_counters(ev, loc, s.track);
+        slice_args(ev, loc, s.track);
         return;
       }
       case 'B':
@@ -298,6 +299,14 @@ class ChunkParser {
   // A Kineto "[memory]" event of a device allocator becomes counter samples named
   // "[memory] Total Allocated, device N" / "[memory] Total Reserved, device N" (bytes).
   // CPU allocator events (Device Type 0) are left out.
+  // What a slice's args hold beyond the slice, each in its table by the event's loc.
+  void slice_args(const EventFields& ev, uint64_t loc, uint32_t track) {
+    if (ev.bytes >= 0 && ev.ph == 'X') out_.copy_bytes.push_back({loc, ev.bytes});
+    if (ev.input_dims && ev.ph == 'X') out_.op_inputs.push_back({loc, ev.input_dims, ev.input_types});
+    if (ev.launch_kernel && ev.ph == 'X') out_.launch_kernels.push_back({loc, ev.launch_kernel});
+    if (!ev.mem_allocated.empty() || !ev.mem_reserved.empty()) memory_counters(ev, loc, track);
+  }
+
   void memory_counters(const EventFields& ev, uint64_t loc, uint32_t track) {
     auto type = parse_int(ev.mem_device_type);
     auto dev = parse_int(ev.mem_device_id);

@@ -59,6 +59,7 @@ struct ChunkResult {
   std::vector<CounterSample> counters;
   std::vector<CopyBytes> copy_bytes;  // complete events with a numeric "bytes" arg
   std::vector<OpInputs> op_inputs;    // complete events with "Input Dims" (ids local to this chunk)
+  std::vector<LaunchKernel> launch_kernels;  // complete events with a "kernel" arg (ids local to this chunk)
   std::vector<RawMeta> meta;
   uint64_t events = 0;
   uint64_t by_phase[128] = {};  // counts by the ph character
@@ -85,6 +86,7 @@ struct ChunkResult {
     counters.clear();
     copy_bytes.clear();
     op_inputs.clear();
+    launch_kernels.clear();
     meta.clear();
     events = 0;
     std::fill(std::begin(by_phase), std::end(by_phase), 0);

@@ -116,6 +116,8 @@ struct EventFields {
   std::string_view mem_allocated, mem_reserved, mem_device_type, mem_device_id;
   // Kineto cpu_op "Input Dims" / "Input type" (record_shapes): interned JSON text, or 0.
   StrId input_dims = 0, input_types = 0;
+  // Kineto runtime launch calls (ROCm's hipLaunchKernel, ...): "kernel", the kernel launched.
+  StrId launch_kernel = 0;
 };
 
 }  // namespace npu::trace_event

@@ -269,6 +269,7 @@ class TraceLoader {
     }
     model_.copy_bytes.insert(model_.copy_bytes.end(), r.copy_bytes.begin(), r.copy_bytes.end());
     for (const OpInputs& o : r.op_inputs) model_.op_inputs.push_back({o.loc, smap[o.dims], smap[o.types]});
+    for (const LaunchKernel& k : r.launch_kernels) model_.launch_kernels.push_back({k.loc, smap[k.kernel]});
     for (CounterSample c : r.counters) {
       c.name = smap[c.name];
       c.track = tmap[c.track];

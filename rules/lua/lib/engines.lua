@@ -65,4 +65,58 @@ function engines.async_scheduling(facts)
   return nil
 end
 
+-- Graph capture sizes for batches that ran eager above the largest size captured: { action = ...,
+-- commands = {...} }, or nil where the engine is not known. `largest`: the largest batch size
+-- captured (or, without a capture, the largest that replayed a graph); `needed`: the largest
+-- batch that ran eager. vLLM replays a batch from the smallest captured size at least as large
+-- and runs a larger one eager: capture up to the batches served, or keep --max-num-seqs at a
+-- captured size. vLLM-Ascend: the same sizes make its ACL graphs (a max_num_seqs off the capture
+-- stride runs the largest batches eager). SGLang: --cuda-graph-max-bs.
+function engines.capture_sizes(facts, largest, needed)
+  local e = run.engine(facts)
+  local l, n = tostring(largest), tostring(needed)
+  if e == "vllm" then
+    return {
+      action = "Capture CUDA graphs up to the largest batch the server runs (vLLM runs a batch above its largest "
+        .. "capture size eager), or keep the batch at a captured size.",
+      commands = {
+        "--compilation-config '{\"max_cudagraph_capture_size\": " .. n .. "}'   # add to the vllm serve command "
+          .. "(older vLLM: list the sizes in cudagraph_capture_sizes)",
+        "--max-num-seqs " .. l .. "   # or: no batch above the largest captured size",
+      },
+    }
+  elseif e == "vllm_ascend" then
+    return {
+      action = "Capture ACL graphs up to the largest batch the server runs: vLLM-Ascend runs a batch above its "
+        .. "largest capture size eager, and a max_num_seqs off the capture sizes does so silently.",
+      commands = {
+        "--compilation-config '{\"cudagraph_capture_sizes\": [..., " .. n .. "]}'   # add to the vllm serve command",
+        "--max-num-seqs " .. l .. "   # or: a captured size",
+      },
+    }
+  elseif e == "sglang" then
+    return {
+      action = "Capture decode graphs up to the largest batch the server runs (SGLang runs a batch above "
+        .. "--cuda-graph-max-bs eager).",
+      commands = { "--cuda-graph-max-bs " .. n .. "   # add to the sglang.launch_server command" },
+    }
+  end
+  return nil
+end
+
+-- Full graphs for decode iterations whose graphs leave work eager between the pieces: { action =
+-- ..., commands = {...} }, or nil where the engine has no such switch the tool knows. vLLM:
+-- cudagraph_mode FULL_AND_PIECEWISE (a decode batch replays one full graph, attention inside).
+function engines.full_graphs(facts)
+  if run.engine(facts) == "vllm" then
+    return {
+      action = "Replay decode batches from full graphs, attention included (vLLM's FULL_AND_PIECEWISE "
+        .. "cudagraph_mode; piecewise graphs run attention eager between the pieces).",
+      commands = { "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'   # add to the vllm serve "
+        .. "command" },
+    }
+  end
+  return nil
+end
+
 return engines

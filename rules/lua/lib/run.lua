@@ -69,6 +69,18 @@ function run.startup_capture(facts)
   return nil
 end
 
+-- The serving iterations the steady state keeps (facts.inference.iterations from
+-- steady_state.first to .last; all of them when it says nothing), or {} without inference facts.
+function run.steady_iterations(facts)
+  local its = (facts.inference and facts.inference.iterations) or {}
+  local ss = facts.inference and facts.inference.steady_state
+  local first, last = 1, #its
+  if type(ss) == "table" and ss.first then first, last = ss.first, ss.last end
+  local out = {}
+  for i = first, last do out[#out + 1] = its[i] end
+  return out
+end
+
 -- The fused version of the optimizer the job steps (facts.job: Adam, AdamW, SGD), as a command
 -- on `params`, or nil: none for inference, another optimizer, one that is fused already, or no
 -- job facts.
