@@ -263,7 +263,7 @@ void Cli::add_facts() {
 void Cli::add_whatif() {
   whatif = app.add_subcommand("whatif",
                               "Replay a run's steps with fixes applied and print what each saves "
-                              "(dataloader, graphs, syncs, pinned, gc, compile)");
+                              "(dataloader, graphs, syncs, pinned, tf32, bf16, gc, compile, task_queue, cpu_binding)");
   whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
   // Names are checked before the run is loaded, whether or not its replay turns out available.
   whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
