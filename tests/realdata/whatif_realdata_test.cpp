@@ -84,6 +84,19 @@ TEST(WhatIfRealData, TheTwoStageReplayReproducesEveryRunWithTheTaskQueue) {
       EXPECT_LT(whatif_of("ascend_torch_npu/mstt_timeline_advice")["transforms"]["task_queue"]["saving_ns"], 0);
     }
   EXPECT_TRUE(seen);
+  // msinsight db rank0: the CPU-binding finding (its long host gaps) has no slow stretch to replay:
+  // it keeps its formula and says why.
+  const std::string db0 = "ascend_torch_npu/msinsight_pytorch_2rank/db/rank0_ascend_pt";
+  if (!fs::exists(npu::test::real(db0))) return;
+  seen = false;
+  const json d = npu::test::analyze_json(npu::test::real(db0));
+  for (const auto& f : d["findings"])
+    if (f["rule"] == "dispatch.cpu_affinity") {
+      seen = true;
+      EXPECT_EQ(f["saving_method"], "formula") << f.dump();
+      EXPECT_NE(f["saving_note"].get<std::string>().find("cannot apply 'cpu_binding'"), std::string::npos) << f.dump();
+    }
+  EXPECT_TRUE(seen);
 }
 
 // Without launch links (MindSpore timelines) there is nothing to replay, and the facts say so.
