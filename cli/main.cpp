@@ -325,6 +325,10 @@ void Cli::add_verify() {
   verify->add_option("--format", v.format, "Output on stdout")->check(CLI::IsMember({"text", "json", "html"}));
   verify->add_flag("--allow-different-work", v.allow_different_work, "BASE NEW: judge runs that did different work");
   verify->add_flag("--keep-warmup", v.keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  verify->add_option("--runs", v.runs,
+                     "Command mode: capture the baseline and each fix N times and pool their steps (jobs noisier "
+                     "from run to run than from step to step)")
+      ->check(CLI::Range(1, 20));
   add_common(verify);
   add_rule_options(verify, false);
   add_collector_options(verify);
