@@ -121,6 +121,10 @@ int cmd_verify(const VerifyOptions& v, collector::CaptureOptions cap, const Comm
       std::fprintf(stderr, "error: verify takes BASE NEW or -o DIR -- CMD, not both\n");
       return kBadInput;
     }
+    if (v.runs > 1) {
+      std::fprintf(stderr, "error: --runs N captures the runs itself: it takes -o DIR -- CMD, not BASE NEW\n");
+      return kBadInput;
+    }
     return verify_runs(v, common, rules);
   }
   if (cap.command.empty() || v.out_dir.empty() || !v.next.empty()) {

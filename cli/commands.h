@@ -90,6 +90,7 @@ struct VerifyOptions {
   std::string format;                  // text | json | html
   bool allow_different_work = false;
   bool keep_warmup = false;
+  int runs = 1;                        // --runs N (command mode): captures per run, their steps pooled
 };
 int cmd_verify(const VerifyOptions& v, collector::CaptureOptions cap, const CommonOptions& common,
                const RuleOptions& rules);

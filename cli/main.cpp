@@ -263,7 +263,7 @@ void Cli::add_facts() {
 void Cli::add_whatif() {
   whatif = app.add_subcommand("whatif",
                               "Replay a run's steps with fixes applied and print what each saves "
-                              "(dataloader, graphs, syncs, pinned, gc, compile)");
+                              "(dataloader, graphs, syncs, pinned, tf32, bf16, gc, compile, task_queue, cpu_binding)");
   whatif->add_option("PATH", whatif_path, "A run folder or trace file")->required();
   // Names are checked before the run is loaded, whether or not its replay turns out available.
   whatif->add_option("--apply", whatif_apply, "Transformations to apply together, e.g. dataloader,graphs")
@@ -326,6 +326,10 @@ void Cli::add_verify() {
   verify->add_option("--format", v.format, "Output on stdout")->check(CLI::IsMember({"text", "json", "html"}));
   verify->add_flag("--allow-different-work", v.allow_different_work, "BASE NEW: judge runs that did different work");
   verify->add_flag("--keep-warmup", v.keep_warmup, "Keep the first step (dropped by default with 4+ steps)");
+  verify->add_option("--runs", v.runs,
+                     "Command mode: capture the baseline and each fix N times and pool their steps (jobs noisier "
+                     "from run to run than from step to step)")
+      ->check(CLI::Range(1, 20));
   add_common(verify);
   add_rule_options(verify, false);
   add_collector_options(verify);

@@ -1,6 +1,7 @@
 // `npu-advisor verify -o DIR [fixes] -- CMD ARGS...`: capture the baseline, analyze it, run CMD
 // again with each fix (the tool sets the environment; --after runs the user's changed command),
-// each into its own folder, and judge each against the baseline (docs/verify.md). Nothing but
+// each into its own folder (--runs N: N captures each, their steps pooled), and judge each
+// against the baseline (docs/verify.md). Nothing but
 // the environment and the command line changes: the user's files are never touched.
 #include <cstdio>
 #include <filesystem>
@@ -66,6 +67,58 @@ RunRecord run_one(collector::CaptureOptions cap, const fs::path& dir, const std:
   return r;
 }
 
+// --runs N: the same run captured N times, into DIR/run-1 ... DIR/run-N (one run: DIR itself).
+RunRecord run_n(const collector::CaptureOptions& cap, const fs::path& dir, const std::vector<std::string>& env,
+                const std::vector<std::string>& argv, int runs) {
+  if (runs <= 1) return run_one(cap, dir, env, argv);
+  RunRecord all;
+  all.captured = true;
+  all.j = {{"dir", dir.string()}, {"command", collector::shell_join(argv)}, {"env", env}, {"runs", json::array()}};
+  for (int k = 1; k <= runs; ++k) {
+    RunRecord r = run_one(cap, dir / fmt::format("run-{}", k), env, argv);
+    all.j["runs"].push_back(r.j);
+    all.captured = all.captured && r.captured;
+    all.failed = all.failed || r.failed;
+    all.interrupted = all.interrupted || r.interrupted;
+    if (r.failed || r.interrupted) {  // the first run that went wrong names what went wrong
+      all.j["message"] = r.j.value("message", "run " + std::to_string(k) + ": exit code " +
+                                                  std::to_string(r.j.value("exit_code", 0)));
+      all.j["exit_code"] = r.j.value("exit_code", 0);
+      break;
+    }
+  }
+  all.j["status"] = all.interrupted ? "interrupted" : all.failed ? "failed" : "ok";
+  return all;
+}
+
+// The captures of one run pooled: the first one's facts and findings, with every capture's steps
+// (each capture's warm-up step left out, as compare leaves out the first, unless --keep-warmup;
+// capture k's step i is k x 1000000 + i, so two pooled runs pair their steps).
+compare::CompareSide load_pooled(const fs::path& dir, int runs, const VerifyOptions& v, const CommonOptions& common,
+                                 const RuleOptions& rules) {
+  if (runs <= 1) return load_compare_side(dir.string(), common, rules);
+  compare::CompareSide out = load_compare_side((dir / "run-1").string(), common, rules);
+  json& doc = out.facts.doc;
+  const char* key = doc.contains("steps") && doc["steps"].is_array() ? "steps" : "host_steps";
+  json pooled = json::array();
+  for (int k = 1; k <= runs; ++k) {
+    const compare::CompareSide side =
+        k == 1 ? compare::CompareSide{} : load_compare_side((dir / fmt::format("run-{}", k)).string(), common, rules);
+    const json& d = k == 1 ? doc : side.facts.doc;
+    if (!d.contains(key) || !d[key].is_array()) continue;
+    const json& steps = d[key];
+    // Compare drops the pooled series' first step (the first capture's warm-up) itself.
+    const size_t first = k > 1 && !v.keep_warmup && steps.size() >= 4 ? 1 : 0;
+    for (size_t i = first; i < steps.size(); ++i) {
+      json st = steps[i];
+      if (st.contains("id") && st["id"].is_number_integer()) st["id"] = int64_t{k} * 1'000'000 + st["id"].get<int64_t>();
+      pooled.push_back(std::move(st));
+    }
+  }
+  doc[key] = std::move(pooled);
+  return out;
+}
+
 // The fixes asked for, each with the prediction it is judged against.
 std::vector<Fix> fixes_of(const VerifyOptions& v, const compare::CompareSide& base, const std::vector<std::string>& argv,
                           json& notes) {
@@ -120,7 +173,7 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
   doc["interrupted"] = false;
   const std::vector<std::string> argv = cap.command;
   if (!common.quiet) std::fprintf(stderr, "npu-advisor: verify: the baseline into %s/baseline\n", dir.c_str());
-  RunRecord base_run = run_one(cap, dir / "baseline", {}, argv);
+  RunRecord base_run = run_n(cap, dir / "baseline", {}, argv, v.runs);
   doc["baseline"]["run"] = base_run.j;
   doc["baseline"]["path"] = (dir / "baseline").string();
   if (base_run.failed || base_run.interrupted) {
@@ -129,7 +182,7 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
     verify::finish(doc, v, common, kBadInput);
     return kBadInput;
   }
-  compare::CompareSide base = load_compare_side((dir / "baseline").string(), common, rules);
+  compare::CompareSide base = load_pooled(dir / "baseline", v.runs, v, common, rules);
   verify::describe_baseline(doc, base);
   doc["baseline"]["run"] = base_run.j;
   std::vector<Fix> fixes = fixes_of(v, base, argv, doc["notes"]);
@@ -151,7 +204,7 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
     if (!common.quiet)
       std::fprintf(stderr, "npu-advisor: verify: run %zu of %zu: %s into %s\n", i + 1, fixes.size(), f.name.c_str(),
                    (dir / f.folder).c_str());
-    RunRecord r = run_one(cap, dir / f.folder, f.env, f.argv);
+    RunRecord r = run_n(cap, dir / f.folder, f.env, f.argv, v.runs);
     fix["run"] = r.j;
     if (r.failed || r.interrupted) {
       rc = kVerifyPartial;
@@ -163,7 +216,7 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
       continue;
     }
     try {
-      compare::CompareSide side = load_compare_side((dir / f.folder).string(), common, rules);
+      compare::CompareSide side = load_pooled(dir / f.folder, v.runs, v, common, rules);
       fix.update(verify::judge(base, side, v, f.pred));
     } catch (const LoadError& e) {  // what it wrote cannot be read: named, not compared
       rc = kVerifyPartial;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "facts/facts_schema.h"
+#include "facts/whatif/transforms.h"
 
 namespace npu {
 
@@ -272,7 +273,10 @@ json attribute_savings(json& findings, const json& facts) {
     // A replayed saving is the simulated step less the fix (docs/whatif.md), not a share of one
     // part: it is not capped by its pool, only by what the replay of all the fixes together
     // gives; it still claims its pool's time, so a formula finding on the same time gets less.
-    const bool replayed = f.value("saving_method", std::string()) == "replay";
+    // The host-pipeline transformations are replayed on another graph than the combined replay:
+    // their savings are capped by their pool, as a formula's.
+    const bool replayed = f.value("saving_method", std::string()) == "replay" &&
+                          !whatif::two_stage_transform(f.value("whatif", std::string()));
     if (replayed) got = std::min(got, std::max(0.0, replay_left));
     else
       for (const auto& p : from) got = std::min(got, std::max(0.0, left[p]));

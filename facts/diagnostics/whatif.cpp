@@ -12,6 +12,25 @@ using nlohmann::json;
 
 constexpr double kCombineFloor = 0.01;
 
+namespace {
+
+// With torch_npu's task queue (async_task_queue arrows): the two-stage graph and its replay.
+void prepare_two_stage(const DiagnosticContext& ctx, WhatIf& w) {
+  bool queue = false;
+  for (const Flow& fl : ctx.model.flows) queue = queue || fl.kind == FlowKind::AsyncTaskQueue;
+  if (!queue) return;
+  w.queue_graph = build_graph(ctx.frame, ctx.host_causes().by_cause[static_cast<int>(HostCause::Sync)], true);
+  if (!w.queue_graph.why_not.empty() || w.queue_graph.links.empty()) return;
+  w.two_stage = true;
+  w.queue_base = simulate(w.queue_graph);
+  w.queue_deviation =
+      w.measured_total > 0
+          ? static_cast<double>(w.queue_base.total_ns - w.measured_total) / static_cast<double>(w.measured_total)
+          : 1.0;
+}
+
+}  // namespace
+
 WhatIf prepare(const DiagnosticContext& ctx) {
   WhatIf w;
   const RunModel& m = ctx.model;
@@ -38,16 +57,27 @@ WhatIf prepare(const DiagnosticContext& ctx) {
   w.usable = std::fabs(w.deviation) <= kReproduceTolerance;
   if (!w.usable)
     w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(w.deviation * 100) + "%";
-  w.transforms = make_transforms(m, w.graph, causes);
+  prepare_two_stage(ctx, w);
+  w.transforms = make_transforms(m, w.graph, w.host_graph(), causes);
+  // The host-pipeline savings are used only where the two-stage replay gives the steps back too.
+  const double off = w.two_stage ? w.queue_deviation : w.deviation;
+  if (std::fabs(off) > kReproduceTolerance)
+    for (Transform& t : w.transforms)
+      if (t.two_stage && t.applicable)
+        t = {t.name, false, "the two-stage replay differs from the measured steps by " + std::to_string(off * 100) + "%",
+             "", {}, true};
   return w;
 }
 
 Edit combine(const WhatIf& w, const std::vector<std::string>& names, std::vector<std::string>* unknown) {
   Edit e;
+  // One graph per replay: the host-pipeline transformations only among themselves.
+  bool host = !names.empty();
+  for (const std::string& n : names) host = host && two_stage_transform(n);
   for (const std::string& n : names) {
     bool found = false;
     for (const Transform& t : w.transforms)
-      if (t.name == n && t.applicable) {
+      if (t.name == n && t.applicable && t.two_stage == host) {
         e.add(t.edit);
         found = true;
       }
@@ -59,8 +89,11 @@ Edit combine(const WhatIf& w, const std::vector<std::string>& names, std::vector
 json apply(const WhatIf& w, const std::vector<std::string>& names) {
   std::vector<std::string> unknown;
   const Edit e = combine(w, names, &unknown);
-  const Replay r = simulate(w.graph, &e, true);
-  const Replay b = simulate(w.graph, nullptr, true);
+  bool host = !names.empty();
+  for (const std::string& n : names) host = host && two_stage_transform(n);
+  const Graph& g = host ? w.host_graph() : w.graph;
+  const Replay r = simulate(g, &e, true);
+  const Replay b = simulate(g, nullptr, true);
   const double n = static_cast<double>(std::max<size_t>(1, r.step_ns.size()));
   auto split = [&](const Replay& x) {
     Ns c = 0, m = 0, p = 0;
@@ -112,6 +145,16 @@ json section(const WhatIf& w) {
       {"host_items", g.items.size()},
       {"typical",
        {{"launch_latency_ns", g.launch_latency}, {"stream_gap_ns", g.stream_gap}, {"launch_cost_ns", g.launch_cost}}}};
+  if (w.two_stage) {
+    const Graph& q = w.queue_graph;
+    out["two_stage"] = {{"queue_links", q.links.size()},
+                        {"host_items", q.items.size()},
+                        {"replayed_step_ns", per_step(w.queue_base.total_ns)},
+                        {"deviation", w.measured_total > 0 ? w.queue_deviation : 0.0},
+                        {"reproduces", std::fabs(w.queue_deviation) <= kReproduceTolerance},
+                        {"queue_lag_ns", q.queue_lag},
+                        {"queue_gap_ns", q.queue_gap}};
+  }
   if (!w.usable) out["why"] = w.why_not;
   json ts = json::object();
   std::vector<std::string> applicable;
@@ -120,13 +163,15 @@ json section(const WhatIf& w) {
     if (!t.applicable) {
       j["why"] = t.why;
     } else {
-      const Replay r = simulate(g, &t.edit);
+      const Replay& base = t.two_stage ? w.host_base() : w.base;
+      const Replay r = simulate(t.two_stage ? w.host_graph() : g, &t.edit);
       j["formula"] = t.formula;
       j["step_ns"] = per_step(r.total_ns);
-      j["saving_ns"] = per_step(w.base.total_ns - r.total_ns);
+      j["saving_ns"] = per_step(base.total_ns - r.total_ns);
       // A fix the replay says would save under 1 % of the step is left out of the combined one,
-      // and so is TF32, the lesser of two alternatives for the same kernels (bf16 is the other).
-      if (t.name != "tf32" &&
+      // and so is TF32, the lesser of two alternatives for the same kernels (bf16 is the other),
+      // and the host-pipeline ones (another graph).
+      if (t.name != "tf32" && !t.two_stage &&
           static_cast<double>(w.base.total_ns - r.total_ns) >= kCombineFloor * static_cast<double>(w.base.total_ns))
         applicable.push_back(t.name);
     }

@@ -44,6 +44,8 @@ std::vector<Ns> prefix_max_end(const Graph& g) {
 
 void Edit::add(const Edit& o) {
   removed.insert(removed.end(), o.removed.begin(), o.removed.end());
+  removed_queue.insert(removed_queue.end(), o.removed_queue.begin(), o.removed_queue.end());
+  delays.insert(delays.end(), o.delays.begin(), o.delays.end());
   unblock.insert(unblock.end(), o.unblock.begin(), o.unblock.end());
   durations.insert(durations.end(), o.durations.begin(), o.durations.end());
   relaunch.insert(relaunch.end(), o.relaunch.begin(), o.relaunch.end());
@@ -93,22 +95,27 @@ std::vector<uint32_t> launch_slices(const Graph& g, const RunFrame& f) {
   return launch_slice;
 }
 
-using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item), sorted by slice
 
 // Host items: launches, blocking calls and the step spans' ends, in host order, and each step's
 // marks and measured window. Returns the item of each launching or blocking host slice.
 SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_t>& launch_slice,
-                          const std::vector<uint32_t>& syncs) {
+                          const std::vector<uint32_t>& syncs, const std::vector<uint32_t>& queue) {
   const RunModel& m = f.model();
   const std::vector<Step>& steps = f.steps();
   const std::vector<StepWindow>& windows = f.windows();
   std::vector<uint32_t> host_slices;
   for (uint32_t s : launch_slice)
     if (s != kNone32) host_slices.push_back(s);
+  std::vector<uint32_t> launch_slice_sorted = host_slices;
+  std::sort(launch_slice_sorted.begin(), launch_slice_sorted.end());
   std::vector<uint32_t> sync_slices = syncs;
   std::sort(sync_slices.begin(), sync_slices.end());
   host_slices.insert(host_slices.end(), syncs.begin(), syncs.end());
   std::sort(host_slices.begin(), host_slices.end());
+  const size_t launching = host_slices.size();
+  host_slices.insert(host_slices.end(), queue.begin(), queue.end());  // sorted: the queue's Enqueue and Dequeue slices
+  std::inplace_merge(host_slices.begin(), host_slices.begin() + static_cast<std::ptrdiff_t>(launching),
+                     host_slices.end());
   host_slices.erase(std::unique(host_slices.begin(), host_slices.end()), host_slices.end());
   for (uint32_t s : host_slices) {
     HostItem it;
@@ -116,6 +123,9 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
     it.e = m.slices[s].end();
     it.slice = s;
     it.kind = std::binary_search(sync_slices.begin(), sync_slices.end(), s) ? ItemKind::Sync : ItemKind::Launch;
+    if (it.kind == ItemKind::Launch && std::binary_search(queue.begin(), queue.end(), s) &&
+        !std::binary_search(launch_slice_sorted.begin(), launch_slice_sorted.end(), s))
+      it.kind = ItemKind::Queue;
     it.step = f.step_of_launch(it.s);
     g.items.push_back(it);
   }
@@ -325,7 +335,7 @@ void attribute_step_ends(Graph& g) {
 
 }  // namespace
 
-Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs) {
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage) {
   Graph g;
   g.chained = f.launched_work() && !f.pseudo();
   if (f.steps().empty()) {
@@ -340,7 +350,9 @@ Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs) {
     return g;
   }
   const std::vector<uint32_t> launch_slice = launch_slices(g, f);
-  const SliceItems item_of_slice = add_host_items(g, f, launch_slice, syncs);
+  const std::vector<uint32_t> queue = two_stage ? queue_slices(f.model()) : std::vector<uint32_t>{};
+  const SliceItems item_of_slice = add_host_items(g, f, launch_slice, syncs, queue);
+  if (two_stage) link_queue(g, f.model(), item_of_slice);
   assign_launchers(g, launch_slice, item_of_slice);
   find_gates(g);
   order_tasks(g);

@@ -28,6 +28,7 @@ enum class ItemKind : uint8_t {
   Sync,          // waited for the device (synchronize)
   BlockingCopy,  // launched a copy and returned only after it ended (pageable, synchronous)
   Mark,          // a host step span's start or end
+  Queue,         // torch_npu's task queue: an Enqueue (stage 1) or a Dequeue (stage 2) slice
 };
 
 // Fields ordered widest first: a run holds one per launch (a 1 GB trace, about a million).
@@ -75,10 +76,20 @@ struct StepRef {
   uint32_t hole_end_slice = kNone32, start_task = kNone32;
 };
 
+// torch_npu's task queue as a two-stage host pipeline (docs/whatif.md, "The task queue"): a
+// Dequeue on the queue's thread starts after its Enqueue on the enqueuing thread, and after the
+// queue thread's previous work. Which of the two held it is read from the trace: the nearer one.
+struct QueueLink {
+  uint32_t dequeue = 0, enqueue = 0;  // items
+  Ns lag = 0;  // after its Enqueue's end: measured when the Enqueue held it, else at most the typical lag
+  Ns gap = 0;  // held by its Enqueue: after the queue thread's previous work, at most the typical gap
+  bool held_by_enqueue = false;
+};
+
 // The buffers one replay writes (every item's and task's replayed times): kept with the graph and
 // reused by each simulate() of it, so the dozen replays of a run fault their pages in once.
 struct SimScratch {
-  std::vector<Ns> S, E, TS, TE, PM, unblock, dur_of, owned_end;
+  std::vector<Ns> S, E, TS, TE, PM, unblock, dur_of, owned_end, delay;
   std::vector<uint32_t> done;
 };
 
@@ -90,6 +101,18 @@ struct Graph {
   std::vector<Ns> prefix_end;          // per task: the latest measured end on its stream up to it
   std::vector<StepRef> steps;
   std::vector<uint32_t> warmup_tasks;  // GPU: unowned tasks ending before the first step's first own task
+  // The two stages (only with torch_npu's task queue in the trace, else empty: one lane). Lane 0:
+  // the enqueuing threads and every other host thread; lane 1: the queue's thread(s). An item
+  // follows its own lane's items; a Dequeue also its Enqueue (links).
+  std::vector<uint8_t> lane;            // per item
+  std::vector<uint32_t> lane_prev;      // per item: the item before it in its lane, kNone32 for none
+  std::vector<uint32_t> link_of;        // per item: its index in links, kNone32 for none
+  std::vector<QueueLink> links;         // one per Dequeue joined to its Enqueue
+  std::vector<uint8_t> queue_track;     // per model track: 1 when it is a queue thread's
+  Ns queue_lag = 0;  // Enqueue end -> Dequeue start when the Enqueue held it: median
+  Ns queue_gap = 0;  // previous work's end -> Dequeue start when the queue thread held it: median
+  bool lanes() const { return !lane.empty(); }
+  uint8_t lane_of(uint32_t item) const { return lane.empty() ? 0 : lane[item]; }
   bool chained = false;                // GPU (LaunchedWork): windows follow each other
   // Measured typical values the transformations use.
   Ns launch_latency = 0;  // launch -> start of launch-gated tasks: lower quartile, at most 50 us
@@ -106,11 +129,20 @@ struct Graph {
 // launched work): the windows follow each other and a step owns what it launched; else a step
 // owns the tasks its window holds and its ends are anchored to the tasks (or host span ends)
 // the window starts and ends at.
-Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs);
+// `two_stage`: with torch_npu's task queue's Enqueue and Dequeue slices as items in two lanes
+// (replay_queue.cpp; one lane when the trace has no async_task_queue arrows).
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage = false);
 
 // What a transformation changes in the graph.
 struct Edit {
-  Intervals removed;  // host time taken out (any order; merged by simulate)
+  Intervals removed;        // host time taken out of lane 0 (any order; merged by simulate)
+  Intervals removed_queue;  // host time taken out of the queue's thread (lane 1)
+  // Host work added on an item's lane just before it (work moved there from the other stage).
+  struct Delay {
+    uint32_t item;
+    Ns ns;
+  };
+  std::vector<Delay> delays;
   struct Unblock {
     uint32_t item;
     Ns cost;  // the call's cost once it no longer waits

@@ -12,6 +12,13 @@ constexpr Ns kNever = std::numeric_limits<Ns>::min();
 
 // The last task of stream k among its first `done` whose measured running-max end is at most
 // `until`: what a blocking call ending at `until` can have waited for (kNone32: none).
+using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item), sorted by slice
+
+// torch_npu's task queue (replay_queue.cpp): the Enqueue and Dequeue slices its arrows join,
+// sorted (empty without the queue), and, once they are items, the two lanes and the links.
+std::vector<uint32_t> queue_slices(const RunModel& m);
+void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice);
+
 uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until);
 
 }  // namespace npu::whatif

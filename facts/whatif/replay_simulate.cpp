@@ -38,6 +38,7 @@ class Simulation {
   Simulation(const Graph& g, const Edit* edit)
       : g_(g),
         removed_(edit ? &edit->removed : nullptr),
+        removed_queue_(edit ? &edit->removed_queue : nullptr),
         x_(scratch_of(g)),
         unblock_(x_.unblock),
         dur_of_(x_.dur_of),
@@ -47,7 +48,8 @@ class Simulation {
         TE_(x_.TE),
         PM_(x_.PM),
         done_(x_.done),
-        owned_end_(x_.owned_end) {
+        owned_end_(x_.owned_end),
+        delay_(x_.delay) {
     // Each replay starts from the same state as the first (the buffers' memory is reused, their
     // values are not).
     unblock_.assign(edit && !edit->unblock.empty() ? g.items.size() : 0, -1);
@@ -60,7 +62,9 @@ class Simulation {
     PM_.assign(g.tasks.size(), 0);
     done_.assign(g.stream_begin.size() - 1, 0);
     owned_end_.assign(g.steps.size(), kNever);
+    delay_.assign(edit && !edit->delays.empty() ? g.items.size() : 0, 0);
     if (!edit) return;
+    for (const auto& d : edit->delays) delay_[d.item] += d.ns;
     for (const auto& u : edit->unblock) unblock_[u.item] = u.cost;
     for (const auto& d : edit->durations) dur_of_[d.task] = d.dur;
     for (const auto& r : edit->relaunch) relaunch_[r.task] = &r;
@@ -68,14 +72,16 @@ class Simulation {
 
   void run() {
     size_t bo = 0;
-    uint32_t pm = kNone32;  // the processed item with the latest measured end
+    uint32_t pm[2] = {kNone32, kNone32};  // per lane: the processed item with the latest measured end
     for (uint32_t j = 0; j < g_.items.size(); ++j) {
       const HostItem& it = g_.items[j];
-      const Ns s = item_start(j, pm);
+      const uint8_t lane = g_.lane_of(j);
+      Ns s = g_.lanes() ? lane_item_start(j, pm[lane]) : item_start(j, pm[0]);
+      if (!delay_.empty()) s += delay_[j];
       S_[j] = s;
       for (; bo < g_.by_order.size() && g_.tasks[g_.by_order[bo]].order == j; ++bo) place_task(g_.by_order[bo]);
       E_[j] = item_end(j, s);
-      if (pm == kNone32 || it.e > g_.items[pm].e) pm = j;
+      if (pm[lane] == kNone32 || it.e > g_.items[pm[lane]].e) pm[lane] = j;
     }
   }
 
@@ -97,6 +103,31 @@ class Simulation {
                        : S_[j - 1] + (it.s - p.s) - removed_.in(p.s, it.s);
     if (pm != kNone32 && pm != j - 1 && g_.items[pm].e <= it.s)
       s = std::max(s, E_[pm] + (it.s - g_.items[pm].e) - removed_.in(g_.items[pm].e, it.s));
+    return s;
+  }
+
+  // With the task queue's two stages: an item follows the items of its own lane as above; a
+  // Dequeue also follows its Enqueue. One its Enqueue held starts the measured wake-up after it
+  // ends and at most the typical gap after the queue thread's previous work; one its thread held
+  // keeps its measured gap and starts at most the typical wake-up after its Enqueue.
+  Ns lane_item_start(uint32_t j, uint32_t pm) const {
+    const HostItem& it = g_.items[j];
+    const Removed& rm = g_.lane[j] ? removed_queue_ : removed_;
+    const uint32_t p = g_.lane_prev[j];
+    const QueueLink* q = g_.link_of[j] != kNone32 ? &g_.links[g_.link_of[j]] : nullptr;
+    if (q && q->held_by_enqueue) {
+      Ns s = E_[q->enqueue] + q->lag;
+      if (pm != kNone32) s = std::max(s, E_[pm] + q->gap);
+      return s;
+    }
+    Ns s = it.s;
+    if (p != kNone32) {
+      const HostItem& pi = g_.items[p];
+      s = it.s >= pi.e ? E_[p] + (it.s - pi.e) - rm.in(pi.e, it.s) : S_[p] + (it.s - pi.s) - rm.in(pi.s, it.s);
+    }
+    if (pm != kNone32 && pm != p && g_.items[pm].e <= it.s)
+      s = std::max(s, E_[pm] + (it.s - g_.items[pm].e) - rm.in(g_.items[pm].e, it.s));
+    if (q) s = std::max(s, E_[q->enqueue] + q->lag);
     return s;
   }
 
@@ -124,7 +155,7 @@ class Simulation {
   // launched before it); an unblocked item no longer waits.
   Ns item_end(uint32_t j, Ns s) const {
     const HostItem& it = g_.items[j];
-    const Ns own = std::max<Ns>(0, (it.e - it.s) - removed_.in(it.s, it.e));
+    const Ns own = std::max<Ns>(0, (it.e - it.s) - (g_.lane_of(j) ? removed_queue_ : removed_).in(it.s, it.e));
     if (!unblock_.empty() && unblock_[j] >= 0) return s + std::min(own, unblock_[j]);
     if (it.kind != ItemKind::BlockingCopy && it.kind != ItemKind::Sync) return s + own;
     Ns w = kNever;
@@ -192,13 +223,14 @@ class Simulation {
   }
 
   const Graph& g_;
-  const Removed removed_;
+  const Removed removed_, removed_queue_;
   SimScratch& x_;
   std::vector<Ns>&unblock_, &dur_of_;
   std::vector<const Edit::Relaunch*> relaunch_;
   std::vector<Ns>&S_, &E_, &TS_, &TE_, &PM_;
   std::vector<uint32_t>& done_;
   std::vector<Ns>& owned_end_;
+  std::vector<Ns>& delay_;
 };
 
 }  // namespace

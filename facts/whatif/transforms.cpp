@@ -7,6 +7,7 @@
 #include "base/stats.h"
 #include "base/text.h"
 #include "facts/graph_calls.h"
+#include "facts/whatif/transform_parts.h"
 
 namespace npu::whatif {
 namespace {
@@ -43,16 +44,22 @@ bool graph_launch(const RunModel& m, const HostItem& it) {
   return k != GraphCallKind::None && k != GraphCallKind::Capture;
 }
 
-Transform host_time_removed(const char* name, const Intervals& iv, const char* what, const Graph& g) {
+// The host time of `v` taken out of the lane whose thread ran each slice.
+Transform host_time_removed(const char* name, const RunModel& m, const std::vector<uint32_t>& v, const char* what,
+                            const Graph& g) {
   Transform t;
   t.name = name;
-  const Ns total = total_length(iv);
+  std::vector<uint32_t> by_lane[2];
+  for (uint32_t i : v) by_lane[g.queue_track.empty() ? 0 : g.queue_track[m.slices[i].track]].push_back(i);
+  t.edit.removed = slices_of(m, by_lane[0]);
+  t.edit.removed_queue = slices_of(m, by_lane[1]);
+  const Ns total = total_length(t.edit.removed) + total_length(t.edit.removed_queue);
   if (total == 0) {
     t.why = std::string("no ") + what + " in the trace";
+    t.edit = {};
     return t;
   }
   t.applicable = true;
-  t.edit.removed = iv;
   t.formula = fmt::format("the host's time in {} removed ({:.3f} ms per step)", what,
                           ms(per_step(g, static_cast<double>(total))));
   return t;
@@ -61,8 +68,12 @@ Transform host_time_removed(const char* name, const Intervals& iv, const char* w
 // A single-process loader given kWorkers workers still waits fetch / kWorkers less the rest of
 // its step (the workers load while the step runs); a multi-process one waits half as long.
 // `v`: the DataLoader fetch slices (HostCause::Dataloader), `fetches` their union.
-Transform dataloader(const RunModel& m, const Graph& g, const std::vector<uint32_t>& v, const Intervals& fetches) {
-  Transform t = host_time_removed("dataloader", fetches, "DataLoader fetches", g);
+Transform dataloader(const RunModel& m, const Graph& g, const std::vector<uint32_t>& v) {
+  // The fetches run on the Python thread: lane 0.
+  std::vector<uint32_t> python;
+  for (uint32_t i : v)
+    if (g.queue_track.empty() || !g.queue_track[m.slices[i].track]) python.push_back(i);
+  Transform t = host_time_removed("dataloader", m, python, "DataLoader fetches", g);
   if (!t.applicable) return t;
   bool single = false;
   for (uint32_t i : v) single = single || text::contains_nocase(m.str(m.slices[i].name), "singleprocess");
@@ -152,10 +163,12 @@ Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
   int32_t step = -1;
   for (uint32_t j = 0; j < g.items.size(); ++j) {
     const HostItem& it = g.items[j];
+    if (it.kind == ItemKind::Queue) continue;  // the task queue's own slices: no launch, no wait
     const bool launch =
         it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it) && it.e - it.s <= kRunPauseNs;
     const bool pause = !runs.back().empty() && it.s - g.items[runs.back().back()].e > kRunPauseNs;
-    if (!launch || it.step != step || pause) {
+    const bool other_lane = !runs.back().empty() && g.lane_of(runs.back().back()) != g.lane_of(j);
+    if (!launch || it.step != step || pause || other_lane) {
       if (!runs.back().empty()) runs.emplace_back();
       step = it.step;
     }
@@ -169,7 +182,7 @@ Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
     for (uint32_t j : r) tasks += g.items[j].tasks, first_of[j] = r.front();
     const Ns host = node_cost * tasks;
     const Ns from = g.items[r.front()].s + host, to = g.items[r.back()].e;
-    if (to > from) t.edit.removed.push_back({from, to});
+    if (to > from) (g.lane_of(r.front()) ? t.edit.removed_queue : t.edit.removed).push_back({from, to});
     ++captured;
     launches += r.size();
   }
@@ -331,26 +344,32 @@ Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const
 }  // namespace
 
 const std::vector<std::string>& transform_names() {
-  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs", "pinned",
-                                                 "tf32",       "bf16",   "gc",    "compile"};
+  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs",   "pinned",     "tf32",
+                                                 "bf16",       "gc",     "compile", "task_queue", "cpu_binding"};
   return names;
 }
 
-std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes) {
+bool two_stage_transform(const std::string& name) { return name == "task_queue" || name == "cpu_binding"; }
+
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host,
+                                       const HostCauseSlices& causes) {
   std::vector<Transform> out;
   const auto& loader = causes.by_cause[static_cast<int>(HostCause::Dataloader)];
   const Intervals fetches = slices_of(m, loader);
-  out.push_back(dataloader(m, g, loader, fetches));
+  out.push_back(dataloader(m, g, loader));
   out.push_back(graphs(m, g, fetches));
   out.push_back(syncs(g));
   out.push_back(pinned(m, g));
   const std::vector<uint32_t> gemms = fp32_gemm_tasks(m, g);
   out.push_back(tensor_cores(g, gemms, "tf32", kTf32Speedup, "in TF32 on the tensor cores"));
   out.push_back(tensor_cores(g, gemms, "bf16", kBf16Speedup, "in bf16 (autocast) on the tensor cores"));
-  out.push_back(host_time_removed("gc", slices_of(m, causes.by_cause[static_cast<int>(HostCause::GC)]),
-                                  "Python garbage collection", g));
-  out.push_back(host_time_removed("compile", slices_of(m, causes.by_cause[static_cast<int>(HostCause::Compile)]),
+  out.push_back(
+      host_time_removed("gc", m, causes.by_cause[static_cast<int>(HostCause::GC)], "Python garbage collection", g));
+  out.push_back(host_time_removed("compile", m, causes.by_cause[static_cast<int>(HostCause::Compile)],
                                   "online operator compilation", g));
+  out.push_back(task_queue(m, host));
+  out.push_back(cpu_binding(m, host, causes));
+  out[out.size() - 2].two_stage = out.back().two_stage = true;
   return out;
 }
 

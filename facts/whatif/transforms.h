@@ -34,12 +34,19 @@ struct Transform {
   std::string why;      // when not applicable: why not
   std::string formula;  // what the replay changed, in words, with the numbers it used
   Edit edit;
+  // Replayed on the two-stage host graph (the host-pipeline transformations, transform_parts.h),
+  // not the run's graph: never combined with the others.
+  bool two_stage = false;
 };
 
 // The names, in the order they are listed and combined.
 const std::vector<std::string>& transform_names();
 
-// Every transformation for this graph.
-std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes);
+// Every transformation for this graph; the host-pipeline ones (task_queue, cpu_binding) on
+// `host`, the two-stage graph (the run's graph when the trace has no task queue).
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host,
+                                       const HostCauseSlices& causes);
+// Whether a transformation is replayed on the two-stage host graph.
+bool two_stage_transform(const std::string& name);
 
 }  // namespace npu::whatif

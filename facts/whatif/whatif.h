@@ -28,6 +28,14 @@ struct WhatIf {
   double deviation = 0;  // (replayed - measured) / measured over all steps
   bool usable = false;   // replayable and reproducing the measured steps
   std::string why_not;
+  // torch_npu's task queue in the trace: the steps replayed again as a two-stage host pipeline
+  // (replay_queue.cpp), for the host-pipeline transformations; else they use `graph`.
+  bool two_stage = false;
+  Graph queue_graph;
+  Replay queue_base;
+  double queue_deviation = 0;
+  const Graph& host_graph() const { return two_stage ? queue_graph : graph; }
+  const Replay& host_base() const { return two_stage ? queue_base : base; }
 };
 
 WhatIf prepare(const DiagnosticContext& ctx);

@@ -275,10 +275,12 @@ TEST_F(GateCli, ConfigFileAndFlagsOverride) {
 }
 
 TEST_F(GateCli, FindingsGate) {
-  // The sample's host-bound finding saves about 10 % of a step on both sides.
+  // The sample's host-bound finding saves about 10 % of a step on both sides; its CPU-binding
+  // finding, replayed (cpu_binding: 1.900 ms per step, 20.8 % of a step), the most.
   std::string bin = NPU_ADVISOR_BIN, s = npu::test::sample_run();
   EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 5% > /dev/null"), 1);
-  EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 20% > /dev/null"), 0);
+  EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 20% > /dev/null"), 1);
+  EXPECT_EQ(run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 25% > /dev/null"), 0);
   EXPECT_EQ(
       run(bin + " gate -q --baseline " + s + " " + s + " --fail-on-finding-saving 5% --new-findings-only > /dev/null"),
       0);

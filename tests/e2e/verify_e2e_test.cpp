@@ -113,6 +113,38 @@ TEST(VerifyE2E, WorkersConfirmedIgnoredVariableNoEffectDeeperModelNotJudged) {
       << slurp(err);
 }
 
+// --runs 2: the baseline and the fix are each captured twice, into run-1 and run-2, and judged on
+// their pooled steps. The realised saving is the median of the 14 paired per-step differences of
+// both captures (each capture's first step left out as warm-up; an even count: the lower middle,
+// the project's median), read from the raw traces.
+TEST(VerifyE2E, RunsPoolTheStepsOfRepeatedCaptures) {
+  REQUIRE_TORCH();
+  TempDir dir;
+  const fs::path out = dir.path() / "v", err = dir.path() / "err.txt";
+  const std::string job = kPython + " " + kJob + " --fetch-ms 40 --work-ms 20";
+  ASSERT_EQ(run("verify -o '" + out.string() + "' --runs 2 --env NPU_ADVISOR_TEST_IGNORED=1 -- " + job, err), 0)
+      << slurp(err);
+  const json doc = json::parse(slurp(out / "verify.json"));
+  ASSERT_EQ(doc["baseline"]["run"]["runs"].size(), 2u) << doc["baseline"].dump(1);
+  ASSERT_EQ(doc["fixes"].size(), 1u);
+  const json& fix = doc["fixes"][0];
+  ASSERT_EQ(fix["run"]["runs"].size(), 2u) << fix.dump(1);
+  std::vector<double> d;
+  for (const char* k : {"run-1", "run-2"}) {
+    auto base = step_spans(out / "baseline" / k), fixed = step_spans(out / "env-NPU_ADVISOR_TEST_IGNORED=1" / k);
+    ASSERT_EQ(base.size(), 8u) << k;
+    for (auto it = std::next(base.begin()); it != base.end(); ++it) d.push_back(it->second - fixed.at(it->first));
+  }
+  std::sort(d.begin(), d.end());
+  ASSERT_EQ(d.size(), 14u);
+  EXPECT_NEAR(fix["realised"]["saving_ns"].get<double>(), d[(d.size() - 1) / 2], 1000) << fix.dump(1);
+  // BASE NEW reads two runs; --runs is refused there.
+  EXPECT_EQ(run("verify '" + (out / "baseline" / "run-1").string() + "' '" + (out / "baseline" / "run-2").string() +
+                    "' --runs 2 -q",
+                err),
+            2);
+}
+
 TEST(VerifyE2E, InterruptStopsTheRunAndReportsWhatWasMeasured) {
   REQUIRE_TORCH();
   TempDir dir;

@@ -5,6 +5,7 @@ rule {
   category = "dispatch",
   severity = "medium",
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "cpu_binding",     -- replayed where the trace allows (docs/whatif.md)
   needs = { "dispatch.steps" },
   platforms = { "ascend" },
   params = {
@@ -33,7 +34,10 @@ How it is measured (facts.dispatch.steps, docs/facts-dispatch.md):
 The reference advisor has no such check (CPU_AFFINITY_CONF is not in its environment list).
 
 Saving per step = `factor` x (sum of the step costs + long gaps) / number of steps: binding
-removes the scheduling part of the jitter, not slow Python code. Confidence 0.3 (jitter has
+removes the scheduling part of the jitter, not slow Python code. Where the replay reproduces the measured steps and finds slow stretches (facts.whatif,
+transformation cpu_binding: stretches of 16 operators on the launching thread that took over
+twice the run's median time per operator, run at the median), that replayed saving replaces the
+formula (saving_method replay). Confidence 0.3 (jitter has
 other causes: GC, other processes on the node), 0.15 when CPU_AFFINITY_CONF=2 is already set.
 The same idle is also claimed by dispatch.host_bound (a different fix): do not add the two.
 Optional: run.env.CPU_AFFINITY_CONF (to word the advice).

@@ -57,6 +57,12 @@ host-caused idle cannot shrink by more than the host work removed. At level 2 al
 factor is `factor_level2` (only code changes are left). The saving never exceeds the
 host-bound idle it comes from.
 
+When the advice is `export TASK_QUEUE_ENABLE=2` and the replay reproduces the measured steps as
+two host stages (facts.whatif.two_stage, docs/whatif.md "The task queue"), the saving is the
+replay's `task_queue` transformation instead (saving_method replay): the workspace calls moved
+to the queue thread, replayed; it is zero where the queue thread is the slower stage already.
+Otherwise the formula above stays (saving_method formula, saving_note why).
+
 Confidence: 0.7 when the queue level is known (or unset = 1) and a switch is available; 0.5
 when the level had to be inferred; 0.3 at level 2. When the longest host-bound gaps end at
 tasks launched inside aclopCompileAndExecute the finding says so: fix dispatch.op_compile
@@ -202,7 +208,12 @@ function check(facts, p, emit)
     ev[#ev + 1] = { fact = "dispatch.task_queue.task_queue_enable_env", value = tq.task_queue_enable_env }
   end
 
+  -- The raise to level 2 is what the replay's two-stage host graph models (facts.whatif,
+  -- transformation task_queue): its saving replaces the factor where the replay reproduces.
+  local to_level2 = #cmds == 1 and cmds[1] == "export TASK_QUEUE_ENABLE=2"
+
   emit {
+    whatif = to_level2 and "task_queue" or false,
     observed = observed,
     why = "The device finishes each task before the host has launched the next one, so it idles between tasks.",
     action = action,
