@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/roofline/tensor_cores.h"
 
 namespace npu {
 namespace whatif {
@@ -38,7 +39,7 @@ WhatIf prepare(const DiagnosticContext& ctx) {
   w.usable = std::fabs(w.deviation) <= kReproduceTolerance;
   if (!w.usable)
     w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(w.deviation * 100) + "%";
-  w.transforms = make_transforms(m, w.graph, causes);
+  w.transforms = make_transforms(m, w.graph, causes, roofline::tensor_core_times(ctx));
   return w;
 }
 
@@ -117,6 +118,7 @@ json section(const WhatIf& w) {
   std::vector<std::string> applicable;
   for (const Transform& t : w.transforms) {
     json j = {{"applicable", t.applicable}};
+    for (const auto& [k, v] : t.detail.items()) j[k] = v;
     if (!t.applicable) {
       j["why"] = t.why;
     } else {

@@ -13,17 +13,20 @@
 //   pinned      copies from pageable memory run at pinned bandwidth (measured from the trace's
 //               pinned copies of 1 MiB or more in the same direction, else 50 GB/s on PCIe Gen5
 //               GPUs (H100, H200, B200, ...) and 25 GB/s elsewhere) and no longer block the host
-//   tf32, bf16  fp32 matrix kernels on the CUDA cores run on the tensor cores: 4.9x (TF32) or 7.5x
-//               (bf16 autocast) faster, the speed-ups of a GEMM-bound fp32 MLP on an H200
+//   tf32, bf16  fp32 matrix kernels on the CUDA cores run on the tensor cores, in TF32 or bf16
+//               (autocast), at the durations the roofline gives their operator groups
+//               (facts/roofline/tensor_cores.h); kernels without a model keep theirs
 //   gc          Python garbage collection in the step removed (gc.freeze / a manual collect)
 //   compile     online operator compilation removed (compiled once, cached)
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "facts/host_causes.h"
+#include "facts/roofline/tensor_cores.h"
 #include "facts/whatif/replay.h"
 
 namespace npu::whatif {
@@ -34,12 +37,14 @@ struct Transform {
   std::string why;      // when not applicable: why not
   std::string formula;  // what the replay changed, in words, with the numbers it used
   Edit edit;
+  nlohmann::json detail = nlohmann::json::object();  // more keys of its facts entry (docs/whatif.md)
 };
 
 // The names, in the order they are listed and combined.
 const std::vector<std::string>& transform_names();
 
-// Every transformation for this graph.
-std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes);
+// Every transformation for this graph; `tensor_core_times`: {tf32, bf16} from the roofline.
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const HostCauseSlices& causes,
+                                       const std::array<roofline::TensorCoreTimes, 2>& tensor_core_times);
 
 }  // namespace npu::whatif
