@@ -300,14 +300,16 @@ std::vector<uint32_t> fp32_gemm_tasks(const RunModel& m, const Graph& g) {
 
 // `gemms` (fp32_gemm_tasks) on the tensor cores at the durations the roofline gives them (`tc`,
 // facts/roofline/tensor_cores.h); those without a model keep theirs.
+// `bound`: what the replay saves per step with `gemms` taking no time at all (zero_time_saving).
 Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const roofline::TensorCoreTimes& tc,
-                       const char* how) {
+                       const char* how, Ns bound) {
   Transform t;
   t.name = tc.precision;
   if (gemms.empty()) {
     t.why = "no fp32 matrix kernel of 10 us or more on the CUDA cores";
     return t;
   }
+  t.detail["bound_ns"] = bound;
   if (!tc.why.empty()) {
     t.why = "no roofline to time them on the tensor cores: " + tc.why;
     return t;
@@ -325,7 +327,9 @@ Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const
     after += dur;
   }
   auto step_ns = [&](Ns v) { return static_cast<Ns>(per_step(g, static_cast<double>(v))); };
-  t.detail = {{"kernels_ns", step_ns(before)}, {"kernels_after_ns", step_ns(after)}, {"not_counted_ns", step_ns(missed)}};
+  t.detail["kernels_ns"] = step_ns(before);
+  t.detail["kernels_after_ns"] = step_ns(after);
+  t.detail["not_counted_ns"] = step_ns(missed);
   const std::string missing = tc.not_counted.empty() ? "" : " (over the run: " + tc.not_counted_text() + ")";
   if (t.edit.durations.empty()) {
     t.why = "no fp32 matrix kernel has a roofline model" + missing;
@@ -346,6 +350,16 @@ Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const
   return t;
 }
 
+// What the replay saves per step if `gemms` took no time: no precision saves more (a bound for
+// the kernels the roofline has no model of).
+Ns zero_time_saving(const Graph& g, const std::vector<uint32_t>& gemms) {
+  if (gemms.empty()) return 0;
+  Edit e;
+  for (uint32_t k : gemms) e.durations.push_back({k, 0});
+  const Replay base = simulate(g), without = simulate(g, &e);
+  return static_cast<Ns>(per_step(g, static_cast<double>(base.total_ns - without.total_ns)));
+}
+
 }  // namespace
 
 const std::vector<std::string>& transform_names() {
@@ -364,8 +378,9 @@ std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const 
   out.push_back(syncs(g));
   out.push_back(pinned(m, g));
   const std::vector<uint32_t> gemms = fp32_gemm_tasks(m, g);
-  out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores"));
-  out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores"));
+  const Ns bound = zero_time_saving(g, gemms);
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores", bound));
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores", bound));
   out.push_back(host_time_removed("gc", slices_of(m, causes.by_cause[static_cast<int>(HostCause::GC)]),
                                   "Python garbage collection", g));
   out.push_back(host_time_removed("compile", slices_of(m, causes.by_cause[static_cast<int>(HostCause::Compile)]),

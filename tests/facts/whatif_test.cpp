@@ -222,6 +222,7 @@ TEST(WhatIf, PrecisionTransformsTimeTheGemmsOnTheRoofline) {
   EXPECT_EQ(t["kernels_after_ns"], 396'889);
   EXPECT_EQ(t["not_counted_ns"], 500'000);  // the shapeless aten::mm keeps its time
   EXPECT_EQ(t["saving_ns"], 2'000'000 - 396'889);
+  EXPECT_GE(t["bound_ns"], t["saving_ns"]);  // the kernels at no time at all save at least as much
   const std::string f = t["formula"];
   EXPECT_NE(f.find("max(FLOPs / (0.70 x 494.7 TFLOP/s), bytes / (0.70 x 4.80 TB/s))"), std::string::npos) << f;
   EXPECT_NE(f.find("no shapes recorded (record_shapes off): 1 kernels, 0.500 ms"), std::string::npos) << f;

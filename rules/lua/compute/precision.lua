@@ -25,7 +25,8 @@ step is the mean over the steps' windows (gpu.steps[].fp32_simt_ns: a trace also
 outside the steps, such as the tail of the step before the first it records). Reported when
 that time is at least `min_step_share` of the median step and, when the replay
 can tell (facts.whatif), bf16 would shorten the step by at least `min_saving_share`: in a
-step bound by its host or its copies faster GEMMs save nothing.
+step bound by its host or its copies faster GEMMs save nothing. Where the kernels have no model,
+the replay of them taking no time at all (`bound_ns`) must reach that share.
 
 Fix, in order of safety: allow TF32 (one line, no code change; `torch.set_float32_matmul_precision
 ("high")` does the same), then run the forward and the loss under bf16 autocast (keep the
@@ -61,8 +62,10 @@ function check(facts, p, emit)
   local replayed = w and w.available and w.reproduces and w.transforms
   local bf16 = replayed and w.transforms.bf16 or nil
   local tf32 = replayed and w.transforms.tf32 or nil
-  if bf16 and bf16.applicable and step and step > 0 and (bf16.saving_ns or 0) < p.min_saving_share * step then
-    return
+  if bf16 and step and step > 0 then
+    if bf16.applicable and (bf16.saving_ns or 0) < p.min_saving_share * step then return end
+    -- without a model of the kernels, the replay still bounds it: even at no time they save too little
+    if bf16.bound_ns and bf16.bound_ns < p.min_saving_share * step then return end
   end
   local ev, names = {}, {}
   for i, k in ipairs(g.fp32_by_name or {}) do
