@@ -41,8 +41,8 @@ groups, their time minus their FLOPs at the roofline's target fraction (facts.ro
 time minus half their bytes at that fraction of the bandwidth.
 
 Saving per step without the roofline (formula, no replay: the kernel rows are not in the replay's graph): fp32 matrix
-time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; the
-GPU's measured TF32 / bf16 factors are 4.9x / 7.5x): bounded by the fp32 matrix time itself, so
+time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; on the
+GPU the precision saving comes from the roofline, compute.precision): bounded by the fp32 matrix time itself, so
 never more than that share of the step. Confidence 0.4.
 ]],
 }
