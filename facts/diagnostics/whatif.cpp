@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "facts/diagnostics/diagnostics.h"
+#include "facts/roofline/tensor_cores.h"
 
 namespace npu {
 namespace whatif {
@@ -58,7 +59,7 @@ WhatIf prepare(const DiagnosticContext& ctx) {
   if (!w.usable)
     w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(w.deviation * 100) + "%";
   prepare_two_stage(ctx, w);
-  w.transforms = make_transforms(m, w.graph, w.host_graph(), causes);
+  w.transforms = make_transforms(m, w.graph, w.host_graph(), causes, roofline::tensor_core_times(ctx));
   // The host-pipeline savings are used only where the two-stage replay gives the steps back too.
   const double off = w.two_stage ? w.queue_deviation : w.deviation;
   if (std::fabs(off) > kReproduceTolerance)
@@ -160,6 +161,7 @@ json section(const WhatIf& w) {
   std::vector<std::string> applicable;
   for (const Transform& t : w.transforms) {
     json j = {{"applicable", t.applicable}};
+    for (const auto& [k, v] : t.detail.items()) j[k] = v;
     if (!t.applicable) {
       j["why"] = t.why;
     } else {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -133,6 +135,17 @@ DevicePeaks device_peaks(const RunModel& m, const nlohmann::json& table) {
   }
   p.why = "device '" + name + "' (" + std::to_string(sms) + " SMs) is not in the peaks table: give its peaks with --peaks FILE";
   return p;
+}
+
+DevicePeaks run_device_peaks(const RunModel& m, const std::string& peaks_path, std::string* warning) {
+  if (peaks_path.empty()) return device_peaks(m, builtin_peaks());
+  std::ifstream in(peaks_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json own = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (in && own.is_object() && own.contains("devices")) return device_peaks(m, own);
+  if (warning) *warning = peaks_path + ": not a peaks table (a JSON object with \"devices\"); the built-in table is used";
+  return device_peaks(m, builtin_peaks());
 }
 
 }  // namespace npu::roofline

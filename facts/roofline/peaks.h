@@ -43,5 +43,8 @@ AscendCounters ascend_counters(const RunModel& m);
 // The run's device: Ascend from its counters, a GPU from the table (`table`: the built-in one or
 // --peaks FILE's).
 DevicePeaks device_peaks(const RunModel& m, const nlohmann::json& table);
+// The same with the table of `peaks_path` (--peaks FILE; empty: the built-in one). A file that is
+// not a peaks table: the built-in one, and `warning` says so.
+DevicePeaks run_device_peaks(const RunModel& m, const std::string& peaks_path, std::string* warning);
 
 }  // namespace npu::roofline

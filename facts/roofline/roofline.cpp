@@ -1,8 +1,6 @@
 // "roofline": how far each operator group is from what the device can do (docs/facts-roofline.md).
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "base/json_object.h"
 #include "facts/roofline/roofline_parts.h"
@@ -125,25 +123,15 @@ nlohmann::json steps_json(const DiagnosticContext& ctx, const DevicePeaks& dev, 
   return out;
 }
 
-const nlohmann::json& peaks_table(const FactsOptions& o, Facts& f, nlohmann::json& own) {
-  if (o.peaks_path.empty()) return builtin_peaks();
-  std::ifstream in(o.peaks_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  own = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (in && own.is_object() && own.contains("devices")) return own;
-  f.warn(o.peaks_path + ": not a peaks table (a JSON object with \"devices\"); the built-in table is used");
-  return builtin_peaks();
-}
-
 }  // namespace
 }  // namespace roofline
 
 void diagnose_roofline(const DiagnosticContext& ctx, Facts& f) {
   using namespace roofline;
   const RunModel& m = ctx.model;
-  nlohmann::json own;
-  const DevicePeaks dev = device_peaks(m, peaks_table(ctx.options, f, own));
+  std::string warning;
+  const DevicePeaks dev = run_device_peaks(m, ctx.options.peaks_path, &warning);
+  if (!warning.empty()) f.warn(warning);
   WorkCache cache;
   Coverage cov;
   const bool ascend = run_platform(m) == "ascend";

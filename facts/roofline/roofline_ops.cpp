@@ -8,8 +8,6 @@
 
 namespace npu::roofline {
 
-namespace {
-
 // The innermost cpu_op around each runtime call of the host tracks (call slice -> op slice).
 std::unordered_map<uint32_t, uint32_t> ops_of_calls(const RunModel& m) {
   std::unordered_map<uint32_t, uint32_t> out;
@@ -54,6 +52,8 @@ const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache) {
   else w = model_torch_op(m.str(op.name), dims, parse_kineto_types(m.str(in->types)));
   return cache.put(key, std::move(w));
 }
+
+namespace {
 
 struct OpAcc {
   Ns time = 0;

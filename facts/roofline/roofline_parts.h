@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "facts/diagnostics/diagnostics.h"
@@ -53,6 +54,12 @@ class WorkCache {
  private:
   std::map<Key, std::unique_ptr<OpWork>> cache_;
 };
+
+// GPU: the innermost cpu_op around each runtime call of the host tracks (call slice -> op slice);
+// an operator's model from its recorded inputs (cached); the precision a GEMM kernel ran in.
+std::unordered_map<uint32_t, uint32_t> ops_of_calls(const RunModel& m);
+const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache);
+std::string gpu_precision(GemmPrecision p, const std::string& dtype);
 
 std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, Coverage& cov);
 std::vector<OpRun> ascend_op_runs(const DiagnosticContext& ctx, WorkCache& cache, Coverage& cov);

@@ -17,10 +17,6 @@ constexpr Ns kGraphGapNs = 100;
 constexpr double kMostlyGraphed = 0.9;  // share of the steps' device time in graph replays: nothing left to graph        // kernel after kernel inside a graph without graph replays in the trace
 constexpr Ns kRunPauseNs = 1'000'000;  // a longer pause between two launches is not launch overhead
 constexpr int kWorkers = 8;            // the workers schedule.dataloader advises
-// fp32 GEMMs on the CUDA cores -> tensor cores: 6 x Linear(4096) fp32 on an H200 took 48.7 ms per
-// step, 10.0 ms with TF32 and 6.5 ms under bf16 autocast (GEMM-bound: the whole step scales).
-constexpr double kTf32Speedup = 48.7 / 10.0;
-constexpr double kBf16Speedup = 48.7 / 6.5;
 constexpr int64_t kMinBandwidthBytes = 1 << 20;  // pinned copies at least this big measure a link
 
 double ms(double ns) { return ns / 1e6; }
@@ -315,30 +311,66 @@ std::vector<uint32_t> fp32_gemm_tasks(const RunModel& m, const Graph& g) {
   return out;
 }
 
-// `gemms` (fp32_gemm_tasks) run `speedup` times faster on the tensor cores.
-Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const char* name, double speedup,
-                       const char* how) {
+// `gemms` (fp32_gemm_tasks) on the tensor cores at the durations the roofline gives them (`tc`,
+// facts/roofline/tensor_cores.h); those without a model keep theirs.
+// `bound`: what the replay saves per step with `gemms` taking no time at all (zero_time_saving).
+Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const roofline::TensorCoreTimes& tc,
+                       const char* how, Ns bound) {
   Transform t;
-  t.name = name;
-  Ns before = 0, after = 0;
+  t.name = tc.precision;
+  if (gemms.empty()) {
+    t.why = "no fp32 matrix kernel of 10 us or more on the CUDA cores";
+    return t;
+  }
+  t.detail["bound_ns"] = bound;
+  if (!tc.why.empty()) {
+    t.why = "no roofline to time them on the tensor cores: " + tc.why;
+    return t;
+  }
+  Ns before = 0, after = 0, missed = 0;
   for (uint32_t k : gemms) {
     const DeviceTask& d = g.tasks[k];
-    const Ns dur = static_cast<Ns>(static_cast<double>(d.dur) / speedup);
+    const Ns dur = tc.new_duration(d.slice);
+    if (dur < 0) {
+      if (d.step >= 0) missed += d.dur;
+      continue;
+    }
     t.edit.durations.push_back({k, dur});
     before += d.dur;
     after += dur;
   }
+  auto step_ns = [&](Ns v) { return static_cast<Ns>(per_step(g, static_cast<double>(v))); };
+  t.detail["kernels_ns"] = step_ns(before);
+  t.detail["kernels_after_ns"] = step_ns(after);
+  t.detail["not_counted_ns"] = step_ns(missed);
+  const std::string missing = tc.not_counted.empty() ? "" : " (over the run: " + tc.not_counted_text() + ")";
   if (t.edit.durations.empty()) {
-    t.why = "no fp32 matrix kernel of 10 us or more on the CUDA cores";
+    t.why = "no fp32 matrix kernel has a roofline model" + missing;
     return t;
   }
   t.applicable = true;
   t.formula = fmt::format(
-      "{} fp32 matrix kernels ({:.3f} ms per step) {}: {:.1f}x faster ({:.3f} ms per step; the "
-      "speed-up of a GEMM-bound fp32 MLP measured on an H200)",
-      t.edit.durations.size(), ms(per_step(g, static_cast<double>(before))), how, speedup,
-      ms(per_step(g, static_cast<double>(after))));
+      "{} fp32 matrix kernels ({:.3f} ms per step) {}, each operator group (op, shapes) at the roofline's "
+      "max(FLOPs / ({:.2f} x {:.1f} TFLOP/s), {} / ({:.2f} x {:.2f} TB/s)) of the {} ({} groups{}): {:.3f} ms per "
+      "step; not counted (no model), left as they are: {:.3f} ms per step{}",
+      t.edit.durations.size(), ms(per_step(g, static_cast<double>(before))), how, tc.target,
+      tc.peak_flops_per_s / 1e12, tc.precision == "bf16" ? "bytes in 2-byte operands" : "bytes", tc.target,
+      tc.bytes_per_s / 1e12, tc.device, tc.groups,
+      tc.held ? fmt::format(", {} held at the time a group of the same shapes already in {} takes", tc.held,
+                            tc.precision)
+              : "",
+      ms(per_step(g, static_cast<double>(after))), ms(per_step(g, static_cast<double>(missed))), missing);
   return t;
+}
+
+// What the replay saves per step if `gemms` took no time: no precision saves more (a bound for
+// the kernels the roofline has no model of).
+Ns zero_time_saving(const Graph& g, const std::vector<uint32_t>& gemms) {
+  if (gemms.empty()) return 0;
+  Edit e;
+  for (uint32_t k : gemms) e.durations.push_back({k, 0});
+  const Replay base = simulate(g), without = simulate(g, &e);
+  return static_cast<Ns>(per_step(g, static_cast<double>(base.total_ns - without.total_ns)));
 }
 
 }  // namespace
@@ -351,8 +383,8 @@ const std::vector<std::string>& transform_names() {
 
 bool two_stage_transform(const std::string& name) { return name == "task_queue" || name == "cpu_binding"; }
 
-std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host,
-                                       const HostCauseSlices& causes) {
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host, const HostCauseSlices& causes,
+                                       const std::array<roofline::TensorCoreTimes, 2>& tensor_core_times) {
   std::vector<Transform> out;
   const auto& loader = causes.by_cause[static_cast<int>(HostCause::Dataloader)];
   const Intervals fetches = slices_of(m, loader);
@@ -361,8 +393,9 @@ std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const 
   out.push_back(syncs(g));
   out.push_back(pinned(m, g));
   const std::vector<uint32_t> gemms = fp32_gemm_tasks(m, g);
-  out.push_back(tensor_cores(g, gemms, "tf32", kTf32Speedup, "in TF32 on the tensor cores"));
-  out.push_back(tensor_cores(g, gemms, "bf16", kBf16Speedup, "in bf16 (autocast) on the tensor cores"));
+  const Ns bound = zero_time_saving(g, gemms);
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores", bound));
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores", bound));
   out.push_back(
       host_time_removed("gc", m, causes.by_cause[static_cast<int>(HostCause::GC)], "Python garbage collection", g));
   out.push_back(host_time_removed("compile", m, causes.by_cause[static_cast<int>(HostCause::Compile)],

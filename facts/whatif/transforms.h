@@ -13,17 +13,20 @@
 //   pinned      copies from pageable memory run at pinned bandwidth (measured from the trace's
 //               pinned copies of 1 MiB or more in the same direction, else 50 GB/s on PCIe Gen5
 //               GPUs (H100, H200, B200, ...) and 25 GB/s elsewhere) and no longer block the host
-//   tf32, bf16  fp32 matrix kernels on the CUDA cores run on the tensor cores: 4.9x (TF32) or 7.5x
-//               (bf16 autocast) faster, the speed-ups of a GEMM-bound fp32 MLP on an H200
+//   tf32, bf16  fp32 matrix kernels on the CUDA cores run on the tensor cores, in TF32 or bf16
+//               (autocast), at the durations the roofline gives their operator groups
+//               (facts/roofline/tensor_cores.h); kernels without a model keep theirs
 //   gc          Python garbage collection in the step removed (gc.freeze / a manual collect)
 //   compile     online operator compilation removed (compiled once, cached)
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "facts/host_causes.h"
+#include "facts/roofline/tensor_cores.h"
 #include "facts/whatif/replay.h"
 
 namespace npu::whatif {
@@ -37,15 +40,17 @@ struct Transform {
   // Replayed on the two-stage host graph (the host-pipeline transformations, transform_parts.h),
   // not the run's graph: never combined with the others.
   bool two_stage = false;
+  nlohmann::json detail = nlohmann::json::object();  // more keys of its facts entry (docs/whatif.md)
 };
 
 // The names, in the order they are listed and combined.
 const std::vector<std::string>& transform_names();
 
 // Every transformation for this graph; the host-pipeline ones (task_queue, cpu_binding) on
-// `host`, the two-stage graph (the run's graph when the trace has no task queue).
-std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host,
-                                       const HostCauseSlices& causes);
+// `host`, the two-stage graph (the run's graph when the trace has no task queue);
+// `tensor_core_times`: {tf32, bf16} from the roofline.
+std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const Graph& host, const HostCauseSlices& causes,
+                                       const std::array<roofline::TensorCoreTimes, 2>& tensor_core_times);
 // Whether a transformation is replayed on the two-stage host graph.
 bool two_stage_transform(const std::string& name);
 

@@ -177,4 +177,79 @@ function check(facts, p, emit) emit { observed = "x", saving_ns = 1000 } end)"},
   EXPECT_EQ(x["saving_note"], "the rule's own estimate: no replay: no device tasks");
 }
 
+// fp32 GEMMs on the CUDA cores timed on the tensor cores by the roofline (docs/facts-roofline.md,
+// "The precision change"), on an H200 (132 SMs: TF32 494.7, BF16 989.4 TFLOP/s, 4.8 TB/s). An
+// aten::mm of 4096 x 4096 x 4096 fp32 (2 x 4096^3 = 137438953472 FLOPs, 3 x 4096^2 x 4 =
+// 201326592 bytes) runs 2 ms on the CUDA cores; a second aten::mm without recorded shapes runs
+// 0.5 ms after it; a sync waits for both. At 0.7 of the roofs: TF32 max(137438953472 / (0.7 x
+// 494.7e12), 201326592 / (0.7 x 4.8e12)) = 396889.76 ns, bf16 max(198444.88, 29959.31) ns. The
+// kernels run back to back and the sync ends 1 us after the last: the step shortens by what the
+// first kernel loses. `tf32_done`: a third aten::mm of the same shapes already in TF32 (600 us).
+std::string fp32_gemms(bool tf32_done) {
+  std::string t = header();
+  const std::string mm = R"(  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )";
+  const std::string dims = R"(, "args": {"Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["float", "float"]}},
+)";
+  t += mm + R"(1005, "dur": 10)" + dims;
+  t += call("cudaLaunchKernel", 1008, 5, 1);
+  t += op("kernel", "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>", 1020, 2000, 1);
+  t += mm + R"(1016, "dur": 10},
+)";
+  t += call("cudaLaunchKernel", 1018, 5, 2);
+  t += op("kernel", "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>", 3021, 500, 2);
+  npu::Ns end = 3521;
+  if (tf32_done) {
+    t += mm + R"(1027, "dur": 10)" + dims;
+    t += call("cudaLaunchKernel", 1029, 5, 3);
+    t += op("kernel", "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute", 3522,
+            600, 3);
+    end = 4122;
+  }
+  t += call("cudaDeviceSynchronize", 1040, static_cast<double>(end + 1 - 1040), 0);
+  std::string body = close(t);
+  body.replace(body.find(R"("name": "NVIDIA H200"})"), 22, R"("name": "NVIDIA H200", "numSms": 132})");
+  const std::string span = R"("ts": 1000, "dur": 100})";
+  body.replace(body.find(span), span.size(), R"("ts": 1000, "dur": )" + std::to_string(end + 9 - 1000) + "}");
+  return body;
+}
+
+TEST(WhatIf, PrecisionTransformsTimeTheGemmsOnTheRoofline) {
+  const json w = whatif_of(fp32_gemms(false));
+  ASSERT_EQ(w["reproduces"], true) << w.dump();
+  const json& t = w["transforms"]["tf32"];
+  ASSERT_EQ(t["applicable"], true) << t.dump();
+  EXPECT_EQ(t["kernels_ns"], 2'000'000);
+  EXPECT_EQ(t["kernels_after_ns"], 396'889);
+  EXPECT_EQ(t["not_counted_ns"], 500'000);  // the shapeless aten::mm keeps its time
+  EXPECT_EQ(t["saving_ns"], 2'000'000 - 396'889);
+  EXPECT_GE(t["bound_ns"], t["saving_ns"]);  // the kernels at no time at all save at least as much
+  const std::string f = t["formula"];
+  EXPECT_NE(f.find("max(FLOPs / (0.70 x 494.7 TFLOP/s), bytes / (0.70 x 4.80 TB/s))"), std::string::npos) << f;
+  EXPECT_NE(f.find("no shapes recorded (record_shapes off): 1 kernels, 0.500 ms"), std::string::npos) << f;
+  const json& b = w["transforms"]["bf16"];
+  EXPECT_EQ(b["kernels_after_ns"], 198'444);
+  EXPECT_EQ(b["saving_ns"], 2'000'000 - 198'444);
+}
+
+// A group of the same op and shapes already in TF32 (600 us an instance) holds the fp32 one's
+// TF32 time there, above the roofline's 396.9 us; bf16 has no such group.
+TEST(WhatIf, PrecisionTransformsAreNeverFasterThanTheRunsOwnKernels) {
+  const json w = whatif_of(fp32_gemms(true));
+  ASSERT_EQ(w["reproduces"], true) << w.dump();
+  EXPECT_EQ(w["transforms"]["tf32"]["kernels_after_ns"], 600'000) << w["transforms"]["tf32"].dump();
+  EXPECT_NE(w["transforms"]["tf32"]["formula"].get<std::string>().find("1 held at the time a group of the same shapes"),
+            std::string::npos);
+  EXPECT_EQ(w["transforms"]["bf16"]["kernels_after_ns"], 198'444);
+}
+
+// On a device the peaks table does not hold, nothing is guessed: no precision replay.
+TEST(WhatIf, PrecisionTransformsNeedTheDevicesPeaks) {
+  std::string body = fp32_gemms(false);
+  body.replace(body.find("NVIDIA H200"), 11, "NVIDIA RTX9");
+  const json w = whatif_of(body);
+  EXPECT_EQ(w["transforms"]["bf16"]["applicable"], false);
+  EXPECT_NE(w["transforms"]["bf16"]["why"].get<std::string>().find("not in the peaks table"), std::string::npos)
+      << w["transforms"]["bf16"].dump();
+}
+
 }  // namespace

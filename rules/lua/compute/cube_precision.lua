@@ -10,7 +10,6 @@ rule {
     min_compute_share = { default = 0.20, min = 0, max = 1, doc = "reported when fp32 matrix operators take at least this share of the computing time" },
     min_ns_per_step = { default = 500000, min = 0, doc = "... and at least this long per step, ns" },
     speedup = { default = 2.0, min = 1, doc = "the speed-up assumed for HF32/bf16 over fp32 (without the roofline)" },
-    target_fraction = { default = 0.7, min = 0.05, max = 1, doc = "the efficiency of a roof the saving assumes (with the roofline)" },
   },
   doc = [[
 Why: the Cube multiplies fp16 / bf16 inputs at its full rate. Given fp32 inputs it runs in fp32,
@@ -37,12 +36,13 @@ bound: HF32 is advised only where fp32 groups are compute-bound (past the ridge 
 fp32 Cube rate): a memory-bound fp32 GEMM (a fully-connected layer at batch 32, ~16 FLOP/byte)
 streams its weights at the HBM rate whatever the Cube's rate, so HF32 changes nothing; bf16
 (half the bytes) or a larger batch (more FLOPs per byte) does. Saving per step then: compute-bound
-groups, their time minus their FLOPs at `target_fraction` of the BF16 peak; memory-bound ones,
-their time minus half their bytes at `target_fraction` of the bandwidth.
+groups, their time minus their FLOPs at the roofline's target fraction (facts.roofline.target_fraction:
+`compute.roofline_gemm.target_fraction`, its one owner) of the BF16 peak; memory-bound ones, their
+time minus half their bytes at that fraction of the bandwidth.
 
 Saving per step without the roofline (formula, no replay: the kernel rows are not in the replay's graph): fp32 matrix
-time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; the
-GPU's measured TF32 / bf16 factors are 4.9x / 7.5x): bounded by the fp32 matrix time itself, so
+time per step x (1 - 1/speedup), speedup 2.0 assumed (no Ascend before/after pair yet; on the
+GPU the precision saving comes from the roofline, compute.precision): bounded by the fp32 matrix time itself, so
 never more than that share of the step. Confidence 0.4.
 ]],
 }
@@ -55,7 +55,8 @@ local steplib = require "lib.steps"
 -- without a roofline that judged them.
 local function roofline_split(facts, p)
   local rl = facts.roofline
-  if not rl or not rl.device or not rl.device.known or not rl.groups then return nil end
+  if not rl or not rl.device or not rl.device.known or not rl.groups or not rl.target_fraction then return nil end
+  local target = rl.target_fraction
   local peaks = rl.device.peak_flops_per_s or {}
   local bf16, bw = peaks.bf16 or 0, rl.device.hbm_bytes_per_s or 0
   local out = { compute_ns = 0, memory_ns = 0, memory_groups = 0, saving_ns = 0, evidence = {}, memory_text = "" }
@@ -70,11 +71,11 @@ local function roofline_split(facts, p)
           local conv = string.find(g.op, "Conv", 1, true) ~= nil
           out[conv and "fp32_conv_ns" or "fp32_matmul_ns"] = (out[conv and "fp32_conv_ns" or "fp32_matmul_ns"] or 0) + g.time_ns
         end
-        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.flops / (p.target_fraction * bf16) * 1e9)
+        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.flops / (target * bf16) * 1e9)
       else
         out.memory_ns = out.memory_ns + g.time_ns
         out.memory_groups = out.memory_groups + 1
-        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.bytes / 2 / (p.target_fraction * bw) * 1e9)
+        out.saving_ns = out.saving_ns + math.max(0, g.time_ns - g.bytes / 2 / (target * bw) * 1e9)
         if #texts < 3 then
           texts[#texts + 1] = string.format("%s %s: %.0f FLOP/byte, %.0f GB/s", g.op, g.shapes, g.intensity or 0,
             g.achieved_bytes_per_s / 1e9)
@@ -145,7 +146,7 @@ function check(facts, p, emit)
     saving_ns = rl and math.min(per_step, rl.saving_ns / n) or per_step * (1 - 1 / p.speedup),
     saving_formula = rl and string.format("roofline: compute-bound fp32 groups' time minus their FLOPs at %.2f of the "
       .. "BF16 peak, memory-bound ones' time minus half their bytes at %.2f of the bandwidth, per step (%d steps)",
-      p.target_fraction, p.target_fraction, n)
+      facts.roofline.target_fraction, facts.roofline.target_fraction, n)
       or string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f), speedup assumed", per_step / 1e6, p.speedup),
     confidence = 0.4,
     evidence = ev,

@@ -4,13 +4,12 @@ rule {
   title = "Matrix multiplications run in fp32 on the CUDA cores, not on the tensor cores",
   category = "compute",
   severity = "high",
-  whatif = "bf16",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
+  whatif = "bf16",  -- its saving is replayed (docs/whatif.md); the kernels' change below is the fallback
   needs = { "gpu.gemm", "gpu.steps" },
   platforms = { "gpu" },
   params = {
     min_step_share = { default = 0.10, min = 0, max = 1, doc = "reported when fp32 matrix kernels take at least this share of the median step" },
     min_saving_share = { default = 0.05, min = 0, max = 1, doc = "... and the replay (when it can tell) gives bf16 at least this share of the step" },
-    speedup = { default = 7.5, min = 1, doc = "the speed-up assumed for TF32/bf16 tensor cores over fp32 CUDA cores" },
   },
   doc = [[
 Why: with TF32 off (PyTorch's default for matmuls since 1.12) an fp32 model multiplies its
@@ -26,15 +25,24 @@ step is the mean over the steps' windows (gpu.steps[].fp32_simt_ns: a trace also
 outside the steps, such as the tail of the step before the first it records). Reported when
 that time is at least `min_step_share` of the median step and, when the replay
 can tell (facts.whatif), bf16 would shorten the step by at least `min_saving_share`: in a
-step bound by its host or its copies faster GEMMs save nothing.
+step bound by its host or its copies faster GEMMs save nothing. Where the kernels have no model,
+the replay of them taking no time at all (`bound_ns`) must reach that share.
 
 Fix, in order of safety: allow TF32 (one line, no code change; `torch.set_float32_matmul_precision
 ("high")` does the same), then run the forward and the loss under bf16 autocast (keep the
 optimizer and its states in fp32; check the loss curve); an inference job (facts.job) autocasts
 its forward, no loss. Ascend's Cube is compute.cube_precision.
-Saving per step: replayed (docs/whatif.md, transformation `bf16`: those kernels 7.5x faster;
-the text gives TF32's replay too). Without a usable replay: fp32 matrix time per step x
-(1 - 1 / `speedup`). Confidence 0.6.
+
+Saving per step: replayed (docs/whatif.md, transformation `bf16`; the text gives TF32's replay
+too). The kernels' new durations come from the roofline (docs/facts-roofline.md, "The precision
+change"): each fp32 operator group (op, shapes) takes max(FLOPs / (target x the BF16 or TF32
+peak), bytes / (target x HBM bandwidth)), bf16 with 2-byte operands, at the roofline's target
+fraction (`compute.roofline_gemm.target_fraction`, the one owner of it), never less than a group
+of the same shapes already in that precision takes. Kernels without a model (no shapes
+recorded, launched outside an operator, an op without a FLOP model) keep their time: they are
+not counted, and the text says how much they are. Without a usable replay: the modelled kernels'
+time less their new time (facts.whatif.transforms.bf16), not replayed; without a model of any
+of them, no saving is given. Confidence 0.6.
 ]],
 }
 
@@ -54,8 +62,10 @@ function check(facts, p, emit)
   local replayed = w and w.available and w.reproduces and w.transforms
   local bf16 = replayed and w.transforms.bf16 or nil
   local tf32 = replayed and w.transforms.tf32 or nil
-  if bf16 and bf16.applicable and step and step > 0 and (bf16.saving_ns or 0) < p.min_saving_share * step then
-    return
+  if bf16 and step and step > 0 then
+    if bf16.applicable and (bf16.saving_ns or 0) < p.min_saving_share * step then return end
+    -- without a model of the kernels, the replay still bounds it: even at no time they save too little
+    if bf16.bound_ns and bf16.bound_ns < p.min_saving_share * step then return end
   end
   local ev, names = {}, {}
   for i, k in ipairs(g.fp32_by_name or {}) do
@@ -70,8 +80,20 @@ function check(facts, p, emit)
     select(2, steplib.per_step(facts.gpu.steps, "tensor_core_ns", g.tensor_core_ns or 0)) / 1e6)
   if #names > 0 then observed = observed .. "; " .. table.concat(names, ", ") end
   if tf32 and tf32.applicable and bf16 and bf16.applicable then
-    observed = observed .. string.format("; replayed, TF32 saves %.3f ms per step and bf16 autocast %.3f ms",
-      (tf32.saving_ns or 0) / 1e6, (bf16.saving_ns or 0) / 1e6)
+    observed = observed .. string.format("; replayed at the roofline's times, TF32 saves %.3f ms per step and bf16 "
+      .. "autocast %.3f ms", (tf32.saving_ns or 0) / 1e6, (bf16.saving_ns or 0) / 1e6)
+  end
+  -- The rule's own estimate (used without a usable replay): the modelled kernels' change in bf16.
+  local t = w and w.transforms and w.transforms.bf16 or nil
+  local saving, formula = 0, "not estimated: " .. ((t and t.why) or "no replay (facts.whatif) to time the kernels on the tensor cores")
+  if t and t.kernels_ns and t.kernels_after_ns then
+    saving = math.max(0, t.kernels_ns - t.kernels_after_ns)
+    formula = string.format("the modelled fp32 matrix kernels' time per step (%.3f ms) less the roofline's bf16 time of "
+      .. "them (%.3f ms), not replayed", t.kernels_ns / 1e6, t.kernels_after_ns / 1e6)
+  end
+  if t and (t.not_counted_ns or 0) > 0 then
+    observed = observed .. string.format("; %.3f ms per step of them have no roofline model (no shapes or no FLOP "
+      .. "model) and are not counted in the saving", t.not_counted_ns / 1e6)
   end
   emit {
     observed = observed .. ".",
@@ -84,8 +106,8 @@ function check(facts, p, emit)
       run.inference(facts) and "with torch.autocast(\"cuda\", dtype=torch.bfloat16): out = model(x)"
         or "with torch.autocast(\"cuda\", dtype=torch.bfloat16): loss = loss_fn(model(x), y)",
     },
-    saving_ns = per_step * (1 - 1 / p.speedup),
-    saving_formula = string.format("fp32 matrix time per step (%.3f ms) x (1 - 1/%.1f)", per_step / 1e6, p.speedup),
+    saving_ns = saving,
+    saving_formula = formula,
     confidence = 0.6,
     evidence = ev,
   }
