@@ -1,7 +1,12 @@
 #include "loaders/chrome_trace/capture_traces.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <string>
 
+#include "base/input_confinement.h"
 #include "base/json_file.h"
 #include "base/load_error.h"
 #include "loaders/common/trace_file.h"
@@ -10,6 +15,16 @@ namespace npu {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Whether `p` opens as an input: beneath the allowed folders when inputs are confined
+// (base/input_confinement.h), so nothing outside is looked at, not even whether it exists; errno
+// says why not (EXDEV: outside).
+bool opens(const fs::path& p) {
+  const int fd = open_confined(p.string(), O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
 
 // One entry of the index, checked: its file, batch size and mode, or a reason it is not one.
 struct Entry {
@@ -34,7 +49,8 @@ Entry read_entry(const nlohmann::json& e, const fs::path& dir, size_t i) {
   if (e.contains("batch_size") && e["batch_size"].is_number_integer()) out.batch = e["batch_size"].get<int64_t>();
   if (e.contains("mode") && e["mode"].is_string()) out.mode = e["mode"].get<std::string>();
   if (out.batch < 1) out.bad = at + " (" + name + ") has no positive integer batch_size";
-  else if (!fs::is_regular_file(out.file)) out.bad = at + ": " + name + " is not there";
+  else if (!opens(out.file))
+    out.bad = at + ": " + name + (errno == EXDEV ? std::string(" ") + kOutsideAllowed : " is not there");
   return out;
 }
 
@@ -44,7 +60,7 @@ void load_capture_traces(const fs::path& trace, RunModel& model, const LoadOptio
   const fs::path dir = trace.parent_path() / "capture_traces";
   const fs::path index = dir / "execution_details.json";
   std::error_code ec;
-  if (!fs::is_regular_file(index, ec)) return;
+  if (!opens(index)) return;  // no captures beside the trace (or none this server may read)
   nlohmann::json list;
   try {
     list = read_json_file(index.string());

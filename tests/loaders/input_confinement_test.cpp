@@ -18,6 +18,7 @@
 
 #include "base/input_registry.h"
 #include "base/load_error.h"
+#include "loaders/chrome_trace/capture_traces.h"
 #include "loaders/db/sqlite_db.h"
 #include "loaders/db/sqlite_wal.h"
 #include "test_support.h"
@@ -160,4 +161,43 @@ TEST(InputConfinement, OnlyTheLogsCommittedFramesAreRead) {
   EXPECT_EQ(npu::wal_committed_bytes(fd, uint64_t{2} << 30, db + "-wal"), 0u);
   ::close(fd);
   EXPECT_EQ(rows(db), 1);
+}
+
+// Graph-capture traces beside a Kineto trace (loaders/chrome_trace/capture_traces.cpp): an entry
+// whose file is a link out is refused in the same words whether its target exists or not, and
+// an index linked out is not read at all (nothing said of it).
+TEST(InputConfinement, CaptureTracesLinkedOutAreRefusedAlike) {
+  TempDir d;
+  const fs::path run = d.path() / "a/run", caps = run / "capture_traces";
+  fs::create_directories(caps);
+  fs::create_directories(d.path() / "secret/caps");
+  std::ofstream(run / "trace.json") << R"({"traceEvents": []})";
+  std::ofstream(d.path() / "secret/real.json") << R"({"traceEvents": []})";
+  std::ofstream(caps / "execution_details.json")
+      << R"([{"file": "c1.json", "batch_size": 8}, {"file": "c2.json", "batch_size": 16}])";
+  fs::create_symlink(d.path() / "secret/real.json", caps / "c1.json");
+  fs::create_symlink(d.path() / "secret/none.json", caps / "c2.json");
+  // A second run whose whole capture folder is a link out, to a folder that has an index.
+  const fs::path run2 = d.path() / "a/run2";
+  fs::create_directories(run2);
+  std::ofstream(run2 / "trace.json") << R"({"traceEvents": []})";
+  std::ofstream(d.path() / "secret/caps/execution_details.json") << R"([{"file": "x.json", "batch_size": 8}])";
+  fs::create_symlink(d.path() / "secret/caps", run2 / "capture_traces");
+  confined({(d.path() / "a").string()}, [&] {
+    std::string f;
+    npu::RunModel m;
+    npu::load_capture_traces(run / "trace.json", m, npu::LoadOptions{});
+    const std::string index = (caps / "execution_details.json").string();
+    f += expect("warnings", std::to_string(m.stats.warnings.size()), "2");
+    if (m.stats.warnings.size() == 2) {
+      f += expect("c1", m.stats.warnings[0],
+                  index + ": entry 1: c1.json " + npu::kOutsideAllowed + ": that capture is not read");
+      f += expect("c2", m.stats.warnings[1],
+                  index + ": entry 2: c2.json " + npu::kOutsideAllowed + ": that capture is not read");
+    }
+    npu::RunModel m2;
+    npu::load_capture_traces(run2 / "trace.json", m2, npu::LoadOptions{});
+    f += expect("index linked out", std::to_string(m2.stats.warnings.size()), "0");
+    return f;
+  });
 }
