@@ -90,7 +90,8 @@ function engines.capture_sizes(facts, largest, needed)
       action = "Capture ACL graphs up to the largest batch the server runs: vLLM-Ascend runs a batch above its "
         .. "largest capture size eager, and a max_num_seqs off the capture sizes does so silently.",
       commands = {
-        "--compilation-config '{\"cudagraph_capture_sizes\": [..., " .. n .. "]}'   # add to the vllm serve command",
+        "--compilation-config '{\"max_cudagraph_capture_size\": " .. n .. "}'   # add to the vllm serve command "
+          .. "(older vLLM-Ascend: list the sizes in cudagraph_capture_sizes)",
         "--max-num-seqs " .. l .. "   # or: a captured size",
       },
     }
