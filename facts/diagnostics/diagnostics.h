@@ -14,6 +14,7 @@
 #include "facts/frame/run_frame.h"
 #include "facts/host_causes.h"
 #include "facts/python_stacks.h"
+#include "facts/roofline/peaks.h"
 #include "model/model.h"
 
 namespace npu {
@@ -34,10 +35,24 @@ struct DiagnosticContext {
     std::call_once(host_causes_once_, [this] { host_causes_ = collect_host_cause_slices(model); });
     return host_causes_;
   }
+  // The device's peaks (facts/roofline/peaks.h: the built-in table, or --peaks FILE read once),
+  // for the roofline and the what-if's precision times; `peaks_warning()`: why FILE was not used.
+  const roofline::DevicePeaks& device_peaks() const {
+    std::call_once(peaks_once_,
+                   [this] { peaks_ = roofline::run_device_peaks(model, options.peaks_path, &peaks_warning_); });
+    return peaks_;
+  }
+  const std::string& peaks_warning() const {
+    device_peaks();
+    return peaks_warning_;
+  }
 
  private:
   mutable std::once_flag host_causes_once_;
   mutable HostCauseSlices host_causes_;
+  mutable std::once_flag peaks_once_;
+  mutable roofline::DevicePeaks peaks_;
+  mutable std::string peaks_warning_;
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"

@@ -129,9 +129,8 @@ nlohmann::json steps_json(const DiagnosticContext& ctx, const DevicePeaks& dev, 
 void diagnose_roofline(const DiagnosticContext& ctx, Facts& f) {
   using namespace roofline;
   const RunModel& m = ctx.model;
-  std::string warning;
-  const DevicePeaks dev = run_device_peaks(m, ctx.options.peaks_path, &warning);
-  if (!warning.empty()) f.warn(warning);
+  const DevicePeaks& dev = ctx.device_peaks();
+  if (!ctx.peaks_warning().empty()) f.warn(ctx.peaks_warning());
   WorkCache cache;
   Coverage cov;
   const bool ascend = run_platform(m) == "ascend";

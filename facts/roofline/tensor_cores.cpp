@@ -145,8 +145,7 @@ TensorCoreTimes times_in(const Walk& w, const DevicePeaks& dev, const std::strin
 }  // namespace
 
 std::array<TensorCoreTimes, 2> tensor_core_times(const DiagnosticContext& ctx) {
-  std::string warning;  // the roofline section says it
-  const DevicePeaks dev = run_device_peaks(ctx.model, ctx.options.peaks_path, &warning);
+  const DevicePeaks& dev = ctx.device_peaks();  // its warning is the roofline section's
   const Walk w = walk(ctx);
   const double target = ctx.options.roofline_target_fraction;
   return {times_in(w, dev, "tf32", target), times_in(w, dev, "bf16", target)};

@@ -75,24 +75,19 @@ end
 function engines.capture_sizes(facts, largest, needed)
   local e = run.engine(facts)
   local l, n = tostring(largest), tostring(needed)
-  if e == "vllm" then
-    return {
-      action = "Capture CUDA graphs up to the largest batch the server runs (vLLM runs a batch above its largest "
+  if e == "vllm" or e == "vllm_ascend" then
+    local actions = {
+      vllm = "Capture CUDA graphs up to the largest batch the server runs (vLLM runs a batch above its largest "
         .. "capture size eager), or keep the batch at a captured size.",
-      commands = {
-        "--compilation-config '{\"max_cudagraph_capture_size\": " .. n .. "}'   # add to the vllm serve command "
-          .. "(older vLLM: list the sizes in cudagraph_capture_sizes)",
-        "--max-num-seqs " .. l .. "   # or: no batch above the largest captured size",
-      },
-    }
-  elseif e == "vllm_ascend" then
-    return {
-      action = "Capture ACL graphs up to the largest batch the server runs: vLLM-Ascend runs a batch above its "
+      vllm_ascend = "Capture ACL graphs up to the largest batch the server runs: vLLM-Ascend runs a batch above its "
         .. "largest capture size eager, and a max_num_seqs off the capture sizes does so silently.",
+    }
+    return {
+      action = actions[e],
       commands = {
         "--compilation-config '{\"max_cudagraph_capture_size\": " .. n .. "}'   # add to the vllm serve command "
-          .. "(older vLLM-Ascend: list the sizes in cudagraph_capture_sizes)",
-        "--max-num-seqs " .. l .. "   # or: a captured size",
+          .. "(older " .. (e == "vllm" and "vLLM" or "vLLM-Ascend") .. ": list the sizes in cudagraph_capture_sizes)",
+        "--max-num-seqs " .. l .. "   # or: no batch above the largest captured size",
       },
     }
   elseif e == "sglang" then
