@@ -41,6 +41,23 @@ void describe_baseline(json& doc, const compare::CompareSide& base) {
   b["findings"] = preds;
 }
 
+std::optional<compare::Prediction> changed_run_prediction(const compare::CompareSide& base, const VerifyOptions& v,
+                                                          const std::string& label, json& notes) {
+  std::string why;
+  std::optional<compare::Prediction> p = compare::prediction_of(base.findings, v.fix_rule, &why);
+  if (!p && v.whatif.empty()) {
+    notes.push_back(label + "no prediction: " + why);
+    return p;
+  }
+  if (!v.whatif.empty()) {
+    p = compare::prediction_of_whatif(base.facts.doc, p, v.whatif, &why);
+    if (!p) notes.push_back(label + "no prediction: " + why);
+  } else if (const std::string note = compare::alternatives_note(base.findings, *p); !note.empty()) {
+    notes.push_back(label + note);
+  }
+  return p;
+}
+
 compare::CompareOptions compare_options(const VerifyOptions& v) {
   compare::CompareOptions opt;
   opt.skip_warmup = !v.keep_warmup;
@@ -95,9 +112,7 @@ int verify_runs(const VerifyOptions& v, const CommonOptions& common, const RuleO
   compare::CompareSide next = load_compare_side(v.next, common, rules);
   json doc = verify::new_document("runs");
   verify::describe_baseline(doc, base);
-  std::string why;
-  std::optional<compare::Prediction> pred = compare::prediction_of(base.findings, v.fix_rule, &why);
-  if (!pred) doc["notes"].push_back("no prediction: " + why);
+  const std::optional<compare::Prediction> pred = verify::changed_run_prediction(base, v, "", doc["notes"]);
   json fix = verify::judge(base, next, v, pred);
   fix["name"] = v.next;
   fix["kind"] = "run";

@@ -86,6 +86,7 @@ struct VerifyOptions {
   std::string fixes;                   // --fixes auto
   std::vector<std::string> after;      // --after 'CMD2' (repeatable)
   std::string fix_rule;                // --fix RULE_ID: the finding the --after / NEW run fixes
+  std::string whatif;                  // --whatif NAME: the replay's transformation the --after / NEW run applies
   std::vector<std::string> require;    // --require VERDICT (repeatable)
   std::string format;                  // text | json | html
   bool allow_different_work = false;

@@ -321,6 +321,9 @@ void Cli::add_verify() {
       ->check(CLI::IsMember({"auto"}));
   verify->add_option("--after", v.after, "A fix: the changed command line to run instead (repeatable)");
   verify->add_option("--fix", v.fix_rule, "The finding (rule id) the --after command or NEW fixes (default: the top one)");
+  verify->add_option("--whatif", v.whatif,
+                     "The replay's transformation the --after command or NEW applies (e.g. tf32, where the finding's "
+                     "saving is its bf16 alternative's): judged against that replay's saving");
   verify->add_option("--require", v.require, "Exit 1 unless every fix's verdict is one of these (repeatable)")
       ->check(CLI::IsMember({"confirmed", "confirmed, prediction off", "no effect", "slower", "inconclusive"}));
   verify->add_option("--format", v.format, "Output on stdout")->check(CLI::IsMember({"text", "json", "html"}));

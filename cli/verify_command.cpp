@@ -140,11 +140,9 @@ std::vector<Fix> fixes_of(const VerifyOptions& v, const compare::CompareSide& ba
     if (autos.size() > 1) out.push_back(together);
   }
   for (size_t i = 0; i < v.after.size(); ++i) {
-    std::string why;
-    Fix f{"--after " + v.after[i], v.after.size() == 1 ? "after" : fmt::format("after-{}", i + 1), {},
-          collector::split_shell_words(v.after[i]), compare::prediction_of(base.findings, v.fix_rule, &why)};
-    if (!f.pred) notes.push_back("--after " + v.after[i] + ": no prediction: " + why);
-    out.push_back(std::move(f));
+    out.push_back({"--after " + v.after[i], v.after.size() == 1 ? "after" : fmt::format("after-{}", i + 1), {},
+                   collector::split_shell_words(v.after[i]),
+                   verify::changed_run_prediction(base, v, "--after " + v.after[i] + ": ", notes)});
   }
   return out;
 }

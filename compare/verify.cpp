@@ -53,6 +53,46 @@ std::optional<Prediction> prediction_of(const json& findings, const std::string&
   return std::nullopt;
 }
 
+std::optional<Prediction> prediction_of_whatif(const json& facts, const std::optional<Prediction>& p,
+                                               const std::string& whatif, std::string* why) {
+  const json* w = facts.contains("whatif") ? &facts["whatif"] : nullptr;
+  if (!w || !w->value("available", false)) {
+    *why = "--whatif " + whatif + ": the baseline has no replay (facts.whatif)";
+    return std::nullopt;
+  }
+  const json ts = w->value("transforms", json::object());
+  if (!ts.contains(whatif)) {
+    *why = "--whatif " + whatif + ": the replay has no such transformation";
+    return std::nullopt;
+  }
+  const json& t = ts[whatif];
+  if (!t.value("applicable", false)) {
+    *why = "--whatif " + whatif + ": not applicable to the baseline: " + t.value("why", std::string());
+    return std::nullopt;
+  }
+  Prediction out = p.value_or(Prediction{});
+  out.saving_ns = t.value("saving_ns", 0.0);
+  out.method = "replay";
+  out.formula = "replay (" + whatif + "): " + t.value("formula", std::string());
+  out.chosen = (out.chosen.empty() ? "" : out.chosen + "; ") + "--whatif " + whatif;
+  return out;
+}
+
+std::string alternatives_note(const json& findings, const Prediction& p) {
+  if (!findings.is_array()) return "";
+  for (const json& f : findings) {
+    if (f.value("rule", "") != p.rule) continue;
+    const size_t n = f.value("commands", json::array()).size();
+    const std::string w = f.value("whatif", std::string());
+    if (n < 2 || w.empty() || p.chosen.find("--whatif") != std::string::npos) return "";
+    return fmt::format("{} offers {} commands; its saving is the replay of '{}': if the fix applied another of them, "
+                       "give --whatif NAME (the replay's transformation, facts.whatif.transforms) to judge it against "
+                       "that one's saving",
+                       p.rule, n, w);
+  }
+  return "";
+}
+
 std::optional<std::string> env_assignment(const std::string& command) {
   static const std::regex re(R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*(?:#.*)?$)");
   std::smatch m;

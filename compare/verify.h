@@ -41,6 +41,16 @@ struct VerifyBand {
 // nullopt (and *why) when there is none.
 std::optional<Prediction> prediction_of(const nlohmann::json& findings, const std::string& rule, std::string* why);
 
+// The fix applied is the replay's transformation `whatif` (facts.whatif.transforms, e.g. tf32 when
+// the finding's saving is its bf16 alternative's): the prediction is that replay's saving, for
+// the finding `p` (nullopt: a finding of no rule). Nullopt (and *why) when the baseline's replay
+// has no such transformation or cannot apply it.
+std::optional<Prediction> prediction_of_whatif(const nlohmann::json& facts, const std::optional<Prediction>& p,
+                                               const std::string& whatif, std::string* why);
+// A note when the finding offers more than one command but its saving is one alternative's (the
+// replay of its whatif): which one, and how to judge another (--whatif NAME). Empty otherwise.
+std::string alternatives_note(const nlohmann::json& findings, const Prediction& p);
+
 // NAME=VALUE when a finding's command is an environment variable assignment ("export K=V",
 // "K=V", a trailing # comment allowed), else nullopt.
 std::optional<std::string> env_assignment(const std::string& command);

@@ -144,6 +144,32 @@ TEST(Verify, EnvironmentAssignmentsInFindingCommands) {
   EXPECT_FALSE(cmp::prediction_of(findings, "memory.x", &why).has_value());
 }
 
+TEST(Verify, WhatifAlternativeReplacesTheFindingsSaving) {
+  // compute.precision: two commands (TF32, bf16), its saving the bf16 replay's
+  json findings = json::array({{{"rule", "compute.precision"}, {"saving_ns", 53.9e6}, {"saving_method", "replay"},
+                                {"whatif", "bf16"}, {"commands", {"allow_tf32 = True", "autocast(bf16)"}}}});
+  json facts = {{"whatif",
+                 {{"available", true},
+                  {"transforms",
+                   {{"tf32", {{"applicable", true}, {"saving_ns", 49.5e6}, {"formula", "roofline TF32"}}},
+                    {"bf16", {{"applicable", true}, {"saving_ns", 53.9e6}}},
+                    {"task_queue", {{"applicable", false}, {"why", "no task queue"}}}}}}}};
+  std::string why;
+  const auto top = cmp::prediction_of(findings, "", &why);
+  ASSERT_TRUE(top.has_value());
+  EXPECT_NE(cmp::alternatives_note(findings, *top).find("--whatif"), std::string::npos);
+  const auto tf32 = cmp::prediction_of_whatif(facts, top, "tf32", &why);
+  ASSERT_TRUE(tf32.has_value());
+  EXPECT_EQ(tf32->saving_ns, 49.5e6);
+  EXPECT_EQ(tf32->rule, "compute.precision");
+  EXPECT_EQ(tf32->method, "replay");
+  EXPECT_EQ(cmp::alternatives_note(findings, *tf32), "");  // chosen: nothing left to say
+  EXPECT_FALSE(cmp::prediction_of_whatif(facts, top, "task_queue", &why).has_value());
+  EXPECT_NE(why.find("no task queue"), std::string::npos);
+  EXPECT_FALSE(cmp::prediction_of_whatif(facts, top, "fp8", &why).has_value());
+  EXPECT_FALSE(cmp::prediction_of_whatif(json::object(), top, "tf32", &why).has_value());
+}
+
 TEST(Verify, AfterCommandsSplitLikeAShell) {
   using V = std::vector<std::string>;
   EXPECT_EQ(npu::collector::split_shell_words("python3 job.py --workers 2"), (V{"python3", "job.py", "--workers", "2"}));
