@@ -20,14 +20,17 @@ void prepare_two_stage(const DiagnosticContext& ctx, WhatIf& w) {
   bool queue = false;
   for (const Flow& fl : ctx.model.flows) queue = queue || fl.kind == FlowKind::AsyncTaskQueue;
   if (!queue) return;
-  w.queue_graph = build_graph(ctx.frame, ctx.host_causes().by_cause[static_cast<int>(HostCause::Sync)], true);
+  const size_t n = w.measured.size();
+  const StepBlock block = n > kTwoStageSteps ? StepBlock{(n - kTwoStageSteps) / 2, kTwoStageSteps} : StepBlock{};
+  w.queue_graph = build_graph(ctx.frame, ctx.host_causes().by_cause[static_cast<int>(HostCause::Sync)], true, block);
   if (!w.queue_graph.why_not.empty() || w.queue_graph.links.empty()) return;
   w.two_stage = true;
   w.queue_base = simulate(w.queue_graph);
-  w.queue_deviation =
-      w.measured_total > 0
-          ? static_cast<double>(w.queue_base.total_ns - w.measured_total) / static_cast<double>(w.measured_total)
-          : 1.0;
+  const size_t first = w.queue_graph.first_step;
+  for (size_t i = first; i < first + w.queue_graph.steps.size(); ++i) w.queue_measured_total += w.measured[i];
+  w.queue_deviation = w.queue_measured_total > 0 ? static_cast<double>(w.queue_base.total_ns - w.queue_measured_total) /
+                                                       static_cast<double>(w.queue_measured_total)
+                                                 : 1.0;
 }
 
 }  // namespace
@@ -96,6 +99,9 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   const Replay r = simulate(g, &e, true);
   const Replay b = simulate(g, nullptr, true);
   const double n = static_cast<double>(std::max<size_t>(1, r.step_ns.size()));
+  const size_t first = g.first_step;
+  Ns measured_total = 0;
+  for (size_t i = 0; i < r.step_ns.size(); ++i) measured_total += w.measured[first + i];
   auto split = [&](const Replay& x) {
     Ns c = 0, m = 0, p = 0;
     for (size_t i = 0; i < x.step_ns.size(); ++i)
@@ -107,14 +113,14 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   };
   json per = json::array();
   for (size_t i = 0; i < r.step_ns.size(); ++i)
-    per.push_back({{"id", w.steps[i].id == kNoId ? json(nullptr) : json(w.steps[i].id)},
-                   {"measured_ns", w.measured[i]},
+    per.push_back({{"id", w.steps[first + i].id == kNoId ? json(nullptr) : json(w.steps[first + i].id)},
+                   {"measured_ns", w.measured[first + i]},
                    {"replayed_ns", b.step_ns[i]},
                    {"after_ns", r.step_ns[i]}});
   json out = {{"transforms", names},
               {"not_applied", unknown},
               {"steps", r.step_ns.size()},
-              {"measured_step_ns", static_cast<Ns>(static_cast<double>(w.measured_total) / n)},
+              {"measured_step_ns", static_cast<Ns>(static_cast<double>(measured_total) / n)},
               {"replayed_step_ns", static_cast<Ns>(static_cast<double>(b.total_ns) / n)},
               {"step_ns", static_cast<Ns>(static_cast<double>(r.total_ns) / n)},
               {"saving_ns", static_cast<Ns>(static_cast<double>(b.total_ns - r.total_ns) / n)},
@@ -129,11 +135,20 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
   return out;
 }
 
+namespace {
+json step_id(const WhatIf& w, size_t i) {
+  return i < w.steps.size() && w.steps[i].id != kNoId ? json(w.steps[i].id) : json(nullptr);
+}
+}  // namespace
+
 json section(const WhatIf& w) {
   const Graph& g = w.graph;
   if (w.base.step_ns.empty()) return {{"available", false}, {"why", w.why_not}};
   const double n = static_cast<double>(w.base.step_ns.size());
   auto per_step = [&](Ns total) { return static_cast<Ns>(static_cast<double>(total) / n); };
+  // the two-stage graph may hold a block of the steps (kTwoStageSteps)
+  const double nq = static_cast<double>(std::max<size_t>(1, w.queue_base.step_ns.size()));
+  auto per_queue_step = [&](Ns total) { return static_cast<Ns>(static_cast<double>(total) / nq); };
   json out = {
       {"available", true},
       {"steps", w.base.step_ns.size()},
@@ -150,8 +165,11 @@ json section(const WhatIf& w) {
     const Graph& q = w.queue_graph;
     out["two_stage"] = {{"queue_links", q.links.size()},
                         {"host_items", q.items.size()},
-                        {"replayed_step_ns", per_step(w.queue_base.total_ns)},
-                        {"deviation", w.measured_total > 0 ? w.queue_deviation : 0.0},
+                        {"steps", q.steps.size()},
+                        {"step_ids", {step_id(w, q.first_step), step_id(w, q.first_step + q.steps.size() - 1)}},
+                        {"measured_step_ns", per_queue_step(w.queue_measured_total)},
+                        {"replayed_step_ns", per_queue_step(w.queue_base.total_ns)},
+                        {"deviation", w.queue_measured_total > 0 ? w.queue_deviation : 0.0},
                         {"reproduces", std::fabs(w.queue_deviation) <= kReproduceTolerance},
                         {"queue_lag_ns", q.queue_lag},
                         {"queue_gap_ns", q.queue_gap}};
@@ -168,8 +186,9 @@ json section(const WhatIf& w) {
       const Replay& base = t.two_stage ? w.host_base() : w.base;
       const Replay r = simulate(t.two_stage ? w.host_graph() : g, &t.edit);
       j["formula"] = t.formula;
-      j["step_ns"] = per_step(r.total_ns);
-      j["saving_ns"] = per_step(base.total_ns - r.total_ns);
+      const bool q = t.two_stage && w.two_stage;
+      j["step_ns"] = q ? per_queue_step(r.total_ns) : per_step(r.total_ns);
+      j["saving_ns"] = q ? per_queue_step(base.total_ns - r.total_ns) : per_step(base.total_ns - r.total_ns);
       // A fix the replay says would save under 1 % of the step is left out of the combined one,
       // and so is TF32, the lesser of two alternatives for the same kernels (bf16 is the other),
       // and the host-pipeline ones (another graph).

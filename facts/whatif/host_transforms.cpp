@@ -64,6 +64,7 @@ Transform task_queue(const RunModel& m, const Graph& g) {
   size_t calls = 0;
   for (uint32_t w : lane0_slices_ending(m, g, "GetWorkspaceSize")) {
     const Slice& s = m.slices[w];
+    if (s.ts < g.span_start || s.ts >= g.span_end) continue;  // outside the graph's steps (a block of them)
     auto th = enqueues.find(m.tracks[s.track].tid);
     if (th == enqueues.end()) continue;
     // The operator's Enqueue: the thread's first one after its workspace call.

@@ -53,8 +53,36 @@ void Edit::add(const Edit& o) {
 
 namespace {
 
+// The steps a graph holds (StepBlock) and the time they span: work outside [t0, t1) is left out.
+struct Scope {
+  size_t first = 0, count = 0;
+  Ns t0 = std::numeric_limits<Ns>::min(), t1 = std::numeric_limits<Ns>::max();
+  bool holds(Ns t) const { return t >= t0 && t < t1; }
+  // The graph's index of the frame's step `s` (-1: none, or outside the block).
+  int32_t step(int32_t s) const {
+    return s < 0 || static_cast<size_t>(s) < first || static_cast<size_t>(s) >= first + count
+               ? -1
+               : static_cast<int32_t>(static_cast<size_t>(s) - first);
+  }
+};
+
+Scope scope_of(const RunFrame& f, bool chained, StepBlock b) {
+  Scope sc;
+  const size_t n = f.steps().size();
+  sc.count = n;
+  if (chained || b.first >= n || b.count >= n - b.first) return sc;  // chained steps: never a block
+  sc.first = b.first;
+  sc.count = b.count;
+  const size_t last = b.first + b.count - 1;
+  const std::vector<Step>& st = f.steps();
+  const std::vector<StepWindow>& w = f.windows();
+  sc.t0 = std::min(st[b.first].start, w[b.first].start);
+  sc.t1 = std::max(st[last].end, w[last].end);
+  return sc;
+}
+
 // Device tasks of the run's device, per stream in measured order, with the step that owns each.
-void add_device_tasks(Graph& g, const RunFrame& f) {
+void add_device_tasks(Graph& g, const RunFrame& f, const Scope& sc) {
   const RunModel& m = f.model();
   const std::vector<LaunchedOp>& launched = f.launched();
   // `launched` and the tasks are both in slice order (tracks in order, each track by time): the
@@ -67,6 +95,7 @@ void add_device_tasks(Graph& g, const RunFrame& f) {
     g.stream_begin.push_back(static_cast<uint32_t>(g.tasks.size()));
     for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
       const Slice& s = m.slices[i];
+      if (!sc.holds(s.ts)) continue;
       const TaskClass c = classify_device_task(m, s);
       if (c == TaskClass::Marker) continue;
       DeviceTask d;
@@ -78,9 +107,9 @@ void add_device_tasks(Graph& g, const RunFrame& f) {
       if (g.chained) {
         auto o = std::lower_bound(launched.begin(), launched.end(), i,
                                   [](const LaunchedOp& x, uint32_t v) { return x.slice < v; });
-        d.step = o != launched.end() && o->slice == i ? o->step : -1;
+        d.step = sc.step(o != launched.end() && o->slice == i ? o->step : -1);
       } else {
-        d.step = windex.at(s.ts);
+        d.step = sc.step(windex.at(s.ts));
       }
       g.tasks.push_back(d);
     }
@@ -98,9 +127,12 @@ std::vector<uint32_t> launch_slices(const Graph& g, const RunFrame& f) {
 
 // Host items: launches, blocking calls and the step spans' ends, in host order, and each step's
 // marks and measured window. Returns the item of each launching or blocking host slice.
-SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_t>& launch_slice,
-                          const std::vector<uint32_t>& syncs, const std::vector<uint32_t>& queue) {
+SliceItems add_host_items(Graph& g, const RunFrame& f, const Scope& sc, const std::vector<uint32_t>& launch_slice,
+                          std::vector<uint32_t> syncs, std::vector<uint32_t> queue) {
   const RunModel& m = f.model();
+  auto outside = [&](uint32_t s) { return !sc.holds(m.slices[s].ts); };
+  syncs.erase(std::remove_if(syncs.begin(), syncs.end(), outside), syncs.end());
+  queue.erase(std::remove_if(queue.begin(), queue.end(), outside), queue.end());
   const std::vector<Step>& steps = f.steps();
   const std::vector<StepWindow>& windows = f.windows();
   std::vector<uint32_t> host_slices;
@@ -126,10 +158,10 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
     if (it.kind == ItemKind::Launch && std::binary_search(queue.begin(), queue.end(), s) &&
         !std::binary_search(launch_slice_sorted.begin(), launch_slice_sorted.end(), s))
       it.kind = ItemKind::Queue;
-    it.step = f.step_of_launch(it.s);
+    it.step = sc.step(f.step_of_launch(it.s));
     g.items.push_back(it);
   }
-  for (size_t i = 0; i < steps.size(); ++i) {
+  for (size_t i = sc.first; i < sc.first + sc.count; ++i) {
     // A step's marks are its host span's ends; the pseudo-step has no host span of its own (its
     // span is everything seen), so its marks are its device window's, which the replay measures.
     const Ns mark[2] = {f.pseudo() ? windows[i].start : steps[i].start, f.pseudo() ? windows[i].end : steps[i].end};
@@ -137,7 +169,7 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
       HostItem it;
       it.s = it.e = mark[end ? 1 : 0];
       it.kind = ItemKind::Mark;
-      it.step = static_cast<int32_t>(i);
+      it.step = static_cast<int32_t>(i - sc.first);
       it.end_mark = end;
       g.items.push_back(it);
     }
@@ -146,7 +178,7 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
                    [](const HostItem& a, const HostItem& b) { return a.s != b.s ? a.s < b.s : a.e > b.e; });
   SliceItems item_of_slice;
   item_of_slice.reserve(host_slices.size());
-  g.steps.assign(steps.size(), StepRef{});
+  g.steps.assign(sc.count, StepRef{});
   for (uint32_t j = 0; j < g.items.size(); ++j) {
     const HostItem& it = g.items[j];
     if (it.kind != ItemKind::Mark) item_of_slice.push_back({it.slice, j});
@@ -155,10 +187,11 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const std::vector<uint32_
                    : g.steps[static_cast<size_t>(it.step)].start_mark) = j;
   }
   std::sort(item_of_slice.begin(), item_of_slice.end());
-  for (size_t i = 0; i < steps.size(); ++i) {
-    g.steps[i].measured_start = windows[i].start;
-    g.steps[i].measured_end = windows[i].end;
-    g.steps[i].hole_end_slice = windows[i].hole_end_slice;
+  for (size_t i = 0; i < sc.count; ++i) {
+    const StepWindow& w = windows[sc.first + i];
+    g.steps[i].measured_start = w.start;
+    g.steps[i].measured_end = w.end;
+    g.steps[i].hole_end_slice = w.hole_end_slice;
   }
   return item_of_slice;
 }
@@ -335,7 +368,7 @@ void attribute_step_ends(Graph& g) {
 
 }  // namespace
 
-Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage) {
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage, StepBlock block) {
   Graph g;
   g.chained = f.launched_work() && !f.pseudo();
   if (f.steps().empty()) {
@@ -344,15 +377,19 @@ Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool tw
   }
   // Each part reads what the ones before it found: the tasks, who launched them, the host items,
   // each task's launcher, what held it, the order of everything, what blocking calls waited for.
-  add_device_tasks(g, f);
+  const Scope sc = scope_of(f, g.chained, block);
+  g.first_step = sc.first;
+  g.span_start = sc.t0;
+  g.span_end = sc.t1;
+  add_device_tasks(g, f, sc);
   if (g.tasks.empty()) {
     g.why_not = "no device tasks";
     return g;
   }
   const std::vector<uint32_t> launch_slice = launch_slices(g, f);
   const std::vector<uint32_t> queue = two_stage ? queue_slices(f.model()) : std::vector<uint32_t>{};
-  const SliceItems item_of_slice = add_host_items(g, f, launch_slice, syncs, queue);
-  if (two_stage) link_queue(g, f.model(), item_of_slice);
+  const SliceItems item_of_slice = add_host_items(g, f, sc, launch_slice, syncs, queue);
+  if (two_stage) link_queue(g, f.model(), item_of_slice, sc.t0, sc.t1);
   assign_launchers(g, launch_slice, item_of_slice);
   find_gates(g);
   order_tasks(g);

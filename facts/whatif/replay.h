@@ -12,6 +12,7 @@
 // and the simulation says what the step would become.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,9 @@ struct Graph {
   std::vector<uint32_t> by_order;      // task indexes by (order, start): the computation order
   std::vector<Ns> prefix_end;          // per task: the latest measured end on its stream up to it
   std::vector<StepRef> steps;
+  size_t first_step = 0;  // the frame's index of steps[0] (a block of the frame's steps: StepBlock)
+  // The time the graph's work starts in: a block's, else all of the run (what lies outside is in no item or task).
+  Ns span_start = std::numeric_limits<Ns>::min(), span_end = std::numeric_limits<Ns>::max();
   std::vector<uint32_t> warmup_tasks;  // GPU: unowned tasks ending before the first step's first own task
   // The two stages (only with torch_npu's task queue in the trace, else empty: one lane). Lane 0:
   // the enqueuing threads and every other host thread; lane 1: the queue's thread(s). An item
@@ -124,14 +128,23 @@ struct Graph {
   mutable std::unique_ptr<SimScratch> scratch;
 };
 
+// A block of consecutive steps of the frame (the graph's step i is the frame's first + i): the
+// two-stage replay of a run of many steps covers a bounded block of them (docs/whatif.md).
+struct StepBlock {
+  size_t first = 0;
+  size_t count = static_cast<size_t>(-1);  // all
+};
+
 // The run's steps, windows and launches come from its frame (facts/frame/run_frame.h); `syncs`:
 // host slices that wait for the device (HostCause::Sync). Chained (GPU steps, the frame's
 // launched work): the windows follow each other and a step owns what it launched; else a step
 // owns the tasks its window holds and its ends are anchored to the tasks (or host span ends)
 // the window starts and ends at.
 // `two_stage`: with torch_npu's task queue's Enqueue and Dequeue slices as items in two lanes
-// (replay_queue.cpp; one lane when the trace has no async_task_queue arrows).
-Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage = false);
+// (replay_queue.cpp; one lane when the trace has no async_task_queue arrows). `block` (windows
+// that follow each other only, not chained): the graph holds that block's steps and the host and
+// device work between their first start and last end, nothing before or after.
+Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage = false, StepBlock block = {});
 
 // What a transformation changes in the graph.
 struct Edit {

@@ -17,7 +17,8 @@ using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item)
 // torch_npu's task queue (replay_queue.cpp): the Enqueue and Dequeue slices its arrows join,
 // sorted (empty without the queue), and, once they are items, the two lanes and the links.
 std::vector<uint32_t> queue_slices(const RunModel& m);
-void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice);
+// Links only the arrows whose Enqueue starts in [t0, t1) (the graph's block of steps).
+void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, Ns t0, Ns t1);
 
 uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until);
 

@@ -55,7 +55,7 @@ void assign_lanes(Graph& g, const RunModel& m) {
 
 }  // namespace
 
-void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice) {
+void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, Ns t0, Ns t1) {
   bool any = false;
   for (const Flow& f : m.flows) any = any || f.kind == FlowKind::AsyncTaskQueue;
   if (!any) return;
@@ -63,6 +63,7 @@ void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice) {
   g.link_of.assign(g.items.size(), kNone32);
   for (const Flow& f : m.flows) {
     if (f.kind != FlowKind::AsyncTaskQueue || f.start_slice == kNone32 || f.end_slice == kNone32) continue;
+    if (m.slices[f.start_slice].ts < t0 || m.slices[f.start_slice].ts >= t1) continue;
     const uint32_t e = queue_item_of(item_of_slice, f.start_slice), d = queue_item_of(item_of_slice, f.end_slice);
     // A Dequeue after its Enqueue, in the other lane (a queue thread's own Enqueue is no stage).
     if (e == kNone32 || d == kNone32 || e >= d || g.lane[d] != 1 || g.lane[e] != 0 || g.link_of[d] != kNone32)

@@ -17,6 +17,10 @@ namespace whatif {
 
 // A replay differing from the measured steps by more than this is not used for savings.
 constexpr double kReproduceTolerance = 0.01;
+// The two-stage replay holds at most this many consecutive steps, the middle ones of a longer run:
+// its graph is three times the size of the one-lane one (an item per Enqueue and per Dequeue),
+// and the host pipeline's saving per step is the same in any stretch of a steady loop.
+constexpr size_t kTwoStageSteps = 64;
 
 struct WhatIf {
   Graph graph;
@@ -33,6 +37,7 @@ struct WhatIf {
   bool two_stage = false;
   Graph queue_graph;
   Replay queue_base;
+  Ns queue_measured_total = 0;  // the measured windows of the two-stage graph's steps (queue_graph.first_step...)
   double queue_deviation = 0;
   const Graph& host_graph() const { return two_stage ? queue_graph : graph; }
   const Replay& host_base() const { return two_stage ? queue_base : base; }

@@ -79,6 +79,38 @@ TEST(WhatIfQueue, TaskQueueLevel2MovesTheWorkspaceCallsToTheQueueThread) {
   for (const auto& n : w["combined"]["transforms"]) EXPECT_NE(n, "task_queue");
 }
 
+// A run of 100 such steps (300 us apart, ids 1..100): the two-stage graph holds the middle 64
+// (kTwoStageSteps: indexes 18..81, ids 19..82), which replay as measured, and level 2 saves the
+// same 60 us per step, with 4 workspace calls per step moved (256 in the block): a block of a
+// steady loop gives the whole run's per-step saving. The one-lane replay holds all 100 steps.
+TEST(WhatIfQueue, ARunOfManyStepsIsReplayedInTwoStagesOverItsMiddleBlock) {
+  TraceBuilder b;
+  for (int s = 0; s < 100; ++s) {
+    const double o = 300.0 * s;
+    b.step(s + 1, o, 230);
+    for (int k = 0; k < 4; ++k) {
+      b.x(2, 1, "AscendCL@aclnnAddGetWorkspaceSize", o + 10 + 50 * k, 20);
+      queued_op(b, 4 * s + k, o + 55 + 50 * k, 5);
+    }
+    b.x(2, 1, "AscendCL@aclrtSynchronizeStream", o + 218, 9);
+  }
+  const json w = whatif_of(b);
+  ASSERT_EQ(w["available"], true) << w.dump();
+  EXPECT_EQ(w["steps"], 100);
+  const json& q = w["two_stage"];
+  EXPECT_EQ(q["steps"], 64);
+  EXPECT_EQ(q["step_ids"], json({19, 82}));
+  EXPECT_EQ(q["queue_links"], 256);
+  EXPECT_EQ(q["reproduces"], true) << q.dump();
+  EXPECT_EQ(q["measured_step_ns"], w["measured_step_ns"]);  // every step alike
+  EXPECT_EQ(q["replayed_step_ns"], q["measured_step_ns"]);
+  const json& t = w["transforms"]["task_queue"];
+  ASSERT_EQ(t["applicable"], true) << t.dump();
+  EXPECT_EQ(t["saving_ns"], 60'000);
+  EXPECT_NE(t["formula"].get<std::string>().find("256 aclnn workspace calls (0.080 ms per step)"), std::string::npos)
+      << t["formula"];
+}
+
 // Without workspace calls on the Python thread, level 2 has nothing to move; without the queue's
 // arrows there is no second stage at all.
 TEST(WhatIfQueue, TaskQueueNeedsWorkspaceCallsAndTheQueue) {
