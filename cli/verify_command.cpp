@@ -11,6 +11,7 @@
 #include "base/load_error.h"
 #include "cli/verify_internal.h"
 #include "collector/command_line.h"
+#include "compare/same_work.h"
 
 namespace npu::cli {
 
@@ -93,9 +94,11 @@ RunRecord run_n(const collector::CaptureOptions& cap, const fs::path& dir, const
 
 // The captures of one run pooled: the first one's facts and findings, with every capture's steps
 // (each capture's warm-up step left out, as compare leaves out the first, unless --keep-warmup;
-// capture k's step i is k x 1000000 + i, so two pooled runs pair their steps).
+// capture k's step i is k x 1000000 + i, so two pooled runs pair their steps). Each capture after
+// the first is checked to have done the first one's work (compare/same_work.h): what differs goes
+// into `within`, named by its capture.
 compare::CompareSide load_pooled(const fs::path& dir, int runs, const VerifyOptions& v, const CommonOptions& common,
-                                 const RuleOptions& rules) {
+                                 const RuleOptions& rules, json& within) {
   if (runs <= 1) return load_compare_side(dir.string(), common, rules);
   compare::CompareSide out = load_compare_side((dir / "run-1").string(), common, rules);
   json& doc = out.facts.doc;
@@ -105,6 +108,11 @@ compare::CompareSide load_pooled(const fs::path& dir, int runs, const VerifyOpti
     const compare::CompareSide side =
         k == 1 ? compare::CompareSide{} : load_compare_side((dir / fmt::format("run-{}", k)).string(), common, rules);
     const json& d = k == 1 ? doc : side.facts.doc;
+    if (k > 1)
+      for (json diff : compare::same_work(out.facts, side.facts).value("differences", json::array())) {
+        diff["text"] = fmt::format("run-{} against run-1 of {}: {}", k, dir.filename().string(), diff.value("text", ""));
+        within.push_back(std::move(diff));
+      }
     if (!d.contains(key) || !d[key].is_array()) continue;
     const json& steps = d[key];
     // Compare drops the pooled series' first step (the first capture's warm-up) itself.
@@ -180,7 +188,8 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
     verify::finish(doc, v, common, kBadInput);
     return kBadInput;
   }
-  compare::CompareSide base = load_pooled(dir / "baseline", v.runs, v, common, rules);
+  json base_within = json::array();
+  compare::CompareSide base = load_pooled(dir / "baseline", v.runs, v, common, rules, base_within);
   verify::describe_baseline(doc, base);
   doc["baseline"]["run"] = base_run.j;
   std::vector<Fix> fixes = fixes_of(v, base, argv, doc["notes"]);
@@ -214,8 +223,16 @@ int verify_command(const VerifyOptions& v, collector::CaptureOptions cap, const 
       continue;
     }
     try {
-      compare::CompareSide side = load_pooled(dir / f.folder, v.runs, v, common, rules);
+      json within = base_within;
+      compare::CompareSide side = load_pooled(dir / f.folder, v.runs, v, common, rules, within);
       fix.update(verify::judge(base, side, v, f.pred));
+      if (!within.empty()) {  // a capture of either run did other work than its first: not pooled as one
+        json& same = fix["same_work"];
+        same["same"] = false;
+        for (const json& d : within) same["differences"].push_back(d);
+        fix["verdict"] = compare::kInconclusive;
+        fix["why"] = "the runs did different work: " + compare::describe_differences(same);
+      }
     } catch (const LoadError& e) {  // what it wrote cannot be read: named, not compared
       rc = kVerifyPartial;
       fix["verdict"] = "not compared";

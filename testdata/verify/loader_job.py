@@ -1,13 +1,14 @@
 # A CPU training loop whose DataLoader is the bottleneck, for `npu-advisor verify`'s end-to-end
 # tests (tests/e2e/verify_e2e_test.cpp).
 #   loader_job.py [--workers N] [--batch B] [--steps S] [--fetch-ms F] [--work-ms W] [--layers L]
-#                 [--hang-after K]
+#                 [--hang-after K] [--deeper-after-first FLAG]
 # Each batch takes F ms to fetch (its first sample sleeps F ms in __getitem__: storage, not CPU,
 # so worker processes overlap it even on a loaded 2-core machine); each step then works W ms on
 # the host (a sleep: the rest of the step) and trains a small MLP. Defaults: 0 workers (the
 # single-process loader), batch 8, 12 steps, 120 ms fetch, 60 ms of work (long sleeps: the few ms of
 # CPU a step needs stretch on a loaded machine, and stay small beside them), 1 hidden layer (L > 1: a
-# deeper model, other work).
+# deeper model, other work). --deeper-after-first FLAG: the first run creates the file FLAG, a run
+# that finds it uses 3 layers (a job that does other work from one capture to the next).
 import os
 import sys
 import time
@@ -27,6 +28,12 @@ fetch_ms = arg("--fetch-ms", 120.0)
 work_ms = arg("--work-ms", 60.0)
 layers = arg("--layers", 1)
 hang_after = arg("--hang-after", -1)
+flag = arg("--deeper-after-first", "")
+if flag:
+    if os.path.exists(flag):
+        layers = 3
+    else:
+        open(flag, "w").close()
 
 
 class Slow(torch.utils.data.Dataset):

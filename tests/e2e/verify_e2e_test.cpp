@@ -145,6 +145,28 @@ TEST(VerifyE2E, RunsPoolTheStepsOfRepeatedCaptures) {
             2);
 }
 
+// --runs 2 where the fix's second capture runs a deeper model (the job creates a flag file on its
+// first run and finds it on the second): the pooled steps would mix two jobs, so the fix is not
+// judged and the difference names the capture.
+TEST(VerifyE2E, RunsWhoseCapturesDidDifferentWorkAreNotJudged) {
+  REQUIRE_TORCH();
+  TempDir dir;
+  const fs::path out = dir.path() / "v", err = dir.path() / "err.txt", flag = dir.path() / "second";
+  const std::string job = kPython + " " + kJob + " --fetch-ms 10 --work-ms 10";
+  ASSERT_EQ(run("verify -o '" + out.string() + "' --runs 2 --after '" + job + " --deeper-after-first " +
+                    flag.string() + "' -- " + job,
+                err),
+            0)
+      << slurp(err);
+  const json doc = json::parse(slurp(out / "verify.json"));
+  ASSERT_EQ(doc["fixes"].size(), 1u);
+  const json& fix = doc["fixes"][0];
+  EXPECT_EQ(fix["verdict"], "inconclusive") << fix.dump(1);
+  EXPECT_EQ(fix["same_work"]["same"], false);
+  EXPECT_NE(fix["why"].get<std::string>().find("run-2 against run-1 of after"), std::string::npos) << fix["why"];
+  EXPECT_NE(fix["why"].get<std::string>().find("11 -> 21"), std::string::npos) << fix["why"];
+}
+
 TEST(VerifyE2E, InterruptStopsTheRunAndReportsWhatWasMeasured) {
   REQUIRE_TORCH();
   TempDir dir;
