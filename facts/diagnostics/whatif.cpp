@@ -17,9 +17,7 @@ namespace {
 
 // With torch_npu's task queue (async_task_queue arrows): the two-stage graph and its replay.
 void prepare_two_stage(const DiagnosticContext& ctx, WhatIf& w) {
-  bool queue = false;
-  for (const Flow& fl : ctx.model.flows) queue = queue || fl.kind == FlowKind::AsyncTaskQueue;
-  if (!queue) return;
+  if (!has_task_queue(ctx.model)) return;
   const size_t n = w.measured.size();
   const StepBlock block = n > kTwoStageSteps ? StepBlock{(n - kTwoStageSteps) / 2, kTwoStageSteps} : StepBlock{};
   w.queue_graph = build_graph(ctx.frame, ctx.host_causes().by_cause[static_cast<int>(HostCause::Sync)], true, block);

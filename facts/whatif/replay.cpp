@@ -387,9 +387,10 @@ Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool tw
     return g;
   }
   const std::vector<uint32_t> launch_slice = launch_slices(g, f);
-  const std::vector<uint32_t> queue = two_stage ? queue_slices(f.model()) : std::vector<uint32_t>{};
+  const std::vector<uint32_t> qflows = two_stage ? queue_flows(f.model()) : std::vector<uint32_t>{};
+  const std::vector<uint32_t> queue = queue_slices(f.model(), qflows);
   const SliceItems item_of_slice = add_host_items(g, f, sc, launch_slice, syncs, queue);
-  if (two_stage) link_queue(g, f.model(), item_of_slice, sc.t0, sc.t1);
+  link_queue(g, f.model(), item_of_slice, qflows, sc.t0, sc.t1);
   assign_launchers(g, launch_slice, item_of_slice);
   find_gates(g);
   order_tasks(g);

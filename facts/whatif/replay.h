@@ -128,6 +128,10 @@ struct Graph {
   mutable std::unique_ptr<SimScratch> scratch;
 };
 
+// Whether the run has torch_npu's task queue: an async_task_queue arrow with both ends
+// (replay_queue.cpp), the condition for the two-stage graph.
+bool has_task_queue(const RunModel& m);
+
 // A block of consecutive steps of the frame (the graph's step i is the frame's first + i): the
 // two-stage replay of a run of many steps covers a bounded block of them (docs/whatif.md).
 struct StepBlock {

@@ -14,11 +14,14 @@ constexpr Ns kNever = std::numeric_limits<Ns>::min();
 // `until`: what a blocking call ending at `until` can have waited for (kNone32: none).
 using SliceItems = std::vector<std::pair<uint32_t, uint32_t>>;  // (slice, item), sorted by slice
 
-// torch_npu's task queue (replay_queue.cpp): the Enqueue and Dequeue slices its arrows join,
-// sorted (empty without the queue), and, once they are items, the two lanes and the links.
-std::vector<uint32_t> queue_slices(const RunModel& m);
-// Links only the arrows whose Enqueue starts in [t0, t1) (the graph's block of steps).
-void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, Ns t0, Ns t1);
+// torch_npu's task queue (replay_queue.cpp): its arrows with both ends (indexes in m.flows), the
+// Enqueue and Dequeue slices they join, sorted (empty without the queue), and, once they are
+// items, the two lanes and the links (only the arrows whose Enqueue starts in [t0, t1): the
+// graph's block of steps).
+std::vector<uint32_t> queue_flows(const RunModel& m);
+std::vector<uint32_t> queue_slices(const RunModel& m, const std::vector<uint32_t>& flows);
+void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, const std::vector<uint32_t>& flows,
+                Ns t0, Ns t1);
 
 uint32_t awaited(const Graph& g, const std::vector<Ns>& prefix_end, size_t k, uint32_t done, Ns until);
 

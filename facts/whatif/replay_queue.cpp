@@ -11,12 +11,26 @@
 
 namespace npu::whatif {
 
-std::vector<uint32_t> queue_slices(const RunModel& m) {
+std::vector<uint32_t> queue_flows(const RunModel& m) {
   std::vector<uint32_t> out;
-  for (const Flow& f : m.flows) {
-    if (f.kind != FlowKind::AsyncTaskQueue || f.start_slice == kNone32 || f.end_slice == kNone32) continue;
-    out.push_back(f.start_slice);
-    out.push_back(f.end_slice);
+  for (uint32_t i = 0; i < m.flows.size(); ++i) {
+    const Flow& f = m.flows[i];
+    if (f.kind == FlowKind::AsyncTaskQueue && f.start_slice != kNone32 && f.end_slice != kNone32) out.push_back(i);
+  }
+  return out;
+}
+
+bool has_task_queue(const RunModel& m) {
+  return std::any_of(m.flows.begin(), m.flows.end(), [](const Flow& f) {
+    return f.kind == FlowKind::AsyncTaskQueue && f.start_slice != kNone32 && f.end_slice != kNone32;
+  });
+}
+
+std::vector<uint32_t> queue_slices(const RunModel& m, const std::vector<uint32_t>& flows) {
+  std::vector<uint32_t> out;
+  for (uint32_t i : flows) {
+    out.push_back(m.flows[i].start_slice);
+    out.push_back(m.flows[i].end_slice);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -33,11 +47,9 @@ uint32_t queue_item_of(const SliceItems& v, uint32_t slice) {
 
 // Lane 1: the items on a queue thread's tracks (every track of a thread that holds a Dequeue: the
 // Python process's and CANN's rows of the same thread id). Each item's predecessor in its lane.
-void assign_lanes(Graph& g, const RunModel& m) {
+void assign_lanes(Graph& g, const RunModel& m, const std::vector<uint32_t>& flows) {
   std::unordered_set<int64_t> queue_tids;
-  for (const Flow& f : m.flows)
-    if (f.kind == FlowKind::AsyncTaskQueue && f.end_slice != kNone32)
-      queue_tids.insert(m.tracks[m.slices[f.end_slice].track].tid);
+  for (uint32_t i : flows) queue_tids.insert(m.tracks[m.slices[m.flows[i].end_slice].track].tid);
   g.queue_track.assign(m.tracks.size(), 0);
   for (uint32_t t = 0; t < m.tracks.size(); ++t)
     g.queue_track[t] = m.tracks[t].kind != TrackKind::Device && queue_tids.count(m.tracks[t].tid) ? 1 : 0;
@@ -55,14 +67,13 @@ void assign_lanes(Graph& g, const RunModel& m) {
 
 }  // namespace
 
-void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, Ns t0, Ns t1) {
-  bool any = false;
-  for (const Flow& f : m.flows) any = any || f.kind == FlowKind::AsyncTaskQueue;
-  if (!any) return;
-  assign_lanes(g, m);
+void link_queue(Graph& g, const RunModel& m, const SliceItems& item_of_slice, const std::vector<uint32_t>& flows,
+                Ns t0, Ns t1) {
+  if (flows.empty()) return;
+  assign_lanes(g, m, flows);
   g.link_of.assign(g.items.size(), kNone32);
-  for (const Flow& f : m.flows) {
-    if (f.kind != FlowKind::AsyncTaskQueue || f.start_slice == kNone32 || f.end_slice == kNone32) continue;
+  for (uint32_t i : flows) {
+    const Flow& f = m.flows[i];
     if (m.slices[f.start_slice].ts < t0 || m.slices[f.start_slice].ts >= t1) continue;
     const uint32_t e = queue_item_of(item_of_slice, f.start_slice), d = queue_item_of(item_of_slice, f.end_slice);
     // A Dequeue after its Enqueue, in the other lane (a queue thread's own Enqueue is no stage).
