@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "facts/frame/run_frame.h"
 #include "facts/host_causes.h"
 #include "facts/python_stacks.h"
+#include "facts/roofline/launching_ops.h"
 #include "facts/roofline/peaks.h"
 #include "model/model.h"
 
@@ -46,6 +48,11 @@ struct DiagnosticContext {
     device_peaks();
     return peaks_warning_;
   }
+  // GPU: the host operator around each runtime call (facts/roofline/launching_ops.h), on first use.
+  const std::unordered_map<uint32_t, uint32_t>& ops_of_calls() const {
+    std::call_once(ops_once_, [this] { ops_of_calls_ = roofline::ops_of_calls(model); });
+    return ops_of_calls_;
+  }
 
  private:
   mutable std::once_flag host_causes_once_;
@@ -53,6 +60,8 @@ struct DiagnosticContext {
   mutable std::once_flag peaks_once_;
   mutable roofline::DevicePeaks peaks_;
   mutable std::string peaks_warning_;
+  mutable std::once_flag ops_once_;
+  mutable std::unordered_map<uint32_t, uint32_t> ops_of_calls_;
 };
 
 void diagnose_run_context(const DiagnosticContext& ctx, Facts& facts);  // run_context.cpp: "run"

@@ -4,11 +4,11 @@
 // kernel_details row from its own shapes.
 #include <unordered_map>
 
+#include "facts/roofline/launching_ops.h"
 #include "facts/roofline/roofline_parts.h"
 
 namespace npu::roofline {
 
-// The innermost cpu_op around each runtime call of the host tracks (call slice -> op slice).
 std::unordered_map<uint32_t, uint32_t> ops_of_calls(const RunModel& m) {
   std::unordered_map<uint32_t, uint32_t> out;
   const StrId cpu_op = m.strings.find("cpu_op");
@@ -68,7 +68,8 @@ std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, C
   const RunModel& m = ctx.model;
   std::vector<OpRun> out;
   const bool shapes = !m.op_inputs.empty();
-  const auto calls = shapes ? ops_of_calls(m) : std::unordered_map<uint32_t, uint32_t>();
+  static const std::unordered_map<uint32_t, uint32_t> kNoCalls;
+  const auto& calls = shapes ? ctx.ops_of_calls() : kNoCalls;
   std::unordered_map<uint32_t, OpAcc> by_op;
   std::vector<int8_t> gemm_kind(m.strings.size(), -1);
   for (const LaunchedOp& lo : ctx.frame.launched()) {

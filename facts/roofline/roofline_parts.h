@@ -55,9 +55,8 @@ class WorkCache {
   std::map<Key, std::unique_ptr<OpWork>> cache_;
 };
 
-// GPU: the innermost cpu_op around each runtime call of the host tracks (call slice -> op slice);
-// an operator's model from its recorded inputs (cached); the precision a GEMM kernel ran in.
-std::unordered_map<uint32_t, uint32_t> ops_of_calls(const RunModel& m);
+// GPU: an operator's model from its recorded inputs (cached); the precision a GEMM kernel ran in.
+// (The operator around each runtime call: DiagnosticContext::ops_of_calls, launching_ops.h.)
 const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache);
 std::string gpu_precision(GemmPrecision p, const std::string& dtype);
 

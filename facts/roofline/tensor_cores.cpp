@@ -57,7 +57,8 @@ Walk walk(const DiagnosticContext& ctx) {
   const RunModel& m = ctx.model;
   Walk w;
   const bool shapes = !m.op_inputs.empty();
-  const auto calls = shapes ? ops_of_calls(m) : std::unordered_map<uint32_t, uint32_t>();
+  static const std::unordered_map<uint32_t, uint32_t> kNoCalls;
+  const auto& calls = shapes ? ctx.ops_of_calls() : kNoCalls;
   WorkCache cache;
   std::vector<int8_t> kind(m.strings.size(), -1);
   std::unordered_set<uint32_t> counted;  // operator slices whose work is in a group
