@@ -139,13 +139,55 @@ void RunModel::classify_kineto_tracks() {
 
 // A GPU trace without ProfilerStep#N (an inference loop profiled without a schedule): its steps
 // are a serving engine's iterations where its annotations say them (one step each, whatever
-// batch each name carries), else the iterations it repeats, when it marks them. Candidates, on each host thread: the
-// outermost record_function ranges (category user_annotation, inside no other), and the
-// outermost module forwards of a with_stack trace ("nn.Module: NAME" frames inside no other
-// module). A name is the step when it repeats at least kMinIterations times without overlap and
-// its instances cover at least half of the span from the first one's start to the last one's end
-// (a range around a small part of each iteration, such as one kernel's wrapper, does not); of
-// several, the one with the most time, a record_function range before a module on a tie.
+// batch each name carries), else the iterations it repeats, when it marks them (docs/overlap.md,
+// "Steps without ProfilerStep"). Candidates, on each host thread: the outermost record_function
+// ranges (category user_annotation, inside no other), and the outermost module forwards of a
+// with_stack trace ("nn.Module: NAME" frames inside no other module). An instance's extent is its
+// host span and the device work launched from inside it (a CUDA graph replay's host call is short,
+// its work is not). A name is the step when it repeats at least kMinIterations times without
+// overlap and its instances' extents cover at least half of the span from the first one's start
+// to the last one's end (a range around a small part of each iteration, such as one kernel's
+// wrapper, does not); of several, the one with the most time, a record_function range before a
+// module on a tie. Each instance is a step that lasts until the next one starts (the loop's
+// period: what the loop does between two marked ranges, such as a decode loop's sampling, is its
+// iteration's), unless that period is over twice the median one: then the step ends with its own
+// host span (the window still runs to the end of its launched work: a break between loops, such as the
+// next request's set-up, is in no step).
+namespace {
+
+struct Candidate {
+  std::vector<uint32_t> slices;
+  bool module = false;
+};
+
+// The latest end of the device work launched by each runtime call (by correlation).
+std::unordered_map<uint32_t, Ns> launched_ends(const RunModel& m) {
+  std::unordered_map<uint32_t, Ns> out;
+  for (uint32_t t = 0; t < m.tracks.size() && t < m.track_slices.size(); ++t) {
+    if (m.tracks[t].kind != TrackKind::Device) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      const Slice& d = m.slices[i];
+      if (d.corr == kNoId) continue;
+      auto call = m.correlation.by_id.find(d.corr);
+      if (call == m.correlation.by_id.end()) continue;
+      Ns& e = out[call->second];
+      e = std::max(e, d.end());
+    }
+  }
+  return out;
+}
+
+// An instance's extent: its end, or later, the end of the device work launched from inside it.
+Ns extent_end(const RunModel& m, uint32_t slice, const std::unordered_map<uint32_t, Ns>& launched) {
+  const Slice& s = m.slices[slice];
+  Ns end = s.end();
+  for (uint32_t j = slice + 1; j < m.track_slices[s.track].end && m.slices[j].ts < s.end(); ++j)
+    if (auto it = launched.find(j); it != launched.end()) end = std::max(end, it->second);
+  return end;
+}
+
+}  // namespace
+
 void RunModel::derive_iteration_steps() {
   // A serving engine's iterations, by its own annotations (model/engine_patterns.h): each one is a step.
   if (const std::vector<PatternHit> its = engine_iterations(*this); !its.empty()) {
@@ -162,10 +204,6 @@ void RunModel::derive_iteration_steps() {
   const StrId user_annotation = strings.find("user_annotation");
   const StrId python_function = strings.find("python_function");
   if (user_annotation == kNone32 && python_function == kNone32) return;
-  struct Candidate {
-    std::vector<uint32_t> slices;
-    bool module = false;
-  };
   std::map<std::pair<uint32_t, StrId>, Candidate> by;  // (track, name)
   for (uint32_t t = 0; t < tracks.size() && t < track_slices.size(); ++t) {
     const TrackKind k = tracks[t].kind;
@@ -186,18 +224,26 @@ void RunModel::derive_iteration_steps() {
       }
     }
   }
+  std::unordered_map<uint32_t, Ns> launched;
+  bool launched_known = false;
   const Candidate* best = nullptr;
   StrId best_name = kEmptyStr;
   Ns best_total = 0;
   for (const auto& [key, c] : by) {
     if (c.slices.size() < kMinIterations) continue;
+    if (!launched_known) launched = launched_ends(*this), launched_known = true;
+    std::vector<Ns> ends(c.slices.size());
     Ns total = 0;
     bool overlap = false;
     for (size_t j = 0; j < c.slices.size(); ++j) {
-      total += slices[c.slices[j]].dur;
-      if (j > 0 && slices[c.slices[j]].ts < slices[c.slices[j - 1]].end()) overlap = true;
+      const Slice& s = slices[c.slices[j]];
+      ends[j] = extent_end(*this, c.slices[j], launched);
+      if (j > 0 && s.ts < slices[c.slices[j - 1]].end()) overlap = true;
+      // each extent up to the next instance's start: no time counted twice
+      const Ns until = j + 1 < c.slices.size() ? std::min(ends[j], slices[c.slices[j + 1]].ts) : ends[j];
+      total += std::max<Ns>(0, until - s.ts);
     }
-    const Ns span = slices[c.slices.back()].end() - slices[c.slices.front()].ts;
+    const Ns span = ends.back() - slices[c.slices.front()].ts;
     if (overlap || span <= 0 || 2 * total < span) continue;
     if (best == nullptr || total > best_total || (total == best_total && best->module && !c.module)) {
       best = &c;
@@ -206,9 +252,18 @@ void RunModel::derive_iteration_steps() {
     }
   }
   if (best == nullptr) return;
+  const std::vector<uint32_t>& v = best->slices;
+  std::vector<Ns> periods;
+  for (size_t j = 0; j + 1 < v.size(); ++j) periods.push_back(slices[v[j + 1]].ts - slices[v[j]].ts);
+  std::vector<Ns> sorted = periods;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>((sorted.size() - 1) / 2), sorted.end());
+  const Ns median = sorted[(sorted.size() - 1) / 2];
   int64_t id = 0;
-  for (uint32_t i : best->slices)
-    steps.push_back(Step{++id, slices[i].ts, slices[i].end(), SourceRef{slices[i].loc, 0}});
+  for (size_t j = 0; j < v.size(); ++j) {
+    const Slice& s = slices[v[j]];
+    const bool loop = j < periods.size() && periods[j] <= 2 * median;
+    steps.push_back(Step{++id, s.ts, loop ? slices[v[j + 1]].ts : s.end(), SourceRef{s.loc, 0}});
+  }
   std::string name(str(best_name));
   if (best->module) name = name.substr(11);  // "nn.Module: "
   meta.step_source = std::string(best->module ? "nn.Module forward '" : "record_function '") + name + "'";

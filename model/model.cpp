@@ -234,7 +234,6 @@ void RunModel::finalize() {
   }
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
   if (!steps.empty()) meta.step_source = "ProfilerStep#N";
-  if (steps.empty() && meta.step_semantics == StepSemantics::LaunchedWork) derive_iteration_steps();
   phase_done("finalize: index tracks and steps");
 
   // Binding flows to slices is independent per flow: split it over two threads on big runs.
@@ -255,6 +254,8 @@ void RunModel::finalize() {
   phase_done("finalize: bind flows to slices");
   correlation = correlation_launches(*this);
   phase_done("finalize: pair launches by correlation id");
+  // after the pairing: an iteration's extent reaches the end of the device work it launched
+  if (steps.empty() && meta.step_semantics == StepSemantics::LaunchedWork) derive_iteration_steps();
 }
 
 }  // namespace npu

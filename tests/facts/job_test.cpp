@@ -150,7 +150,8 @@ TEST(CallSites, EmptyWithoutStacks) {
 }
 
 // No ProfilerStep: three outermost record_function ranges that fill their span are the steps
-// (a range nested inside them is not); the run says so.
+// (a range nested inside them is not); the run says so. Each lasts until the next one starts
+// (100 us apart: the loop's period), the last one its own 95 us.
 TEST(IterationSteps, RepeatedRecordFunctionRangesAreTheSteps) {
   std::string t = header(false);
   for (int i = 0; i < 3; ++i) {
@@ -167,8 +168,36 @@ TEST(IterationSteps, RepeatedRecordFunctionRangesAreTheSteps) {
   ASSERT_EQ(m.steps.size(), 3u);
   EXPECT_EQ(m.steps[1].id, 2);
   EXPECT_EQ(m.steps[1].start, 1'100'000);
-  EXPECT_EQ(m.steps[1].end, 1'195'000);
+  EXPECT_EQ(m.steps[1].end, 1'200'000);
+  EXPECT_EQ(m.steps[2].end, 1'295'000);
   EXPECT_EQ(m.meta.step_source, "record_function 'decode_step'");
+}
+
+// A compiled decode loop: each token's range is a 30 us host call replaying a CUDA graph whose
+// kernel runs 300 us; the loop samples on the host for 150 us after it (period 500 us). The
+// ranges' host time is 6% of their span, their extents with the launched work 60%: they are the
+// steps, each 500 us (the sampling is its token's). After the fourth, a 1 ms break (another
+// request's set-up; the extents still cover 2310 of the 4330 us span) is in no step: the fourth
+// step ends with its own range (its window with its kernel); the break is over twice the
+// median period (500 us).
+TEST(IterationSteps, GraphReplayRangesCountWithTheirLaunchedWork) {
+  std::string t = header(false);
+  for (int i = 0; i < 7; ++i) {
+    const double at = 1000 + 500 * i + (i >= 4 ? 1000 : 0);
+    t += host("user_annotation", "## Call CompiledFxGraph x ##", at, 30);
+    t += host("cuda_runtime", "cudaGraphLaunch", at + 5, 20, i + 1);
+    t += kernel("fused", at + 30, 300, i + 1);
+    t += host("cpu_op", "aten::argmax", at + 350, 150);
+  }
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  ASSERT_EQ(m.steps.size(), 7u);
+  EXPECT_EQ(m.meta.step_source, "record_function '## Call CompiledFxGraph x ##'");
+  EXPECT_EQ(m.steps[0].end - m.steps[0].start, 500'000);
+  EXPECT_EQ(m.steps[3].end - m.steps[3].start, 30'000);  // before the break: its own range
+  EXPECT_EQ(m.steps[4].start, 4'000'000);
+  EXPECT_EQ(m.steps[4].end - m.steps[4].start, 500'000);
+  EXPECT_EQ(m.steps[6].end - m.steps[6].start, 30'000);  // the last one
 }
 
 // A range around a small part of each iteration (10 us of every 100) is not the step; nor are
