@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "compare/same_work.h"
+#include "facts/whatif/transforms.h"
 
 namespace npu::compare {
 
@@ -66,6 +67,12 @@ std::optional<Prediction> prediction_of_whatif(const json& facts, const std::opt
     return std::nullopt;
   }
   const json& t = ts[whatif];
+  // the one-lane transformations need the one-lane replay to give the steps back (the two-stage
+  // ones are inapplicable when theirs does not)
+  if (!whatif::two_stage_transform(whatif) && !w->value("reproduces", false)) {
+    *why = "--whatif " + whatif + ": the baseline's replay does not give its steps back: " + w->value("why", std::string());
+    return std::nullopt;
+  }
   if (!t.value("applicable", false)) {
     *why = "--whatif " + whatif + ": not applicable to the baseline: " + t.value("why", std::string());
     return std::nullopt;

@@ -150,6 +150,7 @@ TEST(Verify, WhatifAlternativeReplacesTheFindingsSaving) {
                                 {"whatif", "bf16"}, {"commands", {"allow_tf32 = True", "autocast(bf16)"}}}});
   json facts = {{"whatif",
                  {{"available", true},
+                  {"reproduces", true},
                   {"transforms",
                    {{"tf32", {{"applicable", true}, {"saving_ns", 49.5e6}, {"formula", "roofline TF32"}}},
                     {"bf16", {{"applicable", true}, {"saving_ns", 53.9e6}}},
@@ -168,6 +169,10 @@ TEST(Verify, WhatifAlternativeReplacesTheFindingsSaving) {
   EXPECT_NE(why.find("no task queue"), std::string::npos);
   EXPECT_FALSE(cmp::prediction_of_whatif(facts, top, "fp8", &why).has_value());
   EXPECT_FALSE(cmp::prediction_of_whatif(json::object(), top, "tf32", &why).has_value());
+  facts["whatif"]["reproduces"] = false;  // a replay that does not give the steps back predicts nothing
+  facts["whatif"]["why"] = "the unmodified replay differs from the measured steps by 3%";
+  EXPECT_FALSE(cmp::prediction_of_whatif(facts, top, "tf32", &why).has_value());
+  EXPECT_NE(why.find("differs from the measured steps by 3%"), std::string::npos) << why;
 }
 
 TEST(Verify, AfterCommandsSplitLikeAShell) {
