@@ -4,6 +4,7 @@
 // the facts' median own window of each side (facts.inference.phases[].by_batch_size, over each
 // run's steady state), the decode time per token over the batch sizes both runs decoded, and the
 // prefill time per 1k prompt tokens. Everything here is read from the facts; nothing is measured.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -125,12 +126,35 @@ json metric(double base, double next, std::string basis) {
           {"basis", std::move(basis)}};
 }
 
-// A generate() loop: the median over its steady-state calls of the time per token after the first.
-std::optional<double> generate_per_token(const Side& s) {
+// A generate() loop's steady-state calls' times per token after the first.
+std::vector<double> generate_per_token(const Side& s) {
   std::vector<double> v;
   for (const json* it : steady_iterations(*s.inf))
     if (const auto t = num(*it, "decode_ns_per_token")) v.push_back(*t);
-  return v.empty() ? std::nullopt : std::optional<double>(stats::median(v));
+  return v;
+}
+
+// Served batches: each steady decode iteration at a batch size both runs decoded, as its time per
+// token over the baseline's median one at that size (the baseline's iterations scatter about 1, a
+// run 10% slower at every size about 1.1, whatever its mix), times the metric's baseline value: the
+// series the gate's noise test reads, in the metric's unit.
+std::vector<double> decode_series(const Side& s, const Side& b, const std::vector<int64_t>& sizes, double scale) {
+  std::vector<double> out;
+  for (const json* it : steady_iterations(*s.inf)) {
+    if (it->value("phase", std::string()) != "decode") continue;
+    const int64_t k = requests_of(*it);
+    const auto t = num(*it, "tokens"), w = num(*it, "own_window_ns");
+    const auto g = b.groups.find({"decode", k});
+    if (!t || !w || *t <= 0 || std::find(sizes.begin(), sizes.end(), k) == sizes.end() || g == b.groups.end()) continue;
+    const double base_per_token = g->second.median_ns / g->second.tokens_per_iter;
+    if (base_per_token > 0) out.push_back(*w / *t / base_per_token * scale);
+  }
+  return out;
+}
+
+json with_series(json m, std::vector<double> base, std::vector<double> next) {
+  m["series"] = {{"base", std::move(base)}, {"new", std::move(next)}};
+  return m;
 }
 
 // Decode time per output token. Served batches: over the decode batch sizes both runs ran, each
@@ -140,15 +164,18 @@ json decode_token(const Side& b, const Side& n) {
   for (const Side* s : {&b, &n})
     if (!s->inf) return unavailable(s->label + " is not an inference run (no facts.inference)");
   if (b.inf->value("kind", "") == "generate_loop" && n.inf->value("kind", "") == "generate_loop") {
-    const auto pb = generate_per_token(b), pn = generate_per_token(n);
-    if (!pb || !pn) return unavailable((pb ? n : b).label + "'s generate() calls have no time per token");
-    return metric(*pb, *pn, "generate() calls: the median time per token after the first (decode_ns_per_token)");
+    std::vector<double> pb = generate_per_token(b), pn = generate_per_token(n);
+    if (pb.empty() || pn.empty()) return unavailable((pb.empty() ? b : n).label + "'s generate() calls have no time per token");
+    json m = metric(stats::median(pb), stats::median(pn),
+                    "generate() calls: the median time per token after the first (decode_ns_per_token)");
+    return with_series(std::move(m), std::move(pb), std::move(pn));
   }
   for (const Side* s : {&b, &n})
     if (batches_said(*s, "decode").empty())
       return unavailable(s->label + " has no decode phase (its phases: " + phases_said(*s) + ")");
   double wb = 0, tb = 0, wn = 0, tn = 0;
   json sizes = json::array();
+  std::vector<int64_t> shared;
   for (const auto& [k, gb] : b.groups) {
     const auto gn = n.groups.find(k);
     if (k.first != "decode" || gn == n.groups.end() || gb.tokens_per_iter <= 0 || gn->second.tokens_per_iter <= 0)
@@ -157,6 +184,7 @@ json decode_token(const Side& b, const Side& n) {
     wb += w * gb.median_ns, tb += w * gb.tokens_per_iter;
     wn += w * gn->second.median_ns, tn += w * gn->second.tokens_per_iter;
     sizes.push_back({{"requests", k.second < 0 ? json(nullptr) : json(k.second)}, {"weight", gb.iterations}});
+    shared.push_back(k.second);
   }
   if (sizes.empty())
     return unavailable(fmt::format(
@@ -167,7 +195,7 @@ json decode_token(const Side& b, const Side& n) {
                   "decode batch sizes both runs ran: median own window over tokens per iteration, weighted by the "
                   "baseline's iterations at each size");
   m["batch_sizes"] = sizes;
-  return m;
+  return with_series(std::move(m), decode_series(b, b, shared, wb / tb), decode_series(n, b, shared, wb / tb));
 }
 
 // Prefill time per 1,000 prompt tokens: the facts' phases[prefill].ns_per_1k_tokens of each side.

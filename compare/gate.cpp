@@ -127,6 +127,11 @@ MetricValues inference_values(const json& doc, const char* key) {
   }
   m.base = x["base_ns"].get<double>();
   m.next = x["new_ns"].get<double>();
+  // per-iteration values (decode_token), unpaired: the noise test decides as for the step time
+  if (const json* sr = x.contains("series") ? &x["series"] : nullptr) {
+    m.b = to_vec(sr->value("base", json::array()));
+    m.n = to_vec(sr->value("new", json::array()));
+  }
   m.evidence = {{"basis", x.value("basis", "")}};
   if (x.contains("batch_sizes")) m.evidence["batch_sizes"] = x["batch_sizes"];
   m.ok = true;

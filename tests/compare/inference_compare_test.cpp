@@ -168,6 +168,37 @@ TEST(InferenceCompare, GenerateLoopsCompareTheirTimePerToken) {
   ASSERT_TRUE(d["available"].get<bool>());
   EXPECT_DOUBLE_EQ(d["base_ns"].get<double>(), 8.2e6);
   EXPECT_DOUBLE_EQ(d["new_ns"].get<double>(), 9.1e6);
+  EXPECT_EQ(d["series"]["new"], json({9.0e6, 9.2e6, 9.1e6}));  // the calls' own times per token
+}
+
+// decode_token's budget is noise-aware, as the step time's: each steady decode iteration at a
+// shared batch size is a value (its time per token over the baseline's median one at that size,
+// times the baseline's figure). Ten iterations at batch 32 a side, 8-12 ms spread alike, the
+// new run's median 10.6 ms against 10 ms (+6%, over a 5% budget): the bootstrap interval of
+// the median difference holds 0, so the gate passes, saying why. The consistent +10% of
+// new_run() (every iteration slower) still fails, beyond noise.
+TEST(InferenceCompare, DecodeTokenBudgetIsNoiseAware) {
+  auto run = [](double shift, int64_t median_ns) {
+    json its = json::array();
+    for (int r = 0; r < 2; ++r)
+      for (double ms : {8.0, 9.0, 10.0, 11.0, 12.0}) its.push_back(iteration("decode", 32, 32, static_cast<int64_t>((ms + shift) * kMs)));
+    return json{{"kind", "serving"},
+                {"engine", "sglang"},
+                {"iterations", its},
+                {"steady_state", {{"first", 1}, {"last", 10}, {"excluded", json::array()}}},
+                {"phases", {{{"phase", "decode"}, {"by_batch_size", {batch(32, 10, median_ns)}}}}}};
+  };
+  const json doc = cmp::build_compare(side("base", run(0, 10 * kMs)), side("new", run(0.6, 10'600'000)));
+  const json& d = doc["inference"]["decode_token"];
+  ASSERT_EQ(d["series"]["base"].size(), 10u);
+  EXPECT_NEAR(d["series"]["base"][0].get<double>(), 8e6 / 32, 1e-6);  // 8 ms / 32 tokens, at the base's scale
+  const json g = cmp::evaluate_gate(doc, budgets("decode_token", 0.05));
+  const json& c = *check(g, "decode_token");
+  EXPECT_EQ(c["over_budget"], true);
+  EXPECT_EQ(c["status"], "pass") << c.dump(1);
+  EXPECT_EQ(c["message"].get<std::string>().rfind("within noise", 0), 0u) << c["message"];
+  const json consistent = cmp::build_compare(side("base", base_run()), side("new", new_run()));
+  EXPECT_EQ((*check(cmp::evaluate_gate(consistent, budgets("decode_token", 0.05)), "decode_token"))["status"], "fail");
 }
 
 }  // namespace
