@@ -176,9 +176,11 @@ def check_timeline(driver, report, out_dir, tag):
       c.dispatchEvent(w);
       c.dispatchEvent(new KeyboardEvent('keydown', { key: '+', bubbles: true }));
       c.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
-      var cards = 0;
-      for (var y = 25; y < r.height; y += 4) {
-        for (var x = 250; x < r.width; x += 37) {
+      // At most about 40 x 30 points, whatever the canvas's size: each move redraws, and a tall
+      // timeline (pytorch_2rank_rank0) at every 4 px took minutes under ctest -j2 on a loaded machine.
+      var cards = 0, dy = Math.max(4, Math.floor(r.height / 40)), dx = Math.max(37, Math.floor((r.width - 250) / 30));
+      for (var y = 25; y < r.height; y += dy) {
+        for (var x = 250; x < r.width; x += dx) {
           ev('mousemove', x, y);
           if (!document.querySelector('#timeline .tl-card').hidden) cards++;
         }
