@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "compare/same_work.h"
-#include "facts/whatif/transforms.h"
+#include "rules/replay_saving.h"
 
 namespace npu::compare {
 
@@ -56,31 +56,15 @@ std::optional<Prediction> prediction_of(const json& findings, const std::string&
 
 std::optional<Prediction> prediction_of_whatif(const json& facts, const std::optional<Prediction>& p,
                                                const std::string& whatif, std::string* why) {
-  const json* w = facts.contains("whatif") ? &facts["whatif"] : nullptr;
-  if (!w || !w->value("available", false)) {
-    *why = "--whatif " + whatif + ": the baseline has no replay (facts.whatif)";
-    return std::nullopt;
-  }
-  const json ts = w->value("transforms", json::object());
-  if (!ts.contains(whatif)) {
-    *why = "--whatif " + whatif + ": the replay has no such transformation";
-    return std::nullopt;
-  }
-  const json& t = ts[whatif];
-  // the one-lane transformations need the one-lane replay to give the steps back (the two-stage
-  // ones are inapplicable when theirs does not)
-  if (!whatif::two_stage_transform(whatif) && !w->value("reproduces", false)) {
-    *why = "--whatif " + whatif + ": the baseline's replay does not give its steps back: " + w->value("why", std::string());
-    return std::nullopt;
-  }
-  if (!t.value("applicable", false)) {
-    *why = "--whatif " + whatif + ": not applicable to the baseline: " + t.value("why", std::string());
+  const json* t = nullptr;
+  if (const std::string unusable = replay_unusable(facts, whatif, &t); !unusable.empty()) {
+    *why = "--whatif " + whatif + ": " + unusable;
     return std::nullopt;
   }
   Prediction out = p.value_or(Prediction{});
-  out.saving_ns = t.value("saving_ns", 0.0);
+  out.saving_ns = (*t)["saving_ns"].get<double>();
   out.method = "replay";
-  out.formula = "replay (" + whatif + "): " + t.value("formula", std::string());
+  out.formula = "replay (" + whatif + "): " + t->value("formula", std::string());
   out.chosen = (out.chosen.empty() ? "" : out.chosen + "; ") + "--whatif " + whatif;
   return out;
 }

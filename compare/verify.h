@@ -43,8 +43,8 @@ std::optional<Prediction> prediction_of(const nlohmann::json& findings, const st
 
 // The fix applied is the replay's transformation `whatif` (facts.whatif.transforms, e.g. tf32 when
 // the finding's saving is its bf16 alternative's): the prediction is that replay's saving, for
-// the finding `p` (nullopt: a finding of no rule). Nullopt (and *why) when the baseline's replay
-// has no such transformation or cannot apply it.
+// the finding `p` (nullopt: a finding of no rule). Nullopt (and *why) when the rules could not use
+// that replay's saving either (rules/replay_saving.h, replay_unusable).
 std::optional<Prediction> prediction_of_whatif(const nlohmann::json& facts, const std::optional<Prediction>& p,
                                                const std::string& whatif, std::string* why);
 // A note when the finding offers more than one command but its saving is one alternative's (the

@@ -40,7 +40,7 @@ std::string metric_line(const json& m, const char* label) {
   if (!m.value("available", false)) return fmt::format("{}: not compared: {}", label, m.value("why", ""));
   std::string sizes;
   for (const auto& b : m.value("batch_sizes", json::array()))
-    sizes += (sizes.empty() ? "" : ", ") + (b["requests"].is_number() ? b["requests"].dump() : std::string("?"));
+    sizes += (sizes.empty() ? "" : ", ") + batch_of(b);
   return fmt::format("{}: {} -> {} ({}{}){}", label, fmt_ms(m.value("base_ns", 0.0)), fmt_ms(m.value("new_ns", 0.0)),
                      fmt_signed_ms(m.value("delta_ns", 0.0)),
                      m["delta_ratio"].is_number() ? ", " + fmt_signed_pct(m["delta_ratio"].get<double>()) : "",

@@ -20,9 +20,6 @@ std::string whatif_transform_list() {
   return out;
 }
 
-namespace {
-
-// Why the replay's saving cannot be used ("" when it can); `t` is set to the transformation.
 std::string replay_unusable(const json& facts, const std::string& name, const json** t) {
   const auto w = facts.find("whatif");
   if (w == facts.end() || !w->is_object()) return "the facts have no replay (whatif)";
@@ -43,8 +40,6 @@ std::string replay_unusable(const json& facts, const std::string& name, const js
   if (!std::isfinite(v) || v > 9e18) return "the replay's saving for '" + name + "' is out of range";
   return "";
 }
-
-}  // namespace
 
 void apply_replay_saving(json& f, const json& facts, const std::string& name) {
   const json* t = nullptr;

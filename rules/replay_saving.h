@@ -14,6 +14,12 @@ bool is_whatif_transform(const std::string& name);
 // "dataloader, graphs, ...": the names, for error messages and docs.
 std::string whatif_transform_list();
 
+// Why the replay's saving for transformation `name` cannot be used ("" when it can: the replay is
+// available, gives the measured steps back, and applies `name` with a finite saving), `*t` then
+// the transformation's facts. The one test of it: findings (apply_replay_saving) and verify's
+// --whatif predictions.
+std::string replay_unusable(const nlohmann::json& facts, const std::string& name, const nlohmann::json** t);
+
 // Sets finding.saving_ns from facts.whatif.transforms[name] when the replay can be used
 // (saving_method "replay", saving_formula the transformation, saving_rule_ns the rule's own
 // estimate), else keeps the rule's estimate (saving_method "formula", saving_note why).
