@@ -9,6 +9,33 @@
 
 namespace npu {
 
+namespace {
+
+// Below this share of the compute time modelled, the terminal gives no MFU figure.
+constexpr double kMfuCoverage = 0.5;
+
+// "; the most not modelled: REASON (N% of compute time)", from the coverage's largest reason (a
+// facts file read back may hold anything: numbers that are not are skipped).
+std::string largest_gap_in_coverage(const nlohmann::json& cov) {
+  auto number = [](const nlohmann::json& o, const char* k) {
+    const auto it = o.find(k);
+    return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  const auto list = cov.find("not_modelled");
+  if (list == cov.end() || !list->is_array()) return "";
+  const nlohmann::json* top = nullptr;
+  for (const auto& r : *list)
+    if (r.is_object() && r.contains("reason") && r["reason"].is_string() && number(r, "time_ns") > 0 &&
+        (!top || number(r, "time_ns") > number(*top, "time_ns")))
+      top = &r;
+  const double compute = number(cov, "compute_ns");
+  if (!top || compute <= 0) return "";
+  return fmt::format("; the most not modelled: {} ({:.0f}% of compute time)", (*top)["reason"].get<std::string>(),
+                     100 * number(*top, "time_ns") / compute);
+}
+
+}  // namespace
+
 std::string roofline_lines(const nlohmann::json& facts) {
   const auto it = facts.find("roofline");
   if (it == facts.end() || !it->is_object()) return "";
@@ -30,6 +57,11 @@ std::string roofline_lines(const nlohmann::json& facts) {
     out = fmt::format("MFU not shown: the modelled FLOPs of {} step{} need more than {}'s peaks allow (the peak or the "
                       "recorded shapes do not hold)\n",
                       above, above == 1 ? "" : "s", dev.value("name", std::string()));
+  } else if (!mfu.empty() && share < kMfuCoverage) {
+    // The FLOPs of a small part of the compute time are no MFU of the step: said as not known,
+    // with what the rest lacks, never as a low figure.
+    out = fmt::format("MFU not known: {:.0f}% of compute time has a FLOP model{}\n", 100 * share,
+                      largest_gap_in_coverage(cov));
   } else if (!mfu.empty()) {
     out = fmt::format("MFU {:.1f}% of {}'s BF16 peak (hardware FLOPs, median step); {:.0f}% of compute time modelled\n",
                       100 * stats::median(mfu), dev.value("name", std::string()), 100 * share);
