@@ -42,6 +42,13 @@ nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view 
   return o.take();
 }
 
+nlohmann::json evidence_event_in(const RunModel& m, int32_t file, uint64_t byte, std::string_view what) {
+  if (file < 0) return evidence_event(m, byte, what);
+  JsonObject o;
+  o.add("file", path_of(m, static_cast<uint16_t>(file))).add("what", what).add("byte", byte);
+  return o.take();
+}
+
 nlohmann::json evidence_row(const RunModel& m, Role role, uint32_t line, std::string_view what) {
   const InputFile* f = m.file(role);
   if (f && !f->table.empty()) {

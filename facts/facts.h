@@ -40,6 +40,9 @@ struct Facts {
 // `loc` is a Slice/Flow location: a byte offset, or a (part, rowid) pair (RunModel::decode_loc),
 // written as {file, byte} or {file, table, rowid}.
 nlohmann::json evidence_event(const RunModel& m, uint64_t loc, std::string_view what);
+// An event of another file of the run (RunModel::files index `file`, `byte` its offset there: a
+// graph capture trace beside the replay); file < 0: a location of the trace (evidence_event).
+nlohmann::json evidence_event_in(const RunModel& m, int32_t file, uint64_t byte, std::string_view what);
 nlohmann::json evidence_row(const RunModel& m, Role role, uint32_t line, std::string_view what);
 nlohmann::json evidence_file(const RunModel& m, Role role, std::string_view what);
 // A step id as the facts write it: null for none (outside every step, or the pseudo-step).

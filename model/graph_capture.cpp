@@ -46,6 +46,7 @@ HostOpsAround around(const RunModel& m, const std::vector<uint32_t>& stack) {
     if (cat == "cpu_op") {
       if (h.op == kEmptyStr) h.op = s.name;
       h.leaf_op = s.name;
+      h.leaf_slice = j;
     } else if (cat == "python_function" && m.str(s.name).starts_with("nn.Module: ")) {
       h.module = s.name;
     }
@@ -118,7 +119,14 @@ void add_graph_captures(RunModel& dst, const RunModel& src, int32_t file, int64_
       } else if (open && kineto_category(src.str(s.cat)) == KinetoCat::HostRuntime && is_launch_call(n)) {
         const HostOpsAround h = around(src, stack);
         const StrId kernel = src.launch_kernel_of(s);
-        g.launches.push_back({to_dst(kernel), to_dst(s.name), to_dst(h.op), to_dst(h.leaf_op), to_dst(h.module)});
+        CapturedLaunch l{to_dst(kernel), to_dst(s.name), to_dst(h.op), to_dst(h.leaf_op), to_dst(h.module)};
+        if (h.leaf_slice != kNone32) {
+          const Slice& op = src.slices[h.leaf_slice];
+          if (const OpInputs* in = src.op_inputs_of(op)) l.dims = to_dst(in->dims), l.types = to_dst(in->types);
+          l.file = file;
+          l.leaf_loc = file >= 0 ? src.decode_loc(op.loc).offset : op.loc;
+        }
+        g.launches.push_back(l);
         open->graphs.back().end = static_cast<uint32_t>(g.launches.size());
       }
     });

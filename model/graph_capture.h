@@ -25,6 +25,13 @@ struct CapturedLaunch {
   StrId op = kEmptyStr;      // outermost host operator (cpu_op) around the call
   StrId leaf_op = kEmptyStr;  // innermost host operator around it
   StrId module = kEmptyStr;  // innermost nn.Module frame around it (with_stack traces)
+  // The innermost operator's recorded inputs (record_shapes=True: "Input Dims", "Input type";
+  // kEmptyStr: none recorded), what the roofline models a replayed kernel by, and that
+  // operator's event: its byte offset in the capture's file (RunModel::files index; -1: the
+  // trace itself, `leaf_loc` then a location of the trace).
+  StrId dims = kEmptyStr, types = kEmptyStr;
+  uint64_t leaf_loc = 0;
+  int32_t file = -1;
 };
 
 // One stream capture (StreamBeginCapture .. StreamEndCapture on one host thread): a graph.
@@ -84,6 +91,7 @@ void pair_graph_replays(RunModel& m);
 // the outermost and innermost cpu_op and the innermost nn.Module frame, in one pass per track.
 struct HostOpsAround {
   StrId op = kEmptyStr, leaf_op = kEmptyStr, module = kEmptyStr;
+  uint32_t leaf_slice = kNone32;  // the innermost cpu_op's slice
 };
 std::vector<HostOpsAround> host_ops_around(const RunModel& m, const std::vector<uint32_t>& calls);
 

@@ -74,7 +74,7 @@ nlohmann::json group_json(const RunModel& m, const DevicePeaks& dev, const Group
   const OpRun& l = *g.longest_run;
   const std::string what = "longest instance (" + std::to_string(l.time) + " ns)";
   o.add("evidence", nlohmann::json::array({l.line ? evidence_row(m, Role::KernelDetails, l.line, what)
-                                                  : evidence_event(m, l.loc, what + ": its recorded Input Dims")}));
+                                                  : evidence_event_in(m, l.file, l.loc, what + ": its recorded Input Dims")}));
   return o.take();
 }
 

@@ -1,11 +1,15 @@
 // Each operator instance of a run with its device time and its work (roofline_parts.h). GPU: the
 // FLOPs of the host operator's recorded shapes, given to the kernels it launched (the innermost
-// cpu_op around the launching runtime call, joined by the frame's correlation). Ascend: each
-// kernel_details row from its own shapes.
+// cpu_op around the launching runtime call, joined by the frame's correlation; a graph replay's
+// kernel: the innermost cpu_op its capture recorded around its launch, with that capture's
+// shapes). Ascend: each kernel_details row from its own shapes.
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "facts/roofline/launching_ops.h"
 #include "facts/roofline/roofline_parts.h"
+#include "model/graph_capture.h"
 
 namespace npu::roofline {
 
@@ -41,16 +45,24 @@ std::string gpu_precision(GemmPrecision p, const std::string& dtype) {
   return dtype;
 }
 
-const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache) {
-  const OpInputs* in = m.op_inputs_of(op);
-  const WorkCache::Key key{op.name, in ? in->dims : kNone32, in ? in->types : kNone32, 0, 0, 0};
+namespace {
+
+// An operator's model from its name and recorded inputs (null: none recorded), cached.
+const OpWork* work_of(const RunModel& m, StrId name, const OpInputs* in, WorkCache& cache) {
+  const WorkCache::Key key{name, in ? in->dims : kNone32, in ? in->types : kNone32, 0, 0, 0};
   if (const OpWork* w = cache.get(key)) return w;
   OpWork w;
   std::vector<Shape> dims;
   if (!in) w.why = "no shapes recorded (record_shapes off)";
   else if (!parse_kineto_dims(m.str(in->dims), &dims)) w.why = "Input Dims not a list of shapes";
-  else w = model_torch_op(m.str(op.name), dims, parse_kineto_types(m.str(in->types)));
+  else w = model_torch_op(m.str(name), dims, parse_kineto_types(m.str(in->types)));
   return cache.put(key, std::move(w));
+}
+
+}  // namespace
+
+const OpWork* torch_work(const RunModel& m, const Slice& op, WorkCache& cache) {
+  return work_of(m, op.name, m.op_inputs_of(op), cache);
 }
 
 namespace {
@@ -60,22 +72,60 @@ struct OpAcc {
   Ns longest = -1;
   GemmPrecision precision = GemmPrecision::NotGemm;
   int step = -1;
+  void add(const RunModel& m, const Slice& k, int s, std::vector<int8_t>& gemm_kind) {
+    time += k.dur;
+    step = s;
+    int8_t& g = gemm_kind[k.name];
+    if (g < 0) g = static_cast<int8_t>(gpu_gemm_precision(m.str(k.name)));
+    if (k.dur > longest && static_cast<GemmPrecision>(g) != GemmPrecision::NotGemm) {
+      longest = k.dur;
+      precision = static_cast<GemmPrecision>(g);
+    }
+  }
 };
+
+// The kernels one replay (its graph launch call) ran for one operator its capture recorded.
+using ReplayedOpKey = std::tuple<uint32_t, int32_t, uint64_t>;  // replay call, capture file, operator's loc
+struct ReplayedAcc {
+  OpAcc acc;
+  const CapturedLaunch* launch = nullptr;
+};
+
+bool any_captured_shapes(const GraphReplays& g) {
+  for (const CapturedLaunch& l : g.launches)
+    if (l.dims != kEmptyStr) return true;
+  return false;
+}
 
 }  // namespace
 
 std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, Coverage& cov) {
   const RunModel& m = ctx.model;
   std::vector<OpRun> out;
+  // A graph replay's kernel is its captured operator's (model/graph_capture.h: the capture's
+  // recorded inputs), an eager kernel the operator around its launch call's.
+  const GraphReplays& replays = m.graph_replays;
+  const bool captured_shapes = any_captured_shapes(replays);
   const bool shapes = !m.op_inputs.empty();
   static const std::unordered_map<uint32_t, uint32_t> kNoCalls;
   const auto& calls = shapes ? ctx.ops_of_calls() : kNoCalls;
   std::unordered_map<uint32_t, OpAcc> by_op;
+  std::map<ReplayedOpKey, ReplayedAcc> by_replayed_op;
   std::vector<int8_t> gemm_kind(m.strings.size(), -1);
   for (const LaunchedOp& lo : ctx.frame.launched()) {
     const Slice& k = m.slices[lo.slice];
     if (classify_device_task(m, k) != TaskClass::Compute) continue;
     cov.compute_ns += k.dur;
+    if (const CapturedLaunch* l = captured_shapes ? replays.launch_of(lo.slice) : nullptr) {
+      if (l->leaf_op == kEmptyStr) {
+        cov.miss("replayed kernel its capture recorded outside any operator", k.dur);
+        continue;
+      }
+      ReplayedAcc& r = by_replayed_op[{lo.call, l->file, l->leaf_loc}];
+      r.launch = l;
+      r.acc.add(m, k, lo.step, gemm_kind);
+      continue;
+    }
     if (!shapes) {
       cov.miss("no shapes recorded (record_shapes off)", k.dur);
       continue;
@@ -85,35 +135,36 @@ std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, C
       cov.miss("kernel launched outside any operator", k.dur);
       continue;
     }
-    OpAcc& a = by_op[it->second];
-    a.time += k.dur;
-    a.step = lo.step;
-    int8_t& g = gemm_kind[k.name];
-    if (g < 0) g = static_cast<int8_t>(gpu_gemm_precision(m.str(k.name)));
-    if (k.dur > a.longest && static_cast<GemmPrecision>(g) != GemmPrecision::NotGemm) {
-      a.longest = k.dur;
-      a.precision = static_cast<GemmPrecision>(g);
-    }
+    by_op[it->second].add(m, k, lo.step, gemm_kind);
   }
-  for (const auto& [op_slice, a] : by_op) {
-    const Slice& op = m.slices[op_slice];
-    const OpWork* w = torch_work(m, op, cache);
+  // One operator instance: its model from (name, inputs), its evidence at (file, loc).
+  auto add_run = [&](StrId name, const OpInputs* in, const OpAcc& a, uint64_t loc, int32_t file) {
+    const OpWork* w = work_of(m, name, in, cache);
     if (!w->modelled) {
       cov.miss(w->why, a.time);
-      continue;
+      return;
     }
     cov.modelled_ns += a.time;
-    const OpInputs* in = m.op_inputs_of(op);
     OpRun r;
-    r.op = op.name;
+    r.op = name;
     r.shapes = in->dims;
     r.types = in->types;
     r.precision = std::string(w->kind) == "bytes_only" ? "" : gpu_precision(a.precision, w->dtype);
     r.work = w;
     r.time = a.time;
     r.step = a.step;
-    r.loc = op.loc;
+    r.loc = loc;
+    r.file = file;
     out.push_back(r);
+  };
+  for (const auto& [op_slice, a] : by_op) {
+    const Slice& op = m.slices[op_slice];
+    add_run(op.name, m.op_inputs_of(op), a, op.loc, -1);
+  }
+  for (const auto& [key, r] : by_replayed_op) {
+    const CapturedLaunch& l = *r.launch;
+    const OpInputs in{0, l.dims, l.types};
+    add_run(l.leaf_op, l.dims == kEmptyStr ? nullptr : &in, r.acc, l.leaf_loc, l.file);
   }
   return out;
 }

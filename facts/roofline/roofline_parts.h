@@ -22,6 +22,7 @@ struct OpRun {
   Ns time = 0;
   int step = -1;       // in frame.steps()
   uint64_t loc = 0;    // GPU: the host operator's event
+  int32_t file = -1;   // GPU, a replayed kernel's operator: the capture trace `loc` is in (else the trace)
   uint32_t line = 0;   // Ascend: the kernel_details row
 };
 

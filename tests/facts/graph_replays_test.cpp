@@ -176,4 +176,46 @@ TEST(GraphReplays, ACaptureTraceBesideTheReplayIsRead) {
   EXPECT_NEAR(j["iterations"][0]["classes"]["moe"].get<double>(), 50.0 / 110, 1e-9);
 }
 
+// The roofline of a graph-replayed GEMM: its kernel has no operator in the replay trace; the
+// capture recorded aten::mm with its shapes around the launch, so the replayed kernel is that
+// operator's: 2 x 32 x 64 x 128 FLOPs, its evidence the aten::mm event in the capture's file.
+TEST(GraphReplays, AReplayedKernelIsModelledByItsCapturedOperatorsShapes) {
+  const std::string mm =
+      R"(  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 131, "dur": 8, )"
+      R"("args": {"Input Dims": [[32, 64], [64, 128]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+)";
+  std::string cap = header() + host("user_annotation", "capture_32_FULL", 100, 100);
+  cap += host("cuda_runtime", "hipStreamBeginCapture", 105, 1);
+  cap += host("cpu_op", "vllm::unified_attention_with_output", 110, 10) + captured("attn_k", 112, 11);
+  cap += host("cpu_op", "aten::linear", 130, 10) + mm + captured("Cijk_gemm", 133, 12);
+  cap += host("cuda_runtime", "hipStreamEndCapture", 190, 1);
+  std::string replay = header() + host("user_annotation", "step[DECODE bs=16]", 1000, 900);
+  replay += host("cuda_runtime", "hipGraphLaunch", 1010, 5, 100);
+  replay += kernel("attn_k", 1100, 20, 100) + kernel("Cijk_gemm", 1120, 30, 100);
+  npu::test::TempDir dir;
+  const std::string path = dir.write("graph_execution.json", close(replay));
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path() / "capture_traces");
+  const std::string cap_text = close(cap);
+  const std::string cap_path = dir.write("capture_traces/cap.json", cap_text);
+  dir.write("capture_traces/execution_details.json", R"([{"file": "cap.json", "batch_size": 32, "mode": "FULL"}])");
+  const json r = npu::compute_facts(npu::test::load_path(path)).doc["roofline"];
+  ASSERT_TRUE(r.is_object()) << r.dump();
+  EXPECT_EQ(r["coverage"]["compute_ns"], 50000);
+  EXPECT_EQ(r["coverage"]["modelled_ns"], 30000);
+  // The attention kernel's operator is captured too, without recorded shapes.
+  ASSERT_EQ(r["coverage"]["not_modelled"].size(), 1u) << r["coverage"].dump();
+  EXPECT_EQ(r["coverage"]["not_modelled"][0]["reason"], "no shapes recorded (record_shapes off)");
+  ASSERT_EQ(r["groups"].size(), 1u);
+  const json& g = r["groups"][0];
+  EXPECT_EQ(g["op"], "aten::mm");
+  EXPECT_EQ(g["shapes"], "[[32, 64], [64, 128]]");  // as the capture wrote them
+  EXPECT_EQ(g["count"], 1);
+  EXPECT_EQ(g["time_ns"], 30000);
+  EXPECT_DOUBLE_EQ(g["flops"].get<double>(), 2.0 * 32 * 64 * 128);
+  EXPECT_EQ(r["steps"][0]["flops"], 2.0 * 32 * 64 * 128);
+  const json& ev = g["evidence"][0];
+  EXPECT_EQ(ev["file"], cap_path);
+  EXPECT_EQ(ev["byte"], cap_text.find(R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm")"));
+}
+
 }  // namespace

@@ -71,6 +71,32 @@ TEST(RealDataInference, ServingWindowsHaveOneIterationWithItsOwnWindow) {
   }
 }
 
+// The roofline of a graph-replayed decode: SGLang's replay kernels have no operator in the replay
+// trace; paired with the capture beside it, each is the aten::mm (or other op) the capture
+// recorded, with its shapes. The step's FLOPs are the capture's 145 aten::mm, 2*M*K*N each:
+// 484,358,225,920 (python3 tests/realdata/verify_replay_flops.py CAPTURE); the GEMMs are
+// memory-bound (32 rows against 4096-151936-column weights), their evidence in the capture trace.
+TEST(RealDataInference, GraphReplayedGemmsAreModelledFromTheirCapture) {
+  const std::string rel = std::string(kDir) + kServing[0].trace;
+  REQUIRE_REALDATA(rel);
+  const npu::Facts f = npu::compute_facts(npu::test::load_path(real(rel)));
+  const json& r = f.doc["roofline"];
+  ASSERT_TRUE(r.is_object());
+  ASSERT_EQ(r["steps"].size(), 1u);
+  EXPECT_EQ(r["steps"][0]["flops"].get<double>(), 484358225920.0);
+  EXPECT_GT(r["coverage"]["share"].get<double>(), 0.6);  // 0.001 before: "kernel launched outside any operator"
+  size_t mm = 0;
+  for (const json& g : r["groups"]) {
+    if (g["op"] != "aten::mm") continue;
+    ++mm;
+    EXPECT_EQ(g["bound"], "memory") << g["shapes"];
+    EXPECT_EQ(g["precision"], "bf16");
+    const std::string file = g["evidence"][0]["file"];
+    EXPECT_NE(file.find("capture_traces/bs_32_rank0.json.gz"), std::string::npos) << file;
+  }
+  EXPECT_EQ(mm, 5u);  // qkv, o, gate_up, down (x36 each) and the LM head
+}
+
 // Several iterations, varying batch sizes, as an engine runs: a window built from the real single
 // SGLang iteration (make_serving_window.py: copies shifted in time, bs=32, 31, 32, 30, 29 written
 // into the engine's names) gives one iteration and one step each, in order, each timed by the
