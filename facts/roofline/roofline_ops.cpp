@@ -118,7 +118,7 @@ std::vector<OpRun> gpu_op_runs(const DiagnosticContext& ctx, WorkCache& cache, C
     cov.compute_ns += k.dur;
     if (const CapturedLaunch* l = captured_shapes ? replays.launch_of(lo.slice) : nullptr) {
       if (l->leaf_op == kEmptyStr) {
-        cov.miss("replayed kernel its capture recorded outside any operator", k.dur);
+        cov.miss("replayed kernel captured outside any operator", k.dur);
         continue;
       }
       ReplayedAcc& r = by_replayed_op[{lo.call, l->file, l->leaf_loc}];
