@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "base/text.h"
+#include "reports/json_read.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -11,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-double d(const json& o, const char* k) { return o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0; }
+double d(const json& o, const char* k) { return json_number(o, k); }
 std::string ms(double ns) { return text::ms_number(ns); }
 std::string step_name(const json& s) { return s.is_null() ? "-" : s.dump(); }
 

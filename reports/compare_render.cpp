@@ -7,6 +7,7 @@
 
 #include "base/text.h"
 #include "compare/delta_text.h"
+#include "reports/json_read.h"
 
 namespace npu::reports {
 
@@ -17,10 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-double d(const json& j, const char* k, double def = 0) {
-  auto it = j.find(k);
-  return it != j.end() && it->is_number() ? it->get<double>() : def;
-}
+double d(const json& j, const char* k, double def = 0) { return json_number(j, k, def); }
 
 std::string ratio_pct(const json& v) { return v.is_number() ? fmt_signed_pct(v.get<double>()) : "n/a"; }
 

@@ -7,6 +7,7 @@
 
 #include "base/stats.h"
 #include "base/text.h"
+#include "reports/json_read.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -16,15 +17,8 @@ using nlohmann::json;
 namespace {
 
 // A number of the facts, or `def` where they say it is not known (null) or do not say.
-double number(const json& o, const char* key, double def = 0) {
-  const auto v = o.find(key);
-  return v != o.end() && v->is_number() ? v->get<double>() : def;
-}
-
-bool has_number(const json& o, const char* key) {
-  const auto v = o.find(key);
-  return v != o.end() && v->is_number();
-}
+double number(const json& o, const char* key, double def = 0) { return json_number(o, key, def); }
+bool has_number(const json& o, const char* key) { return has_json_number(o, key); }
 
 const json& inference_of(const json& facts) {
   static const json none;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/stats.h"
+#include "reports/json_read.h"
 
 namespace npu {
 
@@ -17,21 +18,17 @@ constexpr double kMfuCoverage = 0.5;
 // "; the most not modelled: REASON (N% of compute time)", from the coverage's largest reason (a
 // facts file read back may hold anything: numbers that are not are skipped).
 std::string largest_gap_in_coverage(const nlohmann::json& cov) {
-  auto number = [](const nlohmann::json& o, const char* k) {
-    const auto it = o.find(k);
-    return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
-  };
   const auto list = cov.find("not_modelled");
   if (list == cov.end() || !list->is_array()) return "";
   const nlohmann::json* top = nullptr;
   for (const auto& r : *list)
-    if (r.is_object() && r.contains("reason") && r["reason"].is_string() && number(r, "time_ns") > 0 &&
-        (!top || number(r, "time_ns") > number(*top, "time_ns")))
+    if (r.is_object() && r.contains("reason") && r["reason"].is_string() && json_number(r, "time_ns") > 0 &&
+        (!top || json_number(r, "time_ns") > json_number(*top, "time_ns")))
       top = &r;
-  const double compute = number(cov, "compute_ns");
+  const double compute = json_number(cov, "compute_ns");
   if (!top || compute <= 0) return "";
   return fmt::format("; the most not modelled: {} ({:.0f}% of compute time)", (*top)["reason"].get<std::string>(),
-                     100 * number(*top, "time_ns") / compute);
+                     100 * json_number(*top, "time_ns") / compute);
 }
 
 }  // namespace
@@ -48,7 +45,7 @@ std::string roofline_lines(const nlohmann::json& facts) {
     if (s.value("above_peak", false)) ++above;
   }
   const nlohmann::json cov = r.value("coverage", nlohmann::json::object());
-  const double share = cov.contains("share") && cov["share"].is_number() ? cov["share"].get<double>() : 0.0;
+  const double share = json_number(cov, "share");
   std::string out;
   if (!dev.value("known", false)) {
     out = fmt::format("roofline: device limits unknown ({}); {:.0f}% of compute time modelled\n",
