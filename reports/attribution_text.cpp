@@ -2,6 +2,7 @@
 // renderer: where the step's time goes, and how much of it the findings' savings explain.
 #include <fmt/format.h>
 
+#include "reports/json_read.h"
 #include "reports/report_document.h"
 
 namespace npu {
@@ -28,6 +29,9 @@ std::string step_split_text(const nlohmann::json& a) {
   if (bubble > 0) out += fmt::format(", pipeline bubble {}{}", format_ms(bubble), share(bubble, step));
   if (const double copies = parts.value("copies_ns", 0.0); copies > 0)
     out += fmt::format(", copies {}{}", format_ms(copies), share(copies, step));
+  // A serving run's iterations: the host's turn after each, in no step, is part of the period.
+  if (const double turn = parts.is_object() ? json_number(parts, "turn_ns") : 0.0; turn > 0)
+    out += fmt::format(", turn between iterations {}{}", format_ms(turn), share(turn, step));
   const double idle = parts.value("idle_ns", 0.0);
   out += fmt::format(", idle {}{}", format_ms(idle), share(idle, step));
   std::string causes;
@@ -43,6 +47,11 @@ std::string step_split_title(const nlohmann::json& a) {
   const std::string step = format_ms(a.value("step_ns", 0.0));
   if (const std::string over = a.value("over", ""); !over.empty())
     return fmt::format("Where the time of a step goes ({}, {})", over, step);
+  const auto parts = a.find("parts");
+  if (parts != a.end() && parts->is_object() && has_json_number(*parts, "turn_ns"))
+    return fmt::format("Where the time of an iteration goes (the mean of {} iterations, {}: the window and the turn "
+                       "after it)",
+                       steps, step);
   return steps > 1 ? fmt::format("Where the time of a step goes (the mean of {} steps, {})", steps, step)
                    : fmt::format("Where the {} step goes", step);
 }

@@ -82,6 +82,13 @@ Pools pools_from_split(const json& a) {
   set_parts(p, computing, communication, bubble, idle,
             computing + communication + bubble + idle + std::max(0.0, copies), copies);
   add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
+  // A serving run's iterations: the host's turn between two is a part of the period a saving is of.
+  if (a.contains("turns_ns")) {
+    const double turn = std::max(0.0, per_step(a, "turns_ns", steps));
+    p.budget["turn"] = turn;
+    p.step += turn;
+    p.parts["turn_ns"] = static_cast<int64_t>(turn);
+  }
   return p;
 }
 
@@ -142,7 +149,9 @@ json replay_summary(const json& combined, const json& findings, double replay_to
           advised || (f.value("saving_method", std::string()) == "replay" && f.value("whatif", std::string()) == n);
     all_advised = all_advised && advised;
   }
-  const auto step = combined.find("step_ns");
+  // A serving run's replay: the iteration period (the window and the turn after it).
+  auto step = combined.find("period_ns");
+  if (step == combined.end()) step = combined.find("step_ns");
   if (!all_advised || names.empty() || step == combined.end() || !step->is_number_integer()) return nullptr;
   return {{"transforms", names},
           {"step_ns", step->get<int64_t>()},
@@ -162,7 +171,7 @@ std::string capped_text(const std::string& pool, const std::string& from_text, b
 }  // namespace
 
 bool is_split_pool(const std::string& pool) {
-  if (pool == "compute" || pool == "communication" || pool == "copies" || pool == "idle") return true;
+  if (pool == "compute" || pool == "communication" || pool == "copies" || pool == "idle" || pool == "turn") return true;
   return pool.rfind("idle.", 0) == 0 &&
          FactsSchema::builtin().has_need_path("idle_attribution.causes." + pool.substr(5));
 }
@@ -170,7 +179,7 @@ bool is_split_pool(const std::string& pool) {
 std::string pool_problem(const std::string& pool) {
   if (is_split_pool(pool)) return "";
   return "pool '" + pool +
-         "' is not a pool of the step split (compute, communication, copies, idle, idle.<cause>: docs/rules.md)";
+         "' is not a pool of the step split (compute, communication, copies, idle, idle.<cause>, turn: docs/rules.md)";
 }
 
 double saving_denominator_ns(const json& facts) {
@@ -219,7 +228,8 @@ json attribution_json(const Pools& pools, std::map<std::string, double>& claimed
   for (const auto& [name, b] : pools.budget)
     out_pools[name] = {{"budget_ns", static_cast<int64_t>(b)}, {"claimed_ns", static_cast<int64_t>(claimed[name])}};
   // The cause pools are parts of "idle": counted there once.
-  const double explained = claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"];
+  const double explained =
+      claimed["compute"] + claimed["communication"] + claimed["idle"] + claimed["copies"] + claimed["turn"];
   json out = {{"available", true},
               {"source", pools.source},
               {"step_ns", static_cast<int64_t>(pools.step)},

@@ -15,6 +15,10 @@ constexpr double kCombineFloor = 0.01;
 
 namespace {
 
+// What a saving is a share of: the steps' windows, or a serving run's iteration periods (its
+// windows and the host's turns between them).
+Ns saved(const Graph& g, const Replay& r) { return g.serving ? r.period_ns() : r.total_ns; }
+
 // With torch_npu's task queue (async_task_queue arrows): the two-stage graph and its replay.
 void prepare_two_stage(const DiagnosticContext& ctx, WhatIf& w) {
   if (!has_task_queue(ctx.model)) return;
@@ -49,16 +53,24 @@ WhatIf prepare(const DiagnosticContext& ctx) {
   }
   w.steps = f.steps();
   w.base = simulate(w.graph);
-  for (const StepWindow& s : f.windows()) {
-    w.measured.push_back(s.end - s.start);
-    w.measured_total += s.end - s.start;
+  const std::vector<StepWindow>& win = f.windows();
+  for (size_t i = 0; i < win.size(); ++i) {
+    w.measured.push_back(win[i].end - win[i].start);
+    w.measured_total += win[i].end - win[i].start;
+    if (w.graph.serving && i > 0) w.measured_turns += turn_between(win[i - 1].end, win[i].start, win[i].hole);
   }
-  w.deviation = w.measured_total > 0
-                    ? static_cast<double>(w.base.total_ns - w.measured_total) / static_cast<double>(w.measured_total)
-                    : 1.0;
-  w.usable = std::fabs(w.deviation) <= kReproduceTolerance;
-  if (!w.usable)
+  auto deviation = [](Ns replayed, Ns measured) {
+    return measured > 0 ? static_cast<double>(replayed - measured) / static_cast<double>(measured) : 1.0;
+  };
+  w.deviation = deviation(w.base.total_ns, w.measured_total);
+  w.period_deviation = deviation(w.base.period_ns(), w.measured_period());
+  w.usable = std::fabs(w.deviation) <= kReproduceTolerance && std::fabs(w.period_deviation) <= kReproduceTolerance;
+  if (std::fabs(w.deviation) > kReproduceTolerance)
     w.why_not = "the unmodified replay differs from the measured steps by " + std::to_string(w.deviation * 100) + "%";
+  else if (!w.usable)
+    w.why_not = "the unmodified replay differs from the measured iteration periods (windows and the turns between "
+                "them) by " +
+                std::to_string(w.period_deviation * 100) + "%";
   prepare_two_stage(ctx, w);
   w.transforms = make_transforms(m, w.graph, w.host_graph(), causes, roofline::tensor_core_times(ctx));
   // The host-pipeline savings are used only where the two-stage replay gives the steps back too.
@@ -121,10 +133,14 @@ json apply(const WhatIf& w, const std::vector<std::string>& names) {
               {"measured_step_ns", static_cast<Ns>(static_cast<double>(measured_total) / n)},
               {"replayed_step_ns", static_cast<Ns>(static_cast<double>(b.total_ns) / n)},
               {"step_ns", static_cast<Ns>(static_cast<double>(r.total_ns) / n)},
-              {"saving_ns", static_cast<Ns>(static_cast<double>(b.total_ns - r.total_ns) / n)},
+              {"saving_ns", static_cast<Ns>(static_cast<double>(saved(g, b) - saved(g, r)) / n)},
               {"before", split(b)},
               {"after", split(r)},
               {"per_step", std::move(per)}};
+  if (g.serving)
+    out["period"] = {{"measured_ns", static_cast<Ns>(static_cast<double>(w.measured_period()) / n)},
+                     {"replayed_ns", static_cast<Ns>(static_cast<double>(b.period_ns()) / n)},
+                     {"after_ns", static_cast<Ns>(static_cast<double>(r.period_ns()) / n)}};
   json formulas = json::object();
   for (const Transform& t : w.transforms)
     for (const std::string& name : names)
@@ -172,6 +188,13 @@ json section(const WhatIf& w) {
                         {"queue_lag_ns", q.queue_lag},
                         {"queue_gap_ns", q.queue_gap}};
   }
+  if (g.serving)
+    out["period"] = {{"measured_ns", per_step(w.measured_period())},
+                     {"replayed_ns", per_step(w.base.period_ns())},
+                     {"measured_turn_ns", per_step(w.measured_turns)},
+                     {"replayed_turn_ns", per_step(w.base.turns_ns)},
+                     {"deviation", w.measured_period() > 0 ? w.period_deviation : 0.0},
+                     {"reproduces", std::fabs(w.period_deviation) <= kReproduceTolerance}};
   if (!w.usable) out["why"] = w.why_not;
   json ts = json::object();
   std::vector<std::string> applicable;
@@ -186,12 +209,13 @@ json section(const WhatIf& w) {
       j["formula"] = t.formula;
       const bool q = t.two_stage && w.two_stage;
       j["step_ns"] = q ? per_queue_step(r.total_ns) : per_step(r.total_ns);
-      j["saving_ns"] = q ? per_queue_step(base.total_ns - r.total_ns) : per_step(base.total_ns - r.total_ns);
+      j["saving_ns"] = q ? per_queue_step(base.total_ns - r.total_ns) : per_step(saved(g, base) - saved(g, r));
+      if (g.serving && !t.two_stage) j["period_ns"] = per_step(r.period_ns());
       // A fix the replay says would save under 1 % of the step is left out of the combined one,
       // and so is TF32, the lesser of two alternatives for the same kernels (bf16 is the other),
       // and the host-pipeline ones (another graph).
       if (t.name != "tf32" && !t.two_stage &&
-          static_cast<double>(w.base.total_ns - r.total_ns) >= kCombineFloor * static_cast<double>(w.base.total_ns))
+          static_cast<double>(saved(g, w.base) - saved(g, r)) >= kCombineFloor * static_cast<double>(saved(g, w.base)))
         applicable.push_back(t.name);
     }
     ts[t.name] = std::move(j);
@@ -201,7 +225,8 @@ json section(const WhatIf& w) {
   const Replay r = simulate(g, &all);
   out["combined"] = {{"transforms", applicable},
                      {"step_ns", per_step(r.total_ns)},
-                     {"saving_ns", per_step(w.base.total_ns - r.total_ns)}};
+                     {"saving_ns", per_step(saved(g, w.base) - saved(g, r))}};
+  if (g.serving) out["combined"]["period_ns"] = per_step(r.period_ns());
   return out;
 }
 

@@ -4,6 +4,7 @@
 // the later of its last launched task's end and the host step's end. The time between the host
 // step's start and that first task is the step's "Preparing"; it is not device Free.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "facts/device_tasks.h"
@@ -26,6 +27,11 @@ struct StepWindow {
   Ns hole = 0;
   uint32_t hole_end_slice = kNone32;
 };
+
+// A serving engine's iterations: the device idle between one's window (ending at `end`) and the
+// next one's (starting at `next_start`, after its hole `next_hole`): the host's turn between them,
+// in no step (the hole, work the trace does not hold, is not the turn's).
+inline Ns turn_between(Ns end, Ns next_start, Ns next_hole) { return std::max<Ns>(0, next_start - end - next_hole); }
 
 // An op a step launched: its device span and when its launch call returned.
 struct OwnOp {

@@ -192,6 +192,7 @@ SliceItems add_host_items(Graph& g, const RunFrame& f, const Scope& sc, const st
     g.steps[i].measured_start = w.start;
     g.steps[i].measured_end = w.end;
     g.steps[i].hole_end_slice = w.hole_end_slice;
+    g.steps[i].hole = w.hole;
   }
   return item_of_slice;
 }
@@ -371,6 +372,7 @@ void attribute_step_ends(Graph& g) {
 Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage, StepBlock block) {
   Graph g;
   g.chained = f.launched_work() && !f.pseudo();
+  g.serving = g.chained && f.model().meta.engine_iteration_steps;
   if (f.steps().empty()) {
     g.why_not = "no steps";
     return g;

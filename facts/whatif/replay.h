@@ -74,7 +74,10 @@ struct StepRef {
   Ns overhang = 0;                          // Ascend: how far the tasks its window holds end past the window's end
   // GPU, a serving engine's iteration whose window starts after a hole (StepWindow::hole): the
   // task it starts at (its device slice, then its index in tasks), else kNone32.
+  // That hole's length (measured: the replay keeps the task after it at its measured start, for
+  // it waited on work the trace does not hold).
   uint32_t hole_end_slice = kNone32, start_task = kNone32;
+  Ns hole = 0;
 };
 
 // torch_npu's task queue as a two-stage host pipeline (docs/whatif.md, "The task queue"): a
@@ -118,6 +121,9 @@ struct Graph {
   bool lanes() const { return !lane.empty(); }
   uint8_t lane_of(uint32_t item) const { return lane.empty() ? 0 : lane[item]; }
   bool chained = false;                // GPU (LaunchedWork): windows follow each other
+  // The steps are a serving engine's iterations (RunMetadata::engine_iteration_steps): between two
+  // of them lies the host's turn, in no step (Replay::turn_ns).
+  bool serving = false;
   // Measured typical values the transformations use.
   Ns launch_latency = 0;  // launch -> start of launch-gated tasks: lower quartile, at most 50 us
   Ns stream_gap = 0;      // median gap between stream-gated tasks
@@ -183,6 +189,11 @@ struct Edit {
 struct Replay {
   std::vector<Ns> step_ns;  // per step of the graph: the replayed window's length
   Ns total_ns = 0;          // their sum
+  // A serving graph: per iteration, the device idle between its window and the next one's, less
+  // the next one's hole (turn_between, step_windows.h); the last iteration's is 0. Their sum.
+  std::vector<Ns> turn_ns;
+  Ns turns_ns = 0;
+  Ns period_ns() const { return total_ns + turns_ns; }  // the iterations' windows and the turns between them
   // With `split`: per step the union of computing, communication and copies in the window.
   std::vector<Ns> computing_ns, communication_ns, copies_ns;
 };

@@ -143,6 +143,9 @@ class Simulation {
     const bool first = k == g_.stream_begin[d.stream];
     if (!first) st = std::max(st, TE_[k - 1] + gap);
     if (d.dep != kNone32) st = std::max(st, TE_[d.dep] + d.dep_gap);
+    // The first task after an iteration's hole waited on work the trace does not hold: no edit
+    // of what the trace holds makes it start earlier.
+    if (d.step >= 0 && g_.steps[static_cast<size_t>(d.step)].start_task == k) st = std::max(st, d.s);
     TS_[k] = st;
     TE_[k] = st + (!dur_of_.empty() && dur_of_[k] >= 0 ? dur_of_[k] : d.dur);
     PM_[k] = first ? TE_[k] : std::max(PM_[k - 1], TE_[k]);
@@ -170,6 +173,7 @@ class Simulation {
 
   std::vector<Interval> step_windows(Replay& r) const {
     r.step_ns.resize(g_.steps.size());
+    if (g_.serving) r.turn_ns.assign(g_.steps.size(), 0);
     std::vector<Interval> win(g_.steps.size());
     Ns prev = kNever;
     for (uint32_t w : g_.warmup_tasks) prev = std::max(prev, TE_[w]);
@@ -190,6 +194,11 @@ class Simulation {
         if (owned_end_[i] != kNever) b = std::max(b, owned_end_[i] - ref.overhang);
       }
       b = std::max(a, b);
+      if (g_.serving && i > 0) {
+        const Ns turn = turn_between(prev, a, ref.hole);
+        r.turn_ns[i - 1] = turn;
+        r.turns_ns += turn;
+      }
       prev = b;
       win[i] = {a, b};
       r.step_ns[i] = b - a;

@@ -32,13 +32,15 @@ Intervals slices_of(const RunModel& m, const std::vector<uint32_t>& v) {
   return union_of(std::move(out));
 }
 
-// A host item that replayed a whole graph (facts/graph_calls.h: cudaGraphLaunch, ACL graph
-// replays, model executions) and launched several tasks.
+}  // namespace
+
 bool graph_launch(const RunModel& m, const HostItem& it) {
   if (it.slice == kNone32 || it.kind != ItemKind::Launch || it.tasks < 2) return false;
   const GraphCallKind k = graph_call_kind(m.str(m.slices[it.slice].name));
   return k != GraphCallKind::None && k != GraphCallKind::Capture;
 }
+
+namespace {
 
 // The host time of `v` taken out of the lane whose thread ran each slice.
 Transform host_time_removed(const char* name, const RunModel& m, const std::vector<uint32_t>& v, const char* what,
@@ -104,7 +106,8 @@ Transform dataloader(const RunModel& m, const Graph& g, const std::vector<uint32
   return t;
 }
 
-// The trace's own graph launches: host cost per node and the gap between a graph's kernels.
+}  // namespace
+
 void graph_costs(const RunModel& m, const Graph& g, Ns* node_cost, Ns* gap, bool* measured) {
   std::vector<Ns> costs, gaps;
   std::vector<bool> graph(g.items.size(), false);
@@ -127,6 +130,53 @@ void graph_costs(const RunModel& m, const Graph& g, Ns* node_cost, Ns* gap, bool
   if (g.stream_gap > 0) *gap = std::min(*gap, g.stream_gap);
 }
 
+uint64_t graph_runs(const Graph& g, const Intervals& fetches, const std::vector<uint8_t>* only, Ns node_cost, Ns gap,
+                    Edit& e, uint64_t* launches) {
+  auto in_fetch = [&](const HostItem& it) {
+    auto x =
+        std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
+    return x != fetches.begin() && std::prev(x)->end > it.s;
+  };
+  // Runs of launches inside one step, cut at every host wait, fetch and step boundary, and at a
+  // pause of over 1 ms between two launches or a launch call of over 1 ms (host work of its own,
+  // such as a lazy module load, not an operator's overhead).
+  std::vector<std::vector<uint32_t>> runs(1);
+  int32_t step = -1;
+  for (uint32_t j = 0; j < g.items.size(); ++j) {
+    const HostItem& it = g.items[j];
+    if (it.kind == ItemKind::Queue) continue;  // the task queue's own slices: no launch, no wait
+    const bool launch = it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 &&
+                        (!only || (*only)[static_cast<size_t>(it.step)]) && !in_fetch(it) && it.e - it.s <= kRunPauseNs;
+    const bool pause = !runs.back().empty() && it.s - g.items[runs.back().back()].e > kRunPauseNs;
+    const bool other_lane = !runs.back().empty() && g.lane_of(runs.back().back()) != g.lane_of(j);
+    if (!launch || it.step != step || pause || other_lane) {
+      if (!runs.back().empty()) runs.emplace_back();
+      step = it.step;
+    }
+    if (launch) runs.back().push_back(j);
+  }
+  std::vector<uint32_t> first_of(g.items.size(), kNone32);
+  uint64_t captured = 0;
+  *launches = 0;
+  for (const auto& r : runs) {
+    if (r.size() < 2) continue;
+    Ns tasks = 0;
+    for (uint32_t j : r) tasks += g.items[j].tasks, first_of[j] = r.front();
+    const Ns host = node_cost * tasks;
+    const Ns from = g.items[r.front()].s + host, to = g.items[r.back()].e;
+    if (to > from) (g.lane_of(r.front()) ? e.removed_queue : e.removed).push_back({from, to});
+    ++captured;
+    *launches += r.size();
+  }
+  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
+    const DeviceTask& d = g.tasks[k];
+    if (d.launched && first_of[d.launcher] != kNone32) e.relaunch.push_back({k, first_of[d.launcher], gap});
+  }
+  return captured;
+}
+
+namespace {
+
 // `fetches`: the union of the DataLoader fetches (a run of launches stops at one).
 Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
   Transform t;
@@ -147,45 +197,8 @@ Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
   Ns node_cost = 0, gap = 0;
   bool measured = false;
   graph_costs(m, g, &node_cost, &gap, &measured);
-  auto in_fetch = [&](const HostItem& it) {
-    auto x =
-        std::upper_bound(fetches.begin(), fetches.end(), it.s, [](Ns v, const Interval& f) { return v < f.start; });
-    return x != fetches.begin() && std::prev(x)->end > it.s;
-  };
-  // Runs of launches inside one step, cut at every host wait, fetch and step boundary, and at a
-  // pause of over 1 ms between two launches or a launch call of over 1 ms (host work of its own,
-  // such as a lazy module load, not an operator's overhead).
-  std::vector<std::vector<uint32_t>> runs(1);
-  int32_t step = -1;
-  for (uint32_t j = 0; j < g.items.size(); ++j) {
-    const HostItem& it = g.items[j];
-    if (it.kind == ItemKind::Queue) continue;  // the task queue's own slices: no launch, no wait
-    const bool launch =
-        it.kind == ItemKind::Launch && it.tasks > 0 && it.step >= 0 && !in_fetch(it) && it.e - it.s <= kRunPauseNs;
-    const bool pause = !runs.back().empty() && it.s - g.items[runs.back().back()].e > kRunPauseNs;
-    const bool other_lane = !runs.back().empty() && g.lane_of(runs.back().back()) != g.lane_of(j);
-    if (!launch || it.step != step || pause || other_lane) {
-      if (!runs.back().empty()) runs.emplace_back();
-      step = it.step;
-    }
-    if (launch) runs.back().push_back(j);
-  }
-  std::vector<uint32_t> first_of(g.items.size(), kNone32);
-  uint64_t captured = 0, launches = 0;
-  for (const auto& r : runs) {
-    if (r.size() < 2) continue;
-    Ns tasks = 0;
-    for (uint32_t j : r) tasks += g.items[j].tasks, first_of[j] = r.front();
-    const Ns host = node_cost * tasks;
-    const Ns from = g.items[r.front()].s + host, to = g.items[r.back()].e;
-    if (to > from) (g.lane_of(r.front()) ? t.edit.removed_queue : t.edit.removed).push_back({from, to});
-    ++captured;
-    launches += r.size();
-  }
-  for (uint32_t k = 0; k < g.tasks.size(); ++k) {
-    const DeviceTask& d = g.tasks[k];
-    if (d.launched && first_of[d.launcher] != kNone32) t.edit.relaunch.push_back({k, first_of[d.launcher], gap});
-  }
+  uint64_t launches = 0;
+  const uint64_t captured = graph_runs(g, fetches, nullptr, node_cost, gap, t.edit, &launches);
   if (captured == 0) {
     t.why = "no step launches two or more device tasks between host waits";
     return t;
@@ -376,8 +389,9 @@ Ns zero_time_saving(const Graph& g, const std::vector<uint32_t>& gemms) {
 }  // namespace
 
 const std::vector<std::string>& transform_names() {
-  static const std::vector<std::string> names = {"dataloader", "graphs", "syncs",   "pinned",     "tf32",
-                                                 "bf16",       "gc",     "compile", "task_queue", "cpu_binding"};
+  static const std::vector<std::string> names = {
+      "dataloader", "graphs",  "syncs",      "pinned",      "tf32",           "bf16",
+      "gc",         "compile", "task_queue", "cpu_binding", "async_scheduling", "capture_sizes"};
   return names;
 }
 
@@ -403,6 +417,8 @@ std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const 
   out.push_back(task_queue(m, host));
   out.push_back(cpu_binding(m, host, causes));
   out[out.size() - 2].two_stage = out.back().two_stage = true;
+  out.push_back(async_scheduling(g));
+  out.push_back(capture_sizes(m, g, fetches));
   return out;
 }
 

@@ -30,6 +30,12 @@ struct WhatIf {
   std::vector<Ns> measured;  // per step: the breakdown's window
   Ns measured_total = 0;
   double deviation = 0;  // (replayed - measured) / measured over all steps
+  // A serving run (Graph::serving): the measured turns between its iterations (turn_between), in
+  // total, and the deviation of the replayed period (windows and turns) from the measured one.
+  // Its savings are of the period: a fix that shortens the host's turn shortens no window.
+  Ns measured_turns = 0;
+  double period_deviation = 0;
+  Ns measured_period() const { return measured_total + measured_turns; }
   bool usable = false;   // replayable and reproducing the measured steps
   std::string why_not;
   // torch_npu's task queue in the trace: the steps replayed again as a two-stage host pipeline

@@ -100,7 +100,8 @@ TEST(RealDataInference, GraphReplayedGemmsAreModelledFromTheirCapture) {
 // Several iterations, varying batch sizes, as an engine runs: a window built from the real single
 // SGLang iteration (make_serving_window.py: copies shifted in time, bs=32, 31, 32, 30, 29 written
 // into the engine's names) gives one iteration and one step each, in order, each timed by the
-// original's own window, its hole left out; the graphs what-if claims nothing from the holes.
+// original's own window, its hole left out; neither the graphs nor the async_scheduling what-if
+// claims anything from the holes.
 TEST(RealDataInference, MultiIterationWindowGivesOneIterationEach) {
   const std::string one = std::string(kDir) + kServing[0].trace;
   REQUIRE_REALDATA(one);
@@ -129,6 +130,14 @@ TEST(RealDataInference, MultiIterationWindowGivesOneIterationEach) {
   EXPECT_EQ(decode["by_batch_size"].size(), 4u);
   EXPECT_EQ(f.doc["inference"]["gaps"].size(), 4u);
   EXPECT_EQ(f.doc["whatif"]["transforms"]["graphs"]["applicable"], false);
+  // The turns between the copies are measured, but each precedes a hole (the copy's first kernel
+  // waited on the previous batch, which the trace does not hold): async scheduling saves nothing,
+  // and the period's replay gives the measured one back.
+  const json& w = f.doc["whatif"];
+  EXPECT_TRUE(w["period"]["reproduces"].get<bool>()) << w["period"];
+  EXPECT_GT(w["period"]["measured_turn_ns"].get<int64_t>(), 0);
+  EXPECT_EQ(w["transforms"]["async_scheduling"]["applicable"], true);
+  EXPECT_EQ(w["transforms"]["async_scheduling"]["saving_ns"], 0);
 }
 
 struct Capture {

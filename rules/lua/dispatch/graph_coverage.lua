@@ -5,6 +5,7 @@ rule {
   category = "dispatch",
   severity = "medium",
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
+  whatif = "capture_sizes",  -- its saving is replayed (docs/whatif.md); the formula below is the fallback
   needs = { "inference.iterations", "inference.graphs" },
   platforms = { "ascend", "gpu" },
   params = {
@@ -30,7 +31,9 @@ How it is measured (facts.inference, docs/facts-inference.md):
     captured size, SGLang --cuda-graph-max-bs, vLLM-Ascend's ACL graph sizes); eager batches
     at or below it, or no graph at all: turn graphs on (lib.engines.graphs).
 The command is the engine's own (lib.engines); a run whose engine is not known gets none.
-Saving per step = `factor` x (own window - busy) of the eager decode iterations / iterations:
+Saving per iteration: replayed (whatif capture_sizes: each eager decode iteration's runs of
+launches made graph launches at the trace's own graph costs, docs/whatif.md); the formula
+without a replay, `factor` x (own window - busy) of the eager decode iterations / iterations:
 the device idle between their kernels, of which a replay removes part.
 ]],
 }
