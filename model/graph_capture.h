@@ -25,6 +25,9 @@ struct CapturedLaunch {
   StrId op = kEmptyStr;      // outermost host operator (cpu_op) around the call
   StrId leaf_op = kEmptyStr;  // innermost host operator around it
   StrId module = kEmptyStr;  // innermost nn.Module frame around it (with_stack traces)
+  // Every nn.Module frame around it, outermost first, their names joined by '\n' (kEmptyStr:
+  // none): where in the model the replayed kernel runs (the module view, facts-modules.md).
+  StrId module_path = kEmptyStr;
   // The innermost operator's recorded inputs (record_shapes=True: "Input Dims", "Input type";
   // kEmptyStr: none recorded), what the roofline models a replayed kernel by, and that
   // operator's event: its byte offset in the capture's file (RunModel::files index; -1: the

@@ -160,8 +160,15 @@ std::string module_coverage_text(const json& m) {
                                 format_ms(in), format_ms(step));
   if (const double unjoined = ns_of(m, "unjoined_ns"); unjoined > 0)
     out += fmt::format("; {} of it is joined to no host launch", share_of(unjoined, step));
-  if (const double share = html::num(html::at(m, "graph"), "share").value_or(0); share > 0)
-    out += fmt::format("; {} of it runs in graph replays, not mapped to modules", format_percent(share));
+  const json& graph = html::at(m, "graph");
+  if (const double share = html::num(graph, "share").value_or(0); share > 0) {
+    const double mapped = html::num(graph, "mapped_share").value_or(0);
+    out += fmt::format("; {} of it runs in graph replays", format_percent(share));
+    out += mapped >= 1 ? ", mapped to modules through their capture"
+           : mapped > 0
+               ? fmt::format(", {} of that mapped to modules through their capture", format_percent(mapped))
+               : std::string(", not mapped to modules");
+  }
   return out;
 }
 

@@ -83,8 +83,7 @@ Pools pools_from_split(const json& a) {
             computing + communication + bubble + idle + std::max(0.0, copies), copies);
   add_causes(p, a.value("causes", json::object()), [&](const json& c) { return c.value("ns", 0.0) / steps; });
   // A serving run's iterations: the host's turn between two is a part of the period a saving is of.
-  if (a.contains("turns_ns")) {
-    const double turn = std::max(0.0, per_step(a, "turns_ns", steps));
+  if (const double turn = std::max(0.0, per_step(a, "turns_ns", steps)); turn > 0) {
     p.budget["turn"] = turn;
     p.step += turn;
     p.parts["turn_ns"] = static_cast<int64_t>(turn);

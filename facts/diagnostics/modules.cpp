@@ -145,9 +145,12 @@ class ModuleTree {
   }
 
   uint32_t node_for(int32_t parent, const Slice& s) {
-    std::string_view name = m_.str(s.name);
-    const RangeKind kind = module_range_kind(name, m_.str(s.cat));
-    std::string_view label = module_label(name);
+    const std::string_view name = m_.str(s.name);
+    return child(parent, module_label(name), module_range_kind(name, m_.str(s.cat)), s.loc);
+  }
+
+  // The node `label` below `parent` (-1: a root), made on first sight with `kind` and `loc`.
+  uint32_t child(int32_t parent, std::string_view label, RangeKind kind, uint64_t loc) {
     auto [it, fresh] = by_parent_.try_emplace({parent, label}, static_cast<uint32_t>(nodes_.size()));
     if (fresh) {
       Node n;
@@ -155,7 +158,7 @@ class ModuleTree {
       n.kind = kind;
       n.parent = parent;
       n.depth = parent < 0 ? 1 : nodes_[static_cast<size_t>(parent)].depth + 1;
-      n.loc = s.loc;
+      n.loc = loc;
       nodes_.push_back(std::move(n));
       if (parent >= 0) nodes_[static_cast<size_t>(parent)].children.push_back(it->second);
     }
@@ -183,7 +186,24 @@ class ModuleTree {
     return k;
   }
 
-  void add(uint32_t slice, int step, bool joined, int64_t tid, Ns ts) {
+  // The node of a replayed kernel's captured module frames (`path`: their names, outermost
+  // first, joined by '\n'), below `parent`, the range around the replay's launch (-1: none).
+  // Nodes it makes carry the replay's launch as evidence: the capture's frames are in another trace.
+  int32_t captured_node(int32_t parent, std::string_view path, uint64_t loc) {
+    size_t at = 0;
+    while (at <= path.size()) {
+      const size_t e = std::min(path.find('\n', at), path.size());
+      const size_t before = nodes_.size();
+      parent = static_cast<int32_t>(child(parent, module_label(path.substr(at, e - at)), RangeKind::Module, loc));
+      captured_nodes_ = captured_nodes_ || nodes_.size() > before;
+      at = e + 1;
+    }
+    return parent;
+  }
+
+  // `captured`: a replayed kernel's module frames in its capture (captured_node), else empty.
+  void add(uint32_t slice, int step, bool joined, int64_t tid, Ns ts, std::string_view captured = {},
+           uint64_t call_loc = 0) {
     if (step < 0) return;
     const Slice& s = m_.slices[slice];
     const TaskClass c = classify_device_task(m_, s);
@@ -193,6 +213,10 @@ class ModuleTree {
     step_part_[part] += s.dur;
     int32_t o = joined ? innermost(tid, ts) : -1;
     int32_t leaf = o < 0 ? -1 : static_cast<int32_t>(occurrences_.at(tid)[static_cast<size_t>(o)].node);
+    if (!captured.empty()) {
+      leaf = captured_node(leaf, captured, call_loc);
+      mapped_graph_ns_ += s.dur;
+    }
     const bool backward = leaf < 0 && joined;
     if (backward) leaf = backward_node(tid, ts);
     if (leaf < 0) {
@@ -263,9 +287,16 @@ class ModuleTree {
           continue;
         }
         const Slice& call = m_.slices[op.call];
-        if (op.step >= 0 && is_graph(call.name)) graph_ns_ += m_.slices[op.slice].dur;
-        add(op.slice, op.step, true, m_.tracks[call.track].tid, call.ts);
+        std::string_view captured;
+        if (op.step >= 0 && is_graph(call.name)) {
+          graph_ns_ += m_.slices[op.slice].dur;
+          // A replayed kernel paired with its captured launch: where the capture ran it.
+          if (const CapturedLaunch* l = m_.graph_replays.launch_of(op.slice); l && l->module_path != kEmptyStr)
+            captured = m_.str(l->module_path);
+        }
+        add(op.slice, op.step, true, m_.tracks[call.track].tid, call.ts, captured, call.loc);
       }
+      if (captured_nodes_) shapes();  // the captured modules' nodes came after the ranges'
       return;
     }
     const std::vector<LaunchOrigin> origins = frame.origins();
@@ -322,6 +353,8 @@ class ModuleTree {
   std::unordered_map<int64_t, std::vector<BackwardRange>> backward_;
   size_t steps_ = 1;
   Ns step_ns_ = 0, unjoined_ns_ = 0, graph_ns_ = 0;
+  Ns mapped_graph_ns_ = 0;  // of graph_ns_: mapped to the modules its capture recorded
+  bool captured_nodes_ = false;
   Ns step_part_[3] = {0, 0, 0};
 };
 
@@ -440,14 +473,19 @@ json ModuleTree::to_json(Facts& facts) const {
                     {"total_device_ns", n.total},
                     {"evidence", json::array({evidence_event(m_, n.loc, "its first range")})}});
   }
-  json graph = {
-      {"device_ns", per_step(graph_ns_, steps_)}, {"share", stats::ratio(graph_ns_, step_ns_)}, {"mapped", false}};
-  if (graph_ns_ > 0) {
+  json graph = {{"device_ns", per_step(graph_ns_, steps_)},
+                {"share", stats::ratio(graph_ns_, step_ns_)},
+                {"mapped", mapped_graph_ns_ > 0},
+                {"mapped_ns", per_step(mapped_graph_ns_, steps_)},
+                {"mapped_share", stats::ratio(mapped_graph_ns_, graph_ns_)}};
+  if (graph_ns_ > mapped_graph_ns_) {
     graph["why_not_mapped"] =
-        "graph replays launch their kernels from one call: the operators and modules that "
-        "captured them are not mapped back (their device time counts for the module that "
-        "launched the replay, else outside every module)";
-    facts.unavailable("modules.graph", "replayed kernels are not mapped back to the modules that captured them");
+        "graph replays launch their kernels from one call: a replayed kernel is mapped to the modules its "
+        "capture recorded around its launch only where the capture (in the trace or beside it) is paired with the "
+        "replay and recorded nn.Module frames (with_stack); the rest counts for the module that launched the "
+        "replay, else outside every module";
+    if (mapped_graph_ns_ == 0)
+      facts.unavailable("modules.graph", "replayed kernels are not mapped back to the modules that captured them");
   }
   const Ns total = step_ns_;
   return {{"steps", m_.steps.size()},

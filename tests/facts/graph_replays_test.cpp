@@ -3,6 +3,7 @@
 // trace, ns in the facts.
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -216,6 +217,33 @@ TEST(GraphReplays, AReplayedKernelIsModelledByItsCapturedOperatorsShapes) {
   const json& ev = g["evidence"][0];
   EXPECT_EQ(ev["file"], cap_path);
   EXPECT_EQ(ev["byte"], cap_text.find(R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm")"));
+}
+
+// Modules of a graph replay: the capture recorded nn.Module frames around its launches
+// (Model_0 > Layer_0, Layer_1), so the replayed kernels count for those modules, below the
+// iteration's annotation that holds the replay call: Model_0 50 us, Layer_0 20 us, Layer_1 30 us.
+TEST(GraphReplays, ReplayedKernelsCountForTheModulesTheirCaptureRecorded) {
+  std::string t = header() + host("user_annotation", "capture_16_FULL", 100, 100);
+  t += host("cuda_runtime", "hipStreamBeginCapture", 105, 1);
+  t += host("python_function", "nn.Module: Model_0", 108, 80);
+  t += host("python_function", "nn.Module: Layer_0", 109, 30) + captured("k0", 112, 11);
+  t += host("python_function", "nn.Module: Layer_1", 140, 30) + captured("k1", 142, 12);
+  t += host("cuda_runtime", "hipStreamEndCapture", 190, 1);
+  t += host("user_annotation", "step[DECODE bs=16]", 1000, 900);
+  t += host("cuda_runtime", "hipGraphLaunch", 1010, 5, 100);
+  t += kernel("k0", 1100, 20, 100) + kernel("k1", 1120, 30, 100);
+  const json m = facts_of(close(t)).doc["modules"];
+  ASSERT_TRUE(m.is_object());
+  EXPECT_EQ(m["graph"]["device_ns"], 50000);
+  EXPECT_EQ(m["graph"]["mapped"], true);
+  EXPECT_EQ(m["graph"]["mapped_ns"], 50000);
+  EXPECT_EQ(m["graph"]["mapped_share"], 1.0);
+  EXPECT_FALSE(m["graph"].contains("why_not_mapped"));
+  std::map<std::string, int64_t> device;
+  for (const json& n : m["tree"]) device[n["path"]] = n["device_ns"];
+  EXPECT_EQ(device["step[DECODE bs=16]/Model_0"], 50000);
+  EXPECT_EQ(device["step[DECODE bs=16]/Model_0/Layer_0"], 20000);
+  EXPECT_EQ(device["step[DECODE bs=16]/Model_0/Layer_1"], 30000);
 }
 
 }  // namespace

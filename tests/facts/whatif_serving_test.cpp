@@ -25,6 +25,7 @@ using npu::test::kineto::kernel;
 // (+ 5 us). `corr`: the first correlation id.
 std::string sync_iteration(double t0, int corr, double first_kernel_at = -1, double annotation_us = 1200) {
   std::string t = host("user_annotation", "step[DECODE bs=8]", t0, annotation_us);
+  t += host("cpu_op", "aten::argmax", t0 + 1, 2);  // the sampler's operator
   double k = first_kernel_at < 0 ? t0 + 20 : first_kernel_at;
   for (int j = 0; j < 4; ++j) {
     t += host("cuda_runtime", "cudaLaunchKernel", t0 + 10 + 20 * j, 5, corr + j);

@@ -5,6 +5,7 @@
 // the raw traces), not by our loaders; own window, holes and busy time agree within 1%, the graph
 // share within 1 point.
 #include <cstdlib>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,29 @@ TEST(RealDataInference, GraphReplayedGemmsAreModelledFromTheirCapture) {
     EXPECT_NE(file.find("capture_traces/bs_32_rank0.json.gz"), std::string::npos) << file;
   }
   EXPECT_EQ(mm, 5u);  // qkv, o, gate_up, down (x36 each) and the LM head
+}
+
+// The modules of a graph-replayed decode: each replayed kernel counts for the nn.Module frames
+// the capture recorded around its launch. python3 tests/realdata/verify_replay_modules.py CAPTURE
+// REPLAY --layer Qwen3DecoderLayer pairs the i-th replayed op with the i-th captured launch:
+// Qwen3Model_0 9251.121 us, LogitsProcessor_0 405.283 us, 36 Qwen3DecoderLayer, median 250.259 us,
+// the slowest (Qwen3DecoderLayer_7) 378.511 us.
+TEST(RealDataInference, GraphReplayedKernelsCountForTheirCapturedModules) {
+  const std::string rel = std::string(kDir) + kServing[0].trace;
+  REQUIRE_REALDATA(rel);
+  const npu::Facts f = npu::compute_facts(npu::test::load_path(real(rel)));
+  const json& m = f.doc["modules"];
+  EXPECT_EQ(m["graph"]["mapped_share"], 1.0);
+  std::map<std::string, int64_t> device;
+  for (const json& n : m["tree"]) device[n["name"]] = n["device_ns"];
+  EXPECT_EQ(device["Qwen3Model_0"], 9251121);
+  EXPECT_EQ(device["LogitsProcessor_0"], 405283);
+  ASSERT_FALSE(m["repeated"].empty());
+  const json& layers = m["repeated"][0];
+  EXPECT_EQ(layers["class"], "Qwen3DecoderLayer");
+  EXPECT_EQ(layers["count"], 36);
+  EXPECT_EQ(layers["median_ns"], 250259);
+  EXPECT_EQ(layers["max_ns"], 378511);
 }
 
 // Several iterations, varying batch sizes, as an engine runs: a window built from the real single

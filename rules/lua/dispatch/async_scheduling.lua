@@ -5,7 +5,7 @@ rule {
   category = "dispatch",
   severity = "medium",
   pool = "idle.host_launch",  -- its saving is idle time of this cause (rules/attribution.h)
-  needs = { "dispatch.steps" },
+  needs = { "dispatch.steps", "operators.host.by_name" },
   platforms = { "ascend", "gpu" },
   params = {
     min_host_bound_share = { default = 0.5, min = 0, max = 1, doc = "reported when at least this share of the steps are host-bound (dispatch.step_class)" },
@@ -141,8 +141,7 @@ function check(facts, p, emit)
   if own == nil then return end
   local turn, period, iterations = serving_turn(facts)
   if turn then return serving_finding(facts, p, emit, own, turn, period, iterations) end
-  local host = ((facts.operators or {}).host or {}).by_name
-  if host == nil then return end  -- no host operators: neither a guess nor the top three to show
+  local host = facts.operators.host.by_name
   if training == nil then
     -- No job facts: guess from the longest host operators.
     for _, h in ipairs(host) do
