@@ -189,9 +189,10 @@ class ModuleTree {
   // The node of a replayed kernel's captured module frames (`path`: their names, outermost
   // first, joined by '\n'), below `parent`, the range around the replay's launch (-1: none).
   // Nodes it makes carry the replay's launch as evidence: the capture's frames are in another trace.
+  // Frames deeper than kMaxDepth count for their ancestor at that depth, as ranges do.
   int32_t captured_node(int32_t parent, std::string_view path, uint64_t loc) {
     size_t at = 0;
-    while (at <= path.size()) {
+    while (at <= path.size() && (parent < 0 || nodes_[static_cast<size_t>(parent)].depth < kMaxDepth)) {
       const size_t e = std::min(path.find('\n', at), path.size());
       const size_t before = nodes_.size();
       parent = static_cast<int32_t>(child(parent, module_label(path.substr(at, e - at)), RangeKind::Module, loc));

@@ -74,9 +74,9 @@ struct StepRef {
   Ns overhang = 0;                          // Ascend: how far the tasks its window holds end past the window's end
   // GPU, a serving engine's iteration whose window starts after a hole (StepWindow::hole): the
   // task it starts at (its device slice, then its index in tasks), else kNone32.
-  // That hole's length (measured: the replay keeps the task after it at its measured start, for
-  // it waited on work the trace does not hold).
   uint32_t hole_end_slice = kNone32, start_task = kNone32;
+  // That hole's measured length: the replay keeps the task after it at its measured start (it
+  // waited on work the trace does not hold), and the turn before it is the idle less the hole.
   Ns hole = 0;
 };
 

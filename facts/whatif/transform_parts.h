@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "base/intervals.h"
-
 #include "facts/host_causes.h"
 #include "facts/whatif/transforms.h"
 
