@@ -62,6 +62,7 @@ std::string step_split_html(const json& a) {
   part(num(parts, "communication_ns").value_or(0), "communication", "communication");
   part(num(parts, "bubble_ns").value_or(0), "bubble", "pipeline bubble");
   part(num(parts, "copies_ns").value_or(0), "copies", "copies (memcpy/memset)");
+  part(num(parts, "turn_ns").value_or(0), "turn", "turn between iterations");
   double causes = 0;
   for (const auto& c : list(a, "idle_causes")) {
     std::string name = str(c, "cause");
