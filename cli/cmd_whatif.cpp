@@ -1,5 +1,6 @@
 // `npu-advisor whatif PATH [--apply a,b]`: the run's steps replayed with fixes applied
 // (docs/whatif.md).
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -21,22 +22,34 @@ std::string text_of(const nlohmann::json& r, const std::string& path) {
       fmt::format("  the unmodified replay {} the measured steps (deviation {:+.2f}%){}\n",
                   r.value("reproduces", false) ? "reproduces" : "DOES NOT reproduce", 100 * r.value("deviation", 0.0),
                   r.value("reproduces", false) ? "" : ": its savings are not used by the rules");
-  out += "  transformations (saving per step, each alone):\n";
+  // A serving run's savings are of the iteration period: its window and the host's turn after it.
+  const bool serving = r.contains("period") && r["period"].is_object();
+  if (serving)
+    out += fmt::format("  serving iterations: the period (window and the turn after it) {} measured, {} replayed\n",
+                       ms(r["period"], "measured_ns"), ms(r["period"], "replayed_ns"));
+  out += serving ? "  transformations (saving per iteration, of the period, each alone):\n"
+                 : "  transformations (saving per step, each alone):\n";
+  size_t width = 11;
+  for (const auto& [name, t] : r["transforms"].items()) width = std::max(width, name.size());
   for (const auto& [name, t] : r["transforms"].items()) {
-    if (t.value("applicable", false))
-      out += fmt::format("    {:<11} {:>12}  {}\n", name, ms(t, "saving_ns"), t.value("formula", std::string()));
-    else out += fmt::format("    {:<11} {:>12}  {}\n", name, "-", t.value("why", std::string()));
+    const bool on = t.value("applicable", false);
+    out += fmt::format("    {:<{}} {:>12}  {}\n", name, width, on ? ms(t, "saving_ns") : "-",
+                       t.value(on ? "formula" : "why", std::string()));
   }
   if (!r.contains("result")) return out + "  apply some with --apply NAME[,NAME...]\n";
   const auto& x = r["result"];
   std::string names;
   for (const auto& n : x["transforms"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
   out += fmt::format("  with {} applied ({} steps):\n", names, x.value("steps", 0));
+  const nlohmann::json& p = serving && x.contains("period") ? x["period"] : x;
+  const char* what = serving ? "period" : "step  ";
+  const double replayed = p.value(serving ? "replayed_ns" : "replayed_step_ns", 0.0);
   out += fmt::format(
-      "    measured step      {:>12}\n    replayed, as is    {:>12}\n    replayed, fixed    {:>12}  "
-      "(saving {} per step, {:.1f}%)\n",
-      ms(x, "measured_step_ns"), ms(x, "replayed_step_ns"), ms(x, "step_ns"), ms(x, "saving_ns"),
-      x.value("replayed_step_ns", 0.0) > 0 ? 100 * x.value("saving_ns", 0.0) / x.value("replayed_step_ns", 1.0) : 0.0);
+      "    measured {}    {:>12}\n    replayed, as is    {:>12}\n    replayed, fixed    {:>12}  "
+      "(saving {} per {}, {:.1f}%)\n",
+      what, ms(p, serving ? "measured_ns" : "measured_step_ns"), ms(p, serving ? "replayed_ns" : "replayed_step_ns"),
+      ms(p, serving ? "after_ns" : "step_ns"), ms(x, "saving_ns"), serving ? "iteration" : "step",
+      replayed > 0 ? 100 * x.value("saving_ns", 0.0) / replayed : 0.0);
   out += fmt::format("    {:<14} {:>12} {:>12}\n", "split", "before", "after");
   for (const char* k : {"computing_ns", "communication_ns", "copies_ns", "idle_ns"})
     out += fmt::format("    {:<14} {:>12} {:>12}\n", std::string(k).substr(0, std::string(k).size() - 3),
