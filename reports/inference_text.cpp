@@ -141,6 +141,17 @@ std::string hole_text(const json& facts) {
       steps ? "each step starts after it" : "the step numbers still count it");
 }
 
+std::string turn_text(const json& facts) {
+  const auto a = facts.find("idle_attribution");
+  if (a == facts.end() || !a->is_object()) return "";
+  const double turns = number(*a, "turns_ns"), steps = number(*a, "steps");
+  if (turns <= 0 || steps < 2) return "";
+  return fmt::format(
+      "between two iterations the device idles {} per turn ({} turns) while the host takes its turn: in no "
+      "iteration's window, {} per iteration of the period",
+      format_ms(turns / (steps - 1)), static_cast<int64_t>(steps - 1), format_ms(turns / steps));
+}
+
 std::string generate_call_text(const json& inf) {
   std::vector<double> prefill, per_token;
   for (const auto& it : inf.value("iterations", json::array())) {
@@ -176,6 +187,7 @@ std::string inference_terminal_lines(const json& facts) {
   const json& st = inf.value("steady_state", json());
   if (st.is_object() && !st.value("excluded", json::array()).empty()) out += "  " + steady_state_text(inf) + "\n";
   if (const std::string h = hole_text(facts); !h.empty()) out += "  " + h + "\n";
+  if (const std::string t = turn_text(facts); !t.empty()) out += "  " + t + "\n";
   return out;
 }
 
@@ -194,6 +206,7 @@ std::string inference_markdown(const json& facts) {
   if (const std::string g = generate_call_text(inf); !g.empty()) out += "- " + text::md_prose(g) + "\n";
   if (const std::string s = steady_state_text(inf); !s.empty()) out += "- " + text::md_prose(s) + "\n";
   if (const std::string h = hole_text(facts); !h.empty()) out += "- " + text::md_prose(h) + "\n";
+  if (const std::string t = turn_text(facts); !t.empty()) out += "- " + text::md_prose(t) + "\n";
   const json& its = inf.value("iterations", json::array());
   if (its.empty()) return out;
   out += fmt::format("\n| # | phase | batch | tokens | own window (ms) | hole (ms) | busy (ms) | in graphs | |\n"

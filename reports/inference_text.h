@@ -22,6 +22,9 @@ std::string batch_sizes_text(const nlohmann::json& phase);
 std::string steady_state_text(const nlohmann::json& inference);
 // "2316.259 ms of device idle before the iterations' own work is a hole: ..."; "" without holes.
 std::string hole_text(const nlohmann::json& facts);
+// "between two iterations the device idles 1.800 ms per turn (2 turns) while the host takes its
+// turn: ..." (facts.idle_attribution.turns_ns: in no iteration's window); "" without turns.
+std::string turn_text(const nlohmann::json& facts);
 // "left out: warm-up: ..." for the i-th (0-based) iteration the steady state left out, else "".
 std::string left_out_text(const nlohmann::json& inference, size_t i);
 // A generate() call's prefill and time per token (medians over the calls), "" elsewhere.

@@ -93,6 +93,7 @@ std::string section_inference(const json& report) {
   for (const std::string& line : {generate_call_text(inf), steady_state_text(inf)})
     if (!line.empty()) notes += "<li>" + esc(line) + "</li>\n";
   if (const std::string h = hole_text(facts); !h.empty()) notes += "<li class=\"hole\">" + esc(h) + "</li>\n";
+  if (const std::string t = turn_text(facts); !t.empty()) notes += "<li>" + esc(t) + "</li>\n";
   if (!notes.empty()) out += "<ul class=\"serving-notes\">\n" + notes + "</ul>\n";
   const size_t n = list(inf, "iterations").size();
   if (n > 0)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/inference_text.h"
 #include "reports/report_document.h"
 #include "test_support.h"
 
@@ -132,6 +133,22 @@ TEST(InferenceReport, AStartUpCaptureSaysItIsNotServing) {
                     {"iterations", json::array()},
                     {"capture", {{"graphs", json::array({{{"batch_size", 32}, {"mode", "FULL"}}})}}}};
   EXPECT_NE(terminal_of(inf).find("Graph capture (vllm): start-up, not serving: graphs 32 FULL"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// The host's turn between a serving run's iterations (facts.idle_attribution.turns_ns: 3.6 ms over
+// 3 iterations, 2 turns): 1.800 ms per turn, 1.200 ms per iteration of the period; none with one
+// iteration or without the key.
+TEST(InferenceReport, TheTurnBetweenIterationsIsSaid) {
+  EXPECT_EQ(npu::turn_text({{"idle_attribution", {{"steps", 3}, {"turns_ns", 3600000}}}}),
+            "between two iterations the device idles 1.800 ms per turn (2 turns) while the host takes its turn: in "
+            "no iteration's window, 1.200 ms per iteration of the period");
+  EXPECT_EQ(npu::turn_text({{"idle_attribution", {{"steps", 1}, {"turns_ns", 0}}}}), "");
+  EXPECT_EQ(npu::turn_text({{"idle_attribution", {{"steps", 3}}}}), "");
+  EXPECT_EQ(npu::turn_text({{"idle_attribution", "x"}}), "");
 }
 
 }  // namespace
