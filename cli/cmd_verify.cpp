@@ -69,6 +69,10 @@ json judge(const compare::CompareSide& base, const compare::CompareSide& fixed, 
            const std::optional<compare::Prediction>& pred) {
   const json cmp = compare::build_compare(base, fixed, compare_options(v));
   json out = compare::verify_fix(cmp, pred);
+  if (const std::string why = compare::period_unverifiable(base.facts.doc); !why.empty() && pred) {
+    out["verdict"] = compare::kInconclusive;
+    out["why"] = why;
+  }
   out["same_work"] = cmp["same_work"];
   if (cmp["step_time"].value("available", false)) out["baseline_median_ns"] = cmp["step_time"]["base"]["median_ns"];
   return out;

@@ -109,6 +109,19 @@ std::optional<Prediction> prediction_for_env(const json& findings, const std::st
   return std::nullopt;
 }
 
+std::string period_unverifiable(const json& base_facts) {
+  const auto w = base_facts.find("whatif");
+  if (w == base_facts.end() || !w->is_object()) return "";
+  const auto period = w->find("period");
+  if (period == w->end() || !period->is_object()) return "";
+  const auto turn = period->find("measured_turn_ns");
+  if (turn == period->end() || !turn->is_number() || turn->get<double>() <= 0) return "";
+  return "the baseline is a serving run whose savings are of the iteration period (its window and the host's turn "
+         "after it, " +
+         fmt::format("{:.3f} ms of turn per iteration", ms(turn->get<double>())) +
+         "); verify compares the iterations' windows, which leave the turn out";
+}
+
 json verify_fix(const json& doc, const std::optional<Prediction>& p, const VerifyBand& band) {
   json out = {{"prediction", prediction_json(p)}, {"realised", nullptr}, {"prediction_off_ratio", nullptr}};
   const json& same = doc.value("same_work", json::object());

@@ -63,5 +63,9 @@ std::optional<Prediction> prediction_for_env(const nlohmann::json& findings, con
 // build_compare(baseline, run with the fix).
 nlohmann::json verify_fix(const nlohmann::json& compare_doc, const std::optional<Prediction>& p,
                           const VerifyBand& band = {});
+// Why a baseline's predicted saving cannot be checked by comparing steps, or "": a serving run
+// whose iterations have the host's turn between them (facts.whatif.period) predicts savings of the
+// period (window and turn, docs/whatif.md "Serving"), and the steps compared are the windows.
+std::string period_unverifiable(const nlohmann::json& base_facts);
 
 }  // namespace npu::compare

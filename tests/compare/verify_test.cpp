@@ -182,4 +182,15 @@ TEST(Verify, AfterCommandsSplitLikeAShell) {
   EXPECT_THROW(npu::collector::split_shell_words("python3 'x"), std::invalid_argument);
 }
 
+// A serving baseline with turns between its iterations predicts savings of the period; comparing
+// the windows cannot check them, so verify says why instead of a verdict.
+TEST(Verify, ASavingOfTheServingPeriodIsNotJudgedOnTheWindows) {
+  json facts = {{"whatif", {{"period", {{"measured_ns", 2400000}, {"measured_turn_ns", 1200000}}}}}};
+  EXPECT_NE(cmp::period_unverifiable(facts).find("1.200 ms of turn per iteration"), std::string::npos);
+  facts["whatif"]["period"]["measured_turn_ns"] = 0;  // one iteration: the period is the window
+  EXPECT_EQ(cmp::period_unverifiable(facts), "");
+  EXPECT_EQ(cmp::period_unverifiable(json::object()), "");
+  EXPECT_EQ(cmp::period_unverifiable({{"whatif", {{"period", "x"}}}}), "");
+}
+
 }  // namespace
