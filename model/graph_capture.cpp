@@ -38,33 +38,25 @@ void walk_track(const RunModel& m, uint32_t t, Visit visit) {
   }
 }
 
-// An nn.Module forward's Python frame (with_stack traces).
-bool module_frame(const RunModel& m, const Slice& s) {
-  return m.str(s.cat) == "python_function" && m.str(s.name).starts_with("nn.Module: ");
-}
-
 HostOpsAround around(const RunModel& m, const std::vector<uint32_t>& stack) {
   HostOpsAround h;
   for (uint32_t j : stack) {
     const Slice& s = m.slices[j];
-    const std::string_view cat = m.str(s.cat);
-    if (cat == "cpu_op") {
-      if (h.op == kEmptyStr) h.op = s.name;
-      h.leaf_op = s.name;
-      h.leaf_slice = j;
-    } else if (module_frame(m, s)) {
-      h.module = s.name;
-    }
+    if (m.str(s.cat) != "cpu_op") continue;
+    if (h.op == kEmptyStr) h.op = s.name;
+    h.leaf_op = s.name;
+    h.leaf_slice = j;
   }
   return h;
 }
 
-// The nn.Module frames on the stack, outermost first, their names joined by '\n'.
+// The nn.Module forwards' Python frames (with_stack traces) on the stack, outermost first, their
+// names joined by '\n'.
 std::string module_path(const RunModel& m, const std::vector<uint32_t>& stack) {
   std::string out;
   for (uint32_t j : stack) {
     const Slice& s = m.slices[j];
-    if (!module_frame(m, s)) continue;
+    if (m.str(s.cat) != "python_function" || !m.str(s.name).starts_with("nn.Module: ")) continue;
     if (!out.empty()) out += '\n';
     out += m.str(s.name);
   }
@@ -136,8 +128,8 @@ void add_graph_captures(RunModel& dst, const RunModel& src, int32_t file, int64_
       } else if (open && kineto_category(src.str(s.cat)) == KinetoCat::HostRuntime && is_launch_call(n)) {
         const HostOpsAround h = around(src, stack);
         const StrId kernel = src.launch_kernel_of(s);
-        CapturedLaunch l{to_dst(kernel), to_dst(s.name), to_dst(h.op), to_dst(h.leaf_op), to_dst(h.module)};
-        if (h.module != kEmptyStr) l.module_path = dst.strings.intern(module_path(src, stack));
+        CapturedLaunch l{to_dst(kernel), to_dst(s.name), to_dst(h.op), to_dst(h.leaf_op)};
+        if (const std::string path = module_path(src, stack); !path.empty()) l.module_path = dst.strings.intern(path);
         if (h.leaf_slice != kNone32) {
           const Slice& op = src.slices[h.leaf_slice];
           if (const OpInputs* in = src.op_inputs_of(op)) l.dims = to_dst(in->dims), l.types = to_dst(in->types);

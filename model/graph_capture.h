@@ -24,9 +24,8 @@ struct CapturedLaunch {
   StrId call = kEmptyStr;    // the runtime call (hipLaunchKernel, hipMemcpyAsync, ...)
   StrId op = kEmptyStr;      // outermost host operator (cpu_op) around the call
   StrId leaf_op = kEmptyStr;  // innermost host operator around it
-  StrId module = kEmptyStr;  // innermost nn.Module frame around it (with_stack traces)
-  // Every nn.Module frame around it, outermost first, their names joined by '\n' (kEmptyStr:
-  // none): where in the model the replayed kernel runs (the module view, facts-modules.md).
+  // Every nn.Module frame around it (with_stack traces), outermost first, their names joined by
+  // '\n' (kEmptyStr: none): where in the model the replayed kernel runs (facts-modules.md).
   StrId module_path = kEmptyStr;
   // The innermost operator's recorded inputs (record_shapes=True: "Input Dims", "Input type";
   // kEmptyStr: none recorded), what the roofline models a replayed kernel by, and that
@@ -91,9 +90,9 @@ void add_graph_captures(RunModel& dst, const RunModel& src, int32_t file, int64_
 void pair_graph_replays(RunModel& m);
 
 // The host operators around each of `calls` (slice indexes on host tracks, any order): for each,
-// the outermost and innermost cpu_op and the innermost nn.Module frame, in one pass per track.
+// the outermost and innermost cpu_op, in one pass per track.
 struct HostOpsAround {
-  StrId op = kEmptyStr, leaf_op = kEmptyStr, module = kEmptyStr;
+  StrId op = kEmptyStr, leaf_op = kEmptyStr;
   uint32_t leaf_slice = kNone32;  // the innermost cpu_op's slice
 };
 std::vector<HostOpsAround> host_ops_around(const RunModel& m, const std::vector<uint32_t>& calls);

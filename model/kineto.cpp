@@ -186,20 +186,26 @@ Ns extent_end(const RunModel& m, uint32_t slice, const std::unordered_map<uint32
   return end;
 }
 
+// A serving engine's iterations, by its own annotations (model/engine_patterns.h): each one is a
+// step, with its phase. False: the trace holds none.
+bool engine_iteration_steps(RunModel& m) {
+  const std::vector<PatternHit> its = engine_iterations(m);
+  if (its.empty()) return false;
+  int64_t id = 0;
+  for (const PatternHit& h : its) {
+    const Slice& s = m.slices[h.slice];
+    m.steps.push_back(Step{++id, s.ts, s.end(), SourceRef{s.loc, 0}});
+    m.meta.iteration_phases.push_back(h.match.phase);
+  }
+  m.meta.step_source = kEngineIterationSource;
+  m.meta.engine_iteration_steps = true;
+  return true;
+}
+
 }  // namespace
 
 void RunModel::derive_iteration_steps() {
-  // A serving engine's iterations, by its own annotations (model/engine_patterns.h): each one is a step.
-  if (const std::vector<PatternHit> its = engine_iterations(*this); !its.empty()) {
-    int64_t id = 0;
-    for (const PatternHit& h : its) {
-      const Slice& s = slices[h.slice];
-      steps.push_back(Step{++id, s.ts, s.end(), SourceRef{s.loc, 0}});
-    }
-    meta.step_source = kEngineIterationSource;
-    meta.engine_iteration_steps = true;
-    return;
-  }
+  if (engine_iteration_steps(*this)) return;
   constexpr size_t kMinIterations = 3;
   const StrId user_annotation = strings.find("user_annotation");
   const StrId python_function = strings.find("python_function");

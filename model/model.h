@@ -16,6 +16,8 @@
 
 namespace npu {
 
+enum class InferencePhase : uint8_t;  // model/engine_patterns.h
+
 // What kind of timeline a track is, decided from its process *name* (pids are synthetic).
 enum class TrackKind : uint8_t {
   Unknown,
@@ -272,6 +274,8 @@ struct RunMetadata {
   // The steps are a serving engine's iterations (model/engine_patterns.h): each is timed by its own
   // window, from its launched work after any hole a cut trace leaves (facts/frame/step_windows.h).
   bool engine_iteration_steps = false;
+  // With engine_iteration_steps: each step's phase, as its annotation says it (engine_patterns.h).
+  std::vector<InferencePhase> iteration_phases;
 };
 
 // An input file the loader looked for, and what became of it.

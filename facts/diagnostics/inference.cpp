@@ -149,7 +149,7 @@ nlohmann::json gaps_json(const InferenceRun& run) {
     const InferenceIteration &a = its[i], &b = its[i + 1];
     if (a.device_start < 0 || b.device_start < 0) continue;
     out.push_back({{"after", i + 1},
-                   {"device_idle_ns", std::max<Ns>(0, b.device_start - a.device_end - b.hole)},
+                   {"device_idle_ns", turn_between(a.device_end, b.device_start, b.hole)},
                    {"host_ns", std::max<Ns>(0, b.start - a.end)}});
   }
   return out;

@@ -53,12 +53,11 @@ WhatIf prepare(const DiagnosticContext& ctx) {
   }
   w.steps = f.steps();
   w.base = simulate(w.graph);
-  const std::vector<StepWindow>& win = f.windows();
-  for (size_t i = 0; i < win.size(); ++i) {
-    w.measured.push_back(win[i].end - win[i].start);
-    w.measured_total += win[i].end - win[i].start;
-    if (w.graph.serving && i > 0) w.measured_turns += turn_between(win[i - 1].end, win[i].start, win[i].hole);
+  for (const StepWindow& s : f.windows()) {
+    w.measured.push_back(s.end - s.start);
+    w.measured_total += s.end - s.start;
   }
+  if (w.graph.serving) w.measured_turns = turns_between(f.windows());
   auto deviation = [](Ns replayed, Ns measured) {
     return measured > 0 ? static_cast<double>(replayed - measured) / static_cast<double>(measured) : 1.0;
   };

@@ -69,6 +69,12 @@ void launched_work_windows(const RunModel& m, const std::vector<Step>& steps, co
 
 }  // namespace
 
+Ns turns_between(const std::vector<StepWindow>& w) {
+  Ns turns = 0;
+  for (size_t i = 1; i < w.size(); ++i) turns += turn_between(w[i - 1].end, w[i].start, w[i].hole);
+  return turns;
+}
+
 OwnWindow own_window(std::vector<OwnOp>& ops, Ns not_before) {
   OwnWindow w;
   if (ops.empty()) return w;

@@ -32,6 +32,8 @@ struct StepWindow {
 // next one's (starting at `next_start`, after its hole `next_hole`): the host's turn between them,
 // in no step (the hole, work the trace does not hold, is not the turn's).
 inline Ns turn_between(Ns end, Ns next_start, Ns next_hole) { return std::max<Ns>(0, next_start - end - next_hole); }
+// The turns between consecutive windows (windows of a serving engine's iterations), summed.
+Ns turns_between(const std::vector<StepWindow>& windows);
 
 // An op a step launched: its device span and when its launch call returned.
 struct OwnOp {

@@ -15,10 +15,6 @@ constexpr int kStretchOps = 16;       // operators per host stretch
 constexpr double kSlowStretch = 2.0;  // a stretch this many times the median time per operator is slow
 constexpr size_t kMinStretches = 3;   // the median needs at least this many stretches
 
-double per_step_ms(const Graph& g, Ns total) {
-  return static_cast<double>(total) / 1e6 / static_cast<double>(std::max<size_t>(1, g.steps.size()));
-}
-
 int64_t tid_of(const RunModel& m, const HostItem& it) { return m.tracks[m.slices[it.slice].track].tid; }
 
 // Each enqueuing thread's Enqueue items (their start, their link), in time order.
@@ -87,7 +83,7 @@ Transform task_queue(const RunModel& m, const Graph& g) {
       "{} aclnn workspace calls ({:.3f} ms per step) moved from the enqueuing threads to the queue thread, each "
       "before its operator's Dequeue (TASK_QUEUE_ENABLE=2); the queue thread wakes {:.2f} us after an Enqueue and "
       "runs its Dequeues {:.2f} us apart (medians in the trace)",
-      calls, per_step_ms(g, moved), static_cast<double>(g.queue_lag) / 1e3, static_cast<double>(g.queue_gap) / 1e3);
+      calls, to_ms(per_graph_step(g, static_cast<double>(moved))), static_cast<double>(g.queue_lag) / 1e3, static_cast<double>(g.queue_gap) / 1e3);
   return t;
 }
 
@@ -181,7 +177,7 @@ Transform cpu_binding(const RunModel& m, const Graph& g, const HostCauseSlices& 
   t.formula = fmt::format(
       "{} of {} stretches of {} operators on the launching thread took over {:.0f}x the run's median {:.2f} us per "
       "operator: run at the median, {:.3f} ms per step less host time (CPU_AFFINITY_CONF)",
-      slow, st.size(), kStretchOps, kSlowStretch, static_cast<double>(median) / 1e3, per_step_ms(g, removed));
+      slow, st.size(), kStretchOps, kSlowStretch, static_cast<double>(median) / 1e3, to_ms(per_graph_step(g, static_cast<double>(removed))));
   return t;
 }
 

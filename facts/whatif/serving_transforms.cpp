@@ -6,12 +6,10 @@
 #include <fmt/format.h>
 
 #include "facts/whatif/transform_parts.h"
-#include "model/engine_patterns.h"
+#include "model/engine_patterns.h"  // InferencePhase
 
 namespace npu::whatif {
 namespace {
-
-double serving_ms(double ns) { return ns / 1e6; }
 
 // Why a graph's steps are not a serving engine's iterations with a turn between two, or "".
 std::string not_serving(const Graph& g) {
@@ -45,14 +43,14 @@ Transform async_scheduling(const Graph& g) {
     return t;
   }
   t.applicable = true;
-  const double per = static_cast<double>(g.steps.size());
+  const double per_turn = per_graph_step(g, static_cast<double>(turns));
   t.formula = fmt::format(
       "the host's turn between two iterations ({} turns, {:.3f} ms per iteration, from one iteration's annotation end "
       "to the next one's start) overlapped with the device work of the iteration before it: {:.3f} ms per iteration "
       "taken off the host (at most that iteration's window each){}",
-      n, serving_ms(static_cast<double>(turns) / per), serving_ms(static_cast<double>(taken) / per),
+      n, to_ms(per_turn), to_ms(per_graph_step(g, static_cast<double>(taken))),
       waits ? fmt::format("; {} host waits for the device in the turns no longer block", waits) : "");
-  t.detail["host_turn_ns"] = static_cast<Ns>(static_cast<double>(turns) / per);
+  t.detail["host_turn_ns"] = static_cast<Ns>(per_turn);
   return t;
 }
 
@@ -63,14 +61,11 @@ Transform capture_sizes(const RunModel& m, const Graph& g, const Intervals& fetc
     t.why = "the steps are not a serving engine's iterations";
     return t;
   }
-  // Each step's phase, by its annotation (the steps are the engine's iterations, by start).
-  std::vector<std::pair<Ns, InferencePhase>> phase_at;
-  for (const PatternHit& h : engine_iterations(m)) phase_at.push_back({m.slices[h.slice].ts, h.match.phase});
-  std::sort(phase_at.begin(), phase_at.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  auto decode = [&](const StepRef& r) {
-    const Ns s = g.items[r.start_mark].s;
-    auto it = std::lower_bound(phase_at.begin(), phase_at.end(), s, [](const auto& x, Ns v) { return x.first < v; });
-    return it != phase_at.end() && it->first == s && it->second == InferencePhase::Decode;
+  // Each step's phase, as its annotation says it (the steps are the engine's iterations).
+  const std::vector<InferencePhase>& phase = m.meta.iteration_phases;
+  auto decode = [&](size_t i) {
+    const size_t step = g.first_step + i;
+    return step < phase.size() && phase[step] == InferencePhase::Decode;
   };
   std::vector<uint8_t> graphed(g.steps.size(), 0);
   for (const DeviceTask& d : g.tasks)
@@ -79,7 +74,7 @@ Transform capture_sizes(const RunModel& m, const Graph& g, const Intervals& fetc
   size_t eager_n = 0, graphed_n = 0;
   for (size_t i = 0; i < g.steps.size(); ++i) {
     graphed_n += graphed[i];
-    if (!graphed[i] && decode(g.steps[i])) eager[i] = 1, ++eager_n;
+    if (!graphed[i] && decode(i)) eager[i] = 1, ++eager_n;
   }
   if (graphed_n == 0) {
     t.why = "no iteration replays a graph: nothing to time a captured iteration by (graphs applies)";

@@ -14,6 +14,7 @@
 //                     replayed from graphs as `graphs` does, at the trace's own graph costs
 // And what `graphs` and capture_sizes share (transforms.cpp).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,12 @@
 #include "facts/whatif/transforms.h"
 
 namespace npu::whatif {
+
+inline double to_ms(double ns) { return ns / 1e6; }  // the formulas' milliseconds
+// A total over the run, per step of the graph.
+inline double per_graph_step(const Graph& g, double total) {
+  return total / static_cast<double>(std::max<size_t>(1, g.steps.size()));
+}
 
 Transform task_queue(const RunModel& m, const Graph& g);
 Transform cpu_binding(const RunModel& m, const Graph& g, const HostCauseSlices& causes);

@@ -19,13 +19,6 @@ constexpr Ns kRunPauseNs = 1'000'000;  // a longer pause between two launches is
 constexpr int kWorkers = 8;            // the workers schedule.dataloader advises
 constexpr int64_t kMinBandwidthBytes = 1 << 20;  // pinned copies at least this big measure a link
 
-double ms(double ns) { return ns / 1e6; }
-
-// A total over the run, per step of the graph.
-double per_step(const Graph& g, double total) {
-  return total / static_cast<double>(std::max<size_t>(1, g.steps.size()));
-}
-
 Intervals slices_of(const RunModel& m, const std::vector<uint32_t>& v) {
   Intervals out;
   for (uint32_t i : v) out.push_back({m.slices[i].ts, m.slices[i].end()});
@@ -59,7 +52,7 @@ Transform host_time_removed(const char* name, const RunModel& m, const std::vect
   }
   t.applicable = true;
   t.formula = fmt::format("the host's time in {} removed ({:.3f} ms per step)", what,
-                          ms(per_step(g, static_cast<double>(total))));
+                          to_ms(per_graph_step(g, static_cast<double>(total))));
   return t;
 }
 
@@ -94,15 +87,15 @@ Transform dataloader(const RunModel& m, const Graph& g, const std::vector<uint32
   }
   // Fetches outside every step stay removed: no step waits for them.
   t.edit.removed = difference(t.edit.removed, union_of(std::move(kept)));
-  const double waited_per_step = per_step(g, static_cast<double>(waited));
+  const double waited_per_step = per_graph_step(g, static_cast<double>(waited));
   t.formula += single ? fmt::format(
                             "; the single-process loader given {} workers, each step still waits max(0, fetch / {} "
                             "- the rest of the step): {:.3f} ms per step",
-                            kWorkers, kWorkers, ms(waited_per_step))
+                            kWorkers, kWorkers, to_ms(waited_per_step))
                       : fmt::format(
                             "; the loader's workers doubled, each step still waits half its fetch: {:.3f} ms "
                             "per step",
-                            ms(waited_per_step));
+                            to_ms(waited_per_step));
   return t;
 }
 
@@ -207,7 +200,7 @@ Transform graphs(const RunModel& m, const Graph& g, const Intervals& fetches) {
   t.formula = fmt::format(
       "{} runs of launches between host waits ({} launches, {:.1f} per step) each made one graph launch: host cost "
       "{:.2f} us per graph node, kernels {:.2f} us apart ({})",
-      captured, launches, per_step(g, static_cast<double>(launches)), static_cast<double>(node_cost) / 1e3,
+      captured, launches, per_graph_step(g, static_cast<double>(launches)), static_cast<double>(node_cost) / 1e3,
       static_cast<double>(gap) / 1e3,
       measured ? "measured in the trace's graph replays" : "defaults: no graph replay in the trace");
   return t;
@@ -234,7 +227,7 @@ Transform syncs(const Graph& g) {
   t.formula = fmt::format(
       "{} host waits for the device removed ({:.1f} per step; each step's last wait kept): the host "
       "runs ahead and the device's queue stays full",
-      t.edit.unblock.size(), per_step(g, static_cast<double>(t.edit.unblock.size())));
+      t.edit.unblock.size(), per_graph_step(g, static_cast<double>(t.edit.unblock.size())));
   return t;
 }
 
@@ -304,7 +297,7 @@ Transform pinned(const RunModel& m, const Graph& g) {
   t.formula = fmt::format(
       "{} pageable copies ({:.3f} ms per step) at pinned bandwidth ({:.3f} ms per step): {}; their "
       "calls no longer block the host (non_blocking=True)",
-      pageable.size(), ms(per_step(g, static_cast<double>(before))), ms(per_step(g, static_cast<double>(after))),
+      pageable.size(), to_ms(per_graph_step(g, static_cast<double>(before))), to_ms(per_graph_step(g, static_cast<double>(after))),
       rates);
   return t;
 }
@@ -352,7 +345,7 @@ Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const
     before += d.dur;
     after += dur;
   }
-  auto step_ns = [&](Ns v) { return static_cast<Ns>(per_step(g, static_cast<double>(v))); };
+  auto step_ns = [&](Ns v) { return static_cast<Ns>(per_graph_step(g, static_cast<double>(v))); };
   t.detail["kernels_ns"] = step_ns(before);
   t.detail["kernels_after_ns"] = step_ns(after);
   t.detail["not_counted_ns"] = step_ns(missed);
@@ -366,13 +359,13 @@ Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const
       "{} fp32 matrix kernels ({:.3f} ms per step) {}, each operator group (op, shapes) at the roofline's "
       "max(FLOPs / ({:.2f} x {:.1f} TFLOP/s), {} / ({:.2f} x {:.2f} TB/s)) of the {} ({} groups{}): {:.3f} ms per "
       "step; not counted (no model), left as they are: {:.3f} ms per step{}",
-      t.edit.durations.size(), ms(per_step(g, static_cast<double>(before))), how, tc.target,
+      t.edit.durations.size(), to_ms(per_graph_step(g, static_cast<double>(before))), how, tc.target,
       tc.peak_flops_per_s / 1e12, tc.precision == "bf16" ? "bytes in 2-byte operands" : "bytes", tc.target,
       tc.bytes_per_s / 1e12, tc.device, tc.groups,
       tc.held ? fmt::format(", {} held at the time a group of the same shapes already in {} takes", tc.held,
                             tc.precision)
               : "",
-      ms(per_step(g, static_cast<double>(after))), ms(per_step(g, static_cast<double>(missed))), missing);
+      to_ms(per_graph_step(g, static_cast<double>(after))), to_ms(per_graph_step(g, static_cast<double>(missed))), missing);
   return t;
 }
 
@@ -383,7 +376,7 @@ Ns zero_time_saving(const Graph& g, const std::vector<uint32_t>& gemms) {
   Edit e;
   for (uint32_t k : gemms) e.durations.push_back({k, 0});
   const Replay base = simulate(g), without = simulate(g, &e);
-  return static_cast<Ns>(per_step(g, static_cast<double>(base.total_ns - without.total_ns)));
+  return static_cast<Ns>(per_graph_step(g, static_cast<double>(base.total_ns - without.total_ns)));
 }
 
 }  // namespace
