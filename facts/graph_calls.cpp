@@ -1,6 +1,9 @@
 #include "facts/graph_calls.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "facts/device_tasks.h"
 
 namespace npu {
 namespace {
@@ -85,6 +88,75 @@ uint32_t GraphCalls::launched_by(const Flow& f) const {
   GraphCallKind k = graph_call_kind(m_.str(m_.slices[f.start_slice].name));
   if (k == GraphCallKind::None || k == GraphCallKind::Capture) return kNone32;
   return call_at(f.start_track, f.start_ts);
+}
+
+namespace {
+
+struct ExecWindow {
+  Ns start = 0, end = 0;
+  uint32_t call = 0;  // slice index of the execution call
+};
+
+class ExecWindows {
+ public:
+  ExecWindows(const RunModel& m, const GraphCalls& calls) {
+    const auto& c = calls.calls();
+    for (size_t k = 0; k < c.size(); ++k) {
+      const Slice& s = m.slices[c[k]];
+      Ns end = s.end();
+      if (graph_call_is_async(m.str(s.name))) {
+        bool next_on_track = k + 1 < c.size() && m.slices[c[k + 1]].track == s.track;
+        end = next_on_track ? std::max(end, m.slices[c[k + 1]].ts - 1) : std::numeric_limits<Ns>::max();
+      }
+      windows_.push_back({s.ts, end, c[k]});
+    }
+    std::stable_sort(windows_.begin(), windows_.end(),
+                     [](const ExecWindow& a, const ExecWindow& b) { return a.start < b.start; });
+    Ns run_max = std::numeric_limits<Ns>::min();
+    for (const ExecWindow& w : windows_) max_end_.push_back(run_max = std::max(run_max, w.end));
+  }
+
+  // The window holding ts (the latest-starting one), or nullptr.
+  const ExecWindow* at(Ns ts) const {
+    auto it =
+        std::upper_bound(windows_.begin(), windows_.end(), ts, [](Ns v, const ExecWindow& w) { return v < w.start; });
+    size_t i = static_cast<size_t>(it - windows_.begin());
+    if (i == 0 || max_end_[i - 1] < ts) return nullptr;
+    for (size_t budget = 64; i > 0 && budget > 0; --i, --budget)
+      if (windows_[i - 1].end >= ts) return &windows_[i - 1];
+    // An earlier window holds ts (max_end_ says so) but lies deeper than the bounded walk: the
+    // task is graph-launched, and is credited to the last window looked at.
+    return &windows_[i];
+  }
+
+ private:
+  std::vector<ExecWindow> windows_;  // by start
+  std::vector<Ns> max_end_;          // max_end_[i]: the latest end among windows_[0..i]
+};
+
+}  // namespace
+
+std::vector<GraphLaunchedTask> graph_launched_tasks(const RunModel& m, const GraphCalls& calls) {
+  std::vector<GraphLaunchedTask> out;
+  if (calls.empty()) return out;
+  const ExecWindows windows(m, calls);
+  // Device tasks at the end of a launch arrow not drawn from a graph call: launched one by one.
+  std::vector<bool> per_op(m.slices.size(), false);
+  for (const Flow& f : m.flows) {
+    bool launch = f.kind == FlowKind::HostToDevice || f.kind == FlowKind::AsyncNpu || f.kind == FlowKind::Ac2g;
+    if (!launch || f.end_slice == kNone32) continue;
+    if (calls.launched_by(f) == kNone32) per_op[f.end_slice] = true;
+  }
+  for (uint32_t t = 0; t < m.tracks.size() && t < m.track_slices.size(); ++t) {
+    if (m.tracks[t].kind != TrackKind::Device) continue;
+    for (uint32_t i = m.track_slices[t].begin; i < m.track_slices[t].end; ++i) {
+      if (per_op[i] || classify_device_task(m, m.slices[i]) == TaskClass::Marker) continue;
+      if (const ExecWindow* w = windows.at(m.slices[i].ts)) out.push_back({i, w->call});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const GraphLaunchedTask& a, const GraphLaunchedTask& b) { return a.task < b.task; });
+  return out;
 }
 
 }  // namespace npu

@@ -49,6 +49,18 @@ class GraphCalls {
   std::vector<uint32_t> calls_, all_;
 };
 
+// A device task a graph execution launched, and the execution call (the outermost one).
+struct GraphLaunchedTask {
+  uint32_t task = 0, call = 0;  // slice indexes
+};
+// The device tasks (markers aside) graph executions launched, sorted by task: a task counts when
+// no per-operator launch arrow ends at it and it starts inside an execution's window: the call's
+// own span for a call that waits for the graph (Model@ModelExecute, aclmdlExecute), up to the next
+// graph call on the same thread for an asynchronous one (aclmdlRIExecuteAsync, aclmdlExecuteAsync),
+// whose tasks run after it returns; of overlapping windows, the latest-starting one.
+// docs/facts-dispatch.md; graph_execution and the frame's launch origins read it.
+std::vector<GraphLaunchedTask> graph_launched_tasks(const RunModel& m, const GraphCalls& calls);
+
 // Of the launches drawn from one graph call (GraphCalls::launched_by of `flow_of(launch)`), keeps
 // the first in the vector's order and erases the others: a graph execution starts all its tasks
 // with one host call, so it is one launch, not one per task (the later tasks' lags say nothing

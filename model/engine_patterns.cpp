@@ -1,7 +1,10 @@
 #include "model/engine_patterns.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <initializer_list>
+#include <map>
 #include <unordered_map>
 
 namespace npu {
@@ -106,6 +109,35 @@ bool parse_capture(std::string_view s, PatternMatch& out) {
   return true;
 }
 
+// A model runner's stage ranges, one after the other in each iteration, `stages[0]` opening it.
+bool parse_stage(std::string_view s, std::initializer_list<std::string_view> stages, PatternMatch& out) {
+  size_t k = 0;
+  for (std::string_view st : stages) {
+    if (s == st) {
+      out.kind = PatternMatch::Kind::Stage;
+      out.opens = k == 0;
+      out.stage = static_cast<int8_t>(k);
+      return true;
+    }
+    ++k;
+  }
+  return false;
+}
+
+// vLLM V1's GPU model runner (with VLLM_CUSTOM_SCOPES_FOR_PROFILING=1): "gpu_model_runner: preprocess",
+// "... forward", "... postprocess", "... sample", "... eplb"; vllm/v1/worker/gpu_model_runner.py.
+bool parse_vllm_v1_stage(std::string_view s, PatternMatch& out) {
+  if (!take(s, "gpu_model_runner: ")) return false;
+  return parse_stage(s, {"preprocess", "forward", "postprocess", "sample", "eplb"}, out);
+}
+
+// vLLM-Ascend's NPU model runner (the same switch): "prepare input", "forward", "post process",
+// "sample_token", "draft_token", "async_state_update"; vllm_ascend/worker/model_runner_v1.py.
+bool parse_vllm_ascend_stage(std::string_view s, PatternMatch& out) {
+  return parse_stage(
+      s, {"prepare input", "forward", "post process", "sample_token", "draft_token", "async_state_update"}, out);
+}
+
 }  // namespace
 
 const std::vector<EnginePattern>& engine_patterns() {
@@ -116,6 +148,8 @@ const std::vector<EnginePattern>& engine_patterns() {
        parse_vllm_detailed},
       {"xdit_diffusion", "xdit", "execute_diffusion_1_256x256", parse_xdit_diffusion},
       {"graph_capture", "unknown", "capture_32_FULL", parse_capture},
+      {"vllm_v1_stages", "vllm", "gpu_model_runner: preprocess", parse_vllm_v1_stage},
+      {"vllm_ascend_stages", "vllm_ascend", "prepare input", parse_vllm_ascend_stage},
   };
   return table;
 }
@@ -135,7 +169,9 @@ int match_engine_pattern(std::string_view name, PatternMatch& out) {
 const std::vector<EngineSource>& engine_sources() {
   static const std::vector<EngineSource> table = {
       {"sglang/srt/", "sglang"},
+      {"vllm_ascend/", "vllm_ascend"},
       {"vllm/", "vllm"},
+      {"mindie_llm/", "mindie"},
       {"xfuser/", "xdit"},
       {"diffusers/pipelines/", "diffusers"},
       {"transformers/generation/utils.py", "hf_generate"},
@@ -157,6 +193,44 @@ void sort_hits(const RunModel& m, std::vector<PatternHit>& hits) {
   });
 }
 
+namespace {
+
+// The iterations of stages (see engine_iterations): on each track, an opening stage and the
+// stages of its entry after it, until the next opening one.
+std::vector<PatternHit> stage_iterations(const RunModel& m, const std::vector<PatternHit>& hits) {
+  struct Open {
+    PatternHit hit;
+    uint32_t kinds = 0;  // the different stages seen, a bit each
+  };
+  std::map<std::pair<uint32_t, int>, Open> open;  // (track, entry) -> the iteration being built
+  std::vector<PatternHit> out;
+  auto close = [&](Open& o) {
+    if (std::popcount(o.kinds) >= 2) out.push_back(o.hit);
+    o = Open{};
+  };
+  for (const PatternHit& h : hits) {
+    if (h.match.kind != PatternMatch::Kind::Stage) continue;
+    const Slice& s = m.slices[h.slice];
+    Open& o = open[{s.track, h.pattern}];
+    if (o.hit.slice != kNone32 && s.ts < o.hit.end) continue;  // inside a stage already counted
+    if (h.match.opens) {
+      if (o.hit.slice != kNone32) close(o);
+      o.hit = h, o.hit.start = s.ts, o.hit.end = s.end();
+    } else if (o.hit.slice == kNone32) {
+      continue;  // a stage before any opening one: its iteration began before the trace
+    } else {
+      o.hit.end = std::max(o.hit.end, s.end());
+    }
+    o.kinds |= 1u << h.match.stage;
+  }
+  for (auto& [key, o] : open)
+    if (o.hit.slice != kNone32) close(o);
+  sort_hits(m, out);
+  return out;
+}
+
+}  // namespace
+
 std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<PatternHit>& hits) {
   std::vector<PatternHit> out;
   Ns outer_end = 0;
@@ -171,9 +245,10 @@ std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<P
       continue;
     }
     out.push_back(h);
+    out.back().start = s.ts, out.back().end = s.end();
     outer_end = s.end();
   }
-  return out;
+  return out.empty() ? stage_iterations(m, hits) : out;
 }
 
 std::vector<PatternHit> engine_iterations(const RunModel& m) {
@@ -191,7 +266,7 @@ std::vector<PatternHit> engine_iterations(const RunModel& m) {
       }
       if (code[n] < 0) continue;
       const PatternMatch& pm = match[n];
-      if (pm.kind == PatternMatch::Kind::Iteration) hits.push_back({i, code[n], pm});
+      if (pm.kind != PatternMatch::Kind::Capture) hits.push_back({i, code[n], pm});
     }
   }
   sort_hits(m, hits);

@@ -21,7 +21,13 @@ const char* to_string(InferencePhase p);
 
 // What a name says. -1: the name does not say.
 struct PatternMatch {
-  enum class Kind : uint8_t { Iteration, Capture } kind = Kind::Iteration;
+  // Iteration: one annotation around an iteration. Capture: a start-up graph capture. Stage: one
+  // of the ranges an engine's model runner writes in each iteration, one after the other (vLLM
+  // V1's "gpu_model_runner: preprocess", ..., vLLM-Ascend's "prepare input", "forward", ...); an
+  // iteration is an opening stage and the stages after it (engine_iterations).
+  enum class Kind : uint8_t { Iteration, Capture, Stage } kind = Kind::Iteration;
+  bool opens = false;  // a Stage that starts each iteration (the model runner's input preparation)
+  int8_t stage = -1;   // a Stage: which of its entry's stages (0 opens)
   InferencePhase phase = InferencePhase::Unknown;
   int64_t requests = -1;  // requests in the batch
   int64_t tokens = -1;    // tokens scheduled in the iteration
@@ -57,12 +63,18 @@ struct PatternHit {
   uint32_t slice = kNone32;
   int pattern = -1;  // engine_patterns() index
   PatternMatch match;
+  // An iteration of engine_iterations(): its host span (an annotation's own span; an iteration of
+  // stages runs from its opening stage's start to its last stage's end).
+  Ns start = 0, end = 0;
 };
 // Orders hits by start, the longer first at one start (an annotation before those it holds).
 void sort_hits(const RunModel& m, std::vector<PatternHit>& hits);
 // The engine's iterations among `hits` (sorted by sort_hits): the outermost iteration annotations,
 // each filled in by those nested in it (TraceLens's execute_* around SGLang's step[...]) with the
-// phase, requests and tokens its own name does not say. A capture is not an iteration.
+// phase, requests and tokens its own name does not say. A capture is not an iteration. Without
+// any iteration annotation, the iterations of stages: on each host track, an opening stage and
+// the stages of the same entry after it, up to the next opening one, when they are at least two
+// different stages (a lone "forward" range says nothing); the phase and batch stay unknown.
 std::vector<PatternHit> engine_iterations(const RunModel& m, const std::vector<PatternHit>& hits);
 // The engine's iterations on the model's host operator tracks (the steps of a serving trace
 // without ProfilerStep: RunModel::derive_iteration_steps).

@@ -210,12 +210,12 @@ namespace {
 // The iteration (index into `its`, outermost annotations by start) whose host span holds the
 // call, on its process, or -1.
 int32_t iteration_of(const RunModel& m, const std::vector<PatternHit>& its, const Slice& call) {
-  auto next = std::upper_bound(its.begin(), its.end(), call.ts,
-                               [&](Ns ts, const PatternHit& h) { return ts < m.slices[h.slice].ts; });
+  auto next =
+      std::upper_bound(its.begin(), its.end(), call.ts, [](Ns ts, const PatternHit& h) { return ts < h.start; });
   if (next == its.begin()) return -1;
   const size_t k = static_cast<size_t>(next - its.begin()) - 1;
   const Slice& a = m.slices[its[k].slice];
-  if (call.end() > a.end() || m.tracks[a.track].pid != m.tracks[call.track].pid) return -1;
+  if (call.end() > its[k].end || m.tracks[a.track].pid != m.tracks[call.track].pid) return -1;
   return static_cast<int32_t>(k);
 }
 

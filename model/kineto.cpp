@@ -137,9 +137,10 @@ void RunModel::classify_kineto_tracks() {
   if ((gpu || runtime) && meta.gpu_runtime.empty() && (hip || cuda)) meta.gpu_runtime = hip ? "hip" : "cuda";
 }
 
-// A GPU trace without ProfilerStep#N (an inference loop profiled without a schedule): its steps
-// are a serving engine's iterations where its annotations say them (one step each, whatever
-// batch each name carries), else the iterations it repeats, when it marks them (docs/overlap.md,
+// A trace without ProfilerStep#N (an inference loop profiled without a schedule): its steps are a
+// serving engine's iterations where its annotations say them (one step each, whatever batch each
+// name carries; GPU and Ascend traces alike), else, in a GPU trace, the iterations it repeats,
+// when it marks them (docs/overlap.md,
 // "Steps without ProfilerStep"). Candidates, on each host thread: the outermost record_function
 // ranges (category user_annotation, inside no other), and the outermost module forwards of a
 // with_stack trace ("nn.Module: NAME" frames inside no other module). An instance's extent is its
@@ -193,8 +194,7 @@ bool engine_iteration_steps(RunModel& m) {
   if (its.empty()) return false;
   int64_t id = 0;
   for (const PatternHit& h : its) {
-    const Slice& s = m.slices[h.slice];
-    m.steps.push_back(Step{++id, s.ts, s.end(), SourceRef{s.loc, 0}});
+    m.steps.push_back(Step{++id, h.start, h.end, SourceRef{m.slices[h.slice].loc, 0}});
     m.meta.iteration_phases.push_back(h.match.phase);
   }
   m.meta.step_source = kEngineIterationSource;
@@ -206,6 +206,7 @@ bool engine_iteration_steps(RunModel& m) {
 
 void RunModel::derive_iteration_steps() {
   if (engine_iteration_steps(*this)) return;
+  if (meta.step_semantics != StepSemantics::LaunchedWork) return;  // the repeat rule is the GPU traces'
   constexpr size_t kMinIterations = 3;
   const StrId user_annotation = strings.find("user_annotation");
   const StrId python_function = strings.find("python_function");

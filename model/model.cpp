@@ -255,7 +255,8 @@ void RunModel::finalize() {
   correlation = correlation_launches(*this);
   phase_done("finalize: pair launches by correlation id");
   // after the pairing: an iteration's extent reaches the end of the device work it launched
-  if (steps.empty() && meta.step_semantics == StepSemantics::LaunchedWork) derive_iteration_steps();
+  // (msprof's iterations are device-side: no host annotation bounds them)
+  if (steps.empty() && meta.step_semantics != StepSemantics::MsprofTasks) derive_iteration_steps();
 }
 
 }  // namespace npu

@@ -406,7 +406,7 @@ struct RunModel {
   void sort_slices();             // by track, then start, longer first
   bool sort_grouped_slices();     // the fast path when slices come grouped by track
   void classify_kineto_tracks();  // part of finalize()
-  void derive_iteration_steps();  // part of finalize(): steps of a GPU trace without ProfilerStep
+  void derive_iteration_steps();  // part of finalize(): steps of a trace without ProfilerStep
 
   // The innermost slice on `track` that contains `ts` (start <= ts <= end), or kNone32.
   uint32_t enclosing_slice(uint32_t track, Ns ts) const;

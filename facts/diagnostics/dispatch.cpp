@@ -154,9 +154,8 @@ class Dispatch {
     }
   }
 
-  // Busy = compute ∪ communication; a gap between two busy intervals is device idle time. The
-  // gap belongs to the step in which it starts (the profiler's rule for Free). It is the
-  // host's fault when the task that ends it was launched vertically.
+  // Busy = compute ∪ communication; a gap between two busy intervals is idle, the step's where it starts (the
+  // profiler's rule; a serving iteration's up to its window's end), the host's when its task was launched vertically.
   void scan_device() {
     for (uint32_t i : d_.compute_slices) {
       const Slice& s = m_.slices[i];
@@ -182,7 +181,10 @@ class Dispatch {
       if (k + 1 == busy.size()) break;
       Gap gap{busy[k].end, busy[k + 1].start, 0, 0};
       overall_.free_ns += gap.length();
-      if (g >= 0) groups_[static_cast<size_t>(g)].free_ns += gap.length();
+      const Ns w_end =
+          g >= 0 && m_.meta.engine_iteration_steps ? frame_.windows()[static_cast<size_t>(g)].end : gap.end;
+      const Ns cut = std::clamp(w_end, gap.start, gap.end);  // the part in the step
+      if (g >= 0) groups_[static_cast<size_t>(g)].free_ns += cut - gap.start;
       // The launch of the task that ends the gap: the lowest lag among launches starting there.
       // Gaps come in time order, so one cursor walks the launches (a merge, not a search).
       while (cursor < launches_.size() && launches_[cursor].start < gap.end) ++cursor;
@@ -195,9 +197,9 @@ class Dispatch {
       gap.launch = static_cast<uint32_t>(best - launches_.begin());
       overall_.host_bound_free_ns += gap.length();
       overall_.host_bound_gaps.push_back(gap);
-      if (g >= 0) {
-        groups_[static_cast<size_t>(g)].host_bound_free_ns += gap.length();
-        groups_[static_cast<size_t>(g)].host_bound_gaps.push_back(gap);
+      if (g >= 0 && cut > gap.start) {
+        groups_[static_cast<size_t>(g)].host_bound_free_ns += cut - gap.start;
+        groups_[static_cast<size_t>(g)].host_bound_gaps.push_back({gap.start, cut, gap.lag, gap.launch});
       }
     }
   }

@@ -229,8 +229,7 @@ class Attribution {
     out["host_launch_judged"] = hb_.judged;
     // A serving engine's iterations: the device idle between two windows (the host's turn) is in no
     // step; a serving saving is of the period, the step and the turn after it (docs/whatif.md).
-    if (m_.meta.engine_iteration_steps && ctx_.frame.launched_work())
-      out["turns_ns"] = turns_between(ctx_.frame.windows());
+    if (m_.meta.engine_iteration_steps) out["turns_ns"] = turns_between(ctx_.frame.windows());
     json causes = json::object();
     for (int c = 0; c < kCauseCount; ++c) {
       json longest = json::array();

@@ -24,6 +24,10 @@ std::vector<Breakdown> recompute(const DiagnosticContext& ctx, const RunFrame& f
   Accumulator acc(steps.size());
   switch (f.assignment()) {
     case StepAssignment::LaunchedWork: launched_work(d, windows, acc); break;
+    case StepAssignment::ClippedWindows:
+      launched_work(d, windows, acc);
+      for (Breakdown& b : acc.per) b.copies = kNoId;  // Ascend: no copies part (docs/overlap.md)
+      break;
     case StepAssignment::SegmentsByStart: capture_segments(m, d, windows, acc); break;
     case StepAssignment::OwnTasks: step_tasks(m, d, windows, false, acc); break;
     case StepAssignment::OwnTasksAll: step_tasks(m, d, windows, true, acc); break;
@@ -116,7 +120,10 @@ StepsShown steps_shown(const DiagnosticContext& ctx, const RunFrame& f, const st
     // Rules and reports read the numbers shown: the profiler's own where ours differ, with ours beside them.
     o.add("source", from_profiler ? profiler["source"] : nlohmann::json("recomputed from device tasks"));
     nlohmann::json evidence = nlohmann::json::array();
-    if (!pseudo) evidence.push_back(evidence_event(m, s.src.loc, "ProfilerStep#" + std::to_string(s.id)));
+    if (!pseudo)
+      evidence.push_back(evidence_event(
+          m, s.src.loc,
+          (m.meta.engine_iteration_steps ? "engine iteration " : "ProfilerStep#") + std::to_string(s.id)));
     o.add("evidence", std::move(evidence));
     if (!profiler.is_null()) {
       if (from_profiler) o.add("recomputed", to_json(per[i]));

@@ -9,7 +9,9 @@
 namespace npu {
 namespace {
 
-StepAssignment assignment_of(StepSemantics s) {
+StepAssignment assignment_of(const RunMetadata& meta) {
+  const StepSemantics s = meta.step_semantics;
+  if (meta.engine_iteration_steps && s != StepSemantics::LaunchedWork) return StepAssignment::ClippedWindows;
   switch (s) {
     case StepSemantics::LaunchedWork: return StepAssignment::LaunchedWork;
     case StepSemantics::StepTasks: return StepAssignment::OwnTasks;
@@ -27,7 +29,7 @@ bool RunFrame::communication_from_ops(const RunModel& m) {
 
 RunFrame::RunFrame(const RunModel& m)
     : m_(m),
-      assignment_(assignment_of(m.meta.step_semantics)),
+      assignment_(assignment_of(m.meta)),
       device_(extract_device_timeline(m, communication_from_ops(m))),
       launches_(pick_launches(m, device_)) {
   keep_first_launch_per_graph(m, launches_.launches,
@@ -45,11 +47,14 @@ RunFrame::RunFrame(const RunModel& m)
     if (launched_work()) w.launched_tasks = 0, w.launched_end = kNoId;
   }
   window_index_.emplace(windows_);
-  if (!launched_work())
+  if (!launched_work()) {
     for (const Flow& f : m.flows)
       if (f.kind == FlowKind::HostToDevice && f.end_slice != kNone32 && f.start_slice != kNone32)
         arrows_.emplace_back(f.end_slice, f.start_slice);
-  // The first arrow of a task is its launch (stable: in flow order).
+    // A task a graph execution launched has no arrow: the execution call is its launch.
+    for (const GraphLaunchedTask& g : graph_launched_tasks(m, GraphCalls(m))) arrows_.emplace_back(g.task, g.call);
+  }
+  // The first arrow of a task is its launch (stable: in flow order, graph executions after).
   std::stable_sort(arrows_.begin(), arrows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
@@ -107,31 +112,6 @@ uint32_t RunFrame::launch_of(uint32_t device_slice) const {
   auto a = std::lower_bound(arrows_.begin(), arrows_.end(), device_slice,
                             [](const auto& x, uint32_t v) { return x.first < v; });
   return a != arrows_.end() && a->first == device_slice ? a->second : kNone32;
-}
-
-// Ascend: each launched task's origin on the host (tid, time), from the async_npu arrow (the
-// framework operator), else the HostToDevice arrow (through the task queue to its Enqueue).
-std::vector<LaunchOrigin> RunFrame::origins() const {
-  const TaskQueue queue(m_);
-  std::vector<LaunchOrigin> direct, launched;
-  for (const Flow& f : m_.flows) {
-    if (f.end_slice == kNone32 || m_.tracks[f.end_track].kind != TrackKind::Device) continue;
-    if (f.kind == FlowKind::AsyncNpu) direct.push_back({f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
-    if (f.kind != FlowKind::HostToDevice) continue;
-    const TaskQueue::Dequeue* d = queue.holding(f.start_ts);
-    launched.push_back(d ? LaunchOrigin{f.end_slice, m_.tracks[d->enqueue_track].tid, d->enqueued}
-                         : LaunchOrigin{f.end_slice, m_.tracks[f.start_track].tid, f.start_ts});
-  }
-  // The first arrow of each task; async_npu before HostToDevice.
-  auto by_slice = [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice < b.slice; };
-  std::stable_sort(direct.begin(), direct.end(), by_slice);
-  std::stable_sort(launched.begin(), launched.end(), by_slice);
-  std::vector<LaunchOrigin> out;
-  std::merge(direct.begin(), direct.end(), launched.begin(), launched.end(), std::back_inserter(out), by_slice);
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice == b.slice; }),
-            out.end());
-  return out;
 }
 
 }  // namespace npu

@@ -26,14 +26,9 @@ enum class StepAssignment : uint8_t {
   SegmentsByStart,  // torch_npu text export: each device segment to the window holding its start
   OwnTasks,         // torch_npu database export: each step's own tasks (those starting in its window)
   OwnTasksAll,      // msprof: each iteration's own tasks, its bounds from every device task
-};
-
-// Where a device task came from on the host: the thread and time of the framework operator (or
-// the launch) that issued it.
-struct LaunchOrigin {
-  uint32_t slice = 0;  // the device task
-  int64_t tid = 0;
-  Ns ts = 0;
+  // A serving engine's iterations on Ascend (no profiler rule for them): the device unions clipped
+  // to each iteration's window, as GPU steps, so the host's turn between two is in no step
+  ClippedWindows,
 };
 
 class RunFrame {
@@ -58,13 +53,19 @@ class RunFrame {
 
   StepAssignment assignment() const { return assignment_; }
   // The step rule in words, as the facts state it (overall.step_semantics).
-  const char* rule_name() const { return to_string(m_.meta.step_semantics); }
+  const char* rule_name() const {
+    return assignment_ == StepAssignment::ClippedWindows ? "engine iterations, each clipped to its own window (Ascend)"
+                                                         : to_string(m_.meta.step_semantics);
+  }
   // GPU (Kineto): a step is the device work it launched (TensorBoard plugin's rule).
   bool launched_work() const { return assignment_ == StepAssignment::LaunchedWork; }
   // A step's host span is its host time (not msprof's device-side iterations, not the pseudo-step).
   bool host_span_is_step_time() const { return !pseudo_ && assignment_ != StepAssignment::OwnTasksAll; }
-  // A step can start with Preparing (host step start -> its first device task): Ascend steps.
-  bool steps_have_preparing() const { return !pseudo_ && !launched_work(); }
+  // A step can start with Preparing (host step start -> its first device task): Ascend steps (a
+  // serving engine's iteration's input preparation is the host's turn, before its window: none).
+  bool steps_have_preparing() const {
+    return !pseudo_ && !launched_work() && assignment_ != StepAssignment::ClippedWindows;
+  }
   // The run's communication is its communication operators alone (the profiler merges each
   // step's own operators: database exports, msprof), not the device HCCL tasks.
   static bool communication_from_ops(const RunModel& m);
@@ -84,12 +85,12 @@ class RunFrame {
   // that launched it (the pseudo-step: 0) and the runtime call joined by correlation id.
   const std::vector<LaunchedOp>& launched() const { return launched_; }
   // The host call that launched a device slice (GPU: by correlation id; Ascend: its HostToDevice
-  // arrow), or kNone32.
+  // arrow, else the graph execution that launched it: graph_launched_tasks), or kNone32.
   uint32_t launch_of(uint32_t device_slice) const;
-  // Ascend: each launched task's origin on the host, sorted by slice, from the async_npu arrow
-  // (the framework operator), else the HostToDevice arrow (through torch_npu's task queue, to
-  // its Enqueue). Computed on each call (the module view reads it once).
-  std::vector<LaunchOrigin> origins() const;
+  // Ascend: each launched task's origin on the host, sorted by slice (launch_origins(),
+  // step_windows.h); `with_graphs`: the tasks graph executions launched too. Computed on each
+  // call (the module view and the inference facts read it once).
+  std::vector<LaunchOrigin> origins(bool with_graphs = false) const { return launch_origins(m_, with_graphs); }
   // The launches the dispatch facts measure and the kind of arrow the timeline draws: one arrow
   // per device task, and one per graph execution (its later tasks' lags say nothing about the
   // host keeping up: graph_calls.h).

@@ -1,7 +1,10 @@
 #include "facts/frame/step_windows.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
+
+#include "facts/graph_calls.h"
 
 namespace npu {
 namespace {
@@ -145,6 +148,77 @@ std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>&
   return out;
 }
 
+std::vector<LaunchOrigin> launch_origins(const RunModel& m, bool with_graphs) {
+  const TaskQueue queue(m);
+  // Where a launch made at `ts` on `track` came from: its Enqueue when a Dequeue holds it.
+  auto origin = [&](uint32_t task, uint32_t track, Ns ts, uint32_t call, bool graph) {
+    const TaskQueue::Dequeue* d = queue.holding(ts);
+    return d ? LaunchOrigin{task, m.tracks[d->enqueue_track].tid, d->enqueued, call, graph}
+             : LaunchOrigin{task, m.tracks[track].tid, ts, call, graph};
+  };
+  std::vector<LaunchOrigin> direct, launched, graphed;
+  for (const Flow& f : m.flows) {
+    if (f.end_slice == kNone32 || m.tracks[f.end_track].kind != TrackKind::Device) continue;
+    if (f.kind == FlowKind::AsyncNpu)
+      direct.push_back({f.end_slice, m.tracks[f.start_track].tid, f.start_ts, f.start_slice, false});
+    if (f.kind == FlowKind::HostToDevice)
+      launched.push_back(origin(f.end_slice, f.start_track, f.start_ts, f.start_slice, false));
+  }
+  if (with_graphs)
+    for (const GraphLaunchedTask& g : graph_launched_tasks(m, GraphCalls(m))) {
+      const Slice& c = m.slices[g.call];
+      graphed.push_back(origin(g.task, c.track, c.ts, g.call, true));
+    }
+  // The first arrow of each task; async_npu before HostToDevice (a graph's tasks have none).
+  auto by_slice = [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice < b.slice; };
+  std::stable_sort(direct.begin(), direct.end(), by_slice);
+  std::stable_sort(launched.begin(), launched.end(), by_slice);
+  std::vector<LaunchOrigin> arrows, out;
+  std::merge(direct.begin(), direct.end(), launched.begin(), launched.end(), std::back_inserter(arrows), by_slice);
+  std::merge(arrows.begin(), arrows.end(), graphed.begin(), graphed.end(), std::back_inserter(out), by_slice);
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const LaunchOrigin& a, const LaunchOrigin& b) { return a.slice == b.slice; }),
+            out.end());
+  return out;
+}
+
+namespace {
+
+// A serving engine's iterations on Ascend (RunMetadata::engine_iteration_steps; the profiler has
+// no rule for them): each one's launched tasks are those whose origin (launch_origins, graph
+// executions' tasks included) its host span holds; its window runs from the first of them after
+// the holes (own_window) to the later of the last one's end and the host span's end (torch_npu's
+// window end). Windows do not overlap: one starts no earlier than the one before ends (the
+// breakdown clips the device work to them, StepAssignment::ClippedWindows). Without a launched
+// task the host span stays.
+void ascend_iteration_windows(const RunModel& m, const std::vector<Step>& steps, std::vector<StepWindow>& w) {
+  std::vector<std::vector<OwnOp>> own(steps.size());
+  for (const LaunchOrigin& o : launch_origins(m, true)) {
+    const int i = step_holding(steps, o.ts);
+    if (i < 0) continue;
+    const Slice& t = m.slices[o.slice];
+    const Ns ready = o.call != kNone32 ? m.slices[o.call].end() : o.ts;  // the launch returned
+    own[static_cast<size_t>(i)].push_back({t.ts, t.end(), ready, o.slice});
+  }
+  Ns prev = -1, prev_end = std::numeric_limits<Ns>::min();  // the device work before; the window before
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (!own[i].empty()) {
+      w[i].launched_tasks = own[i].size();
+      const OwnWindow o = own_window(own[i], prev);
+      prev = std::max(prev, o.end);
+      w[i].start = o.start;
+      w[i].end = std::max(o.end, steps[i].end);
+      w[i].hole = o.hole;
+      if (o.hole > 0) w[i].hole_end_slice = o.first_slice;
+    }
+    w[i].start = std::max(w[i].start, prev_end);
+    w[i].end = std::max(w[i].end, w[i].start);
+    prev_end = w[i].end;
+  }
+}
+
+}  // namespace
+
 std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,
                                             const std::vector<LaunchedOp>* launched) {
   std::vector<StepWindow> w(steps.size());
@@ -152,6 +226,10 @@ std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector
   if (steps.empty() || m.meta.step_semantics == StepSemantics::MsprofTasks) return w;
   if (m.meta.step_semantics == StepSemantics::LaunchedWork) {
     launched_work_windows(m, steps, launched ? *launched : launched_ops(m, steps), w);
+    return w;
+  }
+  if (m.meta.engine_iteration_steps) {
+    ascend_iteration_windows(m, steps, w);
     return w;
   }
 

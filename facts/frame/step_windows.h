@@ -59,6 +59,8 @@ OwnWindow own_window(std::vector<OwnOp>& ops, Ns not_before = -1);
 // HostToDevice arrows; with torch_npu's task queue (async_task_queue arrows, text export only)
 // a launch inside a Dequeue belongs to the step of its Enqueue, and a launch outside every
 // Dequeue is not counted, as torch_npu does. Steps with no launched task keep their own span.
+// A serving engine's iterations on Ascend (no profiler rule for them) are windowed by their
+// launched tasks, graph executions' included, after the holes (step_windows.cpp).
 // GPU (LaunchedWork): each device op of the run's GPU (markers aside) with the step whose host
 // span wholly holds the runtime call that launched it (joined by correlation id), -1 for none.
 // The one place that decides which step launched what; the windows and the self-check read it.
@@ -87,6 +89,21 @@ class TaskQueue {
  private:
   std::vector<Dequeue> dequeues_;  // sorted by start
 };
+
+// Ascend: where a device task came from on the host: the thread and time of the framework
+// operator (or the launch) that issued it, and the host call its arrow starts at.
+struct LaunchOrigin {
+  uint32_t slice = 0;  // the device task
+  int64_t tid = 0;
+  Ns ts = 0;
+  uint32_t call = kNone32;  // the arrow's host slice, or the graph execution call
+  bool graph = false;       // a graph execution launched it (graph_launched_tasks)
+};
+// Each launched task's origin, sorted by slice: from the async_npu arrow (the framework
+// operator), else the HostToDevice arrow (through torch_npu's task queue, to its Enqueue), else,
+// with `with_graphs`, the graph execution that launched it (facts/graph_calls.h; through the
+// queue likewise when the call was made from a Dequeue).
+std::vector<LaunchOrigin> launch_origins(const RunModel& m, bool with_graphs);
 
 // The step whose host span holds ts, or -1: [start, end] (end inclusive, as torch_npu matches
 // launches), or [start, end) with `end_inclusive` false (the profiler's rule for a segment).

@@ -1,10 +1,11 @@
 #include "facts/inference/iterations.h"
 
-#include "model/graph_capture.h"
-
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
+
+#include "facts/graph_calls.h"
+#include "model/graph_capture.h"
 
 namespace npu {
 namespace {
@@ -93,30 +94,38 @@ void collect(const RunModel& m, const Scan& s, InferenceRun& run) {
     const Slice& sl = m.slices[h.slice];
     InferenceIteration it;
     it.slice = h.slice, it.name = sl.name, it.pattern = h.pattern, it.phase = h.match.phase;
-    it.requests = h.match.requests, it.tokens = h.match.tokens, it.start = sl.ts, it.end = sl.end(), it.loc = sl.loc;
+    it.requests = h.match.requests, it.tokens = h.match.tokens, it.start = h.start, it.end = h.end, it.loc = sl.loc;
     run.iterations.push_back(it);
   }
 }
 
-// The engine: the first pattern (in the table's order) that names one, else the first source.
+// The engine: the first pattern (in the table's order) that names one (a stage only where it
+// made an iteration: a lone "forward" range names nobody), else the first source. vLLM on an
+// Ascend run is vLLM-Ascend (the plugin runs vLLM's engine: its frames and names are vLLM's).
 void decide_engine(const RunModel& m, const Scan& s, InferenceRun& run) {
   int best = -1;
   uint32_t at = kNone32;
-  for (const PatternHit& h : s.hits) {
-    if (std::string_view(engine_patterns()[static_cast<size_t>(h.pattern)].engine) == "unknown") continue;
-    if (best < 0 || h.pattern < best) best = h.pattern, at = h.slice;
-  }
+  auto consider = [&](int pattern, uint32_t slice) {
+    if (std::string_view(engine_patterns()[static_cast<size_t>(pattern)].engine) == "unknown") return;
+    if (best < 0 || pattern < best) best = pattern, at = slice;
+  };
+  for (const PatternHit& h : s.hits)
+    if (h.match.kind != PatternMatch::Kind::Stage) consider(h.pattern, h.slice);
+  for (const InferenceIteration& it : run.iterations)
+    if (it.pattern >= 0) consider(it.pattern, it.slice);
   if (best >= 0) {
     const EnginePattern& p = engine_patterns()[static_cast<size_t>(best)];
     run.engine = p.engine, run.engine_loc = m.slices[at].loc, run.engine_known = true;
     run.engine_what = std::string(p.engine) + " annotation (" + p.id + ")";
-    return;
   }
-  for (size_t i = 0; i < s.first_source.size(); ++i) {
+  for (size_t i = 0; i < s.first_source.size() && !run.engine_known; ++i) {
     if (s.first_source[i] == kNone32) continue;
     run.engine = engine_sources()[i].engine, run.engine_loc = m.slices[s.first_source[i]].loc, run.engine_known = true;
     run.engine_what = std::string(run.engine) + " Python frame (" + engine_sources()[i].fragment + ")";
-    return;
+  }
+  if (run.engine_known && std::string_view(run.engine) == "vllm" && run_platform(m) == "ascend") {
+    run.engine = "vllm_ascend";
+    run.engine_what += ", on an Ascend run";
   }
 }
 
@@ -165,19 +174,38 @@ struct IterOp {
   bool graphed;
 };
 
+// The index of the iteration whose host span [start, end) holds ts, or -1.
+int iteration_at(const std::vector<InferenceIteration>& its, Ns ts) {
+  auto next =
+      std::upper_bound(its.begin(), its.end(), ts, [](Ns v, const InferenceIteration& it) { return v < it.start; });
+  if (next == its.begin()) return -1;
+  const auto i = static_cast<size_t>(next - its.begin()) - 1;
+  return ts < its[i].end ? static_cast<int>(i) : -1;
+}
+
+// Ascend: the tasks whose launch origin (the frame's arrows through the task queue, and the
+// graph executions' tasks) an iteration's host span holds.
+std::vector<std::vector<IterOp>> ascend_ops_of_iterations(const RunFrame& frame, const InferenceRun& run) {
+  std::vector<std::vector<IterOp>> out(run.iterations.size());
+  for (const LaunchOrigin& o : frame.origins(true)) {
+    const int i = o.call == kNone32 ? -1 : iteration_at(run.iterations, o.ts);
+    if (i >= 0) out[static_cast<size_t>(i)].push_back({o.slice, o.call, o.graph});
+  }
+  return out;
+}
+
 // The iterations' ops (the frame's pairing by correlation id: ops launched by runtime calls
-// inside an iteration's host span, on the annotation's process).
+// inside an iteration's host span, on the annotation's process; Ascend: by launch origin).
 std::vector<std::vector<IterOp>> ops_of_iterations(const RunModel& m, const RunFrame& frame, const InferenceRun& run) {
   const auto& its = run.iterations;
+  if (!frame.launched_work()) return ascend_ops_of_iterations(frame, run);
   std::vector<std::vector<IterOp>> out(its.size());
   for (const LaunchedOp& op : frame.launched()) {
     if (op.call == kNone32) continue;
     const Slice& call = m.slices[op.call];
-    auto next = std::upper_bound(its.begin(), its.end(), call.ts,
-                                 [](Ns ts, const InferenceIteration& it) { return ts < it.start; });
-    if (next == its.begin()) continue;
-    const size_t i = static_cast<size_t>(next - its.begin()) - 1;
-    if (call.ts >= its[i].end) continue;
+    const int at = iteration_at(its, call.ts);
+    if (at < 0) continue;
+    const auto i = static_cast<size_t>(at);
     if (its[i].slice != kNone32 && m.tracks[call.track].pid != m.tracks[m.slices[its[i].slice].track].pid) continue;
     out[i].push_back({op.slice, op.call, graph_call(m.str(call.name)) == GraphCall::Launch});
   }
@@ -258,6 +286,15 @@ InferenceRun find_inference(const RunModel& m, const RunFrame& frame, bool train
   else {
     find_generate_loop(m, s, training, run);
     if (!run.iterations.empty()) run.kind = "generate_loop";
+  }
+  // Ascend: the ACL graph calls are CANN's (facts/graph_calls.h), not on the host operator tracks.
+  if (!frame.launched_work() && std::string_view(run.kind) != "unknown") {
+    const GraphCalls calls(m);
+    for (uint32_t i : calls.all_calls()) {
+      const GraphCallKind k = graph_call_kind(m.str(m.slices[i].name));
+      if (k == GraphCallKind::Capture) ++run.stream_captures;
+      else if (k == GraphCallKind::AclGraph) ++run.graph_launches;
+    }
   }
   attach_device(m, frame, run);
   return run;

@@ -124,7 +124,6 @@ std::vector<uint32_t> launch_slices(const Graph& g, const RunFrame& f) {
   return launch_slice;
 }
 
-
 // Host items: launches, blocking calls and the step spans' ends, in host order, and each step's
 // marks and measured window. Returns the item of each launching or blocking host slice.
 SliceItems add_host_items(Graph& g, const RunFrame& f, const Scope& sc, const std::vector<uint32_t>& launch_slice,
@@ -372,7 +371,8 @@ void attribute_step_ends(Graph& g) {
 Graph build_graph(const RunFrame& f, const std::vector<uint32_t>& syncs, bool two_stage, StepBlock block) {
   Graph g;
   g.chained = f.launched_work() && !f.pseudo();
-  g.serving = g.chained && f.model().meta.engine_iteration_steps;
+  g.iterations = f.model().meta.engine_iteration_steps;
+  g.serving = g.chained && g.iterations;
   if (f.steps().empty()) {
     g.why_not = "no steps";
     return g;

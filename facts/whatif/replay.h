@@ -122,8 +122,10 @@ struct Graph {
   uint8_t lane_of(uint32_t item) const { return lane.empty() ? 0 : lane[item]; }
   bool chained = false;                // GPU (LaunchedWork): windows follow each other
   // The steps are a serving engine's iterations (RunMetadata::engine_iteration_steps): between two
-  // of them lies the host's turn, in no step (Replay::turn_ns).
+  // of them lies the host's turn, in no step (Replay::turn_ns). Only on chained (GPU) steps: the
+  // replay of an Ascend run does not chain its steps' windows (`iterations` then says why).
   bool serving = false;
+  bool iterations = false;  // the steps are a serving engine's iterations, chained or not
   // Measured typical values the transformations use.
   Ns launch_latency = 0;  // launch -> start of launch-gated tasks: lower quartile, at most 50 us
   Ns stream_gap = 0;      // median gap between stream-gated tasks

@@ -13,6 +13,8 @@ namespace {
 
 // Why a graph's steps are not a serving engine's iterations with a turn between two, or "".
 std::string not_serving(const Graph& g) {
+  if (!g.serving && g.iterations)
+    return "the replay does not chain the windows of an Ascend run's iterations: the turn between two is not replayed";
   if (!g.serving) return "the steps are not a serving engine's iterations";
   if (g.steps.size() < 2) return "one iteration: the trace holds no turn between two";
   return "";
@@ -58,7 +60,7 @@ Transform capture_sizes(const RunModel& m, const Graph& g, const Intervals& fetc
   Transform t;
   t.name = "capture_sizes";
   if (!g.serving) {
-    t.why = "the steps are not a serving engine's iterations";
+    t.why = not_serving(g);
     return t;
   }
   // Each step's phase, as its annotation says it (the steps are the engine's iterations).

@@ -403,6 +403,9 @@ std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const 
   const Ns bound = zero_time_saving(g, gemms);
   out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores", bound));
   out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores", bound));
+  if (run_platform(m) != "gpu")  // the CUDA cores are a GPU's (Ascend's HF32 is the rule compute.hf32's)
+    for (size_t k = out.size() - 2; k < out.size(); ++k)
+      if (!out[k].applicable) out[k].why = "not a GPU run: no CUDA cores or tensor cores";
   out.push_back(
       host_time_removed("gc", m, causes.by_cause[static_cast<int>(HostCause::GC)], "Python garbage collection", g));
   out.push_back(host_time_removed("compile", m, causes.by_cause[static_cast<int>(HostCause::Compile)],

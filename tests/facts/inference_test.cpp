@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "facts/diagnostics/diagnostics.h"
-#include "model/engine_patterns.h"
 #include "kineto_text.h"
+#include "model/engine_patterns.h"
 #include "test_support.h"
 
 namespace {
@@ -41,6 +41,32 @@ TEST(Inference, EngineIterationsAreTheRunsSteps) {
   EXPECT_EQ(m.steps[1].start, 1300'000);
   EXPECT_EQ(m.meta.step_source, "engine iteration");
   EXPECT_TRUE(m.meta.engine_iteration_steps);
+}
+
+// vLLM V1's model-runner stages (no iteration annotation): an opening "preprocess" and the stages
+// after it make one iteration each, up to the next opening one; a lone "forward" before the first
+// makes none. Two iterations, 1000 -> 1300 and 1500 -> 1800 us.
+TEST(Inference, ModelRunnerStagesMakeTheIterations) {
+  std::string t = header();
+  t += host("user_annotation", "gpu_model_runner: forward", 900, 50);
+  for (double b : {1000.0, 1500.0}) {
+    t += host("user_annotation", "gpu_model_runner: preprocess", b, 50);
+    t += host("user_annotation", "gpu_model_runner: forward", b + 60, 100);
+    t += host("cuda_runtime", "cudaLaunchKernel", b + 70, 5, static_cast<int>(b));
+    t += kernel("gemm", b + 80, 40, static_cast<int>(b));
+    t += host("user_annotation", "gpu_model_runner: sample", b + 200, 100);
+  }
+  npu::test::TempDir dir;
+  const npu::RunModel m = npu::test::load_path(dir.write("t.pt.trace.json", close(t)));
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_EQ(m.steps[0].start, 1000'000);
+  EXPECT_EQ(m.steps[0].end, 1300'000);
+  EXPECT_EQ(m.steps[1].start, 1500'000);
+  EXPECT_TRUE(m.meta.engine_iteration_steps);
+  const json f = facts_of(close(t)).doc;
+  EXPECT_EQ(f["inference"]["engine"], "vllm");
+  EXPECT_EQ(f["inference"]["iterations"][0]["pattern"], "vllm_v1_stages");
+  EXPECT_EQ(f["inference"]["iterations"][1]["own_window_ns"], 40'000);
 }
 
 // A cut SGLang decode window: TraceLens's execute_* around SGLang's step[DECODE bs=4]; a kernel of

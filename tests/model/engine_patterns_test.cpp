@@ -104,12 +104,36 @@ TEST(EnginePatterns, CapturesSayBatchAndMode) {
   EXPECT_EQ(id_of("capture_32_full mode", m), "");
 }
 
+TEST(EnginePatterns, ModelRunnerStagesSayWhichStageAndWhichOpens) {
+  PatternMatch m;
+  ASSERT_EQ(id_of("gpu_model_runner: preprocess", m), "vllm_v1_stages");
+  EXPECT_EQ(m.kind, PatternMatch::Kind::Stage);
+  EXPECT_TRUE(m.opens);
+  EXPECT_EQ(m.stage, 0);
+  ASSERT_EQ(id_of("gpu_model_runner: sample", m), "vllm_v1_stages");
+  EXPECT_FALSE(m.opens);
+  EXPECT_EQ(m.stage, 3);
+  EXPECT_EQ(m.phase, InferencePhase::Unknown);
+  EXPECT_EQ(m.requests, -1);
+  ASSERT_EQ(id_of("prepare input", m), "vllm_ascend_stages");
+  EXPECT_TRUE(m.opens);
+  for (const char* n : {"forward", "post process", "sample_token", "draft_token", "async_state_update"}) {
+    EXPECT_EQ(id_of(n, m), "vllm_ascend_stages") << n;
+    EXPECT_FALSE(m.opens) << n;
+  }
+  EXPECT_EQ(id_of("gpu_model_runner: forwardx", m), "");
+  EXPECT_EQ(id_of("prepare inputs", m), "");
+  EXPECT_EQ(id_of("Forward", m), "");
+}
+
 TEST(EnginePatterns, SourcesAndGraphCalls) {
   EXPECT_EQ(npu::match_engine_source("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py(2919): x"), 0);
-  EXPECT_EQ(npu::match_engine_source("vllm/v1/worker/gpu_model_runner.py(3380): execute_model"), 1);
-  EXPECT_EQ(npu::match_engine_source("/app/xDiT/xfuser/runner.py(126): <module>"), 2);
-  EXPECT_EQ(npu::match_engine_source("site-packages/diffusers/pipelines/sd3/pipeline.py(10): __call__"), 3);
-  EXPECT_EQ(npu::match_engine_source("transformers/generation/utils.py(2000): generate"), 4);
+  EXPECT_EQ(npu::match_engine_source("vllm_ascend/worker/model_runner_v1.py(1777): execute_model"), 1);
+  EXPECT_EQ(npu::match_engine_source("vllm/v1/worker/gpu_model_runner.py(3380): execute_model"), 2);
+  EXPECT_EQ(npu::match_engine_source("mindie_llm/text_generator/generator.py(90): forward"), 3);
+  EXPECT_EQ(npu::match_engine_source("/app/xDiT/xfuser/runner.py(126): <module>"), 4);
+  EXPECT_EQ(npu::match_engine_source("site-packages/diffusers/pipelines/sd3/pipeline.py(10): __call__"), 5);
+  EXPECT_EQ(npu::match_engine_source("transformers/generation/utils.py(2000): generate"), 6);
   EXPECT_EQ(npu::match_engine_source("torch/nn/modules/module.py(1): _call_impl"), -1);
   using npu::GraphCall;
   EXPECT_EQ(npu::graph_call("hipStreamBeginCapture"), GraphCall::BeginCapture);

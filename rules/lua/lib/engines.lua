@@ -17,7 +17,8 @@ end
 -- Graph capture for the engine's iterations: { action = ..., commands = {...} }, or nil where the
 -- engine is not known. vLLM: full graphs for decode batches, piecewise for the rest
 -- (`cudagraph_mode` in --compilation-config; never --enforce-eager, which turns graphs off);
--- SGLang: graphs up to the batch the run serves (--cuda-graph-max-bs); a diffusion pipeline
+-- vLLM-Ascend: ACL graphs by the same switch (PIECEWISE or FULL_DECODE_ONLY, vllm-ascend's
+-- docs); SGLang: graphs up to the batch the run serves (--cuda-graph-max-bs); a diffusion pipeline
 -- (xDiT, diffusers): the denoiser, the module each denoising step runs.
 function engines.graphs(facts)
   local e = run.engine(facts)
@@ -26,6 +27,14 @@ function engines.graphs(facts)
       action = "Replay the iterations from CUDA graphs: full graphs for decode batches, piecewise ones for the rest "
         .. "(vLLM's cudagraph_mode; do not run with --enforce-eager, which turns graphs off).",
       commands = { "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'   # add to the vllm serve "
+        .. "command" },
+    }
+  elseif e == "vllm_ascend" then
+    return {
+      action = "Replay the iterations from ACL graphs: vLLM-Ascend's graph mode captures them (cudagraph_mode "
+        .. "PIECEWISE or FULL_DECODE_ONLY, the latter recommended for decode; do not run with --enforce-eager, "
+        .. "which turns graphs off).",
+      commands = { "--compilation-config '{\"cudagraph_mode\": \"FULL_DECODE_ONLY\"}'   # add to the vllm serve "
         .. "command" },
     }
   elseif e == "sglang" then
@@ -102,17 +111,23 @@ end
 
 -- Full graphs for decode iterations whose graphs leave work eager between the pieces: { action =
 -- ..., commands = {...} }, or nil where the engine has no such switch the tool knows. vLLM:
--- cudagraph_mode FULL_AND_PIECEWISE (a decode batch replays one full graph, attention inside).
+-- cudagraph_mode FULL_AND_PIECEWISE (a decode batch replays one full graph, attention inside);
+-- vLLM-Ascend: FULL_DECODE_ONLY.
+-- Each engine's full decode graph mode: its cudagraph_mode value, its name and its graphs' name.
+local full_graph_modes = {
+  vllm = { mode = "FULL_AND_PIECEWISE", name = "vLLM", graphs = "full graphs" },
+  vllm_ascend = { mode = "FULL_DECODE_ONLY", name = "vLLM-Ascend", graphs = "full ACL graphs" },
+}
+
 function engines.full_graphs(facts)
-  if run.engine(facts) == "vllm" then
-    return {
-      action = "Replay decode batches from full graphs, attention included (vLLM's FULL_AND_PIECEWISE "
-        .. "cudagraph_mode; piecewise graphs run attention eager between the pieces).",
-      commands = { "--compilation-config '{\"cudagraph_mode\": \"FULL_AND_PIECEWISE\"}'   # add to the vllm serve "
-        .. "command" },
-    }
-  end
-  return nil
+  local f = full_graph_modes[run.engine(facts) or ""]
+  if f == nil then return nil end
+  return {
+    action = "Replay decode batches from " .. f.graphs .. ", attention included (" .. f.name .. "'s " .. f.mode
+      .. " cudagraph_mode; piecewise graphs run attention eager between the pieces).",
+    commands = { "--compilation-config '{\"cudagraph_mode\": \"" .. f.mode .. "\"}'   # add to the vllm serve "
+      .. "command" },
+  }
 end
 
 return engines
