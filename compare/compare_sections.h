@@ -38,6 +38,9 @@ struct Series {
   // overall.step_time_rule is "launched_work" (GPU): the step is the device step, never the
   // host span (the host runs ahead of a GPU-bound step).
   bool launched_work = false;
+  // overall.step_time_rule is "iteration_window" (a serving engine's iterations on Ascend): the
+  // step is the iteration's own window, never the host span.
+  bool iteration_window = false;
   size_t total_steps = 0;
   bool dropped_warmup = false;
   json dropped_id = nullptr;

@@ -47,7 +47,9 @@ Series read_series(const Facts& f, bool skip_warmup) {
   }
   if (s.size() == 0) s.host_complete = false;
   const json& overall = section(f, "overall");
-  s.launched_work = overall.is_object() && overall.value("step_time_rule", "") == "launched_work";
+  const std::string rule = overall.is_object() ? overall.value("step_time_rule", "") : "";
+  s.launched_work = rule == "launched_work";
+  s.iteration_window = rule == "iteration_window";
   return s;
 }
 
@@ -160,7 +162,8 @@ StepSeries read_step_series(const Facts& base, const Facts& next, const CompareO
   s.skip_warmup = opt.skip_warmup;
   s.base = read_series(base, opt.skip_warmup);
   s.next = read_series(next, opt.skip_warmup);
-  s.use_host = s.base.host_complete && s.next.host_complete && !s.base.launched_work && !s.next.launched_work;
+  s.use_host = s.base.host_complete && s.next.host_complete && !s.base.launched_work && !s.next.launched_work &&
+               !s.base.iteration_window && !s.next.iteration_window;
   s.base.step_time = s.use_host ? s.base.host : s.base.device;
   s.next.step_time = s.use_host ? s.next.host : s.next.device;
   const bool b = s.base.dropped_warmup, n = s.next.dropped_warmup;
@@ -221,15 +224,18 @@ json step_time_section(const StepSeries& s, const CompareSide& base, const Compa
   const Series& sb = s.base;
   const Series& sn = s.next;
   const bool gpu = sb.launched_work || sn.launched_work;
-  step_time["basis"] = s.use_host ? "host step span, ProfilerStep#N"
-                       : gpu      ? "device step: until the device work the step launched ends (GPU; "
-                                    "computing + comm not overlapped + copies + free)"
-                                  : "device time per step = computing + comm not overlapped + free";
+  const bool iterations = sb.iteration_window && sn.iteration_window;
+  step_time["basis"] = s.use_host   ? "host step span, ProfilerStep#N"
+                       : gpu        ? "device step: until the device work the step launched ends (GPU; "
+                                      "computing + comm not overlapped + copies + free)"
+                       : iterations ? "device step: each engine iteration's own window (Ascend; computing + comm "
+                                      "not overlapped + free)"
+                                    : "device time per step = computing + comm not overlapped + free";
   if (sb.launched_work != sn.launched_work)
     notes.push_back(
         "one side is a GPU run and the other is not: their steps are measured by different profilers' rules, "
         "so the step times compare different things");
-  if (!s.use_host && !gpu)
+  if (!s.use_host && !gpu && !iterations)
     notes.push_back(
         "step time is the per-step device time: at least one side has no host step spans "
         "(no ProfilerStep#N in a trace)");

@@ -156,8 +156,10 @@ nlohmann::json overall_extra(const DiagnosticContext& ctx, const RunFrame& f, co
                               std::to_string(shown_from_profiler) + " steps where they differ";
   extra["step_semantics"] = f.rule_name();
   // What a step's time is, for compare and gate: the device step (GPU: until the work the step
-  // launched ends), or the host ProfilerStep span where every step has one (Ascend).
+  // launched ends; a serving engine's iteration on Ascend: its own window), or the host
+  // ProfilerStep span where every step has one (Ascend).
   if (launched) extra["step_time_rule"] = "launched_work";
+  if (f.assignment() == StepAssignment::ClippedWindows) extra["step_time_rule"] = "iteration_window";
   extra["compute_tasks"] = d.compute_slices.size();
   extra["communication_ops"] = d.comm_slices.size();
   const bool gpu = m.meta.platform == "gpu";

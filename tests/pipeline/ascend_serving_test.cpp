@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "compare/compare.h"
 #include "pipeline/analysis.h"
 #include "test_support.h"
 
@@ -39,6 +40,20 @@ TEST(AscendServingRun, AdvisesTheEnginesAsyncSchedulingForTheTurnBetweenIteratio
     EXPECT_EQ(f["commands"][0], "--async-scheduling   # add to the vllm serve command");
   }
   EXPECT_TRUE(async) << r["findings"].dump().substr(0, 600);
+}
+
+// compare judges each iteration by its own window (0.640 ms), not its host span (0.700 ms).
+TEST(AscendServingRun, CompareTimesTheIterationsByTheirOwnWindows) {
+  npu::pipeline::AnalysisOptions o;
+  o.stop = npu::pipeline::StopAfter::Facts;
+  npu::compare::CompareSide side;
+  side.path = kRun;
+  side.kind = "run folder";
+  side.facts = npu::pipeline::analyze(kRun, o).facts;
+  const json c = npu::compare::build_compare(side, side);
+  const json& st = c["step_time"];
+  EXPECT_EQ(st["basis"].get<std::string>().rfind("device step: each engine iteration's own window", 0), 0u) << st;
+  EXPECT_EQ(st["base"]["median_ns"], 640'000) << st;
 }
 
 }  // namespace
