@@ -182,7 +182,19 @@ void diagnose_inference(const DiagnosticContext& ctx, Facts& f) {
   const RunModel& m = ctx.model;
   const bool training = f.has("job") && f.doc["job"].value("training", nlohmann::json()) == true;
   const InferenceRun run = find_inference(m, ctx.frame, training);
-  if (std::string_view(run.kind) == "unknown") return;
+  if (std::string_view(run.kind) == "unknown") {
+    // A serving engine's own frames, but nothing that marks its iterations: say how to get them.
+    const std::string_view e = run.engine;
+    if (run.engine_known && (e == "vllm" || e == "vllm_ascend" || e == "sglang" || e == "mindie"))
+      f.unavailable("inference",
+                    fmt::format("the {} engine ran ({}), but the trace marks none of its iterations "
+                                "(no iteration annotation or model-runner stage){}",
+                                e, run.engine_what,
+                                e == "vllm" || e == "vllm_ascend"
+                                    ? ": profile with VLLM_CUSTOM_SCOPES_FOR_PROFILING=1 for the model runner's stages"
+                                    : ""));
+    return;
+  }
   nlohmann::json j;
   j["kind"] = run.kind;
   j["engine"] = run.engine;

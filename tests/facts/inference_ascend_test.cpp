@@ -23,7 +23,7 @@ namespace {
 // graph). Own window b+60 -> b+580 = 520 us; busy 20 + 150 + 150 + 20 = 340 us, 300 of them from
 // the graph; the window ends with the host span at b+700, and the turn to the next iteration's
 // first task (b+1060) is 360 us.
-std::string vllm_ascend_decode(bool stages = true) {
+std::string vllm_ascend_decode(bool stages = true, bool frames = false) {
   npu::test::TraceBuilder t;
   int id = 0;
   auto arrow = [&](double from, double to) {
@@ -35,6 +35,7 @@ std::string vllm_ascend_decode(bool stages = true) {
   t.host_op("forward", 10, 20);  // a "forward" before any opening stage: no iteration of its own
   for (int k = 0; k < 3; ++k) {
     const double b = 100 + 1000.0 * k;
+    if (frames) t.x(1, 1, "vllm_ascend/worker/model_runner_v1.py(1777): execute_model", b, 700, "python_function");
     if (stages) {
       t.host_op("prepare input", b, 200);
       t.host_op("forward", b + 220, 100);
@@ -101,6 +102,18 @@ TEST(AscendServing, WithoutTheStagesTheRunStaysOnePseudoStep) {
   const npu::RunModel m = npu::test::load_trace_text(vllm_ascend_decode(false));
   EXPECT_TRUE(m.steps.empty());
   EXPECT_FALSE(m.meta.engine_iteration_steps);
+}
+
+// vLLM-Ascend's frames (with_stack) but no stages: the run stays one pseudo-step, and the facts say
+// why the iterations are not known and how to get them.
+TEST(AscendServing, AnEngineWithoutIterationMarksIsSaidWithHowToGetThem) {
+  npu::Facts f = npu::compute_facts(npu::test::load_trace_text(vllm_ascend_decode(false, true)));
+  EXPECT_FALSE(f.has("inference"));
+  std::string why;
+  for (const json& u : f.doc["unavailable"])
+    if (u["fact"] == "inference") why = u["why"];
+  EXPECT_NE(why.find("the vllm_ascend engine ran"), std::string::npos) << why;
+  EXPECT_NE(why.find("VLLM_CUSTOM_SCOPES_FOR_PROFILING=1"), std::string::npos) << why;
 }
 
 }  // namespace
