@@ -66,8 +66,7 @@ std::vector<GraphLaunchedTask> graph_launched_tasks(const RunModel& m, const Gra
 // with one host call, so it is one launch, not one per task (the later tasks' lags say nothing
 // about the host keeping up).
 template <class Launch, class FlowOf>
-void keep_first_launch_per_graph(const RunModel& m, std::vector<Launch>& launches, FlowOf flow_of) {
-  GraphCalls calls(m);
+void keep_first_launch_per_graph(const GraphCalls& calls, std::vector<Launch>& launches, FlowOf flow_of) {
   if (calls.empty()) return;
   std::unordered_set<uint32_t> seen;
   std::erase_if(launches, [&](const Launch& l) {

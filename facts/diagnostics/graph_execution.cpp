@@ -4,9 +4,9 @@
 // launched one operator at a time. Launch advice (task queue, graph mode, torch.compile) is about
 // the second kind only. See docs/facts-dispatch.md.
 //
-// Which device tasks a graph execution launched is graph_launched_tasks' (facts/graph_calls.h).
+// Which device tasks a graph execution launched is graph_launched_tasks' (facts/graph_calls.h),
+// found once by the run's frame.
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <string>
 
@@ -22,7 +22,8 @@ constexpr size_t kEvidenceCalls = 3;  // executions listed in evidence (those th
 
 class GraphExecution {
  public:
-  GraphExecution(const RunModel& m, Facts& facts) : m_(m), facts_(facts), calls_(m) {}
+  GraphExecution(const RunModel& m, const RunFrame& frame, Facts& facts)
+      : m_(m), frame_(frame), facts_(facts), calls_(m) {}
 
   void run() {
     scan_device();
@@ -40,7 +41,7 @@ class GraphExecution {
         task_ns_ += s.dur;
       }
     }
-    for (const GraphLaunchedTask& g : graph_launched_tasks(m_, calls_)) {
+    for (const GraphLaunchedTask& g : frame_.graph_launched()) {
       ++graph_tasks_;
       graph_task_ns_ += m_.slices[g.task].dur;
       ++tasks_by_call_[g.call];
@@ -103,6 +104,7 @@ class GraphExecution {
   }
 
   const RunModel& m_;
+  const RunFrame& frame_;
   Facts& facts_;
   GraphCalls calls_;
   std::map<uint32_t, uint64_t> tasks_by_call_;
@@ -119,7 +121,7 @@ void diagnose_graph_execution(const DiagnosticContext& ctx, Facts& facts) {
                                                            : "not an Ascend run: no CANN graph executions to look for");
     return;
   }
-  GraphExecution(ctx.model, facts).run();
+  GraphExecution(ctx.model, ctx.frame, facts).run();
 }
 
 }  // namespace npu

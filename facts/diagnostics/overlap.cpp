@@ -24,10 +24,7 @@ std::vector<Breakdown> recompute(const DiagnosticContext& ctx, const RunFrame& f
   Accumulator acc(steps.size());
   switch (f.assignment()) {
     case StepAssignment::LaunchedWork: launched_work(d, windows, acc); break;
-    case StepAssignment::ClippedWindows:
-      launched_work(d, windows, acc);
-      for (Breakdown& b : acc.per) b.copies = kNoId;  // Ascend: no copies part (docs/overlap.md)
-      break;
+    case StepAssignment::ClippedWindows: launched_work(d, windows, acc, false); break;
     case StepAssignment::SegmentsByStart: capture_segments(m, d, windows, acc); break;
     case StepAssignment::OwnTasks: step_tasks(m, d, windows, false, acc); break;
     case StepAssignment::OwnTasksAll: step_tasks(m, d, windows, true, acc); break;

@@ -111,14 +111,14 @@ void capture_segments(const RunModel& m, const DeviceTimeline& d, const std::vec
 // parts are the device unions clipped to its window, so every instant is in one step at most.
 // Free is the window less every kind of device work (copies included); no Preparing (the
 // window starts where the previous step's device work ended, or at its host start).
-void launched_work(const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc) {
+void launched_work(const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc, bool copies) {
   const Intervals cno = difference(d.comm, d.compute);
   for (size_t i = 0; i < w.size(); ++i) {
     const Ns lo = w[i].start, hi = w[i].end;
     for (const Interval& s : clip(d.compute, lo, hi)) acc.add(i, s, &Breakdown::computing, true);
     for (const Interval& s : clip(d.comm, lo, hi)) acc.add(i, s, &Breakdown::communication, true);
     for (const Interval& s : clip(cno, lo, hi)) acc.add(i, s, &Breakdown::comm_not_overlapped, false);
-    acc.per[i].copies = total_length(clip(d.copies, lo, hi));
+    if (copies) acc.per[i].copies = total_length(clip(d.copies, lo, hi));
     for (const Interval& s : difference(Intervals{{lo, hi}}, clip(d.busy, lo, hi)))
       acc.add(i, s, &Breakdown::free, false);
   }

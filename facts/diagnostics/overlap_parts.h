@@ -59,7 +59,9 @@ struct Accumulator {
 // How device segments are given to the steps' windows (overlap_assign.cpp), one per
 // StepAssignment of the frame.
 void capture_segments(const RunModel& m, const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc);
-void launched_work(const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc);
+// `copies`: copies are a part of the step (GPU); Ascend's breakdown has none (a serving engine's
+// iterations, StepAssignment::ClippedWindows, are clipped the same way).
+void launched_work(const DeviceTimeline& d, const std::vector<StepWindow>& w, Accumulator& acc, bool copies = true);
 // `msprof`: Free spans the first to the last task of any type in the window.
 void step_tasks(const RunModel& m, const DeviceTimeline& d, const std::vector<StepWindow>& w, bool msprof,
                 Accumulator& acc);

@@ -32,13 +32,15 @@ RunFrame::RunFrame(const RunModel& m)
       assignment_(assignment_of(m.meta)),
       device_(extract_device_timeline(m, communication_from_ops(m))),
       launches_(pick_launches(m, device_)) {
-  keep_first_launch_per_graph(m, launches_.launches,
+  const GraphCalls calls(m);  // the run's graph executions, found once
+  keep_first_launch_per_graph(calls, launches_.launches,
                               [&](const Launch& l) -> const Flow& { return launches_.flows(m)[l.flow]; });
   make_steps();
   if (launched_work()) launched_ = launched_ops(m, pseudo_ ? std::vector<Step>{} : steps_);
+  else graph_tasks_ = graph_launched_tasks(m, calls);
   if (pseudo_)
     for (LaunchedOp& op : launched_) op.step = 0;  // the pseudo-step launched everything
-  windows_ = device_step_windows(m, steps_, launched_work() ? &launched_ : nullptr);
+  windows_ = device_step_windows(m, steps_, launched_work() ? &launched_ : nullptr, &graph_tasks_);
   if (pseudo_ && device_.has_device) {
     // The pseudo-step's window is the device window.
     StepWindow& w = windows_[0];
@@ -52,7 +54,7 @@ RunFrame::RunFrame(const RunModel& m)
       if (f.kind == FlowKind::HostToDevice && f.end_slice != kNone32 && f.start_slice != kNone32)
         arrows_.emplace_back(f.end_slice, f.start_slice);
     // A task a graph execution launched has no arrow: the execution call is its launch.
-    for (const GraphLaunchedTask& g : graph_launched_tasks(m, GraphCalls(m))) arrows_.emplace_back(g.task, g.call);
+    for (const GraphLaunchedTask& g : graph_tasks_) arrows_.emplace_back(g.task, g.call);
   }
   // The first arrow of a task is its launch (stable: in flow order, graph executions after).
   std::stable_sort(arrows_.begin(), arrows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

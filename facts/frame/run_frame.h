@@ -90,7 +90,11 @@ class RunFrame {
   // Ascend: each launched task's origin on the host, sorted by slice (launch_origins(),
   // step_windows.h); `with_graphs`: the tasks graph executions launched too. Computed on each
   // call (the module view and the inference facts read it once).
-  std::vector<LaunchOrigin> origins(bool with_graphs = false) const { return launch_origins(m_, with_graphs); }
+  // Ascend: the tasks graph executions launched (graph_launched_tasks), sorted by task.
+  const std::vector<GraphLaunchedTask>& graph_launched() const { return graph_tasks_; }
+  std::vector<LaunchOrigin> origins(bool with_graphs = false) const {
+    return launch_origins(m_, with_graphs ? &graph_tasks_ : nullptr);
+  }
   // The launches the dispatch facts measure and the kind of arrow the timeline draws: one arrow
   // per device task, and one per graph execution (its later tasks' lags say nothing about the
   // host keeping up: graph_calls.h).
@@ -108,6 +112,7 @@ class RunFrame {
   std::vector<StepWindow> no_windows_;
   std::vector<LaunchedOp> launched_;
   std::vector<std::pair<uint32_t, uint32_t>> arrows_;  // Ascend: (device slice, host slice), sorted
+  std::vector<GraphLaunchedTask> graph_tasks_;         // Ascend: graph_launched_tasks, found once
   LaunchFlows launches_;
   std::optional<StepWindowIndex> window_index_;  // over windows_ (GPU steps)
 };

@@ -4,8 +4,6 @@
 #include <iterator>
 #include <limits>
 
-#include "facts/graph_calls.h"
-
 namespace npu {
 namespace {
 
@@ -148,7 +146,7 @@ std::vector<LaunchedOp> launched_ops(const RunModel& m, const std::vector<Step>&
   return out;
 }
 
-std::vector<LaunchOrigin> launch_origins(const RunModel& m, bool with_graphs) {
+std::vector<LaunchOrigin> launch_origins(const RunModel& m, const std::vector<GraphLaunchedTask>* graphs) {
   const TaskQueue queue(m);
   // Where a launch made at `ts` on `track` came from: its Enqueue when a Dequeue holds it.
   auto origin = [&](uint32_t task, uint32_t track, Ns ts, uint32_t call, bool graph) {
@@ -164,8 +162,8 @@ std::vector<LaunchOrigin> launch_origins(const RunModel& m, bool with_graphs) {
     if (f.kind == FlowKind::HostToDevice)
       launched.push_back(origin(f.end_slice, f.start_track, f.start_ts, f.start_slice, false));
   }
-  if (with_graphs)
-    for (const GraphLaunchedTask& g : graph_launched_tasks(m, GraphCalls(m))) {
+  if (graphs)
+    for (const GraphLaunchedTask& g : *graphs) {
       const Slice& c = m.slices[g.call];
       graphed.push_back(origin(g.task, c.track, c.ts, g.call, true));
     }
@@ -191,9 +189,10 @@ namespace {
 // window end). Windows do not overlap: one starts no earlier than the one before ends (the
 // breakdown clips the device work to them, StepAssignment::ClippedWindows). Without a launched
 // task the host span stays.
-void ascend_iteration_windows(const RunModel& m, const std::vector<Step>& steps, std::vector<StepWindow>& w) {
+void ascend_iteration_windows(const RunModel& m, const std::vector<Step>& steps,
+                              const std::vector<GraphLaunchedTask>& graphs, std::vector<StepWindow>& w) {
   std::vector<std::vector<OwnOp>> own(steps.size());
-  for (const LaunchOrigin& o : launch_origins(m, true)) {
+  for (const LaunchOrigin& o : launch_origins(m, &graphs)) {
     const int i = step_holding(steps, o.ts);
     if (i < 0) continue;
     const Slice& t = m.slices[o.slice];
@@ -220,7 +219,8 @@ void ascend_iteration_windows(const RunModel& m, const std::vector<Step>& steps,
 }  // namespace
 
 std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,
-                                            const std::vector<LaunchedOp>* launched) {
+                                            const std::vector<LaunchedOp>* launched,
+                                            const std::vector<GraphLaunchedTask>* graphs) {
   std::vector<StepWindow> w(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) w[i] = {steps[i].start, steps[i].end, steps[i].start, steps[i].end, 0};
   if (steps.empty() || m.meta.step_semantics == StepSemantics::MsprofTasks) return w;
@@ -229,7 +229,7 @@ std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector
     return w;
   }
   if (m.meta.engine_iteration_steps) {
-    ascend_iteration_windows(m, steps, w);
+    ascend_iteration_windows(m, steps, graphs ? *graphs : graph_launched_tasks(m, GraphCalls(m)), w);
     return w;
   }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "facts/device_tasks.h"
+#include "facts/graph_calls.h"
 #include "model/model.h"
 
 namespace npu {
@@ -101,18 +102,20 @@ struct LaunchOrigin {
 };
 // Each launched task's origin, sorted by slice: from the async_npu arrow (the framework
 // operator), else the HostToDevice arrow (through torch_npu's task queue, to its Enqueue), else,
-// with `with_graphs`, the graph execution that launched it (facts/graph_calls.h; through the
-// queue likewise when the call was made from a Dequeue).
-std::vector<LaunchOrigin> launch_origins(const RunModel& m, bool with_graphs);
+// with `graphs` (the run's graph_launched_tasks, facts/graph_calls.h), the graph execution that
+// launched it (through the queue likewise when the call was made from a Dequeue).
+std::vector<LaunchOrigin> launch_origins(const RunModel& m, const std::vector<GraphLaunchedTask>* graphs);
 
 // The step whose host span holds ts, or -1: [start, end] (end inclusive, as torch_npu matches
 // launches), or [start, end) with `end_inclusive` false (the profiler's rule for a segment).
 // `steps` sorted by start.
 int step_holding(const std::vector<Step>& steps, Ns ts, bool end_inclusive = true);
 
-// `launched`: GPU runs' launched_ops(m, steps), when the caller has them (else computed here).
+// `launched`: GPU runs' launched_ops(m, steps), and `graphs`: Ascend runs' graph_launched_tasks,
+// when the caller has them (else computed here).
 std::vector<StepWindow> device_step_windows(const RunModel& m, const std::vector<Step>& steps,
-                                            const std::vector<LaunchedOp>* launched = nullptr);
+                                            const std::vector<LaunchedOp>* launched = nullptr,
+                                            const std::vector<GraphLaunchedTask>* graphs = nullptr);
 
 // Index of the first window (in step order) whose [start, end) holds ts, or -1. Windows may
 // overlap (a window ends at the host step's end or later); the profiler takes the first match.

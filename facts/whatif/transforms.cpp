@@ -320,12 +320,14 @@ std::vector<uint32_t> fp32_gemm_tasks(const RunModel& m, const Graph& g) {
 // `gemms` (fp32_gemm_tasks) on the tensor cores at the durations the roofline gives them (`tc`,
 // facts/roofline/tensor_cores.h); those without a model keep theirs.
 // `bound`: what the replay saves per step with `gemms` taking no time at all (zero_time_saving).
+// `gpu`: the run is a GPU's (elsewhere there are no CUDA cores; Ascend's HF32 is compute.hf32's).
 Transform tensor_cores(const Graph& g, const std::vector<uint32_t>& gemms, const roofline::TensorCoreTimes& tc,
-                       const char* how, Ns bound) {
+                       const char* how, Ns bound, bool gpu) {
   Transform t;
   t.name = tc.precision;
-  if (gemms.empty()) {
-    t.why = "no fp32 matrix kernel of 10 us or more on the CUDA cores";
+  if (!gpu || gemms.empty()) {
+    t.why = gpu ? "no fp32 matrix kernel of 10 us or more on the CUDA cores"
+                : "not a GPU run: no CUDA cores or tensor cores";
     return t;
   }
   t.detail["bound_ns"] = bound;
@@ -401,11 +403,9 @@ std::vector<Transform> make_transforms(const RunModel& m, const Graph& g, const 
   out.push_back(pinned(m, g));
   const std::vector<uint32_t> gemms = fp32_gemm_tasks(m, g);
   const Ns bound = zero_time_saving(g, gemms);
-  out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores", bound));
-  out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores", bound));
-  if (run_platform(m) != "gpu")  // the CUDA cores are a GPU's (Ascend's HF32 is the rule compute.hf32's)
-    for (size_t k = out.size() - 2; k < out.size(); ++k)
-      if (!out[k].applicable) out[k].why = "not a GPU run: no CUDA cores or tensor cores";
+  const bool gpu = run_platform(m) == "gpu";
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[0], "in TF32 on the tensor cores", bound, gpu));
+  out.push_back(tensor_cores(g, gemms, tensor_core_times[1], "in bf16 (autocast) on the tensor cores", bound, gpu));
   out.push_back(
       host_time_removed("gc", m, causes.by_cause[static_cast<int>(HostCause::GC)], "Python garbage collection", g));
   out.push_back(host_time_removed("compile", m, causes.by_cause[static_cast<int>(HostCause::Compile)],
