@@ -175,12 +175,23 @@ class TraceLoader {
   }
 
   // The loading thread: reads chunks and queues them (at most one per worker: bounds memory),
-  // merging what is ready between reads, until the file ends or a chunk failed.
+  // merging what is ready between reads, until the file ends or a chunk failed. An error reading
+  // a chunk (a gzip stream cut short) is the file's error only when every chunk before it loads,
+  // as in run_serial, which reads a chunk only after the one before it parsed: reading ahead
+  // must not decide which of two errors is reported.
   void feed_chunks(Pipeline& p) {
     const size_t max_queued = static_cast<size_t>(threads_);
     for (;;) {
       Chunk c;
-      if (!reader_.next(c)) break;
+      bool more = false;
+      try {
+        more = reader_.next(c);
+      } catch (...) {
+        merge_ready(p, true);
+        if (p.failed) return;  // the exact re-read from the failed chunk decides
+        throw;
+      }
+      if (!more) break;
       p.chunk_offsets[c.index] = c.text_offset;
       {
         std::unique_lock<std::mutex> lock(p.mu);

@@ -1,3 +1,5 @@
+#include <filesystem>
+
 #include <zlib.h>
 
 #include <gtest/gtest.h>
@@ -176,4 +178,43 @@ TEST(TraceLoader, NotJsonIsAClearError) {
   } catch (const npu::LoadError& e) {
     EXPECT_NE(std::string(e.what()).find("byte 0: not a JSON trace"), std::string::npos) << e.what();
   }
+}
+
+// A gzip file whose stream is cut short after an invalid event: the error is the first one met
+// reading the file in order, chunk by chunk, whatever the threads. The parallel loader once read
+// ahead to the cut and reported it instead of the invalid event (fuzz_trace_json, stop 54's CI).
+TEST(TraceLoader, GzipCutShortAfterABadEventGivesOneErrorWhateverTheThreads) {
+  std::string text = "[";
+  auto events = [&text](int from, int to) {
+    for (int i = from; i < to; ++i)
+      text += "{\"ph\": \"X\", \"name\": \"op" + std::to_string(i % 13) + "\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+              std::to_string(1000 + i) + ", \"dur\": 1}, ";
+  };
+  events(0, 1500);
+  const size_t bad_at = text.size();
+  text += "{\"ph\": \"X\", \"ts\": 1 2}, ";  // valid to the loader's cut, invalid JSON
+  events(1500, 6000);
+  text += "{\"ph\": \"X\", \"name\": \"last\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]";
+  ASSERT_GT(text.size(), size_t{300000});
+  npu::test::TempDir d;
+  std::string p = (d.path() / "cut.json.gz").string();
+  gzFile gz = gzopen(p.c_str(), "wb");
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+  std::filesystem::resize_file(p, std::filesystem::file_size(p) * 3 / 4);
+  auto error_of = [&p](int threads) {
+    RunModel m;
+    npu::TraceLoadOptions opt;
+    opt.threads = threads;
+    opt.chunk_bytes = 64;
+    try {
+      npu::load_trace_json(p, 0, m, opt);
+    } catch (const npu::LoadError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  const std::string serial = error_of(1);
+  EXPECT_NE(serial.find("byte " + std::to_string(bad_at) + ": invalid event"), std::string::npos) << serial;
+  for (int run = 0; run < 5; ++run) EXPECT_EQ(error_of(2), serial) << "run " << run;
 }
