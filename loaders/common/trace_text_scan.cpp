@@ -92,7 +92,7 @@ size_t find_trace_events_array(const std::string& s, size_t start, bool at_eof, 
           if (j < s.size() && s[j] == ':' && key == "traceEvents") {
             ++j;
             while (j < s.size() && is_ws(s[j])) ++j;
-            if (j >= s.size()) return std::string::npos;
+            if (j >= s.size()) break;  // the value is still to come (or, at the end, never does)
             if (s[j] != '[') throw LoadError::at_byte(path, j, "\"traceEvents\" is not an array");
             return j;
           }

@@ -218,3 +218,16 @@ TEST(TraceLoader, GzipCutShortAfterABadEventGivesOneErrorWhateverTheThreads) {
   EXPECT_NE(serial.find("byte " + std::to_string(bad_at) + ": invalid event"), std::string::npos) << serial;
   for (int run = 0; run < 5; ++run) EXPECT_EQ(error_of(2), serial) << "run " << run;
 }
+
+// An object whose file ends right after "traceEvents": once made the loader read on forever,
+// asking for twice as much each time (fuzz_trace_json, out of memory); now a one-line error.
+TEST(TraceLoader, FileEndingAfterTheTraceEventsKeyIsAnError) {
+  for (const char* text : {"{\"traceEvents\":", "{\"traceEvents\":   \n", "{\"a\": 1, \"traceEvents\" :"}) {
+    try {
+      load_trace_text(text);
+      ADD_FAILURE() << text;
+    } catch (const npu::LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("file ends before a \"traceEvents\" array"), std::string::npos) << e.what();
+    }
+  }
+}
