@@ -33,6 +33,13 @@ const char* kMiniTrace = R"([
 ]
 )";
 
+// `text` gzip-compressed into `path`.
+void write_gzip(const std::string& path, const std::string& text) {
+  gzFile gz = gzopen(path.c_str(), "wb");
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+}
+
 const npu::Track* find_track(const RunModel& m, std::string_view process) {
   for (const auto& t : m.tracks)
     if (m.str(t.process_name) == process) return &t;
@@ -147,10 +154,7 @@ TEST(TraceLoader, BeginEndPairsBecomeSlices) {
 TEST(TraceLoader, GzipIsReadTransparently) {
   npu::test::TempDir d;
   std::string p = (d.path() / "t.json.gz").string();
-  gzFile gz = gzopen(p.c_str(), "wb");
-  std::string text = kMiniTrace;
-  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(gz);
+  write_gzip(p, kMiniTrace);
   RunModel m;
   npu::load_trace_json(p, 0, m, {});
   EXPECT_EQ(m.stats.trace_events, 15u);
@@ -198,9 +202,7 @@ TEST(TraceLoader, GzipCutShortAfterABadEventGivesOneErrorWhateverTheThreads) {
   ASSERT_GT(text.size(), size_t{300000});
   npu::test::TempDir d;
   std::string p = (d.path() / "cut.json.gz").string();
-  gzFile gz = gzopen(p.c_str(), "wb");
-  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(gz);
+  write_gzip(p, text);
   std::filesystem::resize_file(p, std::filesystem::file_size(p) * 3 / 4);
   auto error_of = [&p](int threads) {
     RunModel m;
